@@ -1,0 +1,128 @@
+"""Lanes of a packed 32-bit word: the one place where lane order is written down.
+
+Lane 0 is the least-significant ``width`` bits of the word, lane 1 the next,
+and so on, as on every machine intdot models.  Widths are 4, 8 or 16 bits.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .errors import OperandError, OperandTypeError
+from .values import as_word_array, check_flag, check_int, describe, is_int_scalar
+
+WIDTHS = (4, 8, 16)
+
+
+def check_width(width) -> int:
+    if width not in WIDTHS or not is_int_scalar(width):
+        raise OperandError(f"width={describe(width)} is not a lane width; expected one of {WIDTHS}")
+    return int(width)
+
+
+def lane_count(width: int) -> int:
+    """Number of lanes of ``width`` bits in a 32-bit word."""
+    return 32 // check_width(width)
+
+
+def lane_range(width: int, signed: bool) -> tuple[int, int]:
+    """Closed range of one lane's value."""
+    return (-(1 << (width - 1)), (1 << (width - 1)) - 1) if signed else (0, (1 << width) - 1)
+
+
+def lane_values(word: int, width: int, signed: bool) -> list[int]:
+    """The lanes of one (unsigned) Python int word, lane 0 first."""
+    mask = (1 << width) - 1
+    half = 1 << (width - 1)
+    out = []
+    for i in range(32 // width):
+        v = (word >> (width * i)) & mask
+        if signed and v >= half:
+            v -= 1 << width
+        out.append(v)
+    return out
+
+
+def unpack(words, width: int = 8, *, signed: bool = True) -> np.ndarray:
+    """Split packed 32-bit words into lanes.
+
+    Returns an array of shape ``words.shape + (32 // width,)``, lane 0 first,
+    of dtype int8/uint8 (4- and 8-bit lanes) or int16/uint16 (16-bit lanes).
+
+    >>> unpack(0x80FF7F01, 8).tolist()
+    [1, 127, -1, -128]
+    >>> unpack(0x0000F00F, 4, signed=False).tolist()
+    [15, 0, 0, 15, 0, 0, 0, 0]
+    """
+    width = check_width(width)
+    signed = check_flag(signed, "signed")
+    w = np.ascontiguousarray(as_word_array(words, "words"), dtype="<u4")
+    n = 32 // width
+    if width == 8:
+        lanes = w.view(np.uint8).reshape(w.shape + (n,))
+        return lanes.view(np.int8) if signed else lanes.copy()
+    if width == 16:
+        lanes = w.view(np.uint16).reshape(w.shape + (n,))
+        return lanes.view(np.int16) if signed else lanes.copy()
+    shifts = np.arange(0, 32, 4, dtype=np.uint32)
+    nib = ((w[..., None] >> shifts) & 0xF).astype(np.int8)
+    if signed:
+        nib = (nib ^ 8) - 8
+        return nib.astype(np.int8)
+    return nib.astype(np.uint8)
+
+
+def _lanes_to_int_array(lanes, width: int, name: str) -> np.ndarray:
+    arr = lanes if isinstance(lanes, np.ndarray) else np.asarray(lanes)
+    if arr.dtype.kind not in "iu":
+        # ml_dtypes' int4/uint4 (kind 'V' or 'i' depending on version) convert exactly.
+        try:
+            import ml_dtypes  # noqa: F401  (registers the casts)
+        except ImportError:
+            pass
+        if arr.dtype.name in ("int4", "uint4", "int2", "uint2"):
+            arr = arr.astype(np.int16)
+        else:
+            raise OperandTypeError(f"{name} has dtype {arr.dtype}; expected an integer array of lanes")
+    return arr.astype(np.int64)
+
+
+def pack(lanes, width: int = 8) -> np.ndarray | int:
+    """Pack lanes (last axis, lane 0 first) into 32-bit words (``uint32``).
+
+    Each lane may be given signed or unsigned (``-1`` or ``0xFF`` for 8 bits);
+    values outside ``[-2**(width-1), 2**width)`` are rejected.  ml_dtypes'
+    ``int4``/``uint4`` arrays are accepted for 4-bit lanes.  A 1-D input gives
+    a Python int.
+
+    >>> hex(pack([1, 127, -1, -128], 8))
+    '0x80ff7f01'
+    """
+    width = check_width(width)
+    n = 32 // width
+    arr = _lanes_to_int_array(lanes, width, "lanes")
+    if arr.ndim == 0 or arr.shape[-1] != n:
+        raise OperandError(f"lanes has shape {arr.shape}; the last axis must hold {n} lanes of {width} bits")
+    lo, hi = -(1 << (width - 1)), (1 << width) - 1
+    if arr.size and (arr.min() < lo or arr.max() > hi):
+        bad = arr.min() if arr.min() < lo else arr.max()
+        raise OperandError(f"lanes holds {int(bad)}; each {width}-bit lane must be in [{lo}, {hi}]")
+    mask = (1 << width) - 1
+    shifts = np.arange(0, 32, width, dtype=np.uint64)
+    words = np.bitwise_or.reduce((arr.astype(np.uint64) & mask) << shifts, axis=-1).astype(np.uint32)
+    return int(words) if words.ndim == 0 else words
+
+
+def pack_scalar(values, width: int, name: str) -> int:
+    """Pack a short sequence of Python ints (lane 0 first) into one word, with
+    per-lane validation; used for e.g. a ``short2`` given as a pair."""
+    n = 32 // width
+    if len(values) != n:
+        raise OperandError(f"{name}={describe(values)} has {len(values)} elements; expected {n}")
+    lo, hi = -(1 << (width - 1)), (1 << width) - 1
+    word = 0
+    for i, v in enumerate(values):
+        v = check_int(v, f"{name}[{i}]", lo, hi,
+                      f"a {width}-bit element in [{lo}, {hi}] (signed or unsigned spelling)")
+        word |= (v & ((1 << width) - 1)) << (width * i)
+    return word

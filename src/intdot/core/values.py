@@ -1,0 +1,107 @@
+"""Validation of operands: 32-bit words (scalar or array) and flags.
+
+A 32-bit operand may be spelled signed or unsigned (``-1`` or ``0xFFFFFFFF``);
+anything outside ``[-2**31, 2**32)`` is an error, never silently masked.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from .errors import OperandError, OperandTypeError
+
+WORD_MIN = -(1 << 31)
+WORD_END = 1 << 32  # exclusive
+MASK32 = 0xFFFFFFFF
+WORD_RANGE = "an integer in [-2**31, 2**32), i.e. a 32-bit value in its signed or unsigned spelling"
+
+
+def describe(value) -> str:
+    """A short, safe ``repr`` of a user value for error messages."""
+    if isinstance(value, np.ndarray):
+        return f"array(shape={value.shape}, dtype={value.dtype})"
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def is_int_scalar(x) -> bool:
+    """True for Python ints and NumPy integer scalars, False for bools."""
+    return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
+
+
+def check_word(x, name: str) -> int:
+    """Validate one 32-bit operand and return it as an unsigned Python int."""
+    if type(x) is int:  # the common case first
+        if WORD_MIN <= x < WORD_END:
+            return x & MASK32
+    elif is_int_scalar(x):
+        x = int(x)
+        if WORD_MIN <= x < WORD_END:
+            return x & MASK32
+    else:
+        raise OperandTypeError(f"{name}={describe(x)} has type {type(x).__name__}; expected {WORD_RANGE}")
+    raise OperandError(f"{name}={x} is out of range; expected {WORD_RANGE}")
+
+
+def check_int(x, name: str, lo: int, hi: int, what: str | None = None) -> int:
+    """Validate an integer in the closed range ``[lo, hi]``."""
+    if not is_int_scalar(x):
+        raise OperandTypeError(
+            f"{name}={describe(x)} has type {type(x).__name__}; expected {what or f'an integer in [{lo}, {hi}]'}"
+        )
+    x = int(x)
+    if not lo <= x <= hi:
+        raise OperandError(f"{name}={x} is out of range; expected {what or f'an integer in [{lo}, {hi}]'}")
+    return x
+
+
+def check_flag(x, name: str) -> bool:
+    """Validate a flag: ``True``/``False`` (or NumPy's bool scalar)."""
+    if x is True or x is False:
+        return x
+    if isinstance(x, np.bool_):
+        return bool(x)
+    raise OperandTypeError(f"{name}={describe(x)} is not a bool; expected True or False")
+
+
+def as_word_array(x, name: str) -> np.ndarray:
+    """Validate an array-like of 32-bit operands; return a ``uint32`` array.
+
+    Integer dtypes only; the values must lie in ``[-2**31, 2**32)``.  int32 and
+    uint32 inputs are reinterpreted without a copy.
+    """
+    if not isinstance(x, np.ndarray):
+        if is_int_scalar(x):
+            return np.asarray(check_word(x, name), dtype=np.uint32)
+        if isinstance(x, (str, bytes, float, complex, numbers.Number)) or x is None:
+            raise OperandTypeError(f"{name}={describe(x)} has type {type(x).__name__}; expected {WORD_RANGE}")
+        try:
+            arr = np.asarray(x)
+        except (ValueError, TypeError) as exc:
+            raise OperandTypeError(f"{name}={describe(x)} is not an integer array: {exc}") from None
+        if arr.dtype == object:
+            # Python ints beyond int64, or mixed objects: validate one by one.
+            try:
+                flat = [check_word(v, f"{name}[{i}]") for i, v in enumerate(arr.ravel())]
+            except OperandError:
+                raise
+            return np.array(flat, dtype=np.uint32).reshape(arr.shape)
+        x = arr
+    kind = x.dtype.kind
+    if kind not in "iu" or x.dtype == np.bool_:
+        raise OperandTypeError(
+            f"{name} has dtype {x.dtype}; expected an integer dtype (int32/uint32, or a wider one with values in range)"
+        )
+    if x.dtype.itemsize < 4 or x.dtype in (np.int32, np.uint32):
+        if x.dtype.itemsize == 4:
+            return x.view(np.uint32) if x.dtype == np.int32 else x
+        # Narrow ints: their values are what the user means (e.g. int8 -1 is -1).
+        return x.astype(np.int64).astype(np.uint32)
+    if x.size:
+        lo, hi = x.min(), x.max()
+        if (kind == "i" and lo < WORD_MIN) or hi >= WORD_END:
+            bad = lo if (kind == "i" and lo < WORD_MIN) else hi
+            raise OperandError(f"{name} holds {int(bad)}, out of range; every element must be {WORD_RANGE}")
+    return x.astype(np.uint32)
