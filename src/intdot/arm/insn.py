@@ -20,3 +20,38 @@ SME2 forms also carry ``Form.nvec`` (2 or 4 vectors).  ``Form.a_signed`` and
 ``Form.b_signed`` give the lane signedness of the first and second source
 (SUDOT: signed x unsigned), so SDOT/UDOT/USDOT are further rows, not code.
 """
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+SEMANTIC_KINDS = ("neon_dot_elem", "sve_dot_indexed", "sme2_dot_indexed", "sme2_dot_single")
+
+
+@dataclass(frozen=True)
+class Form:
+    """One row of the form table: what the executor needs to know.
+
+    ``intdot.arm.forms`` builds these and adds the encoding/syntax details in
+    ``layout`` (fixed bits, fields, template), which only the encoder,
+    decoder, printer and parser read.
+    """
+
+    name: str  # unique row name
+    mnemonic: str  # "sudot"
+    kind: str  # one of SEMANTIC_KINDS
+    a_signed: bool  # lanes of the first source (Vn / Zn)
+    b_signed: bool  # lanes of the second source (Vm / Zm)
+    nvec: int = 1  # SME2: number of vectors in the group (2 or 4)
+    feature: str = ""  # architectural feature(s), e.g. "i8mm", "sve+i8mm", "sme2"
+    layout: Any = field(default=None, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class Insn:
+    """One instruction: a form and its operand values (see the table above)."""
+
+    form: Form
+    ops: Mapping[str, int]
+
+    def __getitem__(self, key: str) -> int:
+        return self.ops[key]
