@@ -56,7 +56,7 @@ def unpack(words, width: int = 8, *, signed: bool = True) -> np.ndarray:
     """
     width = check_width(width)
     signed = check_flag(signed, "signed")
-    w = np.ascontiguousarray(as_word_array(words, "words"), dtype="<u4")
+    w = np.array(as_word_array(words, "words"), dtype="<u4", order="C", copy=True)
     n = 32 // width
     if width == 8:
         lanes = w.view(np.uint8).reshape(w.shape + (n,))
