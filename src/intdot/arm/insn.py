@@ -55,3 +55,20 @@ class Insn:
 
     def __getitem__(self, key: str) -> int:
         return self.ops[key]
+
+    @property
+    def word(self) -> int:
+        """The 32-bit encoding (``intdot.arm.asm.encode``)."""
+        from .asm import encode
+
+        return encode(self)
+
+    @property
+    def text(self) -> str:
+        """LLVM's canonical assembly text (``intdot.arm.asm.format_insn``)."""
+        from .asm import format_insn
+
+        return format_insn(self)
+
+    def __str__(self) -> str:
+        return self.text
