@@ -18,8 +18,7 @@ from .insn import Form, Insn
 from .syntax import parse
 
 _ROWS = tuple((f.layout.mask, f.layout.match, f) for f in FORMS)
-_SUPPORTED = "intdot decodes: " + "; ".join(
-    f"{f.name} ({f.layout.match:#010x}/{f.layout.mask:#010x})" for f in FORMS)
+_SUPPORTED = "intdot decodes: " + ", ".join(f.name for f in FORMS)
 
 
 def _word(word, name: str = "word") -> int:
