@@ -122,7 +122,7 @@ def disassemble_array(words, /, *, errors: str = "raise") -> np.ndarray:
             index = tuple(int(i) for i in np.unravel_index(first, arr.shape)) if arr.ndim != 1 else first
             raise UndefinedEncoding(
                 f"words[{index}]={int(flat[first]):#010x} is not a supported encoding "
-                f"({bad.size} of {flat.size} words are not); pass errors='mark' to get '.inst 0x...' for them")
+                f"({bad.size} of {flat.size} words are not); pass errors='mark' (intdot disasm --mark) to get '.inst 0x...' for them")
         out[bad] = [f".inst {int(x):#010x}" for x in flat[bad]]
     return out.reshape(arr.shape)
 

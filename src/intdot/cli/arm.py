@@ -1,0 +1,185 @@
+"""``intdot asm`` and ``intdot disasm``: the Arm assembler and disassembler on the command line."""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+
+from ..core.errors import OperandError
+
+_ASM_HELP = """\
+Assemble AArch64 instructions (LLVM's or the reference's spelling) and print
+each word with LLVM's canonical text.  Quote each instruction, or separate
+instructions with ';' or newlines; an unquoted instruction split by the shell
+is joined back (a new instruction starts at each mnemonic).
+
+example:  intdot asm 'sudot za.s[w8, 0], {z0.b-z3.b}, z0.b[0]' --fields"""
+
+_DISASM_HELP = """\
+Disassemble 32-bit AArch64 words given in hex (with or without 0x), as
+arguments or from a file ('-' is stdin), separated by whitespace or commas.
+
+example:  intdot disasm 0x4f22f83f c13f77ff"""
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser("asm", help="assemble Arm instructions to 32-bit words",
+                              description=_ASM_HELP, formatter_class=_raw_formatter())
+    p.add_argument("text", nargs="+", metavar="TEXT", help="instruction text")
+    p.add_argument("--fields", action="store_true", help="show a bit-field diagram of each word")
+    p.add_argument("--json", action="store_true", help="print JSON (a list of objects)")
+    p.set_defaults(func=run_asm)
+
+    p = subparsers.add_parser("disasm", help="disassemble 32-bit Arm words",
+                              description=_DISASM_HELP, formatter_class=_raw_formatter())
+    p.add_argument("words", nargs="*", metavar="WORD", help="hex word")
+    p.add_argument("--file", "-f", metavar="F", help="read words from file F ('-' for stdin)")
+    p.add_argument("--mark", action="store_true",
+                   help="print '.inst 0x...' for unsupported words instead of failing")
+    p.add_argument("--fields", action="store_true", help="show a bit-field diagram of each word")
+    p.add_argument("--json", action="store_true", help="print JSON (a list of objects)")
+    p.set_defaults(func=run_disasm)
+
+
+def _raw_formatter():
+    import argparse
+
+    return argparse.RawDescriptionHelpFormatter
+
+
+def split_instructions(args: list[str]) -> list[str]:
+    """Instruction lines from command-line arguments (see ``intdot asm --help``)."""
+    from ..arm.forms import MNEMONICS
+
+    lines: list[str] = []
+    for arg in args:
+        for k, piece in enumerate(re.split(r"[;\n]", arg)):
+            if not piece.strip():
+                continue
+            first = piece.split(None, 1)[0].lower()
+            starts = k > 0 or not lines or first in MNEMONICS or re.fullmatch(r"[a-z][a-z0-9]*", first) \
+                and not re.match(r"[vzw]\d|za|\{", first)
+            if starts:
+                lines.append(piece.strip())
+            else:
+                lines[-1] += " " + piece.strip()
+    return lines
+
+
+def field_diagram(word: int, form) -> list[str]:
+    """Three aligned rows (bit ranges, field names, bits of ``word``) and one of operand values."""
+    lay = form.layout
+    cols, pos = [], 32
+    for token in lay.bits.split():
+        name, _, width = token.partition(":")
+        width = int(width) if width else len(token)
+        hi, lo = pos - 1, pos - width
+        pos = lo
+        bits = format((word >> lo) & ((1 << width) - 1), f"0{width}b")
+        cols.append((str(hi) if hi == lo else f"{hi}:{lo}", name, bits))
+    widths = [max(len(c) for c in col) for col in cols]
+    rows = ["  ".join(c[i].ljust(w) for c, w in zip(cols, widths)).rstrip() for i in range(3)]
+    ops = []
+    for op, fld in lay.fields.items():
+        value = fld.extract(word)
+        ops.append(f"{op}={value} ({fld.spec})" if fld.spec != op else f"{op}={value}")
+    ops += [f"{op}={v} (fixed)" for op, v in lay.consts.items()]
+    return rows + ["  ".join(ops)]
+
+
+def _record(word: int, insn) -> dict:
+    lay = insn.form.layout
+    return {
+        "word": f"{word:#010x}",
+        "text": insn.text,
+        "form": insn.form.name,
+        "feature": insn.form.feature,
+        "ops": dict(insn.ops),
+        "fields": [{"name": s.name, "bits": [s.hi, s.lo], "value": (word >> s.lo) & ((1 << s.width) - 1)}
+                   for s in lay.slices],
+    }
+
+
+def _emit(word: int, insn, args, out: list) -> None:
+    if args.json:
+        out.append(_record(word, insn))
+        return
+    print(f"{word:#010x}  {insn.text}")
+    if args.fields:
+        for row in field_diagram(word, insn.form):
+            print("    " + row)
+        print(f"    form {insn.form.name}, feature {insn.form.feature}")
+
+
+def run_asm(args) -> int:
+    from ..arm.asm import encode, parse
+
+    out: list = []
+    insns = []
+    for line in split_instructions(args.text):
+        insn = parse(line)
+        insns.append((encode(insn), insn, line))
+    for word, insn, line in insns:
+        if args.json:
+            out.append({"input": line, **_record(word, insn)})
+        else:
+            _emit(word, insn, args, out)
+    if args.json:
+        print(json.dumps(out, indent=2))
+    return 0
+
+
+def parse_words(tokens: list[str], where: str) -> list[int]:
+    words = []
+    for tok in tokens:
+        t = tok.strip()
+        if not t:
+            continue
+        if not re.fullmatch(r"(0x)?[0-9a-f]{1,8}", t, re.I):
+            raise OperandError(f"{where}: {tok!r} is not a 32-bit hex word (expected up to 8 hex digits, "
+                               "optionally prefixed by 0x)")
+        words.append(int(t, 16))
+    return words
+
+
+def run_disasm(args) -> int:
+    import numpy as np
+
+    from ..arm.asm import decode
+    from ..arm.bulk import disassemble_array
+
+    words = parse_words(args.words, "WORD")
+    if args.file:
+        text = sys.stdin.read() if args.file == "-" else _read(args.file)
+        words += parse_words(re.split(r"[\s,]+", text), args.file)
+    if not words:
+        raise OperandError("no words given; pass hex words as arguments or --file F ('-' for stdin)")
+    if args.json or args.fields:
+        out: list = []
+        for w in words:
+            try:
+                insn = decode(w)
+            except Exception:
+                if not args.mark:
+                    raise
+                if args.json:
+                    out.append({"word": f"{w:#010x}", "text": f".inst {w:#010x}", "form": None})
+                else:
+                    print(f"{w:#010x}  .inst {w:#010x}")
+                continue
+            _emit(w, insn, args, out)
+        if args.json:
+            print(json.dumps(out, indent=2))
+        return 0
+    texts = disassemble_array(np.array(words, dtype=np.uint32), errors="mark" if args.mark else "raise")
+    sys.stdout.write("".join(f"{w:#010x}  {t}\n" for w, t in zip(words, texts)))
+    return 0
+
+
+def _read(path: str) -> str:
+    try:
+        with open(path) as fh:
+            return fh.read()
+    except OSError as exc:
+        raise OperandError(f"--file {path!r}: {exc.strerror}") from None
