@@ -1,0 +1,131 @@
+"""``intdot eval`` and ``intdot table``: the AMD GPU dot builtins on the command line."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+
+EVAL_EPILOG = """\
+examples:
+  intdot eval 'sdot4(0x01020304, 0x05060708, 10, false)'
+  intdot eval '__builtin_amdgcn_sudot4(true, 0x80FF7F01, false, 0x01020304, 100, false)' --explain
+  intdot eval 'sdot2((short2){-3, 7}, (short2){2, 5}, 0, false)'
+  intdot eval 'sdot4(0x80808080, 0x80808080, 0x7fffffff, true)' --profile llvm --target gfx942
+
+In the reference profile the last argument is neg; in the llvm profile it is
+clang's clamp (use --clamp for the reference profile's saturation).
+"""
+
+TABLE_EPILOG = """\
+examples:
+  intdot table
+  intdot table --profile llvm --processors --format markdown
+  intdot table --diff
+"""
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser(
+        "eval", help="evaluate one AMD dot builtin call written in C",
+        description="Evaluate one AMD GPU dot builtin call, written as in kernel source, bit for bit. "
+                    "Prints the result in decimal and hex.",
+        epilog=EVAL_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("expr", metavar="EXPR", help="the call, e.g. 'sdot4(-1, 0x7f7f7f7f, 5, false)'")
+    p.add_argument("--target", metavar="T", help="a family (CDNA3) or processor (gfx942): fail if the builtin "
+                                                 "does not exist there")
+    p.add_argument("--profile", choices=("reference", "llvm"), default="reference",
+                   help="reference (default; last argument neg) or llvm (clang: last argument clamp)")
+    p.add_argument("--clamp", action="store_true",
+                   help="reference profile: saturate instead of wrapping (the hardware's clamp bit)")
+    p.add_argument("--explain", action="store_true",
+                   help="show each lane, the products, the dot product, the accumulation and the clamp step")
+    p.set_defaults(func=_eval)
+
+    t = subparsers.add_parser(
+        "table", help="where each AMD dot builtin is available",
+        description="The availability matrix of the AMD GPU dot builtins: builtins x families "
+                    "(or x processors), in the reference or the llvm profile.",
+        epilog=TABLE_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    t.add_argument("--profile", choices=("reference", "llvm"), default="reference",
+                   help="reference (default: the reference's table by family) or llvm (clang's target features)")
+    t.add_argument("--processors", action="store_true", help="one column per processor instead of per family")
+    t.add_argument("--diff", action="store_true",
+                   help="list where the reference and llvm profiles disagree (ignores --profile)")
+    t.add_argument("--format", choices=("text", "markdown", "csv", "json"), default="text", dest="fmt",
+                   help="output format (default: text)")
+    t.set_defaults(func=_table)
+
+
+def _eval(args) -> int:
+    from ..amd.evaluate import evaluate, explain, result_line
+
+    ev = evaluate(args.expr, profile=args.profile, target=args.target, clamp=args.clamp)
+    if args.explain:
+        for line in explain(ev):
+            print(line)
+    print(result_line(ev))
+    return 0
+
+
+def _yes(x: bool) -> str:
+    return "yes" if x else "no"
+
+
+def _render(title: str, header: list[str], rows: list[list[str]], fmt: str, data) -> str:
+    if fmt == "json":
+        return json.dumps(data, indent=2)
+    if fmt == "csv":
+        buf = io.StringIO()
+        w = csv.writer(buf, lineterminator="\n")
+        w.writerow(header)
+        w.writerows(rows)
+        return buf.getvalue().rstrip("\n")
+    if fmt == "markdown":
+        lines = [f"**{title}**", "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+        lines += ["| " + " | ".join([f"`{r[0]}`"] + r[1:]) + " |" for r in rows]
+        return "\n".join(lines)
+    widths = [max(len(r[i]) for r in [header] + rows) for i in range(len(header))]
+    lines = [title, "  ".join(h.ljust(w) for h, w in zip(header, widths)).rstrip()]
+    lines += ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
+    return "\n".join(lines)
+
+
+def _table(args) -> int:
+    from ..amd import BUILTINS, availability, processors
+    from ..amd.builtins import lookup
+    from ..amd.targets import FAMILIES, PROCESSOR_FEATURES
+
+    by = "processor" if args.processors else "family"
+    if not args.diff:
+        matrix = availability(args.profile, processors=args.processors)
+        cols = list(next(iter(matrix.values())))
+        header = ["builtin"] + cols
+        rows = [[name] + [_yes(v) for v in avail.values()] for name, avail in matrix.items()]
+        data = {"profile": args.profile, "by": by, "columns": cols, "availability": matrix}
+        title = f"AMD dot builtins by {by} ({args.profile} profile)"
+        print(_render(title, header, rows, args.fmt, data))
+        return 0
+    ref = availability("reference", processors=args.processors)
+    llvm = availability("llvm", processors=args.processors)
+    cols = list(FAMILIES) if not args.processors else list(processors("reference"))
+    diffs = []
+    for row in BUILTINS:
+        for c in cols:
+            if ref[row.name][c] != llvm[row.name][c]:
+                diffs.append({"builtin": row.name, "target": c, "reference": ref[row.name][c],
+                              "llvm": llvm[row.name][c], "feature": lookup(row.name).feature})
+    header = ["builtin", by, "reference", "llvm", "llvm feature"]
+    rows = [[d["builtin"], d["target"], _yes(d["reference"]), _yes(d["llvm"]), d["feature"]] for d in diffs]
+    title = f"Where the reference and llvm profiles disagree, by {by} ({len(diffs)} cells)"
+    only_llvm = [p for p in PROCESSOR_FEATURES if p not in processors("reference")]
+    data = {"by": by, "differences": diffs}
+    if args.processors:
+        data["llvm_only_processors"] = only_llvm
+    text = _render(title, header, rows, args.fmt, data)
+    if args.processors and args.fmt in ("text", "markdown"):
+        text += (f"\n\nProcessors known only in the llvm profile (no family in the reference): "
+                 f"{', '.join(only_llvm)}")
+    print(text)
+    return 0
