@@ -211,6 +211,8 @@ def _parse_bits(name: str, bits: str) -> tuple[int, int, dict[str, Slice]]:
     slices: dict[str, Slice] = {}
     for token in bits.split():
         m = _SLICE.match(token)
+        if pos - (int(m.group(2)) if m else len(token)) < 0:
+            raise FormTableError(f"{name}: bit pattern covers more than 32 bits")
         if m:
             width = int(m.group(2))
             pos -= width
