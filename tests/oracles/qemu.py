@@ -1,0 +1,163 @@
+"""QEMU as an oracle for AArch64 instructions that read and write the register file.
+
+For one instruction text, :func:`build` makes a tiny static AArch64 program
+(no libc: a hand-written ``_start``) that
+
+1. writes a 16-byte header: the Z length in bytes (``rdvl``) and, for a
+   streaming program, SVL in bytes (``rdsvl``), so the caller can check that
+   the requested vector lengths took effect;
+2. loops: reads one state blob from stdin (exits 0 at end of input), loads
+   Z0-Z31 (``ldr zN, [x, #N, mul vl]``), the ZA rows (``ldr za[w12, 0]`` in a
+   loop, streaming programs only) and X8-X11, runs the instruction, stores
+   everything back in the same layout and writes the blob to stdout.
+
+Blob layout: Z0..Z31 (Z length bytes each) | ZA rows (SVL*SVL bytes,
+streaming programs only) | X8, X9, X10, X11 (8 bytes each, little-endian).
+
+Streaming programs execute ``smstart`` after every ``read``: Linux (and
+qemu-user) leave streaming mode on every system call; ZA survives.
+Built programs are cached under ``.oracle-cache/qemu/`` keyed by a hash of
+the source, so a test run only pays for QEMU itself.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import tempfile
+from pathlib import Path
+
+from . import PREFIX, find_tool
+
+ROOT = Path(__file__).resolve().parents[2]
+CACHE = ROOT / ".oracle-cache" / "qemu"
+MARCH = "armv9-a+sve+i8mm+sme2"
+BUF_BYTES = 32 * 256 + 256 * 256 + 32 + 64  # the largest blob: VL = SVL = 2048 bits
+
+
+def clang() -> str | None:
+    return find_tool("INTDOT_CLANG", "clang-19", "clang")
+
+
+def qemu(streaming: bool) -> str | None:
+    """qemu-aarch64 for the program kind: SME2 needs QEMU 9 or newer."""
+    if streaming:
+        return find_tool("INTDOT_QEMU_SME", os.path.join(PREFIX, "qemu-unstable/usr/bin/qemu-aarch64"))
+    return find_tool("INTDOT_QEMU", "/usr/bin/qemu-aarch64", "qemu-aarch64")
+
+
+def _syscall(nr: int) -> str:
+    return f"    mov x8, #{nr}\n    svc #0\n"
+
+
+def source(insn_text: str, *, streaming: bool) -> str:
+    """The assembly source of the test program for one instruction."""
+    enter = "    smstart\n" if streaming else ""
+    lines = [
+        "    .text", "    .global _start", "_start:",
+        enter.rstrip("\n") or "    nop",
+        "    adrp x21, buf", "    add x21, x21, :lo12:buf",
+        "    rdvl x19, #1",                       # Z length in bytes (SVL when streaming)
+        "    rdsvl x25, #1" if streaming else "    mov x25, #0",
+        "    stp x19, x25, [x21]",
+        "    lsl x20, x19, #5",                   # 32 Z registers
+        "    mul x22, x25, x25",                  # ZA bytes (0 when not streaming)
+        "    add x20, x20, x22",
+        "    add x20, x20, #32",                  # X8-X11
+        "    mov x0, #1", "    mov x1, x21", "    mov x2, #16", _syscall(64).rstrip("\n"),
+        "next_state:",
+        "    mov x24, #0",
+        "read_more:",
+        "    mov x0, #0", "    add x1, x21, x24", "    sub x2, x20, x24", _syscall(63).rstrip("\n"),
+        "    cmp x0, #0", "    b.lt fail", "    b.eq end_of_input",
+        "    add x24, x24, x0", "    cmp x24, x20", "    b.lo read_more",
+        enter.rstrip("\n") or "    nop",
+    ]
+    lines += [f"    ldr z{n}, [x21, #{n}, mul vl]" for n in range(32)]
+    lines += ["    add x23, x21, x19, lsl #5"]          # x23 -> ZA rows, then X8-X11
+    if streaming:
+        lines += ["    mov w12, #0", "load_za:", "    ldr za[w12, 0], [x23]", "    add x23, x23, x25",
+                  "    add w12, w12, #1", "    cmp x12, x25", "    b.lo load_za"]
+    lines += ["    ldp x8, x9, [x23]", "    ldp x10, x11, [x23, #16]",
+              f"    {insn_text}",
+              "    stp x8, x9, [x23]", "    stp x10, x11, [x23, #16]"]
+    lines += [f"    str z{n}, [x21, #{n}, mul vl]" for n in range(32)]
+    if streaming:
+        lines += ["    add x23, x21, x19, lsl #5", "    mov w12, #0", "store_za:", "    str za[w12, 0], [x23]",
+                  "    add x23, x23, x25", "    add w12, w12, #1", "    cmp x12, x25", "    b.lo store_za"]
+    lines += [
+        "    mov x24, #0",
+        "write_more:",
+        "    mov x0, #1", "    add x1, x21, x24", "    sub x2, x20, x24", _syscall(64).rstrip("\n"),
+        "    cmp x0, #0", "    b.le fail",
+        "    add x24, x24, x0", "    cmp x24, x20", "    b.lo write_more",
+        "    b next_state",
+        "end_of_input:",
+        "    cmp x24, #0", "    b.ne fail",
+        "    mov x0, #0", _syscall(93).rstrip("\n"),
+        "fail:",
+        "    mov x0, #3", _syscall(93).rstrip("\n"),
+        "    .bss", "    .balign 16", "buf:", f"    .skip {BUF_BYTES}", "",
+    ]
+    return "\n".join(lines)
+
+
+class BuildError(RuntimeError):
+    pass
+
+
+def build(insn_text: str, *, streaming: bool) -> Path:
+    """The (cached) program for one instruction; BuildError if clang rejects it."""
+    cc = clang()
+    src = source(insn_text, streaming=streaming)
+    key = hashlib.sha256(f"{cc}\n{MARCH}\n{src}".encode()).hexdigest()[:20]
+    exe = CACHE / f"p{key}"
+    if exe.exists():
+        return exe
+    CACHE.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=CACHE) as tmp:
+        s = Path(tmp) / "prog.S"
+        s.write_text(src)
+        out = Path(tmp) / "prog"
+        r = subprocess.run([cc, "--target=aarch64-linux-gnu", f"-march={MARCH}", "-fuse-ld=lld", "-static",
+                            "-nostdlib", "-o", str(out), str(s)], capture_output=True, text=True)
+        if r.returncode:
+            raise BuildError(f"clang failed on {insn_text!r}:\n{r.stderr}")
+        os.replace(out, exe)  # atomic: parallel test runs never see half a file
+    return exe
+
+
+def blob_size(zbytes: int, svl_bytes: int, streaming: bool) -> int:
+    return 32 * zbytes + (svl_bytes * svl_bytes if streaming else 0) + 32
+
+
+def run(exe: Path, blobs: list[bytes], *, vl: int, svl: int, streaming: bool, timeout: float = 120) -> list[bytes]:
+    """Run the program on each state blob; return the blobs it wrote back.
+
+    ``vl`` and ``svl`` are in bits; the header the program writes is checked
+    against them, so a QEMU that ignores the vector-length options fails
+    loudly instead of testing the wrong length.
+    """
+    props = f"max,sve-default-vector-length={vl // 8}"
+    if streaming:
+        props += f",sme-default-vector-length={svl // 8}"
+    zbytes = (svl if streaming else vl) // 8
+    size = blob_size(zbytes, svl // 8, streaming)
+    for b in blobs:
+        if len(b) != size:
+            raise ValueError(f"state blob of {len(b)} bytes; expected {size}")
+    r = subprocess.run([qemu(streaming), "-cpu", props, str(exe)], input=b"".join(blobs),
+                       capture_output=True, timeout=timeout)
+    if r.returncode:
+        raise RuntimeError(f"{exe.name} under qemu ({props}) exited with {r.returncode}: "
+                           f"{r.stderr.decode(errors='replace')[-2000:]}")
+    out = r.stdout
+    got_z, got_svl = int.from_bytes(out[:8], "little"), int.from_bytes(out[8:16], "little")
+    if got_z != zbytes or (streaming and got_svl != svl // 8):
+        raise RuntimeError(f"qemu ran with Z length {got_z} bytes and SVL {got_svl} bytes; asked for "
+                           f"{zbytes} and {svl // 8 if streaming else 0} ({props})")
+    body = out[16:]
+    if len(body) != size * len(blobs):
+        raise RuntimeError(f"qemu wrote {len(body)} bytes for {len(blobs)} states of {size} bytes")
+    return [body[i * size:(i + 1) * size] for i in range(len(blobs))]
