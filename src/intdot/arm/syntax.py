@@ -144,9 +144,9 @@ class _Reader:
         return int(m.group(2)), (m.group(3) or "").lower() or None
 
 
-def split_line(line: str) -> tuple[str, int, list[tuple[str, int]]]:
+def split_line(line: str, reader: _Reader | None = None) -> tuple[str, int, list[tuple[str, int]]]:
     """Mnemonic, its column, and (operand text, column) pairs split at top-level commas."""
-    reader = _Reader(line)
+    reader = reader or _Reader(line)
     m = re.match(r"\s*([A-Za-z][A-Za-z0-9.]*)", line)
     if not m:
         raise reader.error("expected an instruction mnemonic", len(line) - len(line.lstrip()) + 1)
@@ -247,9 +247,8 @@ def parse(text: str) -> Insn:
     line = text.split("//")[0].rstrip()
     if "\n" in line.strip() or ";" in line:
         raise AsmSyntaxError("expected one instruction per call", text.split("\n")[0], None)
-    line = line.strip("\n")
-    reader = _Reader(line)
-    mnemonic, mcol, raw_ops = split_line(line)
+    reader = _Reader(text.rstrip("\n"))  # errors show the text as given, comment included
+    mnemonic, mcol, raw_ops = split_line(line, reader)
     forms = _BY_MNEMONIC.get(mnemonic.lower())
     if not forms:
         raise UnknownInstruction(
