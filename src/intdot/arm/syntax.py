@@ -121,11 +121,16 @@ class _Reader:
                     raise self.error(f"{INVALID}: registers of a list must be consecutive (mod 32), "
                                      f"z{regs[k - 1][0]} is followed by z{regs[k][0]}", col)
             start, count = regs[0][0], len(regs)
+            if count > 4:
+                raise self.error("invalid number of vectors", col)
         elif "-" in inner:
             a, _, b = inner.partition("-")
             ra = self.listreg(a, inner_col)
-            regs = [ra, self.listreg(b, inner_col + len(a) + 1)]
+            b_col = inner_col + len(a) + 1
+            regs = [ra, self.listreg(b, b_col)]
             start, count = ra[0], (regs[1][0] - ra[0]) % 32 + 1
+            if count > 4:  # AArch64 lists hold at most four registers
+                raise self.error("invalid number of vectors", b_col + len(b) - len(b.lstrip()))
         else:
             regs = [self.listreg(inner, inner_col)]
             start, count = regs[0][0], 1
