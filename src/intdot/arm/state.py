@@ -286,6 +286,9 @@ class State:
         bits, count = 8 * esize, target.size // esize
         if is_int_scalar(value):
             values = [_check_scalar(value, bits, name)] * count
+        elif np.ndim(value) == 0:
+            raise OperandTypeError(f"{name}={describe(value)} has type {type(value).__name__}; expected an "
+                                   "integer, a sequence of integers or a hex byte string")
         else:
             try:
                 seq = list(np.asarray(value).reshape(-1).tolist()) if not isinstance(value, (list, tuple)) \

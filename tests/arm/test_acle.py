@@ -1,0 +1,142 @@
+"""The ACLE intrinsics against the slow reference model, plus argument checking."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from intdot import arm
+from intdot.arm import State
+from intdot.errors import OperandError, OperandTypeError, StateError
+
+from . import reference_arm as ref
+
+NEON = {  # name -> (result elements, b bytes)
+    "vsudot_lane_s32": (2, 8), "vsudotq_lane_s32": (4, 8),
+    "vsudot_laneq_s32": (2, 16), "vsudotq_laneq_s32": (4, 16),
+}
+
+
+def wrap32(x: int) -> int:
+    return (x + 2**31) % 2**32 - 2**31
+
+
+def bytes_of(values) -> list[int]:
+    return [int(v) % 256 for v in values]
+
+
+def ints(n: int, kind: str):
+    lo, hi = {"s8": (-128, 127), "u8": (0, 255), "s32": (-(2**31), 2**31 - 1)}[kind]
+    edge = {"s8": [-128, 127, -1, 0], "u8": [0, 255, 128, 127], "s32": [-(2**31), 2**31 - 1, 2**31 - 60000]}[kind]
+    return st.lists(st.one_of(st.integers(lo, hi), st.sampled_from(edge)), min_size=n, max_size=n)
+
+
+@pytest.mark.parametrize("name", list(NEON))
+@settings(max_examples=60, deadline=None)
+@given(data=st.data())
+def test_neon_intrinsics_match_reference(name, data):
+    nres, nb = NEON[name]
+    r, a, b = data.draw(ints(nres, "s32")), data.draw(ints(4 * nres, "s8")), data.draw(ints(nb, "u8"))
+    lane = data.draw(st.integers(0, nb // 4 - 1))
+    want = [wrap32(ref.dot_group(r[i], bytes_of(a), 4 * i, bytes_of(b), 4 * lane)) for i in range(nres)]
+    got = getattr(arm, name)(np.array(r, np.int32), np.array(a, np.int8), np.array(b, np.uint8), lane)
+    assert got.dtype == np.int32 and got.tolist() == want
+
+
+def test_neon_batch_broadcasts():
+    rng = np.random.default_rng(5)
+    r = rng.integers(-(2**31), 2**31, (3, 5, 4)).astype(np.int32)
+    a = rng.integers(-128, 128, (3, 5, 16)).astype(np.int8)
+    b = rng.integers(0, 256, (5, 16)).astype(np.uint8)
+    got = arm.vsudotq_laneq_s32(r, a, b, 2)
+    assert got.shape == (3, 5, 4)
+    for i in range(3):
+        for j in range(5):
+            assert got[i, j].tolist() == arm.vsudotq_laneq_s32(r[i, j], a[i, j], b[j], 2).tolist()
+
+
+@pytest.mark.parametrize("vbits", [128, 256, 384, 512, 1024, 2048])
+def test_sve_intrinsic_matches_reference(vbits):
+    rng = np.random.default_rng(vbits)
+    n = vbits // 32
+    op1 = rng.integers(-(2**31), 2**31, n).astype(np.int32)
+    op2 = rng.integers(-128, 128, 4 * n).astype(np.int8)
+    op3 = rng.integers(0, 256, 4 * n).astype(np.uint8)
+    for idx in range(4):
+        st_ = ref.RefState(4 * n, 16)
+        st_.z[0] = bytes_of(op1.view(np.uint8))
+        st_.z[1], st_.z[2] = bytes_of(op2), bytes_of(op3)
+        ref.sve_indexed(st_, 0, 1, 2, idx)
+        got = arm.svsudot_lane_s32(op1, op2, op3, idx)
+        assert got.view(np.uint8).tolist() == st_.z[0]
+
+
+SME2 = {  # name -> (nvec, indexed)
+    "svsudot_lane_za32_s8_vg1x2": (2, True), "svsudot_lane_za32_s8_vg1x4": (4, True),
+    "svsudot_single_za32_s8_vg1x2": (2, False), "svsudot_single_za32_s8_vg1x4": (4, False),
+}
+
+
+@pytest.mark.parametrize("name", list(SME2))
+@pytest.mark.parametrize("svl", [128, 256, 512, 1024, 2048])
+def test_sme2_intrinsics_match_reference(name, svl):
+    nvec, indexed = SME2[name]
+    rng = np.random.default_rng(svl + nvec)
+    nb = svl // 8
+    za = rng.integers(0, 256, (nb, nb), dtype=np.uint8)
+    zn = tuple(rng.integers(-128, 128, nb).astype(np.int8) for _ in range(nvec))
+    zm = rng.integers(0, 256, nb).astype(np.uint8)
+    slice_ = int(rng.integers(0, 2**32))
+    idx = 3 if indexed else None
+    r = ref.RefState(nb, nb)
+    r.za = [row.tolist() for row in za]
+    for k in range(nvec):
+        r.z[k] = bytes_of(zn[k])
+    r.z[nvec] = zm.tolist()
+    r.x[8] = slice_  # wv = w8, offset 0: slice = W8
+    ref.sme2(r, nvec, 8, 0, 0, nvec, idx)
+    f = getattr(arm, name)
+    args = (slice_, zn, zm) + ((idx,) if indexed else ())
+    out = f(*args, za=za)
+    assert out is za and za.tolist() == r.za
+    # The same through a streaming State.
+    s = State(svl=svl, streaming=True)
+    s.za[:] = np.array(r.za, np.uint8)
+    f(*args, state=s)
+    ref.sme2(r, nvec, 8, 0, 0, nvec, idx)
+    assert s.za.tolist() == r.za
+
+
+@pytest.mark.parametrize("call, err, msg", [
+    (lambda: arm.vsudot_lane_s32([0, 0], [0] * 8, [0] * 8, 2), OperandError, "lane"),
+    (lambda: arm.vsudot_laneq_s32([0, 0], [0] * 8, [0] * 16, 4), OperandError, "lane"),
+    (lambda: arm.vsudot_lane_s32([0, 0], [0] * 8, [0] * 16, 0), OperandError, "b has 16 elements"),
+    (lambda: arm.vsudot_lane_s32([0, 0], [200] * 8, [0] * 8, 0), OperandError, "int8"),
+    (lambda: arm.vsudot_lane_s32([0, 0], [0] * 8, [-1] * 8, 0), OperandError, "uint8"),
+    (lambda: arm.vsudot_lane_s32([0, 0], [0.5] * 8, [0] * 8, 0), OperandTypeError, "dtype"),
+    (lambda: arm.vsudot_lane_s32([0, 0], [0] * 8, [0] * 8, 1.0), OperandTypeError, "lane"),
+    (lambda: arm.vsudot_lane_s32([2**32, 0], [0] * 8, [0] * 8, 0), OperandError, "r holds"),
+    (lambda: arm.svsudot_lane_s32([0] * 3, [0] * 12, [0] * 12, 0), OperandError, "multiple of 16"),
+    (lambda: arm.svsudot_lane_s32([0] * 4, [0] * 16, [0] * 16, 4), OperandError, "imm_index"),
+    (lambda: arm.svsudot_single_za32_s8_vg1x2(0, ([0] * 16,) * 2, [0] * 16), OperandError, "exactly one"),
+    (lambda: arm.svsudot_single_za32_s8_vg1x2(0, ([0] * 16,) * 3, [0] * 16, za=np.zeros((16, 16), np.uint8)),
+     OperandError, "tuple of 2"),
+    (lambda: arm.svsudot_single_za32_s8_vg1x4(0, ([0] * 32,) * 4, [0] * 32, za=np.zeros((16, 16), np.uint8)),
+     OperandError, "zn\\[0\\] has 32"),
+    (lambda: arm.svsudot_single_za32_s8_vg1x2(0, ([0] * 16,) * 2, [0] * 16, za=np.zeros((16, 16), np.int8)),
+     OperandError, "uint8"),
+    (lambda: arm.svsudot_single_za32_s8_vg1x2(0, ([0] * 16,) * 2, [0] * 16, state=State(svl=128)),
+     StateError, "streaming"),
+    (lambda: arm.svsudot_lane_za32_s8_vg1x2(-2**31 - 1, ([0] * 16,) * 2, [0] * 16, 0,
+                                            za=np.zeros((16, 16), np.uint8)), OperandError, "slice"),
+])
+def test_argument_errors(call, err, msg):
+    with pytest.raises(err, match=msg):
+        call()
+
+
+def test_int32_accumulator_accepts_the_unsigned_spelling():
+    got = arm.vsudot_lane_s32(np.array([0xFFFFFFFF, 0], np.uint32), [1] * 8, [1] * 8, 0)
+    assert got.tolist() == [3, 4]

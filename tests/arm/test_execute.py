@@ -1,0 +1,169 @@
+"""The executor against the slow reference model (tests/arm/reference_arm.py)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from intdot.arm import FORMS, Insn, State, asm, execute
+from intdot.arm.forms import form_named
+from intdot.errors import OperandError, OperandTypeError, StateError, UnknownInstruction
+
+from . import reference_arm as ref
+
+LENGTHS = (128, 256, 512, 1024, 2048)
+BYTE = st.one_of(st.integers(0, 255), st.sampled_from([0x00, 0x7F, 0x80, 0xFF]))
+
+
+def ops_for(form, draw) -> dict:
+    """Random operands within the form's constraints (as the architecture states them)."""
+    k = form.kind
+    if k == "neon_dot_elem":
+        return dict(vd=draw(st.integers(0, 31)), vn=draw(st.integers(0, 31)), vm=draw(st.integers(0, 31)),
+                    index=draw(st.integers(0, 3)), q=1 if form.name.endswith("128") else 0)
+    if k == "sve_dot_indexed":
+        return dict(zda=draw(st.integers(0, 31)), zn=draw(st.integers(0, 31)), zm=draw(st.integers(0, 7)),
+                    index=draw(st.integers(0, 3)))
+    common = dict(wv=draw(st.integers(8, 11)), off=draw(st.integers(0, 7)), zm=draw(st.integers(0, 15)))
+    if k == "sme2_dot_indexed":
+        return dict(common, zn=form.nvec * draw(st.integers(0, 32 // form.nvec - 1)), index=draw(st.integers(0, 3)))
+    return dict(common, zn=draw(st.integers(0, 31)))
+
+
+@st.composite
+def cases(draw, forms=FORMS):
+    form = draw(st.sampled_from(forms))
+    streaming = form.kind.startswith("sme2") or draw(st.booleans())
+    vl, svl = draw(st.sampled_from(LENGTHS)), draw(st.sampled_from(LENGTHS))
+    state = State(vl, svl, streaming=streaming)
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    extremes = np.array([0, 0x7F, 0x80, 0xFF], np.uint8)
+    for region in (state.z, state.za):
+        region[:] = rng.integers(0, 256, region.shape, dtype=np.uint8)
+        if draw(st.booleans()):
+            mask = rng.random(region.shape) < 0.5
+            region[mask] = rng.choice(extremes, int(mask.sum()))
+    if draw(st.booleans()):  # accumulators near the int32 limits
+        words = state.za.view("<u4")
+        words[:] = (rng.choice([0x7FFFFFF0, 0x80000010], words.shape)).astype("<u4")
+    state.x[:] = rng.integers(0, 2**64, 31, dtype=np.uint64)
+    for v in range(8, 12):
+        state.x[v] = draw(st.integers(0, 2**64 - 1))
+    return Insn(form, ops_for(form, draw)), state
+
+
+def reference_of(state: State) -> ref.RefState:
+    r = ref.RefState(state.z.shape[1], state.za.shape[0])
+    r.z = [list(row.tolist()) for row in state.z]
+    r.za = [list(row.tolist()) for row in state.za]
+    r.x = [int(v) for v in state.x]
+    return r
+
+
+def assert_matches(state: State, r: ref.RefState) -> None:
+    for i in range(32):
+        assert state.z[i].tolist() == r.z[i], f"z{i}"
+    assert state.za.tolist() == r.za
+    assert [int(v) for v in state.x] == r.x
+
+
+@settings(max_examples=120, deadline=None)
+@given(cases())
+def test_executor_matches_reference(case):
+    insn, state = case
+    r = reference_of(state)
+    execute(state, insn)
+    ref.run(r, insn.form.kind, dict(insn.ops), insn.form.nvec)
+    assert_matches(state, r)
+
+
+@pytest.mark.parametrize("form", [f.name for f in FORMS])
+@pytest.mark.parametrize("length", LENGTHS)
+def test_every_form_and_length_against_reference(form, length):
+    f = form_named(form)
+    rng = np.random.default_rng(length)
+    state = State(length, length, streaming=f.kind.startswith("sme2"))
+    state.z[:] = rng.integers(0, 256, state.z.shape, dtype=np.uint8)
+    state.za[:] = rng.integers(0, 256, state.za.shape, dtype=np.uint8)
+    state.x[8:12] = [0xFFFFFFFF, 2**40 + 5, 7, 123456789]
+    ops = {"neon_dot_elem": dict(vd=3, vn=3, vm=31, index=3, q=int(form.endswith("128"))),
+           "sve_dot_indexed": dict(zda=2, zn=31, zm=2, index=2),
+           "sme2_dot_indexed": dict(wv=8, off=7, zn=32 - f.nvec, zm=15, index=1),
+           "sme2_dot_single": dict(wv=9, off=3, zn=31, zm=0)}[f.kind]
+    insn = Insn(f, ops)
+    r = reference_of(state)
+    execute(state, insn)
+    ref.run(r, f.kind, ops, f.nvec)
+    assert_matches(state, r)
+
+
+def test_text_word_and_insn_give_the_same_result():
+    rng = np.random.default_rng(3)
+    base = State(512, 256, streaming=True)
+    base.z[:] = rng.integers(0, 256, base.z.shape, dtype=np.uint8)
+    base.w[10] = 77
+    for text in ["sudot za.s[w10, 5, vgx4], { z28.b - z31.b }, z9.b[2]",
+                 "sudot za.s[w10, 1, vgx2], { z31.b, z0.b }, z3.b",
+                 "sudot z9.s, z1.b, z7.b[1]", "sudot v1.4s, v2.16b, v3.4b[2]"]:
+        a, b, c = base.copy(), base.copy(), base.copy()
+        execute(a, text)
+        execute(b, asm.assemble(text))
+        execute(c, asm.parse(text))
+        assert a == b == c
+        assert a != base
+
+
+def test_neon_64_bit_write_zeroes_the_rest_of_z():
+    s = State(vl=512)
+    s.z[:] = 0xAB
+    execute(s, "sudot v0.2s, v1.8b, v2.4b[0]")
+    assert s.z[0][8:].tolist() == [0] * 56
+    assert s.z[1].tolist() == [0xAB] * 64
+
+
+def test_known_values_and_wrap():
+    s = State()
+    s.set("v0.s", [2**31 - 1, -(2**31), 0, -1])
+    s.set("v1.b", [127] * 4 + [-128] * 4 + [-1] * 4 + [1] * 4)
+    s.set("v2.b", [0, 0, 0, 0, 255, 255, 255, 255] + [0] * 8)
+    execute(s, "sudot v0.4s, v1.16b, v2.4b[1]")
+    # 127*255*4 = 129540; -128*255*4 = -130560; -1*255*4 = -1020; 255*4 = 1020
+    assert s.get("v0.s").tolist() == [2**31 - 1 + 129540 - 2**32, -(2**31) - 130560 + 2**32, -1020, 1019]
+
+
+def test_sme2_needs_streaming_mode():
+    s = State(svl=256)
+    with pytest.raises(StateError, match="smstart"):
+        execute(s, "sudot za.s[w8, 0, vgx2], { z0.b, z1.b }, z0.b[0]")
+    s.smstart()
+    execute(s, "sudot za.s[w8, 0, vgx2], { z0.b, z1.b }, z0.b[0]")
+
+
+def test_bad_inputs_raise_typed_errors():
+    s = State()
+    with pytest.raises(OperandTypeError):
+        execute(s, 1.5)
+    with pytest.raises(OperandTypeError):
+        execute("not a state", "sudot z0.s, z1.b, z2.b[0]")
+    f = form_named("sudot_sve_indexed")
+    with pytest.raises(OperandError, match="zm"):
+        execute(s, Insn(f, dict(zda=0, zn=1, zm=9, index=0)))
+    with pytest.raises(OperandError, match="index"):
+        execute(s, Insn(f, dict(zda=0, zn=1, zm=1)))
+    from intdot.arm.insn import Form
+    with pytest.raises(UnknownInstruction):
+        execute(s, Insn(Form("x", "sudot", "mystery", True, False), {}))
+
+
+def test_module_attribute_is_callable_even_after_submodule_import():
+    import intdot.arm
+    import intdot.arm.execute  # noqa: F401  (binds intdot.arm.execute to the module)
+
+    s = State()
+    s.set("v1.b", 1)
+    s.set("v2.b", 1)
+    intdot.arm.execute(s, "sudot v0.4s, v1.16b, v2.4b[0]")
+    assert s.get("v0.s").tolist() == [4] * 4

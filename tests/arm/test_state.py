@@ -1,0 +1,144 @@
+"""The register-file model: shapes, views, named access, streaming mode, copy/diff, JSON."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from intdot.arm import State
+from intdot.errors import OperandError, OperandTypeError, StateError
+
+LENGTHS = (128, 256, 512, 1024, 2048)
+
+
+@pytest.mark.parametrize("vl", LENGTHS)
+@pytest.mark.parametrize("svl", LENGTHS)
+def test_shapes(vl, svl):
+    s = State(vl, svl)
+    assert s.z.shape == (32, vl // 8) and s.z.dtype == np.uint8
+    assert s.v.shape == (32, 16)
+    assert s.za.shape == (svl // 8, svl // 8)
+    assert s.x.shape == (31,) and s.x.dtype == np.uint64
+    s.smstart()
+    assert s.z.shape == (32, svl // 8) and s.zlen == svl
+
+
+@pytest.mark.parametrize("bad", [0, 64, 192, 384, 4096, -128])
+def test_illegal_lengths(bad):
+    with pytest.raises(StateError, match="vl"):
+        State(vl=bad)
+    with pytest.raises(StateError, match="svl"):
+        State(svl=bad)
+
+
+def test_length_types():
+    with pytest.raises(OperandTypeError):
+        State(vl=128.0)
+    with pytest.raises(OperandTypeError):
+        State(streaming=1)
+
+
+def test_v_is_the_low_128_bits_of_z():
+    s = State(vl=256)
+    s.v[3][:] = np.arange(16)
+    assert s.z[3][:16].tolist() == list(range(16)) and not s.z[3][16:].any()
+    s.z[4][:] = 9
+    assert s.get("v4").tolist() == [9] * 16
+
+
+def test_named_access_round_trip():
+    s = State(vl=256, svl=512)
+    s.set("z1.s", list(range(-4, 4)))
+    assert s.get("z1.s").tolist() == list(range(-4, 4))
+    assert s.get("z1.s", unsigned=True)[0] == 2**32 - 4
+    s.set("z2.h", 0xFFFF)
+    assert s.get("z2.h").tolist() == [-1] * 16
+    s.set("z3.d", [2**63, -1, 0, 5])
+    assert s.get("z3.d", unsigned=True).tolist() == [2**63, 2**64 - 1, 0, 5]
+    s.set("V5.B", -1)  # case-insensitive
+    assert s.z[5].tolist() == [255] * 16 + [0] * 16
+    s.set("za.s[3]", 7)
+    assert s.get("za[3]").view("<i4").tolist() == [7] * 16
+    s.set("z6", "00" * 31 + "ff")
+    assert s.z[6][-1] == 255
+
+
+def test_w_and_x():
+    s = State()
+    s.x[8] = 2**64 - 1
+    assert s.w[8] == 0xFFFFFFFF
+    s.w[8] = -2
+    assert int(s.x[8]) == 0xFFFFFFFE  # a W write zero-extends
+    s.set("x9", -1)
+    assert s.get("x9") == 2**64 - 1 and s.get("w9") == 2**32 - 1
+    with pytest.raises(OperandError):
+        s.w[31] = 0
+    with pytest.raises(OperandError, match="32 bits"):
+        s.w[8] = 2**32
+
+
+@pytest.mark.parametrize("name, value, err", [
+    ("z32", 0, OperandError), ("q1", 0, OperandError), ("z1.b", 256, OperandError),
+    ("z1.b", -129, OperandError), ("z1.s", [1, 2, 3], OperandError), ("z1.b", 1.0, OperandTypeError),
+    ("za[16]", 0, OperandError), ("x31", 0, OperandError), ("w1.s", 0, OperandError),
+    ("z1", "xyz", OperandError), ("z1", "00", OperandError), (5, 0, OperandTypeError),
+])
+def test_named_access_errors(name, value, err):
+    with pytest.raises(err):
+        State().set(name, value)
+
+
+def test_streaming_mode_switch_zeroes_z_and_keeps_za():
+    s = State(vl=256, svl=512)
+    s.z[:] = 1
+    s.za[:] = 2
+    s.smstart()
+    assert s.streaming and s.z.shape == (32, 64) and not s.z.any()
+    assert (s.za == 2).all()
+    s.z[:] = 3
+    s.smstart()  # already streaming: no change
+    assert (s.z == 3).all()
+    s.smstop()
+    assert not s.streaming and s.z.shape == (32, 32) and not s.z.any()
+
+
+def test_copy_equality_and_diff():
+    s = State(vl=256, svl=256, streaming=True)
+    t = s.copy()
+    assert s == t and s.diff(t) == []
+    t.z[7][0] = 1
+    t.za[9][3] = 1
+    t.w[10] = 1
+    assert t.diff(s) == ["z7", "za[9]", "x10"]
+    assert s.z[7][0] == 0  # independent
+    assert State(vl=128).diff(State(vl=256))[0] == "vl"
+    with pytest.raises(OperandTypeError):
+        s.diff(3)
+
+
+def test_json_round_trip():
+    s = State(vl=512, svl=256, streaming=True)
+    rng = np.random.default_rng(0)
+    s.z[3][:] = rng.integers(0, 256, 32, dtype=np.uint8)
+    s.za[17][:] = 5
+    s.x[11] = 2**64 - 3
+    d = json.loads(json.dumps(s.to_dict()))
+    assert d["vl"] == 512 and set(d["regs"]) == {"z3", "za[17]", "x11"}
+    assert State.from_dict(d) == s
+
+
+def test_from_dict_hand_written_and_errors():
+    s = State.from_dict({"vl": 256, "regs": {"z1.s": [1, 2, 3, 4, 5, 6, 7, 8], "w8": 3}})
+    assert s.get("z1.s")[7] == 8 and s.w[8] == 3
+    with pytest.raises(OperandError, match="unknown key"):
+        State.from_dict({"vl": 128, "registers": {}})
+    with pytest.raises(OperandTypeError):
+        State.from_dict([1])
+    with pytest.raises(StateError):
+        State.from_dict({"vl": 100})
+
+
+def test_repr():
+    assert "vl=128" in repr(State())
