@@ -111,9 +111,11 @@ def format_operand(t: Operand, ops) -> str:
     return _zlist(ops[t.ops[0]], t.n, t.suffix)
 
 
-def format_insn(insn: Insn) -> str:
-    """LLVM's canonical text of an instruction (checked through :func:`encode`)."""
-    encode(insn)
+def format_insn(insn: Insn, *, check: bool = True) -> str:
+    """LLVM's canonical text of an instruction (its operands checked through
+    :func:`encode` unless ``check=False``, for instructions :func:`decode` made)."""
+    if check:
+        encode(insn)
     return insn.form.mnemonic + " " + ", ".join(format_operand(t, insn.ops) for t in insn.form.layout.operands)
 
 
@@ -144,10 +146,26 @@ def disassemble(words, /, *, errors: str = "raise"):
     ['sudot v31.4s, v1.16b, v2.4b[3]', 'sudot z0.s, z1.b, z2.b[3]']
     """
     if isinstance(words, numbers.Integral) and not isinstance(words, bool):
-        return format_insn(decode(words))
+        return format_insn(decode(words), check=False)
     from .bulk import disassemble_array
 
     return disassemble_array(words, errors=errors)
 
+
+def _self_check() -> None:
+    """Each row, with every field at its lowest and at its highest value, survives
+    encode -> decode and print -> parse (the table's own consistency, at import)."""
+    from .forms import FormTableError
+
+    for form in FORMS:
+        lay = form.layout
+        for pick in (0, -1):
+            insn = Insn(form, {**{op: f.values[pick] for op, f in lay.fields.items()}, **lay.consts})
+            word = encode(insn)
+            if decode(word) != insn or parse(format_insn(insn)) != insn:
+                raise FormTableError(f"{form.name}: {format_insn(insn)!r} ({word:#010x}) does not round-trip")
+
+
+_self_check()
 
 __all__ = ["assemble", "decode", "disassemble", "encode", "format_insn", "match_form", "parse"]

@@ -10,7 +10,7 @@ offending column (1-based, in the original text).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from ..core.errors import AsmSyntaxError, OperandConstraintError, OperandTypeError, UnknownInstruction
 from .forms import FORMS, MNEMONICS, Operand
@@ -21,7 +21,6 @@ for _f in FORMS:
     _BY_MNEMONIC.setdefault(_f.mnemonic, []).append(_f)
 
 _INT = r"[+-]?\s*(?:0x[0-9a-f]+|\d+)"
-_REG = re.compile(r"([a-z]+)(\d+)(?:\.([0-9a-z]+))?$", re.I)
 _VREG = re.compile(r"([vz])(\d+)(?:\.([0-9a-z]+))?\s*(?:(\[)\s*(.*?)\s*\])?$", re.I)
 _ZA = re.compile(r"za(?:\.([a-z0-9]+))?\s*\[\s*(\w+)\s*,\s*(#?[^,\]]*?)\s*(?:,\s*(\w+)\s*)?\]$", re.I)
 _LIST = re.compile(r"\{(.*)\}$", re.S)
@@ -55,7 +54,6 @@ class Parsed:
     off_col: int = 0
     vgx: int | None = None
     count: int = 0
-    extra: dict = field(default_factory=dict)
 
 
 class _Reader:
@@ -253,7 +251,7 @@ def parse(text: str) -> Insn:
     if "\n" in line.strip() or ";" in line:
         raise AsmSyntaxError("expected one instruction per call", text.split("\n")[0], None)
     reader = _Reader(text.rstrip("\n"))  # errors show the text as given, comment included
-    mnemonic, mcol, raw_ops = split_line(line, reader)
+    mnemonic, _, raw_ops = split_line(line, reader)
     forms = _BY_MNEMONIC.get(mnemonic.lower())
     if not forms:
         raise UnknownInstruction(
