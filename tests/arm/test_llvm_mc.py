@@ -125,7 +125,8 @@ def test_both_reject_illegal_operands():
         with pytest.raises(AsmSyntaxError) as info:
             arm.assemble(line)
         assert k in llvm, f"llvm-mc accepted {line!r} ({what}), intdot said {info.value.reason!r}"
-        if what not in ("list", "off or list"):  # LLVM reports misaligned lists at another operand, as "invalid operand"
+        # LLVM reports a misaligned list at another operand, as "invalid operand for instruction".
+        if what not in ("list", "off or list"):
             column, message = llvm[k][0]
             assert info.value.reason.startswith(message), (line, info.value.reason, message)
             assert info.value.column == column, (line, info.value.column, column)

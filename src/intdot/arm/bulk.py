@@ -119,10 +119,12 @@ def disassemble_array(words, /, *, errors: str = "raise") -> np.ndarray:
         bad = np.flatnonzero(~done)
         if errors == "raise":
             first = int(bad[0])
-            index = tuple(int(i) for i in np.unravel_index(first, arr.shape)) if arr.ndim != 1 else first
+            index = ", ".join(str(int(i)) for i in np.unravel_index(first, arr.shape))
+            where = f"words[{index}]" if arr.ndim else "words"
             raise UndefinedEncoding(
-                f"words[{index}]={int(flat[first]):#010x} is not a supported encoding "
-                f"({bad.size} of {flat.size} words are not); pass errors='mark' (intdot disasm --mark) to get '.inst 0x...' for them")
+                f"{where}={int(flat[first]):#010x} is not a supported encoding "
+                f"({bad.size} of {flat.size} words are not); pass errors='mark' "
+                "(intdot disasm --mark) to get '.inst 0x...' for them")
         out[bad] = [f".inst {int(x):#010x}" for x in flat[bad]]
     return out.reshape(arr.shape)
 
