@@ -115,28 +115,34 @@ def _sme2_prologue(state: State, insn: Insn):
     if nvec not in (2, 4):
         raise OperandError(f"{form.name}: nvec={nvec!r}; expected 2 or 4")
     wv, off = _op(insn, "wv", 8, 11), _op(insn, "off", 0, 7)
-    rows = za_rows(state.za.shape[0], nvec, state.w[wv] + off)
-    return form, nvec, rows
+    za = state.za
+    vstride = za.shape[0] // nvec
+    # The rows first, first + vstride, ... (za_rows) as one strided view: no gather, no scatter.
+    group = za[(state.w[wv] + off) % vstride::vstride]
+    return form, nvec, group
+
+
+def _members(z: np.ndarray, zn: int, nvec: int) -> np.ndarray:
+    """Z registers zn, zn+1, ... (mod 32) as a (nvec, bytes) array (a view unless the list wraps)."""
+    return z[zn:zn + nvec] if zn + nvec <= 32 else z[(zn + np.arange(nvec)) % 32]
 
 
 def _exec_sme2_indexed(state: State, insn: Insn) -> None:
-    form, nvec, rows = _sme2_prologue(state, insn)
+    form, nvec, group = _sme2_prologue(state, insn)
     zn, zm, index = _op(insn, "zn", 0, 31), _op(insn, "zm", 0, 15), _op(insn, "index", 0, 3)
-    z, za = state.z, state.za
-    members = (zn + np.arange(nvec)) % 32
-    acc = _words(za[rows])
-    res = dot_by_segment(spec_for(form.a_signed, form.b_signed), acc, _words(z[members]), _words(z[zm]), index)
-    za[rows] = res.view(np.uint8)
+    z = state.z
+    res = dot_by_segment(spec_for(form.a_signed, form.b_signed), _words(group), _words(_members(z, zn, nvec)),
+                         _words(z[zm]), index)
+    group[...] = res.view(np.uint8)
 
 
 def _exec_sme2_single(state: State, insn: Insn) -> None:
-    form, nvec, rows = _sme2_prologue(state, insn)
+    form, nvec, group = _sme2_prologue(state, insn)
     zn, zm = _op(insn, "zn", 0, 31), _op(insn, "zm", 0, 15)
-    z, za = state.z, state.za
-    members = (zn + np.arange(nvec)) % 32
-    acc = _words(za[rows])
-    res = dot_elementwise(spec_for(form.a_signed, form.b_signed), acc, _words(z[members]), _words(z[zm])[None, :])
-    za[rows] = res.view(np.uint8)
+    z = state.z
+    res = dot_elementwise(spec_for(form.a_signed, form.b_signed), _words(group), _words(_members(z, zn, nvec)),
+                          _words(z[zm])[None, :])
+    group[...] = res.view(np.uint8)
 
 
 EXECUTE = {
