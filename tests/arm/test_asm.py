@@ -39,6 +39,9 @@ SPELLINGS = [
      "sudot za.s[w8, 1, vgx4], { z28.b - z31.b }, z3.b"),
     ("sudot za.s[w8, 1, VGX4], {z3.b-z6.b}, z3.b", 0xC1331479, "sudot za.s[w8, 1, vgx4], { z3.b - z6.b }, z3.b"),
     ("sudot za.s[w8, 0x7], {z3.b-z6.b}, z3.b", 0xC133147F, "sudot za.s[w8, 7, vgx4], { z3.b - z6.b }, z3.b"),
+    # the reference's own spelling (shared/spec/arm-sudot.txt), word from arm_llvm_mc.tsv
+    ("SUDOT ZA.S[W8, 0, VGx2], { Z0.B-Z1.B }, Z0.B[0]", 0xC1501038,
+     "sudot za.s[w8, 0, vgx2], { z0.b, z1.b }, z0.b[0]"),
     ("sudot v0.4s, v1.16b, v2.4b[+1]", 0x4F22F020, "sudot v0.4s, v1.16b, v2.4b[1]"),
     ("sudot v0.4s, v1.16b, v2.4b[1]  // a comment", 0x4F22F020, "sudot v0.4s, v1.16b, v2.4b[1]"),
 ]

@@ -101,3 +101,11 @@ def test_disasm_mark(capsys):
                                                     "0x44ba1c20  sudot z0.s, z1.b, z2.b[3]"]
     assert main(["disasm", "--mark", "--json", "0"]) == 0
     assert json.loads(capsys.readouterr().out)[0]["text"] == ".inst 0x00000000"
+
+
+def test_asm_stdin(capsys, monkeypatch):
+    monkeypatch.setattr("sys.stdin", io.StringIO("// SME2\nSUDOT ZA.S[W8, 0, VGx2], { Z0.B-Z1.B }, Z0.B[0]\n\n"
+                                                 "sudot z0.s, z1.b, z2.b[3]  // SVE\n"))
+    assert main(["asm", "-"]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        "0xc1501038  sudot za.s[w8, 0, vgx2], { z0.b, z1.b }, z0.b[0]", "0x44ba1c20  sudot z0.s, z1.b, z2.b[3]"]

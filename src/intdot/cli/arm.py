@@ -12,7 +12,8 @@ _ASM_HELP = """\
 Assemble AArch64 instructions (LLVM's or the reference's spelling) and print
 each word with LLVM's canonical text.  Quote each instruction, or separate
 instructions with ';' or newlines; an unquoted instruction split by the shell
-is joined back (a new instruction starts at each mnemonic).
+is joined back (a new instruction starts at each mnemonic).  TEXT '-' reads
+instructions from stdin, one a line ('//' starts a comment).
 
 example:  intdot asm 'sudot za.s[w8, 0], {z0.b-z3.b}, z0.b[0]' --fields"""
 
@@ -117,7 +118,10 @@ def run_asm(args) -> int:
 
     out: list = []
     insns = []
-    for line in split_instructions(args.text):
+    texts = args.text
+    if texts == ["-"]:
+        texts = [line.split("//")[0] for line in sys.stdin.read().splitlines()]
+    for line in split_instructions(texts):
         insn = parse(line)
         insns.append((encode(insn), insn, line))
     for word, insn, line in insns:
