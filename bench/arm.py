@@ -4,7 +4,8 @@
 free field bit random, so every word is a legal instruction) are disassembled
 by intdot's bulk path.  capstone (pip package ``capstone``) disassembles the
 NEON/SVE words of the same set (capstone 5 has no SME2); intdot's rate on
-exactly those words is printed next to it, with the ratio.
+exactly those words is printed next to it, with the ratio.  Then the
+executor's SME2 vgx4 rate at SVL=2048 (``bench/arm_exec.py``).
 
 Run: ``.venv/bin/python bench/arm.py [--n 1000000] [--repeat 3]``
 """
@@ -93,23 +94,25 @@ def bench_disassembly(n: int, repeat: int) -> None:
           f"(e.g. {int(sme2[0]):#010x} = {texts[~neon_sve][0]!r})")
 
 
-# --- HOOK for the executor engineer: SME2 vgx4 executions per second at SVL = 2048 ----------
-def bench_sme2_execute() -> None:
+# --- HOOK: SME2 vgx4 executions per second at SVL = 2048 (bench/arm_exec.py, the executor's bench) ---
+def bench_sme2_execute(svl: int = 2048) -> None:
     try:
         from intdot.arm import State, execute  # noqa: F401
     except (ImportError, AttributeError) as exc:
         print(f"SME2 vgx4 execution: executor not available ({exc})")
         return
-    rate = sme2_vgx4_rate()
-    if rate is None:
-        print("SME2 vgx4 execution at SVL=2048: not measured yet (fill in sme2_vgx4_rate)")
-    else:
-        print(f"SME2 vgx4 executions at SVL=2048: {rate:,.0f} per second")
+    import os
+    import sys
+
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    try:
+        import arm_exec
+    except ImportError as exc:
+        print(f"SME2 vgx4 execution: not measured (bench/arm_exec.py: {exc})")
+        return
+    arm_exec.report(svl)
 
 
-def sme2_vgx4_rate() -> float | None:
-    """Executions per second of an SME2 vgx4 SUDOT at SVL=2048 (executor engineer fills this in)."""
-    return None
 # --- end of hook ---------------------------------------------------------------------------
 
 
