@@ -141,7 +141,10 @@ def _tools(streaming: bool):
 
 
 def compare(text: str, *, vl: int, svl: int, streaming: bool, nstates: int, acc_regs, label: str, seed) -> None:
-    exe = oracle.build(text, streaming=streaming)
+    try:
+        exe = oracle.build(text, streaming=streaming)
+    except oracle.LinkerMissing as exc:
+        missing(f"lld-19 (clang's linker for the test programs): {exc}")
     rng = np.random.default_rng(list(seed))
     states = random_states(rng, nstates, vl, svl, streaming, acc_regs)
     outs = oracle.run(exe, [blob(s) for s in states], vl=vl, svl=svl, streaming=streaming)

@@ -43,7 +43,7 @@ def clang() -> str | None:
 def qemu(streaming: bool) -> str | None:
     """qemu-aarch64 for the program kind: SME2 needs QEMU 9 or newer."""
     if streaming:
-        return find_tool("INTDOT_QEMU_SME", os.path.join(PREFIX, "qemu-unstable/usr/bin/qemu-aarch64"))
+        return find_tool("INTDOT_QEMU_SME2", os.path.join(PREFIX, "qemu-unstable/usr/bin/qemu-aarch64"))
     return find_tool("INTDOT_QEMU", "/usr/bin/qemu-aarch64", "qemu-aarch64")
 
 
@@ -107,6 +107,10 @@ class BuildError(RuntimeError):
     pass
 
 
+class LinkerMissing(BuildError):
+    """clang is there but lld (its -fuse-ld=lld linker) is not."""
+
+
 def build(insn_text: str, *, streaming: bool) -> Path:
     """The (cached) program for one instruction; BuildError if clang rejects it."""
     cc = clang()
@@ -123,6 +127,8 @@ def build(insn_text: str, *, streaming: bool) -> Path:
         r = subprocess.run([cc, "--target=aarch64-linux-gnu", f"-march={MARCH}", "-fuse-ld=lld", "-static",
                             "-nostdlib", "-o", str(out), str(s)], capture_output=True, text=True)
         if r.returncode:
+            if "linker" in r.stderr and "lld" in r.stderr:
+                raise LinkerMissing(r.stderr.strip())
             raise BuildError(f"clang failed on {insn_text!r}:\n{r.stderr}")
         os.replace(out, exe)  # atomic: parallel test runs never see half a file
     return exe
