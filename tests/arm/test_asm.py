@@ -39,6 +39,8 @@ SPELLINGS = [
      "sudot za.s[w8, 1, vgx4], { z28.b - z31.b }, z3.b"),
     ("sudot za.s[w8, 1, VGX4], {z3.b-z6.b}, z3.b", 0xC1331479, "sudot za.s[w8, 1, vgx4], { z3.b - z6.b }, z3.b"),
     ("sudot za.s[w8, 0x7], {z3.b-z6.b}, z3.b", 0xC133147F, "sudot za.s[w8, 7, vgx4], { z3.b - z6.b }, z3.b"),
+    ("sudot v0.4s, v1.16b, v2.4b[0b11]", 0x4F22F820, "sudot v0.4s, v1.16b, v2.4b[3]"),
+    ("sudot za.s[w8, 07], {z0.b-z1.b}, z0.b", 0xC120141F, "sudot za.s[w8, 7, vgx2], { z0.b, z1.b }, z0.b"),
     # the reference's own spelling (shared/spec/arm-sudot.txt), word from arm_llvm_mc.tsv
     ("SUDOT ZA.S[W8, 0, VGx2], { Z0.B-Z1.B }, Z0.B[0]", 0xC1501038,
      "sudot za.s[w8, 0, vgx2], { z0.b, z1.b }, z0.b[0]"),
@@ -95,6 +97,12 @@ ERRORS = [
     ("sudot za.s[w9, 1], {z16.b-z31.b}, z26.b[1]", AsmSyntaxError, "invalid number of vectors", 27),
     ("sudot za.s[w9, 1], {z16.b,z17.b,z18.b,z19.b,z20.b}, z2.b[1]", AsmSyntaxError, "invalid number of vectors", 20),
     ("sudot za.s[w9, 1], {z16.b}, z2.b[1]", AsmSyntaxError, "invalid operand for instruction", 20),
+    ("sudot za.s[w8, 010], {z0.b-z1.b}, z0.b", OperandConstraintError,
+     "immediate must be an integer in range [0, 7].", 16),  # octal, as LLVM reads it
+    ("sudot v0.4s, v1.16b, v2.4b[08]", AsmSyntaxError, "expected an integer lane index", 28),
+    ("sudot z3.s, z05.b, z2.b[1]", AsmSyntaxError, "invalid operand for instruction", 13),
+    ("sudot za.s[w09, 5], {z16.b-z19.b}, z1.b[0]", OperandConstraintError,
+     "operand must be a register in range [w8, w11]", 12),
     ("sudot v32.4s, v1.16b, v2.4b[0]", AsmSyntaxError, "invalid operand for instruction", 7),
     ("sudot za.s[w8, 0, vgx3], {z0.b-z1.b}, z0.b", AsmSyntaxError, "expected vgx2 or vgx4", 19),
     ("sudot za.s[w8, x], {z0.b-z1.b}, z0.b", AsmSyntaxError, "expected an integer", 16),

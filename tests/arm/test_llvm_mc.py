@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import intdot.arm as arm
-from intdot.errors import AsmSyntaxError
+from intdot.errors import AsmSyntaxError, IntdotError
 from tests.oracles import llvm_mc, missing
 
 from .test_asm_reference import SPEC_FORMS, words_of
@@ -130,3 +130,36 @@ def test_both_reject_illegal_operands():
             column, message = llvm[k][0]
             assert info.value.reason.startswith(message), (line, info.value.reason, message)
             assert info.value.column == column, (line, info.value.column, column)
+
+
+def mutate(line: str, rng: random.Random) -> str:
+    """``line`` with one or two characters deleted, inserted or replaced."""
+    alphabet = "zvwZ0123456789.,[]{}- #bshx"
+    for _ in range(rng.randrange(1, 3)):
+        i = rng.randrange(len(line))
+        op = rng.randrange(3)
+        if op == 0:
+            line = line[:i] + line[i + 1:]
+        elif op == 1:
+            line = line[:i] + rng.choice(alphabet) + line[i:]
+        else:
+            line = line[:i] + rng.choice(alphabet) + line[i + 1:]
+    return line
+
+
+def test_what_intdot_accepts_llvm_mc_accepts():
+    """Mangled spellings: intdot never fails with anything but its own errors,
+    and each line it accepts llvm-mc accepts too, with the same word."""
+    rng = random.Random(SEED)
+    accepted = []
+    for _ in range(4000):
+        line = mutate(random_line(rng.choice(sorted(SPEC_FORMS)), rng), rng)
+        try:
+            accepted.append((line, arm.assemble(line)))
+        except IntdotError:
+            pass
+    assert len(accepted) > 50
+    rejected = llvm_mc.rejections([line for line, _ in accepted])
+    assert not rejected, [(accepted[k][0], v) for k, v in list(rejected.items())[:5]]
+    for (line, word), (_, llvm_word) in zip(accepted, llvm_mc.assemble([line for line, _ in accepted])):
+        assert word == llvm_word, line

@@ -20,11 +20,13 @@ _BY_MNEMONIC: dict[str, list[Form]] = {}
 for _f in FORMS:
     _BY_MNEMONIC.setdefault(_f.mnemonic, []).append(_f)
 
-_INT = r"[+-]?\s*(?:0x[0-9a-f]+|\d+)"
-_VREG = re.compile(r"([vz])(\d+)(?:\.([0-9a-z]+))?\s*(?:(\[)\s*(.*?)\s*\])?$", re.I)
+# Integers as LLVM's assembler reads them: 0x hex, 0b binary, a leading 0 octal.
+_INT = re.compile(r"([+-]?)\s*(?:0x([0-9a-f]+)|0b([01]+)|(0[0-7]*)|([1-9][0-9]*))", re.I)
+_NUM = r"(0|[1-9][0-9]*)"  # register numbers: no leading zeros (LLVM rejects z05)
+_VREG = re.compile(r"([vz])" + _NUM + r"(?:\.([0-9a-z]+))?\s*(?:(\[)\s*(.*?)\s*\])?$", re.I)
 _ZA = re.compile(r"za(?:\.([a-z0-9]+))?\s*\[\s*(\w+)\s*,\s*(#?[^,\]]*?)\s*(?:,\s*(\w+)\s*)?\]$", re.I)
 _LIST = re.compile(r"\{(.*)\}$", re.S)
-_LIST_REG = re.compile(r"\s*(z)(\d+)(?:\.([0-9a-z]+))?\s*$", re.I)
+_LIST_REG = re.compile(r"\s*(z)" + _NUM + r"(?:\.([0-9a-z]+))?\s*$", re.I)
 
 INVALID = "invalid operand for instruction"
 LANE = "vector lane must be an integer in range [{lo}, {hi}]."
@@ -67,9 +69,13 @@ class _Reader:
         t = text.strip()
         if allow_hash and t.startswith("#"):
             t = t[1:].strip()
-        if not re.fullmatch(_INT, t, re.I):
+        m = _INT.fullmatch(t)
+        if not m:
             raise self.error(f"expected an integer {what}, got {text.strip()!r}", col)
-        return int(t.replace(" ", ""), 0)
+        sign, hexa, binary, octal, decimal = m.groups()
+        value = (int(hexa, 16) if hexa else int(binary, 2) if binary else int(octal, 8) if octal
+                 else int(decimal))
+        return -value if sign == "-" else value
 
     def operand(self, text: str, col: int) -> Parsed:
         lead = len(text) - len(text.lstrip())
@@ -221,7 +227,7 @@ def _check_values(reader: _Reader, form: Form, t: Operand, p: Parsed, ops: dict[
         if p.suffix != t.suffix:
             raise reader.error(f"invalid matrix operand, expected suffix .{t.suffix}", p.col, bad)
         wfld, ofld = lay.fields[t.ops[0]], lay.fields[t.ops[1]]
-        m = re.fullmatch(r"w(\d+)", p.wreg)
+        m = re.fullmatch(r"w" + _NUM, p.wreg)
         if not m or int(m.group(1)) not in wfld.values:
             raise reader.error(WREG.format(lo=wfld.values[0], hi=wfld.values[-1]), p.wreg_col, bad)
         if p.off not in ofld.values:
