@@ -242,3 +242,15 @@ def test_random_round_trip(form, data):
     assert arm.disassemble(word) == expected
     assert arm.decode(word) == parse(text)
     assert arm.encode(arm.decode(word)) == word
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="sudotSUDOT vzwaVZWA0123456789.,[]{}-#bhsx+\t", max_size=60))
+def test_any_text_gives_a_word_or_an_intdot_error(text):
+    from intdot.errors import IntdotError
+
+    try:
+        word = arm.assemble(text)
+    except IntdotError:
+        return
+    assert arm.decode(word).word == word
