@@ -57,6 +57,7 @@ def test_valid_row(row):
     assert arm.disassemble(word) == row["asm_text"]
     insn = arm.decode(word)
     assert insn.form.name == FORM_NAMES[row["isa"], row["form"]]
+    assert insn.form.feature == row["required_feature"]
     assert parse(row["asm_input"]) == insn
 
 

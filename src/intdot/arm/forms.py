@@ -52,7 +52,7 @@ _ROWS = (
     ),
     dict(
         name="sudot_sve_indexed", mnemonic="sudot", kind="sve_dot_indexed",
-        a_signed=True, b_signed=False, feature="sve+i8mm",
+        a_signed=True, b_signed=False, feature="i8mm+(sve|sme)",
         bits="01000100 1 0 1 i2:2 Zm:3 00011 1 Zn:5 Zda:5",
         fields={"zda": "Zda", "zn": "Zn", "zm": "Zm", "index": "i2"},
         syntax="sudot z{zda}.s, z{zn}.b, z{zm}.b[{index}]",

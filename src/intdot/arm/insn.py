@@ -42,7 +42,9 @@ class Form:
     a_signed: bool  # lanes of the first source (Vn / Zn)
     b_signed: bool  # lanes of the second source (Vm / Zm)
     nvec: int = 1  # SME2: number of vectors in the group (2 or 4)
-    feature: str = ""  # architectural feature(s), e.g. "i8mm", "sve+i8mm", "sme2"
+    # architectural features as LLVM's tests write them ("+" all of, "|" any of):
+    # "i8mm", "i8mm+(sve|sme)", "sme2"
+    feature: str = ""
     layout: Any = field(default=None, compare=False, repr=False)
 
 
