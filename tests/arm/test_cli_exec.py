@@ -85,3 +85,12 @@ def test_errors_are_one_line(capsys, argv, msg):
     code, out, err = run(capsys, *argv)
     assert code == 1 and msg in err and err.startswith("intdot exec: error:")
     assert "Traceback" not in err
+
+
+def test_64_bit_arrangements_set_the_low_half(capsys):
+    code, out, _ = run(capsys, "exec", "--set", "v1.16b=5", "--set", "v1.8b=1..8", "--set", "v2.2s=0x01010101,7",
+                       "sudot v0.4s, v1.16b, v2.4b[0]", "--show", "v1.b", "--json")
+    d = json.loads(out)
+    assert d["show"]["v1.b"] == list(range(1, 9)) + [5] * 8
+    # lanes: 1+2+3+4, 5+6+7+8, 4*5, 4*5
+    assert d["steps"][0]["changed"] == {"v0.s": [10, 26, 20, 20]}

@@ -74,24 +74,34 @@ def _expand(token: str, where: str) -> list[int]:
         raise OperandError(f"{where}: {token!r} is not an integer (decimal, 0x hex, or a range A..B)") from None
 
 
-def parse_set(text: str) -> tuple[str, object]:
-    """``REG=VALUES`` -> (register name for State.set, value)."""
+def apply_set(state, text: str) -> None:
+    """Apply one ``--set REG=VALUES`` to ``state``."""
     if "=" not in text:
         raise OperandError(f"--set {text!r}: expected REG=VALUES, e.g. z1.b=1,2,3 or w8=5")
     name, values = (s.strip() for s in text.split("=", 1))
-    m = re.fullmatch(r"(v\d+)\.(\d+[bhsd])", name, re.IGNORECASE)
+    low = None  # an arrangement such as v2.8b: how many elements it names (the low part of V)
+    m = re.fullmatch(r"(v\d+)\.(\d+)([bhsd])", name, re.IGNORECASE)
     if m:  # v2.16b -> v2.b
-        elem = _VEC_ARRANGEMENT.get(m[2].lower())
-        if elem is None:
-            raise OperandError(f"--set {text!r}: arrangement .{m[2]} is not known; use one of "
+        if f"{m[2]}{m[3].lower()}" not in _VEC_ARRANGEMENT:
+            raise OperandError(f"--set {text!r}: arrangement .{m[2]}{m[3]} is not known; use one of "
                                f"{sorted(_VEC_ARRANGEMENT)} or .b/.h/.s/.d")
-        name = f"{m[1]}.{elem}"
+        name, low = f"{m[1]}.{m[3].lower()}", int(m[2])
     if values.lower().startswith("hex:"):
-        return name, values[4:]
+        state.set(name, values[4:])
+        return
     if not values:
         raise OperandError(f"--set {text!r}: no value after '='")
     items = [v for tok in values.split(",") for v in _expand(tok, f"--set {name}")]
-    return name, items[0] if len(items) == 1 and ".." not in values else items
+    one = len(items) == 1 and ".." not in values
+    if low is not None and low * {"b": 1, "h": 2, "s": 4, "d": 8}[name[-1]] < 16:
+        # A 64-bit arrangement writes the low 64 bits and keeps the rest of the register.
+        current = state.get(name).tolist()
+        if not one and len(items) != low:
+            raise OperandError(f"--set {text!r}: .{m[2]}{m[3]} has {low} elements; got {len(items)} values")
+        current[:low] = items * low if one else items
+        state.set(name, current)
+        return
+    state.set(name, items[0] if one else items)
 
 
 def _as_insn(text: str):
@@ -156,7 +166,7 @@ def run_exec(args) -> int:
         state = State(args.vl if args.vl is not None else 128, args.svl if args.svl is not None else 128,
                       streaming=streaming)
     for item in args.sets:
-        state.set(*parse_set(item))
+        apply_set(state, item)
 
     steps = []
     for insn in insns:
