@@ -14,7 +14,7 @@ import numpy as np
 
 from ..core.errors import OperandError, OperandTypeError, StateError
 from ..core.values import check_int, check_word, describe
-from .execute import dot_by_element, dot_by_segment, dot_elementwise, spec_for, za_rows
+from .execute import dot_by_element, dot_by_segment, dot_elementwise, spec_for, za_group
 from .state import LENGTHS, State
 
 _SPEC = spec_for(True, False)  # SUDOT: signed first source, unsigned second
@@ -162,13 +162,13 @@ def _sme2(func: str, slice_, zn, zm, nvec: int, index: int | None, za, state) ->
     b = _vector(zm, "zm", "u8", svl_bytes, func)
     if b.ndim != 1:
         raise OperandError(f"{func}: zm must be a 1-D vector of {svl_bytes} uint8 (SVL/8)")
-    rows = za_rows(svl_bytes, nvec, base)
-    acc = target[rows].view("<u4")
+    group = za_group(target, nvec, base)
+    acc = group.view("<u4")
     if index is None:
         res = dot_elementwise(_SPEC, acc, a, b[None, :])
     else:
         res = dot_by_segment(_SPEC, acc, a, b, index)
-    target[rows] = res.view(np.uint8)
+    group[...] = res.view(np.uint8)
     return target
 
 

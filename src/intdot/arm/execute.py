@@ -54,14 +54,19 @@ def dot_elementwise(spec: DotSpec, acc: np.ndarray, a: np.ndarray, b: np.ndarray
     return dot_arrays(spec, a, b, acc, neg=False, clamp=False)
 
 
-def za_rows(svl_bytes: int, nvec: int, slice_value: int) -> np.ndarray:
-    """The ZA rows a vector group of ``nvec`` touches for ``slice_value`` = Wv + offset.
+def za_group(za: np.ndarray, nvec: int, slice_value: int) -> np.ndarray:
+    """The ZA rows a vector group of ``nvec`` touches for ``slice_value`` = Wv + offset, as a view.
 
     vstride = SVL_bytes / nvec; the first row is slice mod vstride and member
-    r uses that row + r * vstride.
+    r uses that row + r * vstride: a strided view of ``nvec`` rows (no
+    gather, no scatter), returned as an ``(nvec, SVL_bytes)`` uint8 array.
+
+    >>> za = np.zeros((16, 16), np.uint8)
+    >>> za_group(za, 4, 2**32 - 1).__array_interface__["data"][0] - za.ctypes.data, za_group(za, 4, 7).shape
+    (48, (4, 16))
     """
-    vstride = svl_bytes // nvec
-    return (slice_value % vstride) + vstride * np.arange(nvec)
+    vstride = za.shape[0] // nvec
+    return za[slice_value % vstride::vstride]
 
 
 # -- the per-kind execute functions ----------------------------------------------
@@ -115,11 +120,7 @@ def _sme2_prologue(state: State, insn: Insn):
     if nvec not in (2, 4):
         raise OperandError(f"{form.name}: nvec={nvec!r}; expected 2 or 4")
     wv, off = _op(insn, "wv", 8, 11), _op(insn, "off", 0, 7)
-    za = state.za
-    vstride = za.shape[0] // nvec
-    # The rows first, first + vstride, ... (za_rows) as one strided view: no gather, no scatter.
-    group = za[(state.w[wv] + off) % vstride::vstride]
-    return form, nvec, group
+    return form, nvec, za_group(state.za, nvec, state.w[wv] + off)
 
 
 def _members(z: np.ndarray, zn: int, nvec: int) -> np.ndarray:
