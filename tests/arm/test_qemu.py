@@ -29,7 +29,7 @@ from tests.oracles import qemu as oracle
 pytestmark = pytest.mark.oracle
 
 LENGTHS = (128, 256, 512, 1024, 2048)
-INSNS_PER_FORM = 8
+INSNS_PER_FORM = 12
 STATES_PER_RUN = 96
 EXTREME_BYTES = np.array([0x00, 0x7F, 0x80, 0xFF], dtype=np.uint8)
 COUNTS: Counter = Counter()
