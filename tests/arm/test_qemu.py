@@ -202,3 +202,9 @@ def test_neon_sve_in_streaming_mode_match_qemu(form, length):
         compare(text, vl=128 if length != 128 else 256, svl=length, streaming=True, nstates=16,
                 acc_regs=_acc_regs(text), label=form + " (streaming)", seed=(7, length, j))
 
+
+
+def test_every_sudot_form_of_the_table_is_covered():
+    from intdot.arm import FORMS as TABLE
+
+    assert {f.name for f in TABLE if f.mnemonic == "sudot"} == set(FORMS)
