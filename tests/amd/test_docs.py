@@ -1,0 +1,68 @@
+"""The documentation's examples run: doctests of intdot.amd and of docs/*.md,
+and the docs' ``$ intdot ...`` console sessions through ``main(argv)``."""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+import pathlib
+import re
+import shlex
+
+import pytest
+
+from intdot.cli import main
+
+DOCS = pathlib.Path(__file__).resolve().parents[2] / "docs"
+MODULES = ["intdot.amd", "intdot.amd.builtins", "intdot.amd.cexpr", "intdot.amd.evaluate", "intdot.amd.functions",
+           "intdot.amd.target", "intdot.amd.targets"]
+FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_module_doctests(name):
+    module = importlib.import_module(name)
+    result = doctest.testmod(module, optionflags=FLAGS, extraglobs={"__name__": name})
+    assert result.failed == 0
+
+
+def test_generated_function_docstrings():
+    from intdot import amd
+
+    for profile in ("reference", "llvm"):
+        for row in amd.BUILTINS:
+            fn = amd.builtin(row.name, profile=profile)
+            parser = doctest.DocTestParser()
+            test = parser.get_doctest(fn.__doc__, {}, row.name, None, 0)
+            runner = doctest.DocTestRunner(optionflags=FLAGS)
+            runner.run(test)
+            assert runner.failures == 0 and test.examples, (row.name, profile)
+
+
+@pytest.mark.parametrize("doc", ["amd.md", "differences.md"])
+def test_markdown_examples(doc):
+    result = doctest.testfile(str(DOCS / doc), module_relative=False, optionflags=FLAGS)
+    assert result.attempted > 0 and result.failed == 0
+
+
+def sessions(text: str):
+    """(argv, expected output) for each ``$ intdot ...`` line of the console blocks."""
+    for block in re.findall(r"```console\n(.*?)```", text, re.S):
+        cmd, out = None, []
+        for line in block.splitlines():
+            if line.startswith("$ "):
+                if cmd:
+                    yield cmd, out
+                cmd, out = shlex.split(line[2:])[1:], []
+            else:
+                out.append(line)
+        if cmd:
+            yield cmd, out
+
+
+@pytest.mark.parametrize("argv,expected", list(sessions((DOCS / "amd.md").read_text())))
+def test_console_examples(capsys, argv, expected):
+    rc = main(argv)
+    out, err = capsys.readouterr()
+    assert (out + err).splitlines() == expected
+    assert rc == (1 if err else 0)
