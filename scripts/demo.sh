@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# The main job, as `make demo` runs it: a tour of what intdot computes and knows.
+# Usage: scripts/demo.sh [path/to/intdot]
+set -euo pipefail
+intdot=${1:-intdot}
+say() { printf '\n\033[1m$ intdot %s\033[0m\n' "$*"; }
+run() { say "$*"; "$intdot" "$@"; }
+
+echo "intdot $("$intdot" --version | cut -d' ' -f2): bit-exact integer dot products"
+
+# AMD GPU dot builtins, as written in kernel source.
+run eval 'sdot4(0x01020304, 0x05060708, 10, false)'
+run eval '__builtin_amdgcn_sudot4(true, 0x80FF7F01, false, 0x01020304, 100, false)' --explain
+run eval 'sdot2((short2){-32768, -32768}, (short2){-32768, -32768}, 0, false)' --explain
+run eval '__builtin_amdgcn_sdot4(0x80808080, 0x80808080, 0x7fffffff, true)' --profile llvm --target gfx942 --explain
+run table
+run table --diff
+
+# AArch64 SUDOT: text <-> words, and execution on a register-file model.
+run asm 'sudot v0.4s, v1.16b, v2.4b[3]' 'sudot za.s[w8, 0], {z0.b-z3.b}, z0.b[0]' --fields
+run disasm 0x44ba1c20 0xc12f77ff 0x0f22f83f
+run exec --set v1.b=-1 --set v2.b=0..15 'sudot v0.4s, v1.16b, v2.4b[3]'
+run exec --svl 512 --set w8=3 --set z0.b=-128 --set z1.b=127 --set z4.b=0..63 \
+  'sudot za.s[w8, 1, vgx2], { z0.b, z1.b }, z4.b[2]'
+
+# A refused instruction is one clear line and a non-zero exit, never a traceback.
+say "eval 'sudot4(true, 1, false, 2, 3, false)' --target CDNA3"
+"$intdot" eval 'sudot4(true, 1, false, 2, 3, false)' --target CDNA3 || echo "(exit status $?)"
