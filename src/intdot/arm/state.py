@@ -197,7 +197,8 @@ class State:
     def smstart(self) -> None:
         """Enter streaming mode (``SMSTART SM``): Z becomes SVL long and zero.
 
-        Does nothing if already streaming, as on hardware.
+        Does nothing if already streaming, as on hardware.  ``state.z`` is a
+        new array afterwards (views taken before the switch are stale).
         """
         if not self._streaming:
             self._streaming = True
