@@ -135,3 +135,14 @@ def test_signatures_as_in_the_reference(name):
     c_params = [p.split()[-1] for p in SIGNATURES[name].split("(")[1].rstrip(")").split(", ")]
     assert params == c_params + ["clamp"]
     assert list(inspect.signature(amd.builtin(name, profile="llvm")).parameters) == c_params[:-1] + ["clamp"]
+
+
+def test_rows_are_validated_when_built():
+    from intdot.amd.builtins import Builtin
+
+    good = amd.lookup("sdot4")
+    for change in [dict(width=16), dict(src0="flag"), dict(src0="x"), dict(families=("RDNA9",)), dict(feature="dot9-insts"),
+                   dict(layout="sudot"), dict(result="unsigned int")]:
+        fields = {**good.__dict__, **change}
+        with pytest.raises(ValueError, match="bad builtin row"):
+            Builtin(**fields)

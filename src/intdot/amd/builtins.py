@@ -49,15 +49,20 @@ class Builtin:
 
     def __post_init__(self):
         # Validate each row as it loads, so a typo in the table fails at import, not in a user's call.
-        assert self.width in (4, 8, 16), self
-        assert self.src0 in ("s", "u", "flag") and self.src1 in ("s", "u", "flag"), self
-        assert self.result in ("int", "unsigned int"), self
-        assert self.layout in LAYOUTS, self
-        assert (self.layout == "short2") == (self.width == 16), self
-        assert (self.layout == "sudot") == (self.src0 == "flag") == (self.src1 == "flag"), self
-        assert set(self.families) <= set(FAMILIES) and self.feature in FEATURES, self
-        # Unsigned results only for unsigned x unsigned.
-        assert (self.result == "unsigned int") == (self.src0 == self.src1 == "u"), self
+        checks = [
+            (self.width in (4, 8, 16), "width is 4, 8 or 16"),
+            (self.src0 in ("s", "u", "flag") and self.src1 in ("s", "u", "flag"), "signedness is s, u or flag"),
+            (self.result in ("int", "unsigned int"), "result is int or unsigned int"),
+            (self.layout in LAYOUTS, f"layout is one of {LAYOUTS}"),
+            ((self.layout == "short2") == (self.width == 16), "short2 layout iff 16-bit lanes"),
+            ((self.layout == "sudot") == (self.src0 == "flag") == (self.src1 == "flag"), "sudot layout iff flags"),
+            (set(self.families) <= set(FAMILIES), "families are known"),
+            (self.feature in FEATURES, "the feature is known"),
+            ((self.result == "unsigned int") == (self.src0 == self.src1 == "u"), "unsigned result iff u x u"),
+        ]
+        for ok, rule in checks:
+            if not ok:
+                raise ValueError(f"bad builtin row {self!r}: expected {rule}")
 
     @property
     def full_name(self) -> str:
@@ -127,7 +132,8 @@ BUILTINS: tuple[Builtin, ...] = (
 )
 
 BY_NAME: dict[str, Builtin] = {r.name: r for r in BUILTINS}
-assert len(BY_NAME) == len(BUILTINS)
+if len(BY_NAME) != len(BUILTINS):
+    raise ValueError("two builtin rows share a name")
 
 
 def lookup(name) -> Builtin:

@@ -68,11 +68,14 @@ PROCESSOR_FAMILY: dict[str, str] = {p: fam for fam, procs in FAMILY_PROCESSORS.i
 
 def _check_tables() -> None:
     # The tables are data typed in by hand: check they agree with each other once, at import.
-    assert tuple(FAMILY_PROCESSORS) == FAMILIES
+    if tuple(FAMILY_PROCESSORS) != FAMILIES:
+        raise ValueError("FAMILY_PROCESSORS must list the families in FAMILIES order")
     for proc in PROCESSOR_FAMILY:
-        assert proc in PROCESSOR_FEATURES, proc
-    for feats in PROCESSOR_FEATURES.values():
-        assert feats <= set(FEATURES), feats
+        if proc not in PROCESSOR_FEATURES:
+            raise ValueError(f"{proc} has a family but no feature set")
+    for proc, feats in PROCESSOR_FEATURES.items():
+        if not feats <= set(FEATURES):
+            raise ValueError(f"{proc} has unknown features {sorted(feats - set(FEATURES))}")
 
 
 _check_tables()
