@@ -73,3 +73,37 @@ def test_clang_wants_constant_flags(tmp_path):
     rc, err = compile_for(tool, "gfx1100", src, str(tmp_path))
     assert rc != 0
     assert err.count("must be a constant integer") == 2, err
+
+
+def _asm(tool, cpu, body, tmp):
+    src = f"{tmp}/k.cl"
+    with open(src, "w") as f:
+        f.write("kernel void k(global int *o, int a, int b, int c, short2 s, short2 t, ushort2 us, ushort2 ut)"
+                " {\n" + body + "}\n")
+    proc = subprocess.run([tool, "-x", "cl", "-cl-std=CL2.0", "-nogpulib", "-target", "amdgcn-amd-amdhsa",
+                           f"-mcpu={cpu}", "-O2", "-S", "-o", "-", src], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    return [ln.strip() for ln in proc.stdout.splitlines() if ln.strip().startswith("v_dot")]
+
+
+@pytest.mark.parametrize("row", amd.BUILTINS, ids=lambda r: r.name)
+def test_clang_last_argument_is_the_clamp_bit(row, tmp_path):
+    """docs/differences.md #1: clang's last argument becomes the instruction's clamp modifier
+    (and sudot's flags its neg_lo sign bits), so it is clamp, not the reference's neg."""
+    tool = clang()
+    cpu = "gfx1100" if row.feature == "dot8-insts" else "gfx942"
+    ops = {"plain": "a, b", "short2": "s, t" if row.src0 == "s" else "us, ut"}
+    insns = []
+    for i, last in enumerate(["false", "true"]):
+        if row.layout == "sudot":
+            flags = [("true", "false"), ("false", "true")][i]
+            args = f"{flags[0]}, a, {flags[1]}, b, c, {last}"
+        else:
+            args = f"{ops[row.layout]}, c, {last}"
+        sub = tmp_path / str(i)
+        sub.mkdir()
+        (insn,) = _asm(tool, cpu, f"  o[0] = __builtin_amdgcn_{row.name}({args});\n", sub)
+        insns.append(insn)
+    assert not insns[0].endswith("clamp") and insns[1].endswith("clamp"), insns
+    if row.layout == "sudot":
+        assert "neg_lo:[1,0,0]" in insns[0] and "neg_lo:[0,1,0]" in insns[1], insns
