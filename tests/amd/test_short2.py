@@ -77,9 +77,19 @@ def test_sixteen_bit_array_must_be_pairs():
     (True, OperandTypeError, "src0=True"),
     (2**32, OperandError, "src0=4294967296 is out of range"),
     ([[1, 2], [3]], OperandTypeError, "src0"),
+    ([[1, 2], [3, 4]], OperandTypeError, "src0 is a sequence of 2 non-scalars, which is ambiguous"),
+    ((np.array([1, 2, 3]), np.array([4, 5, 6])), OperandTypeError, "ambiguous; pass np.stack"),
 ])
 def test_bad_short2_operands(bad, exc, match):
     with pytest.raises(exc, match=match):
         amd.sdot2(bad, (1, 1), 0, False)
     with pytest.raises(exc, match=match.replace("src0", "src1")):
         amd.builtin("udot2", profile="llvm")((1, 1), bad, 0, False)
+
+
+def test_element_arrays_via_stack_and_lists_of_pairs():
+    e0, e1 = np.array([1, 2, 3]), np.array([4, 5, 6])
+    got = amd.sdot2(np.stack([e0, e1], axis=-1), (1, 1), 0, False)
+    assert got.tolist() == [5, 7, 9]
+    assert amd.sdot2([[1, 2], [3, 4], [5, 6]], (1, 10), 0, False).tolist() == [21, 43, 65]
+    assert amd.sdot2(np.asarray([[1, 2], [3, 4]]), (1, 10), 0, False).tolist() == [21, 43]

@@ -61,9 +61,13 @@ def short2_operand(x, name: str):
         return x.words
     if is_int_scalar(x) or isinstance(x, (bool, np.bool_, str, bytes, float, complex)) or x is None:
         return x  # a packed word, or a type the core rejects with a message naming the argument
-    if isinstance(x, (tuple, list)) and len(x) == 2 and all(
-            not isinstance(v, (tuple, list, np.ndarray)) for v in x):
-        return pack_scalar(list(x), 16, name)
+    if isinstance(x, (tuple, list)) and len(x) == 2:
+        if all(not isinstance(v, (tuple, list, np.ndarray)) for v in x):
+            return pack_scalar(list(x), 16, name)
+        # (e0s, e1s) could mean "element arrays" or "two pairs": refuse to guess.
+        raise OperandTypeError(
+            f"{name} is a sequence of 2 non-scalars, which is ambiguous; pass np.stack([e0, e1], axis=-1) for "
+            f"arrays of element 0 and element 1, or np.asarray(...) for an array of pairs (last axis 2)")
     try:
         arr = np.asarray(x)
     except (ValueError, TypeError) as exc:
