@@ -140,3 +140,141 @@ def test_argument_errors(call, err, msg):
 def test_int32_accumulator_accepts_the_unsigned_spelling():
     got = arm.vsudot_lane_s32(np.array([0xFFFFFFFF, 0], np.uint32), [1] * 8, [1] * 8, 0)
     assert got.tolist() == [3, 4]
+
+
+# -- the intrinsics as clang compiles them, run under QEMU ---------------------------------------
+
+def _qemu_tools(streaming: bool):
+    from tests.oracles import missing
+    from tests.oracles import qemu as oracle
+
+    if oracle.clang() is None:
+        missing("clang-19 (to build the AArch64 test programs)")
+    if oracle.qemu(streaming) is None:
+        missing("qemu-aarch64 with SME2 (QEMU 9 or newer)" if streaming else "qemu-aarch64 (qemu-user)")
+    return oracle
+
+
+def _build(oracle, c_source, **kw):
+    from tests.oracles import missing
+
+    try:
+        return oracle.build_acle(c_source, **kw)
+    except oracle.LinkerMissing as exc:
+        missing(f"lld-19 (clang's linker for the test programs): {exc}")
+
+
+def _random_bytes(rng, n, extremes=True):
+    b = rng.integers(0, 256, n, dtype=np.uint8)
+    if extremes:
+        mask = rng.random(n) < 0.3
+        b[mask] = rng.choice(np.array([0, 0x7F, 0x80, 0xFF], np.uint8), int(mask.sum()))
+    return b
+
+
+def _near_limit_words(rng, n):
+    base = rng.choice(np.array([0x7FFFFFFF, 0x80000000, 0], np.int64), n)
+    return ((base + rng.integers(-140000, 140000, n)) & 0xFFFFFFFF).astype("<u4").view(np.uint8)
+
+
+NEON_C = """#include <arm_neon.h>
+void entry(unsigned char *p) {{
+  {rt} r = vld1{q}_s32((const int32_t *)p);
+  {at} a = vld1{q}_s8((const signed char *)(p + 16));
+  {bt} b = vld1{bq}_u8(p + 32);
+  vst1{q}_s32((int32_t *)p, {name}(r, a, b, {lane}));
+}}
+"""
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("name", list(NEON))
+def test_neon_intrinsics_match_clang_under_qemu(name):
+    oracle = _qemu_tools(False)
+    nres, nb = NEON[name]
+    q = "q" if nres == 4 else ""
+    rng = np.random.default_rng(len(name))
+    for lane in range(nb // 4):
+        src = NEON_C.format(rt=f"int32x{nres}_t", at=f"int8x{4 * nres}_t", bt=f"uint8x{nb}_t", q=q,
+                            bq="q" if nb == 16 else "", name=name, lane=lane)
+        exe = _build(oracle, src, streaming=False, per_zlen=0, fixed=48)
+        blobs = [np.concatenate([_near_limit_words(rng, 4) if k % 2 else _random_bytes(rng, 16),
+                                 _random_bytes(rng, 16), _random_bytes(rng, 16)]) for k in range(32)]
+        outs = oracle.run(exe, [b.tobytes() for b in blobs], vl=128, svl=128, streaming=False, size=48)
+        for b, out in zip(blobs, outs):
+            want = b.copy()
+            res = getattr(arm, name)(b[:4 * nres].view("<i4"), b[16:16 + 4 * nres].view(np.int8),
+                                     b[32:32 + nb], lane)
+            want[:4 * nres] = res.view(np.uint8)
+            assert out == want.tobytes(), f"{name} lane {lane}"
+
+
+SVE_C = """#include <arm_sve.h>
+void entry(unsigned char *p) {{
+  svbool_t pb = svptrue_b8(), pw = svptrue_b32();
+  svint32_t acc = svld1_s32(pw, (const int32_t *)p);
+  svint8_t a = svld1_s8(pb, (const signed char *)(p + svcntb()));
+  svuint8_t b = svld1_u8(pb, p + 2 * svcntb());
+  svst1_s32(pw, (int32_t *)p, svsudot_lane_s32(acc, a, b, {imm}));
+}}
+"""
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("imm", range(4))
+def test_sve_intrinsic_matches_clang_under_qemu(imm):
+    oracle = _qemu_tools(False)
+    exe = _build(oracle, SVE_C.format(imm=imm), streaming=False, per_zlen=3, fixed=0)
+    rng = np.random.default_rng(imm)
+    for vl in (128, 256, 512, 1024, 2048):
+        n = vl // 8
+        blobs = [np.concatenate([_near_limit_words(rng, n // 4), _random_bytes(rng, n), _random_bytes(rng, n)])
+                 for _ in range(16)]
+        outs = oracle.run(exe, [b.tobytes() for b in blobs], vl=vl, svl=128, streaming=False, size=3 * n)
+        for b, out in zip(blobs, outs):
+            want = b.copy()
+            want[:n] = arm.svsudot_lane_s32(b[:n].view("<i4"), b[n:2 * n].view(np.int8), b[2 * n:], imm).view(np.uint8)
+            assert out == want.tobytes(), f"VL={vl} imm={imm}"
+
+
+SME2_C = """#include <arm_sme.h>
+void entry(unsigned char *p) __arm_streaming __arm_inout("za") {{
+  uint64_t s = svcntb();
+  svbool_t pb = svptrue_b8();
+  sv{tuple} zn = svcreate{n}_s8({loads});
+  svuint8_t zm = svld1_u8(pb, p + {n} * s);
+  uint32_t slice = *(const uint32_t *)(p + {n1} * s);
+  {name}(slice, zn, zm{imm});
+}}
+"""
+
+
+@pytest.mark.oracle
+@pytest.mark.parametrize("name, imm", [(n, i) for n, (_, idx) in SME2.items() for i in (range(4) if idx else [None])])
+def test_sme2_intrinsics_match_clang_under_qemu(name, imm):
+    oracle = _qemu_tools(True)
+    nvec, indexed = SME2[name]
+    loads = ", ".join(f"svld1_s8(pb, (const signed char *)(p + {k} * s))" for k in range(nvec))
+    src = SME2_C.format(tuple=f"int8x{nvec}_t", n=nvec, n1=nvec + 1, loads=loads, name=name,
+                        imm="" if imm is None else f", {imm}")
+    exe = _build(oracle, src, streaming=True, per_zlen=nvec + 1, fixed=16)
+    rng = np.random.default_rng(nvec * 10 + (imm or 0))
+    for svl in (128, 256, 512, 1024, 2048):
+        s = svl // 8
+        blobs = []
+        for k in range(12):
+            slice_ = int(rng.integers(0, 2**32)) if k % 3 else 2**32 - int(rng.integers(1, 8))
+            za = _near_limit_words(rng, s * s // 4) if k % 2 else _random_bytes(rng, s * s)
+            blobs.append(np.concatenate([_random_bytes(rng, (nvec + 1) * s),
+                                         np.array([slice_], "<u4").view(np.uint8), np.zeros(12, np.uint8), za]))
+        size = (nvec + 1) * s + 16 + s * s
+        outs = oracle.run(exe, [b.tobytes() for b in blobs], vl=128, svl=svl, streaming=True, size=size)
+        for b, out in zip(blobs, outs):
+            want = b.copy()
+            za = want[size - s * s:].reshape(s, s)
+            zn = tuple(b[k * s:(k + 1) * s].view(np.int8) for k in range(nvec))
+            zm = b[nvec * s:(nvec + 1) * s]
+            slice_ = int(b[(nvec + 1) * s:(nvec + 1) * s + 4].view("<u4")[0])
+            args = (slice_, zn, zm) + (() if imm is None else (imm,))
+            getattr(arm, name)(*args, za=za)
+            assert out == want.tobytes(), f"{name} SVL={svl} imm={imm} slice={slice_:#x}"

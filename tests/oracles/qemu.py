@@ -16,6 +16,8 @@ streaming programs only) | X8, X9, X10, X11 (8 bytes each, little-endian).
 
 Streaming programs execute ``smstart`` after every ``read``: Linux (and
 qemu-user) leave streaming mode on every system call; ZA survives.
+:func:`build_acle` wraps a C kernel that calls an ACLE intrinsic in the
+same kind of driver, so the intrinsics are checked as clang compiles them.
 Built programs are cached under ``.oracle-cache/qemu/`` keyed by a hash of
 the source, so a test run only pays for QEMU itself.
 """
@@ -111,34 +113,43 @@ class LinkerMissing(BuildError):
     """clang is there but lld (its -fuse-ld=lld linker) is not."""
 
 
-def build(insn_text: str, *, streaming: bool) -> Path:
-    """The (cached) program for one instruction; BuildError if clang rejects it."""
+def _compile(sources: dict[str, str], what: str) -> Path:
+    """Build a static program from {file name: text} (cached by content); BuildError if clang fails."""
     cc = clang()
-    src = source(insn_text, streaming=streaming)
-    key = hashlib.sha256(f"{cc}\n{MARCH}\n{src}".encode()).hexdigest()[:20]
+    blob = "\n".join(f"--- {name}\n{text}" for name, text in sorted(sources.items()))
+    key = hashlib.sha256(f"{cc}\n{MARCH}\n{blob}".encode()).hexdigest()[:20]
     exe = CACHE / f"p{key}"
     if exe.exists():
         return exe
     CACHE.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=CACHE) as tmp:
-        s = Path(tmp) / "prog.S"
-        s.write_text(src)
+        files = []
+        for name, text in sources.items():
+            (Path(tmp) / name).write_text(text)
+            files.append(str(Path(tmp) / name))
         out = Path(tmp) / "prog"
-        r = subprocess.run([cc, "--target=aarch64-linux-gnu", f"-march={MARCH}", "-fuse-ld=lld", "-static",
-                            "-nostdlib", "-o", str(out), str(s)], capture_output=True, text=True)
+        r = subprocess.run([cc, "--target=aarch64-linux-gnu", f"-march={MARCH}", "-O1", "-ffreestanding",
+                            "-fno-stack-protector", "-fuse-ld=lld", "-static", "-nostdlib", "-o", str(out), *files],
+                           capture_output=True, text=True)
         if r.returncode:
             if "linker" in r.stderr and "lld" in r.stderr:
                 raise LinkerMissing(r.stderr.strip())
-            raise BuildError(f"clang failed on {insn_text!r}:\n{r.stderr}")
+            raise BuildError(f"clang failed on {what}:\n{r.stderr}")
         os.replace(out, exe)  # atomic: parallel test runs never see half a file
     return exe
+
+
+def build(insn_text: str, *, streaming: bool) -> Path:
+    """The (cached) program for one instruction; BuildError if clang rejects it."""
+    return _compile({"prog.S": source(insn_text, streaming=streaming)}, repr(insn_text))
 
 
 def blob_size(zbytes: int, svl_bytes: int, streaming: bool) -> int:
     return 32 * zbytes + (svl_bytes * svl_bytes if streaming else 0) + 32
 
 
-def run(exe: Path, blobs: list[bytes], *, vl: int, svl: int, streaming: bool, timeout: float = 120) -> list[bytes]:
+def run(exe: Path, blobs: list[bytes], *, vl: int, svl: int, streaming: bool, size: int | None = None,
+        timeout: float = 120) -> list[bytes]:
     """Run the program on each state blob; return the blobs it wrote back.
 
     ``vl`` and ``svl`` are in bits; the header the program writes is checked
@@ -149,7 +160,8 @@ def run(exe: Path, blobs: list[bytes], *, vl: int, svl: int, streaming: bool, ti
     if streaming:
         props += f",sme-default-vector-length={svl // 8}"
     zbytes = (svl if streaming else vl) // 8
-    size = blob_size(zbytes, svl // 8, streaming)
+    if size is None:
+        size = blob_size(zbytes, svl // 8, streaming)
     for b in blobs:
         if len(b) != size:
             raise ValueError(f"state blob of {len(b)} bytes; expected {size}")
@@ -167,3 +179,52 @@ def run(exe: Path, blobs: list[bytes], *, vl: int, svl: int, streaming: bool, ti
     if len(body) != size * len(blobs):
         raise RuntimeError(f"qemu wrote {len(body)} bytes for {len(blobs)} states of {size} bytes")
     return [body[i * size:(i + 1) * size] for i in range(len(blobs))]
+
+
+# -- ACLE intrinsics compiled by clang ---------------------------------------------------------
+
+def acle_driver(*, streaming: bool, per_zlen: int, fixed: int) -> str:
+    """The ``_start`` that runs a C ``entry(uint8_t *blob)`` on each blob read from stdin.
+
+    Blob: ``per_zlen`` * (Z length in bytes) + ``fixed`` bytes that ``entry``
+    reads and writes itself, then (streaming programs) ZA, SVL*SVL bytes,
+    loaded before and stored after the call.  ``entry`` of a streaming
+    program is an ``__arm_streaming __arm_inout("za")`` function.
+    """
+    lines = ["    .text", "    .global _start", "_start:",
+             "    smstart" if streaming else "    nop",
+             "    adrp x21, buf", "    add x21, x21, :lo12:buf",
+             "    rdvl x19, #1",
+             "    rdsvl x25, #1" if streaming else "    mov x25, #0",
+             "    stp x19, x25, [x21]",
+             f"    mov x9, #{per_zlen}", f"    mul x26, x19, x9", f"    add x26, x26, #{fixed}",  # ZA offset
+             "    mul x22, x25, x25", "    add x20, x26, x22",                                  # blob size
+             "    mov x0, #1", "    mov x1, x21", "    mov x2, #16", "    mov x8, #64", "    svc #0",
+             "next_state:", "    mov x24, #0",
+             "read_more:",
+             "    mov x0, #0", "    add x1, x21, x24", "    sub x2, x20, x24", "    mov x8, #63", "    svc #0",
+             "    cmp x0, #0", "    b.lt fail", "    b.eq end_of_input",
+             "    add x24, x24, x0", "    cmp x24, x20", "    b.lo read_more"]
+    if streaming:
+        lines += ["    smstart", "    add x23, x21, x26", "    mov w12, #0", "load_za:", "    ldr za[w12, 0], [x23]",
+                  "    add x23, x23, x25", "    add w12, w12, #1", "    cmp x12, x25", "    b.lo load_za"]
+    lines += ["    mov x0, x21", "    bl entry"]
+    if streaming:
+        lines += ["    add x23, x21, x26", "    mov w12, #0", "store_za:", "    str za[w12, 0], [x23]",
+                  "    add x23, x23, x25", "    add w12, w12, #1", "    cmp x12, x25", "    b.lo store_za"]
+    lines += ["    mov x24, #0",
+              "write_more:",
+              "    mov x0, #1", "    add x1, x21, x24", "    sub x2, x20, x24", "    mov x8, #64", "    svc #0",
+              "    cmp x0, #0", "    b.le fail",
+              "    add x24, x24, x0", "    cmp x24, x20", "    b.lo write_more",
+              "    b next_state",
+              "end_of_input:", "    cmp x24, #0", "    b.ne fail", "    mov x0, #0", "    mov x8, #93", "    svc #0",
+              "fail:", "    mov x0, #3", "    mov x8, #93", "    svc #0",
+              "    .bss", "    .balign 16", "buf:", f"    .skip {BUF_BYTES}", ""]
+    return "\n".join(lines)
+
+
+def build_acle(c_source: str, *, streaming: bool, per_zlen: int, fixed: int) -> Path:
+    """A program running C ``entry`` (which calls an ACLE intrinsic) on blobs; see :func:`acle_driver`."""
+    return _compile({"driver.S": acle_driver(streaming=streaming, per_zlen=per_zlen, fixed=fixed),
+                     "entry.c": c_source}, "an ACLE test kernel")
