@@ -34,7 +34,7 @@ def operand(shape):
 @st.composite
 def calls(draw):
     name = draw(st.sampled_from(NAMES))
-    shapes = draw(hnp.mutually_broadcastable_shapes(num_shapes=3, min_dims=0, max_dims=3, max_side=4))
+    shapes = draw(hnp.mutually_broadcastable_shapes(num_shapes=3, min_dims=0, max_dims=3, min_side=0, max_side=4))
     arrays = []
     for i, shape in enumerate(shapes.input_shapes):
         if name in ("sdot2", "udot2") and i < 2 and shape and draw(st.booleans()):
