@@ -55,7 +55,7 @@ def _state(svl: int):
 def sme2_vgx4_rate(svl: int = 2048, text: str = INDEXED, min_time: float = 0.5) -> float:
     """Executions per second of one decoded SME2 vgx4 SUDOT on a streaming State."""
     from intdot.arm import asm
-    from intdot.arm.execute import execute
+    from intdot.arm.executor import execute
 
     s, insn = _state(svl), asm.parse(text)
     return _rate(lambda: execute(s, insn), min_time)
@@ -63,7 +63,7 @@ def sme2_vgx4_rate(svl: int = 2048, text: str = INDEXED, min_time: float = 0.5) 
 
 def report(svl: int = 2048) -> None:
     from intdot.arm import asm
-    from intdot.arm.execute import execute, spec_for
+    from intdot.arm.executor import execute, spec_for
     from intdot.core import dot_arrays
 
     s = _state(svl)

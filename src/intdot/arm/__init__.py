@@ -19,7 +19,7 @@ _EXPORTS = {
     "Form": "insn", "Insn": "insn",
     # the register-file model and the executor
     "State": "state",
-    "execute": "execute",
+    "execute": "executor",
     # ACLE intrinsics
     "vsudot_lane_s32": "acle", "vsudotq_lane_s32": "acle",
     "vsudot_laneq_s32": "acle", "vsudotq_laneq_s32": "acle",

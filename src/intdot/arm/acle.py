@@ -14,7 +14,7 @@ import numpy as np
 
 from ..core.errors import OperandError, OperandTypeError, StateError
 from ..core.values import check_int, check_word, describe
-from .execute import dot_by_element, dot_by_segment, dot_elementwise, spec_for, za_group
+from .executor import dot_by_element, dot_by_segment, dot_elementwise, spec_for, za_group
 from .state import LENGTHS, State
 
 _SPEC = spec_for(True, False)  # SUDOT: signed first source, unsigned second

@@ -105,7 +105,7 @@ def apply_set(state, text: str) -> None:
 
 
 def _as_insn(text: str):
-    from ..arm.execute import as_insn
+    from ..arm.executor import as_insn
 
     t = text.strip()
     if re.fullmatch(r"(0x)?[0-9a-fA-F]{8}", t):
@@ -137,7 +137,7 @@ def _lines(label: str, values) -> list[str]:
 
 def run_exec(args) -> int:
     from ..arm import asm
-    from ..arm.execute import execute
+    from ..arm.executor import execute
     from ..arm.state import State
 
     texts = list(args.insns) + list(args.more)

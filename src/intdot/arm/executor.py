@@ -8,8 +8,6 @@ group) and hand them to the core's dot product; none multiplies lanes.
 
 from __future__ import annotations
 
-import sys
-import types
 from functools import lru_cache
 
 import numpy as np
@@ -203,19 +201,3 @@ def execute(state: State, insn) -> State:
                                  f"{insn.form.kind!r}; known kinds: {sorted(EXECUTE)}")
     fn(state, insn)
     return state
-
-
-class _CallableModule(types.ModuleType):
-    """This module, callable as :func:`execute`.
-
-    ``intdot.arm`` exports the function ``execute`` lazily from this module of
-    the same name; once anything imports the submodule itself, Python binds
-    ``intdot.arm.execute`` to the module instead.  Making the module callable
-    keeps ``intdot.arm.execute(state, insn)`` working in either case.
-    """
-
-    def __call__(self, state, insn):
-        return execute(state, insn)
-
-
-sys.modules[__name__].__class__ = _CallableModule
