@@ -119,7 +119,8 @@ def main(argv=None) -> int:
         name = row.name
         public = call_public(name, a, b, c)
         spec = spec_of(name)
-        prealloc = lambda: dot_arrays(spec, a, b, c, neg=False, clamp=False, out=out.view(spec.result_dtype))  # noqa: E731
+        o = out.view(spec.result_dtype)
+        prealloc = lambda: dot_arrays(spec, a, b, c, neg=False, clamp=False, out=o)  # noqa: E731
         numpy_path = with_backend("numpy", public)
         for fn in (public, prealloc, numpy_path):
             fn()  # warm up: compile, page faults, caches

@@ -29,7 +29,8 @@ FAMILY_OF = {"gfx908": "CDNA", "gfx90a": "CDNA2", "gfx940": "CDNA3", "gfx941": "
 # The issue: builtin -> feature, processor -> features (llvm profile).
 FEATURE = {"sdot4": "dot1", "sdot8": "dot1", "sdot2": "dot2", "udot2": "dot2", "udot4": "dot7", "udot8": "dot7",
            "sudot4": "dot8", "sudot8": "dot8"}
-_A = "gfx906 gfx908 gfx90a gfx940 gfx941 gfx942 gfx950 gfx1011 gfx1012 " + " ".join(f"gfx{n}" for n in range(1030, 1037))
+_A = "gfx906 gfx908 gfx90a gfx940 gfx941 gfx942 gfx950 gfx1011 gfx1012 " + " ".join(
+    f"gfx{n}" for n in range(1030, 1037))
 _B = " ".join(f"gfx{n}" for n in [*range(1100, 1104), *range(1150, 1154), 1200, 1201, 1250, 1251])
 FEATURES_OF = {**{p: {"dot1", "dot2", "dot7"} for p in _A.split()}, **{p: {"dot7", "dot8"} for p in _B.split()},
                "gfx900": set(), "gfx1010": set(), "gfx1013": set()}
@@ -141,8 +142,8 @@ def test_rows_are_validated_when_built():
     from intdot.amd.builtins import Builtin
 
     good = amd.lookup("sdot4")
-    for change in [dict(width=16), dict(src0="flag"), dict(src0="x"), dict(families=("RDNA9",)), dict(feature="dot9-insts"),
-                   dict(layout="sudot"), dict(result="unsigned int")]:
+    for change in [dict(width=16), dict(src0="flag"), dict(src0="x"), dict(families=("RDNA9",)),
+                   dict(feature="dot9-insts"), dict(layout="sudot"), dict(result="unsigned int")]:
         fields = {**good.__dict__, **change}
         with pytest.raises(ValueError, match="bad builtin row"):
             Builtin(**fields)

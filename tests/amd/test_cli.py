@@ -122,7 +122,8 @@ def test_eval_errors(capsys, argv, message):
 def test_syntax_error_shows_caret(capsys):
     rc, _, err = run(capsys, "eval", "sdot4(1 2)")
     lines = err.splitlines()
-    assert rc == 1 and lines[0].endswith("(column 9)") and lines[1] == "  sdot4(1 2)" and lines[2] == "  " + " " * 8 + "^"
+    assert rc == 1 and lines[0].endswith("(column 9)")
+    assert lines[1] == "  sdot4(1 2)" and lines[2] == "  " + " " * 8 + "^"
 
 
 REFERENCE_TABLE = """\

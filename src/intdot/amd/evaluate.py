@@ -158,8 +158,9 @@ def explain(ev: Evaluation) -> list[str]:
         acc -= 1 << 32
     exact = acc - dot if ev.neg else acc + dot
     out.append(f"  src2 as {row.result} = {acc}")
-    out.append(f"  accumulate: src2 {'-' if ev.neg else '+'} dot = {acc} {'-' if ev.neg else '+'} "
-               f"{dot if dot >= 0 else f'({dot})'} = {exact} (exact){'   [neg: the dot product is subtracted]' if ev.neg else ''}")
+    op = "-" if ev.neg else "+"
+    note = "   [neg: the dot product is subtracted]" if ev.neg else ""
+    out.append(f"  accumulate: src2 {op} dot = {acc} {op} {dot if dot >= 0 else f'({dot})'} = {exact} (exact){note}")
     lo, hi = (-(1 << 31), (1 << 31) - 1) if row.result_signed else (0, MASK32)
     if ev.clamp:
         state = "below the range: saturated" if exact < lo else "above the range: saturated" if exact > hi \
