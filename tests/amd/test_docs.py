@@ -66,3 +66,23 @@ def test_console_examples(capsys, argv, expected):
     out, err = capsys.readouterr()
     assert (out + err).splitlines() == expected
     assert rc == (1 if err else 0)
+
+
+def test_differences_page_tables_match_the_rows():
+    """The hand-written tables of docs/differences.md say what the table rows say."""
+    from intdot import amd
+
+    text = (DOCS / "differences.md").read_text()
+    checked = 0
+    for m in re.finditer(r"^\| (`\w+`(?:, `\w+`)*) \| (RDNA2) \| (yes|no) \| (yes|no)", text, re.M):
+        for name in re.findall(r"`(\w+)`", m.group(1)):
+            assert amd.available(name, m.group(2)) is (m.group(3) == "yes")
+            assert amd.available(name, m.group(2), profile="llvm") is (m.group(4) == "yes")
+            checked += 1
+    assert checked == 6
+    for m in re.finditer(r"^\| (`\w+`(?:, `\w+`)*) \| (yes|no) \| (yes|no) \|$", text, re.M):
+        for name in re.findall(r"`(\w+)`", m.group(1)):
+            assert all(amd.available(name, f) is (m.group(2) == "yes") for f in amd.FAMILIES[:4])
+            assert all(amd.available(name, f) is (m.group(3) == "yes") for f in amd.FAMILIES[4:])
+            checked += 1
+    assert checked == 14
