@@ -12,6 +12,9 @@ from intdot.errors import AsmSyntaxError, IntdotError
     ("0", 0), ("42", 42), ("-42", -42), ("+7", 7), ("0x7f", 127), ("0X7F", 127), ("0xFFFFFFFF", 2**32 - 1),
     ("017", 15), ("0b101", 5), ("10u", 10), ("10U", 10), ("10l", 10), ("10LL", 10), ("0x10ul", 16),
     ("0x10LLU", 16), ("--5", 5), ("-(3)", -3), ("(0x10)", 16), ("- 0x80000000", -(2**31)),
+    # casts convert as C does: modulo 2**32, two's complement for the signed types
+    ("(int)0x80000000", -(2**31)), ("(int)0xFFFFFFFF", -1), ("(unsigned)-1", 2**32 - 1), ("(uint)(int)-2", 2**32 - 2),
+    ("(unsigned int)0x100000005", 5), ("-(int)1", -1), ("(int32_t)4294967295u", -1), ("(signed int)7", 7),
 ])
 def test_integer_literals(text, value):
     (arg,) = parse_call(f"f({text})").args
@@ -44,7 +47,12 @@ def test_bools_vectors_and_spelling():
     ("sdot4(1 + 2)", 9, "expected ',' or ')'"),
     ("sdot4(a)", 7, "expected an argument"),
     ("sdot4(-true)", 7, "a sign cannot apply to true/false"),
-    ("sdot4((int2){1, 2})", 8, "expected a vector type"),
+    ("sdot4((int2){1, 2})", 8, "expected a type: short2 or ushort2 for a vector literal"),
+    ("sdot4((long)1)", 8, "or a 32-bit integer type (int, signed"),
+    ("sdot4((signed char)1)", 15, "expected ')' after the type name"),
+    ("sdot4((int)true)", 12, "a (int) cast needs an integer, not 'true'"),
+    ("sdot4((int)(short2){1, 2})", 12, "a (int) cast needs an integer"),
+    ("sdot4((int unsigned)1)", 8, "'(int unsigned)' is not a cast intdot reads"),
     ("sdot4((short2){1, 2, 3})", 7, "needs exactly 2 elements, got 3"),
     ("sdot4((short2){1})", 7, "needs exactly 2 elements, got 1"),
     ("sdot4((short2){1, true})", 19, "element must be an integer"),

@@ -41,6 +41,7 @@ EVAL_CASES = [
     ("__builtin_amdgcn_sudot4(true, 0x80FF7F01, false, 0x01020304, 100, false)", [],
      ref("sudot4", 0x80FF7F01, 0x01020304, 100, src0_neg=True, src1_neg=False)),
     ("sdot4(-1, 0x7f7f7f7f, 5, false)", [], ref("sdot4", -1, 0x7f7f7f7f, 5)),
+    ("sdot4((int)0x80808080, (unsigned)-1, 5, false)", [], ref("sdot4", 0x80808080, 0xFFFFFFFF, 5)),
     ("sdot2((short2){-3, 7}, (short2){2, 5}, 0, false)", [], 29),
     ("sdot2((short2){-32768, -32768}, (short2){-32768, -32768}, 0, 0)", ["--clamp"], 2**31 - 1),
     ("udot2((ushort2){65535, 1}, 0x00020003, 4294967295U, 1)", [], ref("udot2", 0x0001FFFF, 0x00020003, 2**32 - 1,

@@ -5,7 +5,8 @@ A tokenizer and a small recursive-descent parser; the text is never evaluated
 as Python.  Grammar::
 
     call     := NAME "(" [ arg { "," arg } ] ")" [ ";" ]
-    arg      := sign* ( INTEGER | "true" | "false" | "(" arg ")" ) | vector
+    arg      := sign* ( INTEGER | "true" | "false" | "(" arg ")" | cast ) | vector
+    cast     := "(" ("int" | "unsigned" | "unsigned int" | "uint" | ...) ")" arg
     vector   := "(" ("short2" | "ushort2") ")" "{" arg "," arg "}"
     sign     := "+" | "-"
     INTEGER  := decimal, 0x hexadecimal, 0b binary or 0 octal, with an optional
@@ -13,7 +14,8 @@ as Python.  Grammar::
 
 Integer values are read as mathematical integers (``-1`` is -1,
 ``0xFFFFFFFF`` is 4294967295); whether they fit a parameter is checked by the
-caller, with a clear error rather than C's silent conversion.
+caller, with a clear error rather than C's silent conversion.  An explicit
+cast such as ``(int)0x80000000`` converts as C does (modulo 2**32).
 """
 
 from __future__ import annotations
@@ -56,6 +58,10 @@ class Call:
 
 
 VECTOR_TYPES = ("short2", "ushort2")
+# Casts to 32-bit integer types: spelling -> signed?
+_CASTS = {"int": True, "signed": True, "signed int": True, "int32_t": True,
+          "unsigned": False, "unsigned int": False, "uint": False, "uint32_t": False}
+_CAST_WORDS = {"int", "signed", "unsigned", "uint", "int32_t", "uint32_t"}
 _PUNCT = "(){},;+-"
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _NUMBER = re.compile(r"[0-9][0-9A-Za-z_]*")  # a maximal preprocessing number, checked afterwards
@@ -180,6 +186,8 @@ class _Parser:
             return Arg("bool", tok.text == "true", start.column, tok.text)
         if tok.text == "(":
             nxt = self.tokens[self.i + 1]
+            if nxt.kind == "name" and nxt.text in _CAST_WORDS:
+                return self.cast(start, sign)
             if nxt.kind == "name" and nxt.text not in ("true", "false"):
                 if tok is not start:
                     self.error("a sign cannot apply to a vector literal", start)
@@ -193,11 +201,32 @@ class _Parser:
             return Arg(inner.kind, value, start.column, self._text(start), inner.type_name)
         self.error("expected an argument (an integer, true, false, or (short2){a, b})")
 
+    def cast(self, start: Token, sign: int) -> Arg:
+        open_tok = self.expect("(")
+        words = []
+        while self.tok.kind == "name" and self.tok.text in _CAST_WORDS:
+            words.append(self.tok.text)
+            self.i += 1
+        name = " ".join(words)
+        if name not in _CASTS:
+            raise ExprSyntaxError(f"'({name})' is not a cast intdot reads; expected one of "
+                                  f"{', '.join(f'({c})' for c in _CASTS)}", self.line, open_tok.column + 1)
+        self.expect(")", "')' after the type name")
+        inner = self.arg()
+        if inner.kind != "int":
+            raise ExprSyntaxError(f"a ({name}) cast needs an integer, not {inner.text!r}", self.line, inner.column)
+        # C's conversion to a 32-bit type: modulo 2**32, read as two's complement for the signed ones.
+        value = inner.value % (1 << 32)
+        if _CASTS[name] and value >= 1 << 31:
+            value -= 1 << 32
+        return Arg("int", sign * value, start.column, self._text(start))
+
     def vector(self) -> Arg:
         start = self.expect("(")
         type_tok = self.tok
         if type_tok.text not in VECTOR_TYPES:
-            self.error(f"expected a vector type ({' or '.join(VECTOR_TYPES)}) in the compound literal")
+            self.error(f"expected a type: {' or '.join(VECTOR_TYPES)} for a vector literal, or a 32-bit integer "
+                       f"type ({', '.join(_CASTS)}) for a cast")
         self.i += 1
         self.expect(")", "')' after the type name")
         self.expect("{", "'{' to open the vector literal")
