@@ -89,7 +89,8 @@ def short2_operand(x, name: str):
         if lo < _LANE_LO or hi > _LANE_HI:
             bad = lo if lo < _LANE_LO else hi
             raise OperandError(f"{name} holds the element {bad}; each 16-bit element must be in "
-                               f"[{_LANE_LO}, {_LANE_HI}] (signed or unsigned spelling)")
+                               f"[{_LANE_LO}, {_LANE_HI}] (signed or unsigned spelling); an array whose last axis "
+                               f"has length 2 is read as pairs: wrap packed 32-bit words in intdot.amd.packed()")
     return np.asarray(pack(arr, 16), dtype=np.uint32)
 
 
