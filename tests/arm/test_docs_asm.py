@@ -1,0 +1,71 @@
+"""The examples of docs/arm.md outside its execution section (which
+tests/arm/test_execute.py runs): every ``>>>`` example, every ``$ intdot asm`` /
+``$ intdot disasm`` session, and the table of forms against ``FORMS``."""
+
+from __future__ import annotations
+
+import doctest
+import re
+import shlex
+from pathlib import Path
+
+import pytest
+
+from intdot.arm import FORMS
+from intdot.cli import main
+
+DOC = Path(__file__).resolve().parents[2] / "docs" / "arm.md"
+EXECUTION = "## Register-file model and execution"
+
+
+def _text() -> str:
+    """The page without the execution section (that one is tested by its owner's test)."""
+    text = DOC.read_text()
+    return re.sub(rf"^{re.escape(EXECUTION)}\n.*?(?=^## |\Z)", "", text, flags=re.M | re.S)
+
+
+def test_doc_examples():
+    test = doctest.DocTestParser().get_doctest(_text(), {}, "arm.md", str(DOC), 0)
+    runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
+    runner.run(test)
+    assert len(test.examples) >= 10 and runner.failures == 0
+
+
+def _sessions() -> list[tuple[str, str]]:
+    """(command line, expected stdout) of each ``$ intdot asm|disasm`` line in a fenced block."""
+    blocks = re.findall(r"^```(\w*)\n(.*?)^```$", _text(), re.M | re.S)
+    out = []
+    for lang, block in blocks:
+        if lang:
+            continue
+        for chunk in re.split(r"^(?=\$ )", block, flags=re.M):
+            if chunk.startswith("$ intdot asm") or chunk.startswith("$ intdot disasm"):
+                command, _, expected = chunk.partition("\n")
+                out.append((command[2:], expected))
+    return out
+
+
+SESSIONS = _sessions()
+
+
+def test_sessions_found():
+    assert len(SESSIONS) >= 4
+
+
+@pytest.mark.parametrize("command, expected", SESSIONS, ids=[c for c, _ in SESSIONS])
+def test_shell_session(command, expected, capsys):
+    assert main(shlex.split(command)[1:]) == 0
+    assert capsys.readouterr().out == expected
+
+
+def test_forms_table():
+    """Each row of the page's table of forms names a row of FORMS with its constant and canonical text."""
+    rows = re.findall(r"^\| `(sudot_\w+)` \| `([^`]+)` \| `(0x[0-9A-F]{8})` \|", DOC.read_text(), re.M)
+    assert sorted(name for name, _, _ in rows) == sorted(f.name for f in FORMS)
+    import intdot.arm as arm
+
+    for name, text, constant in rows:
+        form = next(f for f in FORMS if f.name == name)
+        assert form.layout.match == int(constant, 16), name
+        insn = arm.asm.parse(text)
+        assert insn.form is form and insn.text == text, name
