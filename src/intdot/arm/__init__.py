@@ -14,7 +14,7 @@ import importlib
 # Public name -> submodule that defines it.  Submodules load on first use.
 _EXPORTS = {
     # the form table and text/word conversions (intdot.arm.asm)
-    "assemble": "asm", "disassemble": "asm", "decode": "asm", "encode": "asm",
+    "assemble": "asm", "disassemble": "asm", "decode": "asm", "encode": "asm", "parse": "asm",
     "FORMS": "forms",
     "Form": "insn", "Insn": "insn",
     # the register-file model and the executor
