@@ -25,16 +25,17 @@ def kernel(width: int, a_signed: bool, b_signed: bool, result_signed: bool):
     sc = (1 << 31) if result_signed else 0
 
     @numba.njit(parallel=True, nogil=True, boundscheck=False)
-    def run(a, b, acc, neg, clamp, out):
+    def run(a, a_step, b, b_step, acc, acc_step, neg, clamp, out):
+        # *_step is 1, or 0 for an operand that is one value for every element.
         for i in numba.prange(out.size):
-            x = np.int64(a[i])
-            y = np.int64(b[i])
+            x = np.int64(a[i * a_step])
+            y = np.int64(b[i * b_step])
             d = np.int64(0)
             for lane in range(n_lanes):
                 p = ((x >> (width * lane)) & mask ^ sa) - sa
                 q = ((y >> (width * lane)) & mask ^ sb) - sb
                 d += p * q
-            c = (np.int64(acc[i]) ^ sc) - sc
+            c = (np.int64(acc[i * acc_step]) ^ sc) - sc
             r = c - d if neg else c + d
             if clamp:
                 r = lo if r < lo else (hi if r > hi else r)

@@ -22,6 +22,7 @@ import numpy as np
 
 from . import _numpy_path
 from .lanes import check_width, lane_values
+from .errors import OperandError
 from .values import MASK32, WORD_END, WORD_MIN, as_word_array, check_flag, check_word
 
 _SIGN = 1 << 31
@@ -165,16 +166,27 @@ def dot_arrays(spec: DotSpec, a: np.ndarray, b: np.ndarray, acc: np.ndarray, *, 
     shape = np.broadcast_shapes(a.shape, b.shape, acc.shape)
     if out is None:
         out = np.empty(shape, dtype=spec.result_dtype)
-    flat = [np.ascontiguousarray(np.broadcast_to(x, shape)).reshape(-1) if x.shape != shape
-            else np.ascontiguousarray(x).reshape(-1) for x in (a, b, acc)]
+    elif out.shape != shape or out.dtype != spec.result_dtype or not out.flags.c_contiguous:
+        raise OperandError(f"out has shape {out.shape}, dtype {out.dtype}; expected a C-contiguous "
+                           f"{np.dtype(spec.result_dtype)} array of shape {shape}")
+    n = out.size
+    # A single value (e.g. a scalar accumulator) is read with stride 0, not copied n times.
+    flat = []
+    for x in (a, b, acc):
+        if x.size == 1:
+            flat.append((np.ascontiguousarray(x, dtype=np.uint32).reshape(1), 0))
+        else:
+            flat.append((np.ascontiguousarray(np.broadcast_to(x, shape), dtype=np.uint32).reshape(-1), 1))
     o = out.reshape(-1)
     from . import accel
 
-    kernel = accel.kernel_for(spec, o.size, backend)
+    kernel = accel.kernel_for(spec, n, backend)
     if kernel is not None:
-        kernel(flat[0], flat[1], flat[2], neg, clamp, o.view(np.uint32))
+        (fa, sa), (fb, sb), (fc, sc) = flat
+        kernel(fa, sa, fb, sb, fc, sc, neg, clamp, o.view(np.uint32))
     else:
-        _numpy_path.dot_into(spec, flat[0], flat[1], flat[2], neg, clamp, o)
+        fa, fb, fc = (np.broadcast_to(x, (n,)) if s == 0 else x for x, s in flat)
+        _numpy_path.dot_into(spec, fa, fb, fc, neg, clamp, o)
     return out
 
 
