@@ -186,3 +186,47 @@ def test_docs_examples():
     runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
     runner.run(test)
     assert test.examples and runner.failures == 0
+
+
+@pytest.mark.parametrize("name, ops, match", [
+    # q=0 on the 128-bit row would run the 64-bit semantics: the row fixes q=1
+    ("sudot_neon_elem_128", dict(vd=0, vn=1, vm=2, index=3, q=0), "which has q=1"),
+    ("sudot_neon_elem_128", dict(vd=0, vn=1, vm=2, index=3, q=True), "which has q=1"),
+    ("sudot_neon_elem_64", dict(vd=0, vn=1, vm=2, index=3, q=0, extra=1), "'extra'"),
+    # lists the vgx4 indexed row cannot encode (not a multiple of 4)
+    ("sudot_sme2_indexed_vgx4", dict(wv=8, off=0, zn=1, zm=0, index=0), "expected 0..28 in steps of 4"),
+    ("sudot_sme2_indexed_vgx4", dict(wv=8, off=0, zn=30, zm=0, index=0), "expected 0..28 in steps of 4"),
+    ("sudot_sme2_single_vgx2", dict(wv=12, off=0, zn=0, zm=0), "expected 8..11"),
+    ("sudot_sme2_single_vgx2", dict(wv=8, off=8, zn=0, zm=0), "expected 0..7"),
+])
+def test_an_insn_its_row_cannot_encode_is_refused_and_the_state_kept(name, ops, match):
+    s = State(svl=256, streaming=True)
+    s.z[:] = 1
+    s.za[:] = 2
+    before = s.copy()
+    with pytest.raises(OperandError, match=match):
+        execute(s, Insn(form_named(name), ops))
+    with pytest.raises(OperandError, match=match):
+        asm.encode(Insn(form_named(name), ops))
+    assert s == before
+
+
+def test_a_row_constant_may_be_left_out():
+    s = State()
+    s.set("v1.b", 1)
+    s.set("v2.b", 2)
+    execute(s, Insn(form_named("sudot_neon_elem_64"), dict(vd=0, vn=1, vm=2, index=0)))
+    assert s.get("v0.s").tolist() == [8, 8, 0, 0]
+
+
+@pytest.mark.parametrize("form, ops, cls", [
+    (None, {}, OperandTypeError),
+    ("sudot_sve_indexed", {}, OperandTypeError),
+    (form_named("sudot_sve_indexed"), None, OperandTypeError),
+    (form_named("sudot_sve_indexed"), [0, 1, 2, 3], OperandTypeError),
+])
+def test_malformed_insn_objects_raise_typed_errors(form, ops, cls):
+    with pytest.raises(cls):
+        execute(State(), Insn(form, ops))
+    with pytest.raises(cls):
+        asm.encode(Insn(form, ops))

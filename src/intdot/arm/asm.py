@@ -13,7 +13,7 @@ from __future__ import annotations
 import numbers
 
 from ..core.errors import OperandError, OperandTypeError, UndefinedEncoding
-from .forms import FORMS, Operand
+from .forms import FORMS, Operand, checked_ops
 from .insn import Form, Insn
 from .syntax import parse
 
@@ -69,28 +69,10 @@ def encode(insn: Insn) -> int:
     >>> hex(encode(parse("sudot v0.2s, v1.8b, v2.4b[3]")))
     '0xf22f820'
     """
-    if not isinstance(insn, Insn):
-        raise OperandTypeError(f"insn={insn!r} has type {type(insn).__name__}; expected an intdot.arm.Insn")
-    lay = getattr(insn.form, "layout", None)
-    if lay is None:
-        raise OperandError(f"insn.form={insn.form.name!r} has no encoding layout")
-    word = lay.match
-    extra = set(insn.ops) - set(lay.fields) - set(lay.consts)
-    if extra:
-        raise OperandError(f"insn.ops has operands {sorted(extra)} that form {insn.form.name} does not have")
-    for op, value in lay.consts.items():
-        if insn.ops.get(op, value) != value:
-            raise OperandError(f"insn.ops[{op!r}]={insn.ops[op]!r} does not fit form {insn.form.name} "
-                               f"(which has {op}={value})")
-    for op, fld in lay.fields.items():
-        if op not in insn.ops:
-            raise OperandError(f"insn.ops lacks operand {op!r} of form {insn.form.name}")
-        value = insn.ops[op]
-        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value not in fld.values:
-            v = fld.values
-            allowed = f"{v.start}..{v[-1]}" + (f" in steps of {v.step}" if v.step != 1 else "")
-            raise OperandError(f"insn.ops[{op!r}]={value!r} is out of range for {insn.form.name}; expected {allowed}")
-        word |= fld.insert(int(value))
+    ops = checked_ops(insn)
+    word = insn.form.layout.match
+    for op, fld in insn.form.layout.fields.items():
+        word |= fld.insert(ops[op])
     return word
 
 

@@ -15,7 +15,7 @@ import numpy as np
 from ..core.dot import DotSpec, dot_arrays
 from ..core.errors import OperandError, OperandTypeError, StateError, UnknownInstruction
 from ..core.values import describe, is_int_scalar
-from .insn import Insn
+from .insn import Form, Insn
 from .state import State
 
 _U32 = np.dtype("<u4")
@@ -74,6 +74,12 @@ def _words(region: np.ndarray) -> np.ndarray:
 
 
 def _op(insn: Insn, name: str, lo: int, hi: int) -> int:
+    """Operand ``name``, within what the semantics can address (``lo..hi``).
+
+    The row's narrower encoding ranges (Zm z0-z7, Wv w8-w11, ...) are checked
+    before, by :func:`~intdot.arm.forms.checked_ops`; this guards a hand-made
+    :class:`~intdot.arm.insn.Form` without a layout.
+    """
     try:
         v = insn.ops[name]
     except (KeyError, TypeError):
@@ -101,7 +107,7 @@ def _exec_neon_elem(state: State, insn: Insn) -> None:
 def _exec_sve_indexed(state: State, insn: Insn) -> None:
     form = insn.form
     zda, zn = _op(insn, "zda", 0, 31), _op(insn, "zn", 0, 31)
-    zm, index = _op(insn, "zm", 0, 7), _op(insn, "index", 0, 3)
+    zm, index = _op(insn, "zm", 0, 31), _op(insn, "index", 0, 3)
     z = state.z
     res = dot_by_segment(spec_for(form.a_signed, form.b_signed), _words(z[zda]), _words(z[zn]), _words(z[zm]),
                          index)
@@ -117,7 +123,7 @@ def _sme2_prologue(state: State, insn: Insn):
     nvec = form.nvec
     if nvec not in (2, 4):
         raise OperandError(f"{form.name}: nvec={nvec!r}; expected 2 or 4")
-    wv, off = _op(insn, "wv", 8, 11), _op(insn, "off", 0, 7)
+    wv, off = _op(insn, "wv", 0, 30), _op(insn, "off", 0, 0xFFFFFFFF)
     return form, nvec, za_group(state.za, nvec, state.w[wv] + off)
 
 
@@ -128,7 +134,7 @@ def _members(z: np.ndarray, zn: int, nvec: int) -> np.ndarray:
 
 def _exec_sme2_indexed(state: State, insn: Insn) -> None:
     form, nvec, group = _sme2_prologue(state, insn)
-    zn, zm, index = _op(insn, "zn", 0, 31), _op(insn, "zm", 0, 15), _op(insn, "index", 0, 3)
+    zn, zm, index = _op(insn, "zn", 0, 31), _op(insn, "zm", 0, 31), _op(insn, "index", 0, 3)
     z = state.z
     res = dot_by_segment(spec_for(form.a_signed, form.b_signed), _words(group), _words(_members(z, zn, nvec)),
                          _words(z[zm]), index)
@@ -137,7 +143,7 @@ def _exec_sme2_indexed(state: State, insn: Insn) -> None:
 
 def _exec_sme2_single(state: State, insn: Insn) -> None:
     form, nvec, group = _sme2_prologue(state, insn)
-    zn, zm = _op(insn, "zn", 0, 31), _op(insn, "zm", 0, 15)
+    zn, zm = _op(insn, "zn", 0, 31), _op(insn, "zm", 0, 31)
     z = state.z
     res = dot_elementwise(spec_for(form.a_signed, form.b_signed), _words(group), _words(_members(z, zn, nvec)),
                           _words(z[zm])[None, :])
@@ -195,9 +201,16 @@ def execute(state: State, insn) -> State:
     if not isinstance(state, State):
         raise OperandTypeError(f"state={describe(state)} is not an intdot.arm.State")
     insn = as_insn(insn)
-    fn = EXECUTE.get(insn.form.kind)
+    form = insn.form
+    if not isinstance(form, Form):
+        raise OperandTypeError(f"insn.form={describe(form)} is not an intdot.arm.Form")
+    fn = EXECUTE.get(form.kind)
     if fn is None:
-        raise UnknownInstruction(f"{insn.form.name}: the executor has no semantics for kind "
-                                 f"{insn.form.kind!r}; known kinds: {sorted(EXECUTE)}")
+        raise UnknownInstruction(f"{form.name}: the executor has no semantics for kind "
+                                 f"{form.kind!r}; known kinds: {sorted(EXECUTE)}")
+    if form.layout is not None:  # a row of the table: its operands must be encodable
+        from .forms import checked_ops
+
+        insn = Insn(form, checked_ops(insn))
     fn(state, insn)
     return state

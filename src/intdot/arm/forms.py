@@ -25,7 +25,9 @@ import re
 from dataclasses import dataclass
 from typing import Mapping
 
-from .insn import SEMANTIC_KINDS, Form
+from ..core.errors import OperandError, OperandTypeError
+from ..core.values import describe, is_int_scalar
+from .insn import SEMANTIC_KINDS, Form, Insn
 
 # ---------------------------------------------------------------------------
 # The table.  Templates: ``v{op}.T`` / ``z{op}.T`` a vector register,
@@ -339,10 +341,54 @@ _BY_NAME = {f.name: f for f in FORMS}
 MNEMONICS = tuple(sorted({f.mnemonic for f in FORMS}))
 
 
+def checked_ops(insn) -> dict:
+    """The operands of ``insn`` checked against its row, with the row's constants filled in.
+
+    Every field operand must be present and one of the values the field can
+    encode, a constant (``q`` of the NEON rows) absent or equal to the row's
+    value, and no other operand given.  The encoder and the executor both call
+    this, so an instruction that cannot be encoded cannot be executed either.
+
+    >>> checked_ops(Insn(form_named("sudot_neon_elem_64"), {"vd": 0, "vn": 1, "vm": 2, "index": 3}))
+    {'vd': 0, 'vn': 1, 'vm': 2, 'index': 3, 'q': 0}
+    """
+    if not isinstance(insn, Insn):
+        raise OperandTypeError(f"insn={describe(insn)} has type {type(insn).__name__}; expected an intdot.arm.Insn")
+    form = insn.form
+    if not isinstance(form, Form) or form.layout is None:
+        raise OperandTypeError(f"insn.form={describe(form)} is not a row of intdot.arm.FORMS "
+                               "(an intdot.arm.Form with an encoding layout)")
+    lay, ops = form.layout, insn.ops
+    if not isinstance(ops, Mapping):
+        raise OperandTypeError(f"insn.ops={describe(ops)} is not a mapping of operand names to integers")
+    extra = [k for k in ops if k not in lay.fields and k not in lay.consts]
+    if extra:
+        raise OperandError(f"insn.ops has operands {', '.join(map(repr, extra))} that form {form.name} does not "
+                           f"have (it has {', '.join(list(lay.fields) + list(lay.consts))})")
+    out = {}
+    for op, fld in lay.fields.items():
+        if op not in ops:
+            raise OperandError(f"insn.ops lacks operand {op!r} of form {form.name}")
+        value = ops[op]
+        if not is_int_scalar(value) or int(value) not in fld.values:
+            v = fld.values
+            allowed = f"{v.start}..{v[-1]}" + (f" in steps of {v.step}" if v.step != 1 else "")
+            raise OperandError(f"insn.ops[{op!r}]={describe(value)} is out of range for {form.name}; "
+                               f"expected {allowed}")
+        out[op] = int(value)
+    for op, value in lay.consts.items():
+        given = ops.get(op, value)
+        if not is_int_scalar(given) or int(given) != value:
+            raise OperandError(f"insn.ops[{op!r}]={describe(given)} does not fit form {form.name} "
+                               f"(which has {op}={value})")
+        out[op] = value
+    return out
+
+
 def form_named(name: str) -> Form:
     """The row called ``name`` (``KeyError`` if there is none)."""
     return _BY_NAME[name]
 
 
 __all__ = ["FORMS", "MNEMONICS", "Field", "Form", "FormTableError", "Layout", "Operand", "Slice",
-           "form_named", "validate"]
+           "checked_ops", "form_named", "validate"]

@@ -32,8 +32,9 @@ class Form:
     """One row of the form table: what the executor needs to know.
 
     ``intdot.arm.forms`` builds these and adds the encoding/syntax details in
-    ``layout`` (fixed bits, fields, template), which only the encoder,
-    decoder, printer and parser read.
+    ``layout`` (fixed bits, fields, template), which the encoder, decoder,
+    printer and parser read; the executor uses it only to refuse operands
+    the row cannot encode (a hand-made Form without a layout skips that check).
     """
 
     name: str  # unique row name
