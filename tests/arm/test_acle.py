@@ -119,6 +119,11 @@ def test_sme2_intrinsics_match_reference(name, svl):
     (lambda: arm.vsudot_lane_s32([0, 0], [0] * 8, [0] * 8, 1.0), OperandTypeError, "lane"),
     (lambda: arm.vsudot_lane_s32([2**32, 0], [0] * 8, [0] * 8, 0), OperandError, "r holds"),
     (lambda: arm.svsudot_lane_s32([0] * 3, [0] * 12, [0] * 12, 0), OperandError, "multiple of 16"),
+    # batch axes that do not broadcast: an intdot error naming them, not NumPy's
+    (lambda: arm.vsudotq_laneq_s32(np.zeros((2, 4), np.int32), np.zeros((3, 16), np.int8), [0] * 16, 0),
+     OperandError, r"r \(2,\), a \(3,\)"),
+    (lambda: arm.svsudot_lane_s32(np.zeros((2, 4), np.int32), [0] * 16, np.zeros((3, 16), np.uint8), 0),
+     OperandError, "do not broadcast"),
     (lambda: arm.svsudot_lane_s32([0] * 4, [0] * 16, [0] * 16, 4), OperandError, "imm_index"),
     (lambda: arm.svsudot_single_za32_s8_vg1x2(0, ([0] * 16,) * 2, [0] * 16), OperandError, "exactly one"),
     (lambda: arm.svsudot_single_za32_s8_vg1x2(0, ([0] * 16,) * 3, [0] * 16, za=np.zeros((16, 16), np.uint8)),

@@ -56,11 +56,21 @@ def _lane(lane, name: str, hi: int, func: str) -> int:
     return check_int(lane, f"{func}: {name}", 0, hi, f"an integer in [0, {hi}] (a constant in ACLE)")
 
 
+def _batch(func: str, **words: np.ndarray) -> None:
+    """Check that the leading (batch) axes of the arguments broadcast together."""
+    try:
+        np.broadcast_shapes(*(w.shape[:-1] for w in words.values()))
+    except ValueError:
+        shapes = ", ".join(f"{k} {w.shape[:-1]}" for k, w in words.items())
+        raise OperandError(f"{func}: the batch axes (all but the last) do not broadcast: {shapes}") from None
+
+
 def _neon(func: str, r, a, b, lane, nres: int, nb: int) -> np.ndarray:
     acc = _vector(r, "r", "s32", nres, func)
     wa = _vector(a, "a", "s8", 4 * nres, func)
     wb = _vector(b, "b", "u8", nb, func)
     lane = _lane(lane, "lane", nb // 4 - 1, func)
+    _batch(func, r=acc, a=wa, b=wb)
     res = dot_by_element(_SPEC, acc, wa, np.asarray(wb[..., lane]))
     return res.view(np.int32)
 
@@ -128,6 +138,7 @@ def svsudot_lane_s32(op1, op2, op3, imm_index: int) -> np.ndarray:
     a = _vector(op2, "op2", "s8", 4 * n, func)
     b = _vector(op3, "op3", "u8", 4 * n, func)
     idx = _lane(imm_index, "imm_index", 3, func)
+    _batch(func, op1=acc, op2=a, op3=b)
     return dot_by_segment(_SPEC, acc, a, b, idx).view(np.int32)
 
 
