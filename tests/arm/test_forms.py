@@ -113,3 +113,22 @@ def test_a_new_row_is_all_it_takes():
     insn = asm.Insn(sdot, {"zda": 0, "zn": 1, "zm": 7, "index": 3})
     assert asm.encode(insn) == 0x44BF0020  # arm_llvm_mc.tsv: sdot z0.s, z1.b, z7.b[3]
     assert asm.format_insn(insn) == "sdot z0.s, z1.b, z7.b[3]"
+
+
+def test_a_za_d_row_reads_its_suffix_from_the_template():
+    """The ZA operand's element suffix comes from the template (``za.d`` for the 16-bit SDOT
+    into 64-bit lanes), not from a ``.s`` written into the reader."""
+    from intdot.arm import asm
+
+    row = F._build(dict(
+        name="sdot_sme2_za64_indexed_vgx2", mnemonic="sdot", kind="sme2_dot_indexed", nvec=2,
+        a_signed=True, b_signed=True, feature="sme2+sme-i16i64",
+        bits="110000011101 Zm:4 0 Rv:2 0 0 i1:1 Zn:4 0 0 1 off3:3",
+        fields={"wv": "Rv+8", "off": "off3", "zn": "Zn*2", "zm": "Zm", "index": "i1"},
+        syntax="sdot za.d[w{wv}, {off}, vgx2], { z{zn}.h x2 }, z{zm}.h[{index}]"))
+    F.validate(FORMS + (row,))
+    assert row.layout.operands[0].suffix == "d"
+    insn = asm.Insn(row, {"wv": 9, "off": 5, "zn": 2, "zm": 15, "index": 1})
+    # llvm-mc-19 -mattr=+sme2,+sme-i16i64: sdot za.d[w9, 5, vgx2], { z2.h, z3.h }, z15.h[1] -> [0x4d,0x24,0xdf,0xc1]
+    assert asm.encode(insn) == 0xC1DF244D
+    assert asm.format_insn(insn) == "sdot za.d[w9, 5, vgx2], { z2.h, z3.h }, z15.h[1]"

@@ -142,3 +142,15 @@ def test_from_dict_hand_written_and_errors():
 
 def test_repr():
     assert "vl=128" in repr(State())
+
+
+@pytest.mark.parametrize("name", ["z\u0663", "v\uff11", "za[\u0661]", "w\u0668"])
+def test_register_numbers_are_ascii_digits(name):
+    """Unicode digits (Arabic-Indic 3, fullwidth 1) are not register numbers."""
+    with pytest.raises(OperandError, match="not known"):
+        State().set(name, 1)
+
+
+def test_get_unsigned_must_be_a_flag():
+    with pytest.raises(OperandTypeError, match="unsigned"):
+        State().get("z0.s", unsigned="yes")

@@ -202,7 +202,7 @@ _SLICE = re.compile(r"([A-Za-z][A-Za-z0-9]*):(\d+)$")
 _FIELD = re.compile(r"([A-Za-z0-9:]+?)(?:\*(\d+)|\+(\d+))?$")
 _OPERAND_PATTERNS = (
     ("vreg", re.compile(r"([vz])\{(\w+)\}\.(\w+)(?:\[\{(\w+)\}\])?$")),
-    ("za", re.compile(r"za\.s\[w\{(\w+)\}, \{(\w+)\}, vgx(\d)\]$")),
+    ("za", re.compile(r"za\.(\w+)\[w\{(\w+)\}, \{(\w+)\}, vgx(\d)\]$")),
     ("zlist", re.compile(r"\{ z\{(\w+)\}\.(\w+) x(\d) \}$")),
 )
 
@@ -272,7 +272,7 @@ def _parse_syntax(name: str, syntax: str) -> tuple[Operand, ...]:
                 ops = (op, index) if index else (op,)
                 operands.append(Operand("vreg", ops, prefix, suffix, indexed=bool(index)))
             elif kind == "za":
-                operands.append(Operand("za", (m.group(1), m.group(2)), suffix="s", n=int(m.group(3))))
+                operands.append(Operand("za", (m.group(2), m.group(3)), suffix=m.group(1), n=int(m.group(4))))
             else:
                 operands.append(Operand("zlist", (m.group(1),), "z", m.group(2), n=int(m.group(3))))
             break

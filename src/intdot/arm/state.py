@@ -27,7 +27,7 @@ _ELEM = {
 _NAME = re.compile(
     r"^\s*(?:(?P<vec>[zv])(?P<vn>\d+)|(?P<za>za)|(?P<gpr>[xw])(?P<gn>\d+))"
     r"(?:\.(?P<elem>[bhsd]))?(?:\[(?P<row>\d+)\])?\s*$",
-    re.IGNORECASE,
+    re.IGNORECASE | re.ASCII,  # \d is 0-9 only: "z\u0663" (an Arabic-Indic 3) is not z3
 )
 _NAMES_HELP = ("z0-z31 or v0-v31 (optionally .b/.h/.s/.d), za, za[ROW] or za.s[ROW], "
                "x0-x30 or w0-w30")
@@ -248,6 +248,7 @@ class State:
         >>> s = State(); s.set("v0.b", 255); s.get("v0.s")[0]
         np.int32(-1)
         """
+        unsigned = check_flag(unsigned, "unsigned")
         kind, where, elem = self._locate(name)
         if kind == "x":
             return int(self._x[where])
