@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from .errors import OperandError, OperandTypeError
-from .values import as_word_array, check_flag, check_int, describe, is_int_scalar
+from .values import as_word_array, check_flag, check_int, check_word, describe, is_int_scalar
 
 WIDTHS = (4, 8, 16)
 
@@ -31,7 +31,18 @@ def lane_range(width: int, signed: bool) -> tuple[int, int]:
 
 
 def lane_values(word: int, width: int, signed: bool) -> list[int]:
-    """The lanes of one (unsigned) Python int word, lane 0 first."""
+    """The lanes of one 32-bit word (signed or unsigned spelling), lane 0 first.
+
+    >>> lane_values(0x80FF7F01, 8, True)
+    [1, 127, -1, -128]
+    >>> lane_values(-1, 16, False)
+    [65535, 65535]
+    """
+    return _lanes(check_word(word, "word"), check_width(width), check_flag(signed, "signed"))
+
+
+def _lanes(word: int, width: int, signed: bool) -> list[int]:
+    """:func:`lane_values` without validation, for the core's own tables."""
     mask = (1 << width) - 1
     half = 1 << (width - 1)
     out = []
@@ -56,34 +67,45 @@ def unpack(words, width: int = 8, *, signed: bool = True) -> np.ndarray:
     """
     width = check_width(width)
     signed = check_flag(signed, "signed")
+    # Little-endian words, so the byte/halfword views below are in lane order on any host.
     w = np.array(as_word_array(words, "words"), dtype="<u4", order="C", copy=True)
-    n = 32 // width
-    if width == 8:
-        lanes = w.view(np.uint8).reshape(w.shape + (n,))
-        return lanes.view(np.int8) if signed else lanes.copy()
-    if width == 16:
-        lanes = w.view(np.uint16).reshape(w.shape + (n,))
-        return lanes.view(np.int16) if signed else lanes.copy()
+    shape, n = w.shape, 32 // width
+    if width in (8, 16):
+        lane_dtype = {(8, True): "<i1", (8, False): "<u1", (16, True): "<i2", (16, False): "<u2"}[width, signed]
+        # Views need at least one axis: a 0-d word is viewed through a 1-element array.
+        return w.reshape(-1).view(lane_dtype).reshape(shape + (n,)).astype(lane_dtype[1:])
     shifts = np.arange(0, 32, 4, dtype=np.uint32)
     nib = ((w[..., None] >> shifts) & 0xF).astype(np.int8)
     if signed:
-        nib = (nib ^ 8) - 8
-        return nib.astype(np.int8)
+        return (nib ^ 8) - 8
     return nib.astype(np.uint8)
 
 
 def _lanes_to_int_array(lanes, width: int, name: str) -> np.ndarray:
+    """Lanes as an int64 array, each value checked against ``[-2**(width-1), 2**width)``."""
     arr = lanes if isinstance(lanes, np.ndarray) else np.asarray(lanes)
-    if arr.dtype.kind not in "iu":
+    lo, hi = -(1 << (width - 1)), (1 << width) - 1
+    what = f"a lane value in [{lo}, {hi}] ({width}-bit lanes, signed or unsigned spelling)"
+    if arr.dtype == object:
+        # Python ints beyond int64 (or mixed objects): check one by one, with exact values.
+        for i, v in enumerate(arr.flat):
+            check_int(v, f"{name}[{i}]" if arr.ndim == 1 else name, lo, hi, what)
+        return arr.astype(np.int64)
+    if arr.dtype.kind not in "iu" or arr.dtype == np.bool_:
         # ml_dtypes' int4/uint4 (kind 'V' or 'i' depending on version) convert exactly.
         try:
             import ml_dtypes  # noqa: F401  (registers the casts)
         except ImportError:
             pass
         if arr.dtype.name in ("int4", "uint4", "int2", "uint2"):
-            arr = arr.astype(np.int16)
-        else:
-            raise OperandTypeError(f"{name} has dtype {arr.dtype}; expected an integer array of lanes")
+            return arr.astype(np.int64)
+        if arr.size == 0 and not isinstance(lanes, np.ndarray) and arr.dtype == np.float64:
+            return np.empty(arr.shape, dtype=np.int64)  # an empty list
+        raise OperandTypeError(f"{name} has dtype {arr.dtype}; expected an integer array of lanes")
+    # Compare in the input's own dtype: a cast first would turn uint64 2**64-1 into -1.
+    if arr.size and (arr.min() < lo or arr.max() > hi):
+        bad = arr.min() if arr.min() < lo else arr.max()
+        raise OperandError(f"{name} holds {int(bad)}, out of range; every element must be {what}")
     return arr.astype(np.int64)
 
 
@@ -103,10 +125,6 @@ def pack(lanes, width: int = 8) -> np.ndarray | int:
     arr = _lanes_to_int_array(lanes, width, "lanes")
     if arr.ndim == 0 or arr.shape[-1] != n:
         raise OperandError(f"lanes has shape {arr.shape}; the last axis must hold {n} lanes of {width} bits")
-    lo, hi = -(1 << (width - 1)), (1 << width) - 1
-    if arr.size and (arr.min() < lo or arr.max() > hi):
-        bad = arr.min() if arr.min() < lo else arr.max()
-        raise OperandError(f"lanes holds {int(bad)}; each {width}-bit lane must be in [{lo}, {hi}]")
     mask = (1 << width) - 1
     shifts = np.arange(0, 32, width, dtype=np.uint64)
     words = np.bitwise_or.reduce((arr.astype(np.uint64) & mask) << shifts, axis=-1).astype(np.uint32)

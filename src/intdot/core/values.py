@@ -66,11 +66,31 @@ def check_flag(x, name: str) -> bool:
     raise OperandTypeError(f"{name}={describe(x)} is not a bool; expected True or False")
 
 
+def _lane_dtype_hint(dtype) -> str:
+    # ml_dtypes' int4/uint4 arrays are lanes, not words: say how to make words of them.
+    if dtype.name in ("int4", "uint4", "int2", "uint2"):
+        return f"; {dtype.name} values are lanes: pack them into words with intdot.pack(lanes, 4)"
+    return ""
+
+
+def _object_words(arr: np.ndarray, name: str) -> np.ndarray:
+    """Validate an object array (Python ints beyond int64, mixed objects) one element at a time."""
+    flat = np.empty(arr.size, dtype=np.uint32)
+    for i, v in enumerate(arr.flat):
+        index = np.unravel_index(i, arr.shape) if arr.ndim != 1 else (i,)
+        flat[i] = check_word(v, f"{name}[{', '.join(str(int(k)) for k in index)}]")
+    return flat.reshape(arr.shape)
+
+
 def as_word_array(x, name: str) -> np.ndarray:
     """Validate an array-like of 32-bit operands; return a ``uint32`` array.
 
-    Integer dtypes only; the values must lie in ``[-2**31, 2**32)``.  int32 and
-    uint32 inputs are reinterpreted without a copy.
+    Integer dtypes only (or object arrays of integers); the values must lie in
+    ``[-2**31, 2**32)``.  int32 and uint32 inputs in native byte order are
+    reinterpreted without a copy.
+
+    >>> as_word_array([-1, 0xFFFFFFFF], "a").tolist()
+    [4294967295, 4294967295]
     """
     if not isinstance(x, np.ndarray):
         if is_int_scalar(x):
@@ -81,18 +101,17 @@ def as_word_array(x, name: str) -> np.ndarray:
             arr = np.asarray(x)
         except (ValueError, TypeError) as exc:
             raise OperandTypeError(f"{name}={describe(x)} is not an integer array: {exc}") from None
-        if arr.dtype == object:
-            # Python ints beyond int64, or mixed objects: validate one by one.
-            try:
-                flat = [check_word(v, f"{name}[{i}]") for i, v in enumerate(arr.ravel())]
-            except OperandError:
-                raise
-            return np.array(flat, dtype=np.uint32).reshape(arr.shape)
+        if arr.size == 0 and arr.dtype == np.float64:
+            # An empty list has no elements to be floats: NumPy's default dtype says nothing here.
+            return np.empty(arr.shape, dtype=np.uint32)
         x = arr
+    if x.dtype == object:
+        return _object_words(x, name)
     kind = x.dtype.kind
     if kind not in "iu" or x.dtype == np.bool_:
         raise OperandTypeError(
-            f"{name} has dtype {x.dtype}; expected an integer dtype (int32/uint32, or a wider one with values in range)"
+            f"{name} has dtype {x.dtype}; expected an integer dtype (int32/uint32, or a wider one with values "
+            f"in range){_lane_dtype_hint(x.dtype)}"
         )
     if x.dtype.itemsize < 4 or x.dtype in (np.int32, np.uint32):
         if x.dtype.itemsize == 4:

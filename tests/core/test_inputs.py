@@ -1,0 +1,177 @@
+"""Unusual but valid inputs give the reference's answers; odd ones give typed errors.
+
+Byte order, strides, read-only and Fortran arrays, 0-d arrays, object arrays,
+empty lists, uint64 beyond int64: each once through the core, expected values
+from tests/reference.py.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from intdot.core import DotSpec, dot_function, lane_values, pack, trace, unpack
+from intdot.core.accel import numba_available
+from intdot.errors import OperandError, OperandTypeError
+from tests.reference import lanes as ref_lanes
+from tests.reference import ref_dot
+
+BACKENDS = ["numpy"] + (["numba"] if numba_available() else [])
+SPEC = DotSpec(8, True, False, True)
+f = dot_function(SPEC, ("src0", "src1", "src2"))
+WORDS = [0x80FF7F01, 0xFFFFFFFF, 0x7F7F7F7F, 0x01020304, 0, 0x80808080]
+ACCS = [5, 0x7FFFFFFF, 0x80000000, 0xFFFFFFFF, 0, 12345]
+
+
+def want(a, b, c, spec=SPEC, neg=False, clamp=False):
+    return [ref_dot(int(x), int(y), int(z), width=spec.width, a_signed=spec.a_signed, b_signed=spec.b_signed,
+                    result_signed=spec.result_signed, neg=neg, clamp=clamp) for x, y, z in zip(a, b, c)]
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request, monkeypatch):
+    monkeypatch.setenv("INTDOT_BACKEND", request.param)
+    return request.param
+
+
+@pytest.mark.parametrize("dtype", [">u4", ">i8", ">u8", "<i8", "<u8"])
+@pytest.mark.parametrize("n", [6, 6 * 1000])  # small arrays and arrays past the compiled kernel's threshold
+def test_byte_orders_and_widths(dtype, n, backend):
+    reps = n // len(WORDS)
+    a = np.array(WORDS * reps, dtype=dtype)
+    b = np.array(WORDS[::-1] * reps, dtype=dtype)
+    c = np.array(ACCS * reps, dtype=dtype)
+    got = f(a, b, c)
+    assert got.dtype == np.int32
+    assert got[: len(WORDS)].tolist() == want(WORDS, WORDS[::-1], ACCS)
+    assert got.tolist() == want(WORDS, WORDS[::-1], ACCS) * reps
+
+
+def test_big_endian_signed_32_bit():
+    a = np.array([-1, -(2**31), 2**31 - 1, 0x01020304], dtype=">i4")
+    assert f(a, a, a).tolist() == want(a.tolist(), a.tolist(), a.tolist())
+
+
+def test_big_endian_narrow():
+    a = np.array([-1, 127, -128, 5], dtype=">i2")
+    assert f(a, 0x01010101, 0).tolist() == want(a.tolist(), [0x01010101] * 4, [0] * 4)
+
+
+def test_strided_reversed_fortran_readonly(backend):
+    base = np.array(WORDS * 1000, dtype=np.uint32).reshape(200, 30)
+    views = {
+        "reversed": base[::-1, ::-1],
+        "strided": base[::3, ::7],
+        "fortran": np.asfortranarray(base),
+        "transposed": base.T,
+    }
+    ro = base.copy()
+    ro.setflags(write=False)
+    views["read-only"] = ro
+    for name, v in views.items():
+        got = f(v, v.T.T[..., ::-1], 7)
+        w = np.array(want(v.ravel(), v[..., ::-1].ravel(), [7] * v.size), dtype=np.int32).reshape(v.shape)
+        np.testing.assert_array_equal(got, w, err_msg=name)
+
+
+def test_zero_d_arrays_give_zero_d_arrays():
+    got = f(np.array(0x80FF7F01, dtype=">u4"), np.array(0x01020304), np.array(5, dtype=np.int8))
+    assert got.shape == () and got.dtype == np.int32
+    assert int(got) == want([0x80FF7F01], [0x01020304], [5])[0]
+
+
+def test_uint64_beyond_int64_is_refused():
+    with pytest.raises(OperandError, match=r"src0 holds 9223372036854775808"):
+        f(np.array([2**63], dtype=np.uint64), 0, 0)
+    with pytest.raises(OperandError, match=r"src0=18446744073709551615"):
+        f(np.uint64(2**64 - 1), 0, 0)
+    assert f(np.array([2**32 - 1], dtype=np.uint64), 0x01010101, 0).tolist() == want([2**32 - 1], [0x01010101], [0])
+
+
+@pytest.mark.parametrize("t", [np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32, np.uint64])
+def test_numpy_scalars_of_every_int_type(t):
+    v = t(np.iinfo(t).max if np.iinfo(t).max < 2**32 else 2**32 - 1)
+    got = f(v, v, v)
+    assert type(got) is int and got == want([int(v)], [int(v)], [int(v)])[0]
+
+
+def test_object_arrays_are_validated_like_lists():
+    assert f(np.array([0x80FF7F01, -1], dtype=object), 0x01020304, 0).tolist() == \
+        want([0x80FF7F01, 2**32 - 1], [0x01020304] * 2, [0, 0])
+    with pytest.raises(OperandError, match=r"src0\[1\]=1099511627776"):
+        f(np.array([1, 2**40], dtype=object), 0, 0)
+    with pytest.raises(OperandError, match=r"src0\[1, 0\]=1180591620717411303424"):
+        f(np.array([[1], [2**70]], dtype=object), 0, 0)
+    with pytest.raises(OperandTypeError, match=r"src0\[0\]=1.5"):
+        f(np.array([1.5], dtype=object), 0, 0)
+
+
+def test_empty_list_is_an_empty_array():
+    got = f([], 0, 0)
+    assert got.shape == (0,) and got.dtype == np.int32
+
+
+def test_shapes_that_do_not_broadcast_name_the_operands():
+    with pytest.raises(OperandError, match=r"src0 \(3,\), src1 \(2,\), src2 \(\)"):
+        f(np.zeros(3, np.int32), np.zeros(2, np.int32), 0)
+    with pytest.raises(ValueError):  # OperandError is a ValueError
+        f(np.zeros((0, 3), np.int32), np.zeros(2, np.int32), 0)
+
+
+def test_int4_array_as_words_points_at_pack():
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    with pytest.raises(OperandTypeError, match=r"intdot.pack\(lanes, 4\)"):
+        f(np.zeros(8, dtype=ml_dtypes.int4), 0, 0)
+
+
+@pytest.mark.parametrize("width", [4, 8, 16])
+@pytest.mark.parametrize("signed", [False, True])
+def test_unpack_of_one_word(width, signed):
+    for word in (0x80FF7F01, 0xFFFF8000, -1, 0x0000F00F):
+        got = unpack(word, width, signed=signed)
+        assert got.shape == (32 // width,)
+        assert got.tolist() == ref_lanes(word, width, signed)
+        assert lane_values(word, width, signed) == ref_lanes(word, width, signed)
+
+
+def test_unpack_big_endian_words():
+    words = np.array([0x80FF7F01, 0x01020304], dtype=">u4")
+    assert unpack(words, 8).tolist() == [ref_lanes(0x80FF7F01, 8, True), ref_lanes(0x01020304, 8, True)]
+
+
+def test_pack_refuses_uint64_beyond_int64():
+    # A cast to int64 first would read 2**64 - 1 as -1 and pack it as 0xFF.
+    with pytest.raises(OperandError, match="18446744073709551615"):
+        pack(np.array([1, 2, 3, 2**64 - 1], dtype=np.uint64), 8)
+
+
+def test_pack_python_ints_beyond_int64():
+    with pytest.raises(OperandError, match=r"lanes\[3\]=1180591620717411303424"):
+        pack([1, 2, 3, 2**70], 8)
+    assert pack(np.array([1, 2, 3, -4], dtype=object), 8) == 0xFC030201
+
+
+def test_pack_big_endian_lanes():
+    assert pack(np.array([1, 127, -1, -128], dtype=">i2"), 8) == 0x80FF7F01
+    assert pack(np.array([[-1, 7]], dtype=">i8"), 16).tolist() == [0x0007FFFF]
+
+
+def test_lane_values_validates():
+    with pytest.raises(OperandError, match="word=1099511627776"):
+        lane_values(2**40, 8, True)
+    with pytest.raises(OperandError, match="width=3"):
+        lane_values(1, 3, True)
+    with pytest.raises(OperandTypeError, match="signed=1"):
+        lane_values(1, 8, 1)
+
+
+@pytest.mark.parametrize("neg", [False, True])
+@pytest.mark.parametrize("clamp", [False, True])
+def test_trace_matches_the_reference(neg, clamp):
+    for spec in (DotSpec(8, True, False, True), DotSpec(16, False, False, False), DotSpec(4, True, True, True)):
+        for a, b, c in zip(WORDS, WORDS[::-1], ACCS):
+            t = trace(spec, a, b, c, neg=neg, clamp=clamp)
+            la, lb = ref_lanes(a, spec.width, spec.a_signed), ref_lanes(b, spec.width, spec.b_signed)
+            assert list(t.a_lanes) == la and list(t.b_lanes) == lb
+            assert list(t.products) == [x * y for x, y in zip(la, lb)]
+            assert t.result == want([a], [b], [c], spec, neg, clamp)[0]
