@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..core import lane_values
+from ..core import trace
 from ..core.errors import OperandConstraintError, OperandError
 from ..core.values import MASK32, WORD_END, WORD_MIN
 from .builtins import Builtin, lookup
@@ -144,24 +144,18 @@ def explain(ev: Evaluation) -> list[str]:
     for name, signed in (("src0", ev.src0_signed), ("src1", ev.src1_signed)):
         out.append(f"  {name} = {hex32(ev.words[name])}: {row.lanes} {sign[signed]} {row.width}-bit lanes, "
                    f"lane 0 in the low bits")
-    la = lane_values(ev.words["src0"], row.width, ev.src0_signed)
-    lb = lane_values(ev.words["src1"], row.width, ev.src1_signed)
+    spec = row.spec(ev.src0_signed, ev.src1_signed)
+    steps = trace(spec, ev.words["src0"], ev.words["src1"], ev.words["src2"], neg=ev.neg, clamp=ev.clamp)
     out.append(f"  {'lane':>4}  {'src0':>7}  {'src1':>7}  {'product':>12}")
-    products = []
-    for k, (x, y) in enumerate(zip(la, lb)):
-        products.append(x * y)
-        out.append(f"  {k:>4}  {x:>7}  {y:>7}  {x * y:>12}")
-    dot = sum(products)
-    out.append(f"  dot product = {' + '.join(f'({p})' if p < 0 else str(p) for p in products)} = {dot}")
-    acc = ev.words["src2"]
-    if row.result_signed and acc >= 1 << 31:
-        acc -= 1 << 32
-    exact = acc - dot if ev.neg else acc + dot
+    for k, (x, y, p) in enumerate(zip(steps.a_lanes, steps.b_lanes, steps.products)):
+        out.append(f"  {k:>4}  {x:>7}  {y:>7}  {p:>12}")
+    dot, acc, exact = steps.dot, steps.acc, steps.exact
+    out.append(f"  dot product = {' + '.join(f'({p})' if p < 0 else str(p) for p in steps.products)} = {dot}")
     out.append(f"  src2 as {row.result} = {acc}")
     op = "-" if ev.neg else "+"
     note = "   [neg: the dot product is subtracted]" if ev.neg else ""
     out.append(f"  accumulate: src2 {op} dot = {acc} {op} {dot if dot >= 0 else f'({dot})'} = {exact} (exact){note}")
-    lo, hi = (-(1 << 31), (1 << 31) - 1) if row.result_signed else (0, MASK32)
+    lo, hi = spec.result_range
     if ev.clamp:
         state = "below the range: saturated" if exact < lo else "above the range: saturated" if exact > hi \
             else "in range: unchanged"

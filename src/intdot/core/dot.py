@@ -21,7 +21,7 @@ from functools import lru_cache
 import numpy as np
 
 from . import _numpy_path
-from .lanes import check_width, lane_values
+from .lanes import _lanes, check_width
 from .errors import OperandError
 from .values import MASK32, WORD_END, WORD_MIN, as_word_array, check_flag, check_word
 
@@ -61,9 +61,9 @@ def _pair_table(width: int, a_signed: bool, b_signed: bool) -> list[int]:
     lw = width  # 4 or 8: a byte holds 8 // width lanes
     table = []
     for x in range(256):
-        lx = lane_values(x, lw, a_signed)[: 8 // lw]
+        lx = _lanes(x, lw, a_signed)[: 8 // lw]
         for y in range(256):
-            ly = lane_values(y, lw, b_signed)[: 8 // lw]
+            ly = _lanes(y, lw, b_signed)[: 8 // lw]
             table.append(sum(p * q for p, q in zip(lx, ly)))
     return table
 
@@ -109,6 +109,38 @@ def _finish(spec: DotSpec, acc: int, d: int, neg: bool, clamp: bool) -> int:
     return r
 
 
+@dataclass(frozen=True)
+class DotTrace:
+    """Every step of one scalar dot product, for explanations (see :func:`trace`)."""
+
+    a_lanes: tuple[int, ...]
+    b_lanes: tuple[int, ...]
+    products: tuple[int, ...]
+    dot: int  # the exact sum of the products
+    acc: int  # the accumulator as read: int32 or uint32
+    exact: int  # acc + dot, or acc - dot with neg: exact
+    result: int  # clamped, or wrapped modulo 2**32, in the result type's spelling
+
+
+def trace(spec: DotSpec, a, b, acc, *, neg: bool = False, clamp: bool = False) -> DotTrace:
+    """The lanes, products, dot product, accumulation and result of one scalar call.
+
+    The same arithmetic as :func:`dot_function`'s scalar path, step by step.
+
+    >>> t = trace(DotSpec(8, True, False, True), 0x80FF7F01, 0x01020304, 100)
+    >>> t.a_lanes, t.b_lanes, t.products, t.dot, t.exact, t.result
+    ((1, 127, -1, -128), (4, 3, 2, 1), (4, 381, -2, -128), 255, 355, 355)
+    """
+    ua, ub, uc = check_word(a, "a"), check_word(b, "b"), check_word(acc, "acc")
+    neg, clamp = check_flag(neg, "neg"), check_flag(clamp, "clamp")
+    la = tuple(_lanes(ua, spec.width, spec.a_signed))
+    lb = tuple(_lanes(ub, spec.width, spec.b_signed))
+    products = tuple(x * y for x, y in zip(la, lb))
+    d = sum(products)
+    start = uc - _WRAP if spec.result_signed and uc & _SIGN else uc
+    return DotTrace(la, lb, products, d, start, start - d if neg else start + d, _finish(spec, uc, d, neg, clamp))
+
+
 def _is_scalar(x) -> bool:
     return not isinstance(x, (np.ndarray, list, tuple))
 
@@ -150,20 +182,27 @@ def dot_function(spec: DotSpec, names: tuple[str, str, str] = ("a", "b", "acc"))
             ua, ub, uc = check_word(a, na), check_word(b, nb), check_word(acc, nc)
             return _finish(spec, uc, sdot(ua, ub), neg, clamp)
         wa, wb, wc = as_word_array(a, na), as_word_array(b, nb), as_word_array(acc, nc)
-        return dot_arrays(spec, wa, wb, wc, neg=neg, clamp=clamp)
+        return dot_arrays(spec, wa, wb, wc, neg=neg, clamp=clamp, names=names)
 
     f.spec = spec
     return f
 
 
 def dot_arrays(spec: DotSpec, a: np.ndarray, b: np.ndarray, acc: np.ndarray, *, neg: bool, clamp: bool,
-               out: np.ndarray | None = None, backend: str = "auto") -> np.ndarray:
+               out: np.ndarray | None = None, backend: str = "auto",
+               names: tuple[str, str, str] = ("a", "b", "acc")) -> np.ndarray:
     """The array path on already-validated ``uint32`` arrays (broadcasting).
 
     ``backend`` is ``"auto"`` (the compiled kernel where available and the
     arrays are large enough to pay for it), ``"numpy"`` or ``"numba"``.
+    ``names`` name the operands in the error for shapes that do not broadcast.
     """
-    shape = np.broadcast_shapes(a.shape, b.shape, acc.shape)
+    try:
+        shape = np.broadcast_shapes(a.shape, b.shape, acc.shape)
+    except ValueError:
+        given = ", ".join(f"{n} {x.shape}" for n, x in zip(names, (a, b, acc)))
+        raise OperandError(f"the operands' shapes do not broadcast together: {given}; expected shapes that "
+                           f"NumPy can broadcast to one shape") from None
     if out is None:
         out = np.empty(shape, dtype=spec.result_dtype)
     elif out.shape != shape or out.dtype != spec.result_dtype or not out.flags.c_contiguous:
