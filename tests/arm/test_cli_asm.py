@@ -88,6 +88,8 @@ def test_disasm_json_and_fields(capsys):
     (["disasm", "--file", "/nonexistent/words"], "--file '/nonexistent/words'"),
     (["disasm", "--json", "0"], "not a supported encoding"),
     (["asm", "sdot v0.4s, v1.16b, v2.4b[1]"], "'sdot' is not in intdot's Arm table"),
+    (["asm", ""], "no instruction given"),
+    (["asm", " ; // nothing"], "no instruction given"),
 ])
 def test_cli_errors(capsys, argv, message):
     assert main(argv) == 1
@@ -109,3 +111,21 @@ def test_asm_stdin(capsys, monkeypatch):
     assert main(["asm", "-"]) == 0
     assert capsys.readouterr().out.splitlines() == [
         "0xc1501038  sudot za.s[w8, 0, vgx2], { z0.b, z1.b }, z0.b[0]", "0x44ba1c20  sudot z0.s, z1.b, z2.b[3]"]
+
+
+def test_asm_comment_may_hold_a_semicolon(capsys):
+    """'// a; b' is one comment: the ';' in it does not start an instruction."""
+    assert main(["asm", "sudot z0.s, z1.b, z2.b[3] // SVE; indexed"]) == 0
+    assert capsys.readouterr().out == "0x44ba1c20  sudot z0.s, z1.b, z2.b[3]\n"
+
+
+def test_disasm_file_comments_and_binary_files(capsys, tmp_path):
+    words = tmp_path / "words.txt"
+    words.write_text("44ba1c20 // sudot z0.s, z1.b, z2.b[3]\n// a line of comment, 0 1 2\n0x4f22f83f\n")
+    assert main(["disasm", "-f", str(words)]) == 0
+    assert capsys.readouterr().out.splitlines() == ["0x44ba1c20  sudot z0.s, z1.b, z2.b[3]",
+                                                    "0x4f22f83f  sudot v31.4s, v1.16b, v2.4b[3]"]
+    binary = tmp_path / "words.bin"
+    binary.write_bytes(bytes([0x3F, 0xF8, 0x22, 0x4F, 0xFF, 0xFE]))
+    assert main(["disasm", "-f", str(binary)]) == 1
+    assert "not a text file" in capsys.readouterr().err

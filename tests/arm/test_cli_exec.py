@@ -80,6 +80,12 @@ def test_no_change_is_reported(capsys):
     (["exec", "--vl", "100", "sudot z0.s, z1.b, z2.b[0]"], "vl=100"),
     (["exec", "sudot z0.s, z1.b, z9.b[0]"], "z0.b..z7.b"),
     (["exec", "--state", "/nonexistent/x.json", "sudot z0.s, z1.b, z2.b[0]"], "--state"),
+    # the range's own message, not "not an integer"
+    (["exec", "--set", "z1.b=0..100000", "sudot z0.s, z1.b, z2.b[0]"], "at most 4097 values"),
+    (["exec", "--set", "z1.b=9..1", "sudot z0.s, z1.b, z2.b[0]"], "must run upwards"),
+    (["exec", "--save", "/nonexistent/dir/x.json", "sudot z0.s, z1.b, z2.b[0]"], "--save"),
+    (["exec", ""], "holds no instruction"),
+    (["exec", "--set", "v1.8b=hex:ff", "sudot z0.s, z1.b, z2.b[0]"], "8 bytes"),
 ])
 def test_errors_are_one_line(capsys, argv, msg):
     code, out, err = run(capsys, *argv)
@@ -94,3 +100,25 @@ def test_64_bit_arrangements_set_the_low_half(capsys):
     assert d["show"]["v1.b"] == list(range(1, 9)) + [5] * 8
     # lanes: 1+2+3+4, 5+6+7+8, 4*5, 4*5
     assert d["steps"][0]["changed"] == {"v0.s": [10, 26, 20, 20]}
+
+
+@pytest.mark.parametrize("content", [b"\xff\xfe{", b'{"regs": {"w8": ' + b"9" * 5000 + b"}}", b"{bad", b"[1, 2]"])
+def test_malformed_state_files_are_one_line_errors(tmp_path, capsys, content):
+    path = tmp_path / "state.json"
+    path.write_bytes(content)
+    code, out, err = run(capsys, "exec", "--state", str(path), "sudot z0.s, z1.b, z2.b[0]")
+    assert code == 1 and err.startswith("intdot exec: error:") and err.count("\n") == 1
+
+
+def test_short_hex_words_semicolons_and_comments(capsys):
+    code, out, _ = run(capsys, "exec", "--set", "v1.b=1", "--set", "v2.b=2",
+                       "0x4f22f020; sudot v0.4s, v1.16b, v2.4b[0] // again", "--json")
+    steps = json.loads(out)["steps"]
+    # 0x4f22f020 is sudot v0.4s, v1.16b, v2.4b[1]; each lane adds 4 * 1 * 2
+    assert [s["changed"]["v0.s"] for s in steps] == [[8] * 4, [16] * 4]
+
+
+def test_64_bit_arrangement_hex_sets_the_low_8_bytes(capsys):
+    code, out, _ = run(capsys, "exec", "--set", "v1.b=5", "--set", "v1.8b=hex:0102030405060708",
+                       "--show", "v1.b", "--json", "sudot v0.4s, v1.16b, v2.4b[0]")
+    assert json.loads(out)["show"]["v1.b"] == list(range(1, 9)) + [5] * 8

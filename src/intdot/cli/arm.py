@@ -19,7 +19,8 @@ example:  intdot asm 'sudot za.s[w8, 0], {z0.b-z3.b}, z0.b[0]' --fields"""
 
 _DISASM_HELP = """\
 Disassemble 32-bit AArch64 words given in hex (with or without 0x), as
-arguments or from a file ('-' is stdin), separated by whitespace or commas.
+arguments or from a text file ('-' is stdin), separated by whitespace or
+commas; in a file, '//' starts a comment.
 
 example:  intdot disasm 0x4f22f83f c13f77ff"""
 
@@ -55,6 +56,8 @@ def split_instructions(args: list[str]) -> list[str]:
 
     lines: list[str] = []
     for arg in args:
+        # A '//' comment runs to the end of its line, ';' inside it included.
+        arg = "\n".join(line.split("//")[0] for line in arg.split("\n"))
         for k, piece in enumerate(re.split(r"[;\n]", arg)):
             if not piece.strip():
                 continue
@@ -119,11 +122,13 @@ def run_asm(args) -> int:
     out: list = []
     insns = []
     texts = args.text
-    if texts == ["-"]:
+    if texts == ["-"]:  # only alone: '-' is also the range dash of a list the shell split up
         texts = [line.split("//")[0] for line in sys.stdin.read().splitlines()]
     for line in split_instructions(texts):
         insn = parse(line)
         insns.append((encode(insn), insn, line))
+    if not insns:
+        raise OperandError("no instruction given (only blank text or comments)")
     for word, insn, line in insns:
         if args.json:
             out.append({"input": line, **_record(word, insn)})
@@ -156,6 +161,7 @@ def run_disasm(args) -> int:
     words = parse_words(args.words, "WORD")
     if args.file:
         text = sys.stdin.read() if args.file == "-" else _read(args.file)
+        text = "\n".join(line.split("//")[0] for line in text.splitlines())
         words += parse_words(re.split(r"[\s,]+", text), args.file)
     if not words:
         raise OperandError("no words given; pass hex words as arguments or --file F ('-' for stdin)")
@@ -183,7 +189,10 @@ def run_disasm(args) -> int:
 
 def _read(path: str) -> str:
     try:
-        with open(path) as fh:
+        with open(path, encoding="utf-8") as fh:
             return fh.read()
     except OSError as exc:
         raise OperandError(f"--file {path!r}: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise OperandError(f"--file {path!r} is not a text file of hex words (it is not UTF-8 text; "
+                           "intdot disasm does not read binary files)") from None

@@ -27,7 +27,9 @@ instructions run:
   --set z4=hex:00ff...     raw bytes, byte 0 first
   --set w8=5  --set x9=-1  general registers (a W write zero-extends into X)
 
-Instructions are positional arguments or -e options, as text or 32-bit hex words.
+Instructions are positional arguments or -e options, as text or 32-bit hex words
+(0x and up to 8 digits, or exactly 8 digits); ';' or a newline separates several
+in one argument, and '//' starts a comment.
 
 examples:
   intdot exec --set v1.b=-1 --set v2.b=0..15 'sudot v0.4s, v1.16b, v2.4b[3]'
@@ -35,6 +37,7 @@ examples:
       'sudot za.s[w8, 1, vgx2], { z0.b, z1.b }, z4.b[2]' --json"""
 
 _VEC_ARRANGEMENT = {"8b": "b", "16b": "b", "4h": "h", "8h": "h", "2s": "s", "4s": "s", "1d": "d", "2d": "d"}
+_ESIZE = {"b": 1, "h": 2, "s": 4, "d": 8}
 _PER_LINE = 8
 
 
@@ -62,16 +65,24 @@ def register(subparsers) -> None:
 
 def _expand(token: str, where: str) -> list[int]:
     token = token.strip()
-    m = re.fullmatch(r"(-?(?:0x[0-9a-f]+|\d+))\.\.(-?(?:0x[0-9a-f]+|\d+))", token, re.IGNORECASE)
-    try:
-        if m:
-            lo, hi = int(m[1], 0), int(m[2], 0)
-            if hi < lo or hi - lo > 4096:
-                raise OperandError(f"{where}: range {token!r} must run upwards over at most 4097 values")
-            return list(range(lo, hi + 1))
-        return [int(token, 0)]
-    except ValueError:
-        raise OperandError(f"{where}: {token!r} is not an integer (decimal, 0x hex, or a range A..B)") from None
+    number = r"-?(?:0x[0-9a-f]+|[0-9]+)"
+    m = re.fullmatch(rf"({number})\.\.({number})", token, re.IGNORECASE)
+    if m:
+        lo, hi = _int(m[1]), _int(m[2])
+        if hi < lo or hi - lo > 4096:
+            raise OperandError(f"{where}: range {token!r} must run upwards over at most 4097 values")
+        return list(range(lo, hi + 1))
+    if not re.fullmatch(number, token, re.IGNORECASE):
+        raise OperandError(f"{where}: {token!r} is not an integer (decimal, 0x hex, or a range A..B)")
+    return [_int(token)]
+
+
+def _int(text: str) -> int:
+    """Decimal or 0x hex; a leading 0 is decimal (0..15 is not octal)."""
+    neg = text.startswith("-")
+    body = text[neg:]
+    value = int(body, 16) if body[:2].lower() == "0x" else int(body, 10)
+    return -value if neg else value
 
 
 def apply_set(state, text: str) -> None:
@@ -87,13 +98,25 @@ def apply_set(state, text: str) -> None:
                                f"{sorted(_VEC_ARRANGEMENT)} or .b/.h/.s/.d")
         name, low = f"{m[1]}.{m[3].lower()}", int(m[2])
     if values.lower().startswith("hex:"):
+        if low is not None and low * _ESIZE[name[-1]] < 16:
+            # A 64-bit arrangement: the hex bytes are the low 8 bytes of V; the rest is kept.
+            raw = state.get(name.split(".")[0])
+            try:
+                data = bytes.fromhex(values[4:].replace("_", ""))
+            except ValueError:
+                raise OperandError(f"--set {text!r}: {values[4:]!r} is not a hex byte string") from None
+            if len(data) != 8:
+                raise OperandError(f"--set {text!r}: .{m[2]}{m[3]} is 8 bytes; the hex string has {len(data)}")
+            raw[:8] = list(data)
+            state.set(name.split(".")[0], raw.tobytes().hex())
+            return
         state.set(name, values[4:])
         return
     if not values:
         raise OperandError(f"--set {text!r}: no value after '='")
     items = [v for tok in values.split(",") for v in _expand(tok, f"--set {name}")]
     one = len(items) == 1 and ".." not in values
-    if low is not None and low * {"b": 1, "h": 2, "s": 4, "d": 8}[name[-1]] < 16:
+    if low is not None and low * _ESIZE[name[-1]] < 16:
         # A 64-bit arrangement writes the low 64 bits and keeps the rest of the register.
         current = state.get(name).tolist()
         if not one and len(items) != low:
@@ -104,21 +127,38 @@ def apply_set(state, text: str) -> None:
     state.set(name, items[0] if one else items)
 
 
-def _as_insn(text: str):
+def _as_insns(text: str) -> list:
+    """The instructions of one argument: text or a hex word (``0x`` and 1-8 digits, or
+    exactly 8 digits), several separated by ';' or newlines; '//' starts a comment."""
     from ..arm.executor import as_insn
 
-    t = text.strip()
-    if re.fullmatch(r"(0x)?[0-9a-fA-F]{8}", t):
-        return as_insn(int(t, 16))
-    return as_insn(t)
+    out = []
+    for line in text.split("\n"):
+        for piece in line.split("//")[0].split(";"):
+            t = piece.strip()
+            if not t:
+                continue
+            if re.fullmatch(r"0x[0-9a-f]{1,8}|[0-9a-f]{8}", t, re.IGNORECASE):
+                out.append(as_insn(int(t, 16)))
+            else:
+                out.append(as_insn(t))
+    if not out:
+        raise OperandError(f"INSN {text!r} holds no instruction")
+    return out
 
 
-def _reg_label(state, name: str) -> str:
+def _element(insn) -> str:
+    """The element suffix of what ``insn`` writes (its first template operand: v0.4s, z0.s, za.s -> s)."""
+    suffix = insn.form.layout.operands[0].suffix
+    return suffix[-1] if suffix and suffix[-1] in _ESIZE else "b"
+
+
+def _reg_label(state, name: str, elem: str) -> str:
     """``z3`` -> ``v3.s`` when Z is 128 bits long, else ``z3.s``; ``za[5]`` -> ``za.s[5]``."""
     if name.startswith("za["):
-        return "za.s" + name[2:]
+        return f"za.{elem}" + name[2:]
     if name.startswith("z"):
-        return ("v" if state.zlen == 128 else "z") + name[1:] + ".s"
+        return ("v" if state.zlen == 128 else "z") + name[1:] + f".{elem}"
     return name
 
 
@@ -143,7 +183,7 @@ def run_exec(args) -> int:
     texts = list(args.insns) + list(args.more)
     if not texts:
         raise OperandError("no instruction given; pass instruction text (or a hex word) as an argument or with -e")
-    insns = [_as_insn(t) for t in texts]
+    insns = [insn for t in texts for insn in _as_insns(t)]
     if args.state:
         if args.vl is not None or args.svl is not None:
             raise OperandError("--state FILE fixes the vector lengths; leave out --vl/--svl")
@@ -154,6 +194,10 @@ def run_exec(args) -> int:
             raise OperandError(f"--state {args.state}: {exc.strerror}") from None
         except json.JSONDecodeError as exc:
             raise OperandError(f"--state {args.state}: not JSON ({exc.msg}, line {exc.lineno})") from None
+        except UnicodeDecodeError:
+            raise OperandError(f"--state {args.state}: not JSON (not UTF-8 text)") from None
+        except ValueError as exc:  # e.g. an integer of more digits than Python converts
+            raise OperandError(f"--state {args.state}: not a state file ({exc})") from None
         state = State.from_dict(data)
         if args.streaming is not None and args.streaming != state.streaming:
             # Switching modes would zero the Z registers the file sets; say so rather than do it.
@@ -173,18 +217,22 @@ def run_exec(args) -> int:
         before = state.copy()
         execute(state, insn)
         changed = state.diff(before)
+        labels = [_reg_label(state, n, _element(insn)) for n in changed]
         steps.append({
             "insn": asm.format_insn(insn),
             "word": f"{asm.encode(insn):#010x}",
-            "changed": {_reg_label(state, n): state.get(_reg_label(state, n)).tolist()
-                        if not n.startswith("x") else state.get(n) for n in changed},
+            "changed": {label: state.get(label).tolist() if not n.startswith("x") else state.get(n)
+                        for n, label in zip(changed, labels)},
         })
     shown = {name: (state.get(name).tolist() if not re.match(r"\s*[xw]\d", name, re.IGNORECASE)
                     else state.get(name)) for name in args.show}
     if args.save:
-        with open(args.save, "w", encoding="utf-8") as fh:
-            json.dump(state.to_dict(), fh, indent=1)
-            fh.write("\n")
+        try:
+            with open(args.save, "w", encoding="utf-8") as fh:
+                json.dump(state.to_dict(), fh, indent=1)
+                fh.write("\n")
+        except OSError as exc:
+            raise OperandError(f"--save {args.save}: {exc.strerror}") from None
 
     if args.json:
         json.dump({"vl": state.vl, "svl": state.svl, "streaming": state.streaming, "steps": steps,
