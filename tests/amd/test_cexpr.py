@@ -80,3 +80,25 @@ def test_never_python():
     with pytest.raises(ExprSyntaxError):
         parse_call(None)
     assert [t.kind for t in tokenize("a(1)")] == ["name", "punct", "int", "punct", "end"]
+
+
+@pytest.mark.parametrize("text,message", [
+    ("sdot4(" + "(" * 5000 + "1" + ")" * 5000 + ")", "nested more than 100 levels"),
+    ("sdot4(" + "(int)" * 5000 + "1)", "nested more than 100 levels"),
+    ("sdot4(" + "9" * 5000 + ")", "too large for any C integer type"),
+    ("sdot4(0x" + "f" * 50000 + ")", "too large for any C integer type"),
+    ("sdot4(0x1" + "0" * 16 + ")", "too large for any C integer type"),  # 2**64
+])
+def test_hostile_input_is_a_syntax_error(text, message):
+    with pytest.raises(ExprSyntaxError, match=message) as info:
+        parse_call(text)
+    # A long line is shown as a window around the column, with the caret under it.
+    shown, caret = str(info.value).splitlines()[1:]
+    assert len(shown) < 140 and caret.endswith("^")
+
+
+def test_long_literals_within_64_bits():
+    assert parse_call("f(0x" + "0" * 5000 + "1)").args[0].value == 1
+    assert parse_call("f(18446744073709551615u)").args[0].value == 2**64 - 1
+    assert parse_call("f((unsigned)0xFFFFFFFFFFFFFFFF)").args[0].value == 2**32 - 1
+    assert parse_call("f(" + "(" * 99 + "1" + ")" * 99 + ")").args[0].value == 1

@@ -65,6 +65,8 @@ _CAST_WORDS = {"int", "signed", "unsigned", "uint", "int32_t", "uint32_t"}
 _PUNCT = "(){},;+-"
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _NUMBER = re.compile(r"[0-9][0-9A-Za-z_]*")  # a maximal preprocessing number, checked afterwards
+_LITERAL_MAX = (1 << 64) - 1  # unsigned long long
+MAX_DEPTH = 100  # nested parentheses and casts in one argument
 _SUFFIX = re.compile(r"(?:[uU](?:ll|LL|l|L)?|(?:ll|LL|l|L)[uU]?)?")
 
 
@@ -83,14 +85,21 @@ def _integer(text: str, column: int, line: str) -> int:
         digits, base, prefix = text, 10, 0
         m = re.match(r"[0-9]*", digits)
     body, rest = m.group(0), digits[m.end():]
+    shown = text if len(text) <= 40 else text[:37] + "..."
     if base in (16, 2) and not body:
-        raise ExprSyntaxError(f"integer literal {text!r} has no digits after {text[:2]!r}", line, column)
+        raise ExprSyntaxError(f"integer literal {shown!r} has no digits after {text[:2]!r}", line, column)
     if base == 8 and rest[:1].isdigit():
         raise ExprSyntaxError(f"invalid digit {rest[0]!r} in octal literal {text!r}", line,
                               column + prefix + len(body))
     if _SUFFIX.fullmatch(rest) is None:
-        raise ExprSyntaxError(f"invalid suffix {rest!r} on integer literal {text!r}; "
+        raise ExprSyntaxError(f"invalid suffix {rest[:20]!r} on integer literal {shown!r}; "
                               f"C suffixes are u, U, l, L, ll, LL", line, column + prefix + len(body))
+    # No C integer type holds more than 64 bits; checking the digit count first also keeps
+    # int() away from Python's limit on long decimal strings.
+    significant = body.lstrip("0")
+    if len(significant) > 64 or (significant and int(significant, base) > _LITERAL_MAX):
+        raise ExprSyntaxError(f"integer literal {shown!r} is too large for any C integer type "
+                              f"(at most 2**64 - 1)", line, column)
     return int(body, base)
 
 
@@ -128,6 +137,7 @@ class _Parser:
         self.line = line
         self.tokens = tokenize(line)
         self.i = 0
+        self.depth = 0
 
     @property
     def tok(self) -> Token:
@@ -169,6 +179,17 @@ class _Parser:
         return self.line[start.column - 1:end.column - 1 + len(end.text)]
 
     def arg(self) -> Arg:
+        # Each level of parentheses or casts recurses: bound the depth so deep nesting is a syntax error,
+        # not a RecursionError.
+        self.depth += 1
+        if self.depth > MAX_DEPTH:
+            self.error(f"the argument is nested more than {MAX_DEPTH} levels deep")
+        try:
+            return self._arg()
+        finally:
+            self.depth -= 1
+
+    def _arg(self) -> Arg:
         start = self.tok
         sign = 1
         while self.tok.text in ("+", "-") and self.tok.kind == "punct":

@@ -41,12 +41,22 @@ class AsmSyntaxError(IntdotError, ValueError):
     ``text`` the whole line.
     """
 
+    # A long line is shown as a window around the column, so the caret stays readable.
+    WINDOW = 60
+
     def __init__(self, message: str, text: str | None = None, column: int | None = None):
         self.text = text
         self.column = column
         self.reason = message
         if text is not None and column is not None:
-            message = f"{message} (column {column})\n  {text}\n  {' ' * (column - 1)}^"
+            shown, at = text, column - 1
+            if len(text) > 2 * self.WINDOW:
+                start = max(0, at - self.WINDOW)
+                end = min(len(text), at + self.WINDOW)
+                head = "..." if start > 0 else ""
+                shown = head + text[start:end] + ("..." if end < len(text) else "")
+                at = at - start + len(head)
+            message = f"{message} (column {column})\n  {shown}\n  {' ' * at}^"
         super().__init__(message)
 
 
