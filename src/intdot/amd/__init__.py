@@ -59,9 +59,10 @@ def availability(profile: str = "reference", *, processors: bool = False) -> dic
     >>> amd.availability()["sudot4"]["RDNA2"], amd.availability("llvm")["sudot4"]["RDNA2"]
     (True, False)
     """
+    from ..core.values import check_flag
     from .targets import processors as _procs
 
-    cols = _procs(profile) if processors else FAMILIES
+    cols = _procs(profile) if check_flag(processors, "processors") else FAMILIES
     return {row.name: {c: available(row, c, profile) for c in cols} for row in BUILTINS}
 
 

@@ -72,6 +72,8 @@ def short2_operand(x, name: str):
         arr = np.asarray(x)
     except (ValueError, TypeError) as exc:
         raise OperandTypeError(f"{name}={describe(x)} is not an integer array: {exc}") from None
+    if arr.size == 0 and arr.dtype == np.float64:
+        return np.empty(arr.shape, dtype=np.uint32)  # an empty list: no elements, no pairs
     if arr.dtype == object:
         raise OperandTypeError(f"{name}={describe(x)} is not an array of 16-bit integers (ragged or mixed)")
     if arr.dtype.kind not in "iu" or arr.dtype == np.bool_:

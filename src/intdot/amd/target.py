@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..core.errors import UnsupportedOnTarget
+from ..core.errors import OperandError, UnsupportedOnTarget
 from .builtins import BUILTINS, PREFIX, Builtin, lookup
 from .functions import make
 from .targets import (FAMILIES, FAMILY_PROCESSORS, PROCESSOR_FAMILY, PROCESSOR_FEATURES, canonical_name,
@@ -58,8 +58,17 @@ def available(builtin, target, profile: str = "reference") -> bool:
 
 
 def where_available(builtin, profile: str = "reference", *, by: str = "family") -> tuple[str, ...]:
-    """The families (``by="family"``) or processors (``by="processor"``) that have ``builtin``."""
+    """The families (``by="family"``) or processors (``by="processor"``) that have ``builtin``.
+
+    >>> from intdot import amd
+    >>> amd.where_available("sudot8", "llvm")
+    ('RDNA3', 'RDNA3.5', 'RDNA4')
+    >>> amd.where_available("sdot2", "llvm", by="processor")[:3]
+    ('gfx906', 'gfx908', 'gfx90a')
+    """
     row, profile = lookup(builtin), check_profile(profile)
+    if by not in ("family", "processor") or not isinstance(by, str):
+        raise OperandError(f"by={by!r} is not known; expected 'family' or 'processor'")
     names = FAMILIES if by == "family" else processors(profile)
     return tuple(n for n in names if _available(row, n, profile))
 

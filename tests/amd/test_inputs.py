@@ -1,0 +1,74 @@
+"""Unusual inputs to the builtins: byte orders, views, object arrays, and options checked, not guessed."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from intdot import amd
+from intdot.errors import OperandError, OperandTypeError
+from tests.amd.spec import NAMES, PLAIN, SUDOT, call, ref
+
+WORDS = [0x80FF7F01, 0xFFFFFFFF, 0x7F7F7F7F, 0x01020304, 0, 0x80808080, 0x88888888, 0x77777777]
+ACCS = [5, 0x7FFFFFFF, 0x80000000, 0xFFFFFFFF, 0, 12345, 1, 0x7FFFFFFE]
+
+
+@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("dtype", [">u4", ">i8", "<u8"])
+@pytest.mark.parametrize("neg,clamp", [(False, False), (True, True)])
+def test_every_builtin_on_big_endian_and_wide_words(name, dtype, neg, clamp):
+    fn = getattr(amd, name)
+    a = np.array(WORDS * 1000, dtype=dtype)  # 8000 words: past the compiled kernel's threshold too
+    b = np.array(WORDS[::-1] * 1000, dtype=dtype)
+    c = np.array(ACCS * 1000, dtype=dtype)
+    flags = dict(src0_neg=True, src1_neg=False) if name in SUDOT else {}
+    if name in ("sdot2", "udot2"):
+        a, b = amd.packed(a), amd.packed(b)
+    got = call(fn, name, a, b, c, neg=neg, clamp=clamp, **flags)
+    want = [ref(name, x, y, z, neg=neg, clamp=clamp, **flags) for x, y, z in zip(WORDS, WORDS[::-1], ACCS)]
+    assert got[:8].tolist() == want
+    assert got.tolist() == want * 1000
+
+
+@pytest.mark.parametrize("name", PLAIN)
+def test_reversed_and_strided_views(name):
+    fn = getattr(amd, name)
+    base = np.array(WORDS * 4, dtype=np.uint32).reshape(4, 8)
+    a = base[::-1, ::2]
+    b = base[:, 1::2].T.T
+    if name in ("sdot2", "udot2"):
+        a, b = amd.packed(a), amd.packed(b)
+        av, bv = a.words, b.words
+    else:
+        av, bv = a, b
+    got = fn(a, b, 3, True)
+    want = [ref(name, int(x), int(y), 3, neg=True) for x, y in zip(av.ravel(), bv.ravel())]
+    assert got.ravel().tolist() == want
+
+
+def test_short2_pairs_in_big_endian():
+    pairs = np.array([[-3, 7], [-32768, -32768], [32767, 1]], dtype=">i2")
+    got = amd.sdot2(pairs, pairs, 0, False, clamp=True)
+    words = [(int(p) & 0xFFFF) | ((int(q) & 0xFFFF) << 16) for p, q in pairs]
+    assert got.tolist() == [ref("sdot2", w, w, 0, clamp=True) for w in words]
+
+
+def test_empty_lists():
+    assert amd.sdot4([], 1, 0, False).shape == (0,)
+    assert amd.sdot2([], (1, 2), 0, False).shape == (0,)
+
+
+def test_object_array_of_words():
+    got = amd.udot4(np.array([0xFFFFFFFF, -1], dtype=object), 0x01010101, 0, False)
+    assert got.tolist() == [ref("udot4", 0xFFFFFFFF, 0x01010101, 0)] * 2
+
+
+def test_where_available_checks_by():
+    assert amd.where_available("sdot4", "llvm", by="processor")[0] == "gfx906"
+    with pytest.raises(OperandError, match="by='proc' is not known; expected 'family' or 'processor'"):
+        amd.where_available("sdot4", by="proc")
+
+
+def test_availability_checks_processors():
+    with pytest.raises(OperandTypeError, match="processors=1 is not a bool"):
+        amd.availability(processors=1)
