@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..core import trace
+from ..core import pack_scalar, trace
 from ..core.errors import OperandConstraintError, OperandError
 from ..core.values import MASK32, WORD_END, WORD_MIN
 from .builtins import Builtin, lookup
@@ -66,9 +66,10 @@ def _vector(arg: Arg, param: str, ctype: str, line: str):
                                  f"got {arg.text}", line, arg.column)
 
 
-def _pack16(value) -> int:
+def _packed_word(value, param: str) -> int:
+    """The 32-bit pattern of an operand: a word, or a 16-bit pair packed by the core (lane order lives there)."""
     if isinstance(value, tuple):
-        return (value[0] & 0xFFFF) | ((value[1] & 0xFFFF) << 16)
+        return pack_scalar(list(value), 16, param)
     return value & MASK32
 
 
@@ -118,7 +119,7 @@ def evaluate(text: str, *, profile: str = "reference", target: str | None = None
         s0, s1 = values["src0_neg"], values["src1_neg"]
     else:
         s0, s1 = row.src0 == "s", row.src1 == "s"
-    words = {"src0": _pack16(values["src0"]), "src1": _pack16(values["src1"]), "src2": values["src2"] & MASK32}
+    words = {p: _packed_word(values[p], p) for p in ("src0", "src1", "src2")}
     return Evaluation(text, call, row, profile, values, words, neg, clamp, s0, s1, result, target)
 
 

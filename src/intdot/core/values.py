@@ -77,8 +77,8 @@ def _object_words(arr: np.ndarray, name: str) -> np.ndarray:
     """Validate an object array (Python ints beyond int64, mixed objects) one element at a time."""
     flat = np.empty(arr.size, dtype=np.uint32)
     for i, v in enumerate(arr.flat):
-        index = np.unravel_index(i, arr.shape) if arr.ndim != 1 else (i,)
-        flat[i] = check_word(v, f"{name}[{', '.join(str(int(k)) for k in index)}]")
+        index = ", ".join(str(int(k)) for k in np.unravel_index(i, arr.shape))
+        flat[i] = check_word(v, f"{name}[{index}]" if index else name)
     return flat.reshape(arr.shape)
 
 
