@@ -115,7 +115,8 @@ def test_scalar_matches_reference(a, b, acc, spec, neg, clamp):
 
 
 shapes = st.sampled_from([(), (0,), (1,), (7,), (3, 5), (2, 0, 3), (4097,)])
-dtypes = st.sampled_from([np.int32, np.uint32, np.int64, np.uint64, np.int8, np.uint16])
+dtypes = st.sampled_from([np.int32, np.uint32, np.int64, np.uint64, np.int8, np.uint16,
+                         np.dtype(">u4"), np.dtype(">i8"), np.dtype(">i2")])  # non-native byte order too
 
 
 @settings(max_examples=60, deadline=None)
