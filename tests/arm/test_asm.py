@@ -95,6 +95,8 @@ ERRORS = [
     ("sudot za.s[w8, 0, vgx4], {z2.b-z5.b}, z0.b[0]", OperandConstraintError, "Invalid vector list", 26),
     ("sudot za.s[w8, 0, vgx4], {z30.b-z1.b}, z0.b[0]", OperandConstraintError, "Invalid vector list", 26),
     ("sudot za.s[w9, 1], {z16.b-z31.b}, z26.b[1]", AsmSyntaxError, "invalid number of vectors", 27),
+    # llvm-mc-19: a range that does not step (z0 to z0) is "invalid number of vectors" at its end
+    ("sudot za.s[w8, 0], {z0.b-z0.b}, z0.b", AsmSyntaxError, "invalid number of vectors", 26),
     ("sudot za.s[w9, 1], {z16.b,z17.b,z18.b,z19.b,z20.b}, z2.b[1]", AsmSyntaxError, "invalid number of vectors", 20),
     ("sudot za.s[w9, 1], {z16.b}, z2.b[1]", AsmSyntaxError, "invalid operand for instruction", 20),
     ("sudot za.s[w8, 010], {z0.b-z1.b}, z0.b", OperandConstraintError,
@@ -139,6 +141,25 @@ def test_unknown_mnemonic():
 def test_one_instruction_per_call():
     with pytest.raises(AsmSyntaxError, match="one instruction"):
         arm.assemble("sudot z0.s, z1.b, z2.b[0]\nsudot z0.s, z1.b, z2.b[0]")
+    # a comment ends at its line: the second instruction was silently dropped
+    with pytest.raises(AsmSyntaxError, match="one instruction"):
+        arm.assemble("sudot v0.4s, v1.16b, v2.4b[3] // first\nsudot z0.s, z1.b, z2.b[3]")
+    # a ';' inside a comment is part of it (as in llvm-mc)
+    assert arm.assemble("sudot z0.s, z1.b, z2.b[3] // a; b") == 0x44BA1C20
+    assert arm.assemble("// SVE\nsudot z0.s, z1.b, z2.b[3]\n") == 0x44BA1C20
+
+
+@pytest.mark.parametrize("text, column", [
+    ("sudot\u00a0v0.4s, v1.16b, v2.4b[3]", 6),          # no-break space
+    ("sudot v0.4s, v1.16b, v2.4b[\uff13]", 28),         # fullwidth 3
+    ("\uff53udot v0.4s, v1.16b, v2.4b[3]", 1),          # fullwidth s
+])
+def test_non_ascii_text_is_rejected_at_its_column(text, column):
+    """llvm-mc reads ASCII only; intdot must not accept what llvm-mc rejects."""
+    with pytest.raises(AsmSyntaxError, match="unexpected character") as info:
+        arm.assemble(text)
+    assert info.value.column == column
+    assert arm.assemble("sudot v0.4s, v1.16b, v2.4b[3] // comments may say anything: \u00e9") == 0x4F22F820
 
 
 @pytest.mark.parametrize("bad, cls", [(123, OperandTypeError), (None, OperandTypeError), (b"sudot", OperandTypeError)])

@@ -133,7 +133,9 @@ class _Reader:
             b_col = inner_col + len(a) + 1
             regs = [ra, self.listreg(b, b_col)]
             start, count = ra[0], (regs[1][0] - ra[0]) % 32 + 1
-            if count > 4:  # AArch64 lists hold at most four registers
+            # AArch64 lists hold at most four registers; a range must step at least once
+            # ({z0.b-z0.b} is an error in LLVM, not a one-register list)
+            if count > 4 or count == 1:
                 raise self.error("invalid number of vectors", b_col + len(b) - len(b.lstrip()))
         else:
             regs = [self.listreg(inner, inner_col)]
@@ -253,10 +255,17 @@ def parse(text: str) -> Insn:
     """
     if not isinstance(text, str):
         raise OperandTypeError(f"text={text!r} has type {type(text).__name__}; expected a str")
-    line = text.split("//")[0].rstrip()
-    if "\n" in line.strip() or ";" in line:
+    # Comments end at their line: "a // x\nb" holds two instructions, "// x\na" one.
+    rows = [(row, row.split("//")[0]) for row in text.split("\n")]
+    filled = [(row, code) for row, code in rows if code.strip()]
+    if len(filled) > 1 or any(";" in code for _, code in filled):
         raise AsmSyntaxError("expected one instruction per call", text.split("\n")[0], None)
-    reader = _Reader(text.rstrip("\n"))  # errors show the text as given, comment included
+    row, line = filled[0] if filled else rows[0]
+    line = line.rstrip()
+    reader = _Reader(row.rstrip("\r"))  # errors show the line as given, comment included
+    for i, ch in enumerate(line):
+        if ord(ch) > 127:  # LLVM reads ASCII only: no-break spaces, fullwidth letters or digits
+            raise reader.error(f"unexpected character {ch!r} (U+{ord(ch):04X}); instructions are ASCII text", i + 1)
     mnemonic, _, raw_ops = split_line(line, reader)
     forms = _BY_MNEMONIC.get(mnemonic.lower())
     if not forms:
