@@ -214,6 +214,8 @@ def test_bulk_arguments():
         arm.disassemble(np.array([0x44BA1C20, -1]))
     with pytest.raises(OperandError, match="errors="):
         arm.disassemble([0x44BA1C20], errors="ignore")
+    with pytest.raises(OperandError, match="errors="):  # a single word too, not only arrays
+        arm.disassemble(0x44BA1C20, errors="ignore")
     with pytest.raises(UndefinedEncoding, match=r"words\[2\]=0x00000001 .*2 of 4 words"):
         arm.disassemble([0x44BA1C20, 0x4F22F020, 1, 2])
     assert arm.disassemble([5], errors="mark").tolist() == [".inst 0x00000005"]

@@ -127,6 +127,8 @@ def disassemble(words, /, *, errors: str = "raise"):
     >>> disassemble([0x4F22F83F, 0x44BA1C20]).tolist()
     ['sudot v31.4s, v1.16b, v2.4b[3]', 'sudot z0.s, z1.b, z2.b[3]']
     """
+    if errors not in ("raise", "mark"):
+        raise OperandError(f"errors={errors!r}; expected 'raise' or 'mark'")
     if isinstance(words, numbers.Integral) and not isinstance(words, bool):
         return format_insn(decode(words), check=False)
     from .bulk import disassemble_array
