@@ -361,28 +361,46 @@ def checked_ops(insn) -> dict:
     lay, ops = form.layout, insn.ops
     if not isinstance(ops, Mapping):
         raise OperandTypeError(f"insn.ops={describe(ops)} is not a mapping of operand names to integers")
-    extra = [k for k in ops if k not in lay.fields and k not in lay.consts]
+    fields, consts, known = _checks(lay)
+    extra = [k for k in ops if k not in known]
     if extra:
         raise OperandError(f"insn.ops has operands {', '.join(map(repr, extra))} that form {form.name} does not "
                            f"have (it has {', '.join(list(lay.fields) + list(lay.consts))})")
     out = {}
-    for op, fld in lay.fields.items():
+    for op, v in fields:
         if op not in ops:
             raise OperandError(f"insn.ops lacks operand {op!r} of form {form.name}")
         value = ops[op]
-        if not is_int_scalar(value) or int(value) not in fld.values:
-            v = fld.values
+        if type(value) is not int:  # the common case is a plain int; NumPy ints are fine too
+            if not is_int_scalar(value):
+                value = None
+            else:
+                value = int(value)
+        if value is None or value not in v:
             allowed = f"{v.start}..{v[-1]}" + (f" in steps of {v.step}" if v.step != 1 else "")
-            raise OperandError(f"insn.ops[{op!r}]={describe(value)} is out of range for {form.name}; "
+            raise OperandError(f"insn.ops[{op!r}]={describe(ops[op])} is out of range for {form.name}; "
                                f"expected {allowed}")
-        out[op] = int(value)
-    for op, value in lay.consts.items():
+        out[op] = value
+    for op, value in consts:
         given = ops.get(op, value)
-        if not is_int_scalar(given) or int(given) != value:
+        if given is not value and (not is_int_scalar(given) or int(given) != value):
             raise OperandError(f"insn.ops[{op!r}]={describe(given)} does not fit form {form.name} "
                                f"(which has {op}={value})")
         out[op] = value
     return out
+
+
+_CHECKS: dict = {}
+
+
+def _checks(lay: Layout) -> tuple:
+    """(op, allowed values) per field, the constants, and every operand name, per layout (cached)."""
+    hit = _CHECKS.get(id(lay))
+    if hit is None or hit[0] is not lay:
+        fields = tuple((op, f.values) for op, f in lay.fields.items())
+        hit = (lay, fields, tuple(lay.consts.items()), frozenset(lay.fields) | frozenset(lay.consts))
+        _CHECKS[id(lay)] = hit
+    return hit[1:]
 
 
 def form_named(name: str) -> Form:
