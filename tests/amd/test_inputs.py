@@ -72,3 +72,23 @@ def test_where_available_checks_by():
 def test_availability_checks_processors():
     with pytest.raises(OperandTypeError, match="processors=1 is not a bool"):
         amd.availability(processors=1)
+
+
+def test_options_that_are_arrays_are_errors_not_truth_value_errors():
+    from intdot.amd.evaluate import evaluate
+    from intdot.errors import UnknownTarget
+
+    both = np.array(["llvm", "reference"])
+    with pytest.raises(UnknownTarget, match="profile="):
+        amd.builtin("sdot4", profile=both)
+    with pytest.raises(UnknownTarget, match="profile="):
+        amd.target("gfx942", both)
+    with pytest.raises(OperandError, match="by="):
+        amd.where_available("sdot4", by=np.array(["family", "processor"]))
+    with pytest.raises(OperandTypeError, match="clamp="):
+        evaluate("sdot4(1, 2, 3, true)", profile="llvm", clamp=np.array([True, False]))
+
+
+def test_row_spec_of_sudot_needs_both_flags():
+    with pytest.raises(OperandTypeError, match="sudot4 reads its operands' signedness from flags"):
+        amd.lookup("sudot4").spec()

@@ -175,3 +175,8 @@ def test_trace_matches_the_reference(neg, clamp):
             assert list(t.a_lanes) == la and list(t.b_lanes) == lb
             assert list(t.products) == [x * y for x, y in zip(la, lb)]
             assert t.result == want([a], [b], [c], spec, neg, clamp)[0]
+
+
+def test_width_given_as_an_array():
+    with pytest.raises(OperandError, match="width=array"):
+        pack([1, 2, 3, 4], np.array([8, 8]))

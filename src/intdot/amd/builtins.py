@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..core import DotSpec
-from ..core.errors import UnknownInstruction
+from ..core.errors import OperandTypeError, UnknownInstruction
 from .targets import FAMILIES, FEATURES
 
 PREFIX = "__builtin_amdgcn_"
@@ -101,7 +101,8 @@ class Builtin:
         a = self.src0 == "s" if self.src0 != "flag" else src0_signed
         b = self.src1 == "s" if self.src1 != "flag" else src1_signed
         if a is None or b is None:
-            raise TypeError(f"{self.name} needs the operands' signedness")
+            raise OperandTypeError(f"src0_signed={src0_signed!r}, src1_signed={src1_signed!r}: {self.name} reads "
+                                   f"its operands' signedness from flags; expected True or False for each")
         return DotSpec(self.width, a, b, self.result_signed)
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from ..core import pack_scalar, trace
 from ..core.errors import OperandConstraintError, OperandError
-from ..core.values import MASK32, WORD_END, WORD_MIN
+from ..core.values import MASK32, WORD_END, WORD_MIN, check_flag
 from .builtins import Builtin, lookup
 from .cexpr import Arg, Call, ExprSyntaxError, parse_call
 from .functions import make
@@ -85,6 +85,7 @@ def evaluate(text: str, *, profile: str = "reference", target: str | None = None
     80
     """
     profile = check_profile(profile)
+    clamp = check_flag(clamp, "clamp")
     call = parse_call(text)
     try:
         row = lookup(call.name)

@@ -67,7 +67,7 @@ def where_available(builtin, profile: str = "reference", *, by: str = "family") 
     ('gfx906', 'gfx908', 'gfx90a')
     """
     row, profile = lookup(builtin), check_profile(profile)
-    if by not in ("family", "processor") or not isinstance(by, str):
+    if not isinstance(by, str) or by not in ("family", "processor"):
         raise OperandError(f"by={by!r} is not known; expected 'family' or 'processor'")
     names = FAMILIES if by == "family" else processors(profile)
     return tuple(n for n in names if _available(row, n, profile))

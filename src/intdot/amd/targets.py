@@ -83,7 +83,7 @@ _check_tables()
 
 def check_profile(profile) -> str:
     """Validate a profile name."""
-    if profile not in PROFILES or not isinstance(profile, str):
+    if not isinstance(profile, str) or profile not in PROFILES:
         raise UnknownTarget(f"profile={profile!r} is not known; expected one of {', '.join(PROFILES)}")
     return profile
 

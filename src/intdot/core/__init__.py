@@ -2,11 +2,11 @@
 
 from .dot import DotSpec, DotTrace, dot, dot_arrays, dot_function, trace
 from .errors import *  # noqa: F401,F403
-from .lanes import lane_count, lane_range, lane_values, pack, pack_scalar, unpack
+from .lanes import lane_values, pack, pack_scalar, unpack
 from .values import as_word_array, check_flag, check_int, check_word
 
 __all__ = [
     "DotSpec", "DotTrace", "dot", "dot_arrays", "dot_function", "trace",
-    "lane_count", "lane_range", "lane_values", "pack", "pack_scalar", "unpack",
+    "lane_values", "pack", "pack_scalar", "unpack",
     "as_word_array", "check_flag", "check_int", "check_word",
 ]

@@ -15,19 +15,9 @@ WIDTHS = (4, 8, 16)
 
 
 def check_width(width) -> int:
-    if width not in WIDTHS or not is_int_scalar(width):
+    if not is_int_scalar(width) or width not in WIDTHS:
         raise OperandError(f"width={describe(width)} is not a lane width; expected one of {WIDTHS}")
     return int(width)
-
-
-def lane_count(width: int) -> int:
-    """Number of lanes of ``width`` bits in a 32-bit word."""
-    return 32 // check_width(width)
-
-
-def lane_range(width: int, signed: bool) -> tuple[int, int]:
-    """Closed range of one lane's value."""
-    return (-(1 << (width - 1)), (1 << (width - 1)) - 1) if signed else (0, (1 << width) - 1)
 
 
 def lane_values(word: int, width: int, signed: bool) -> list[int]:
