@@ -13,7 +13,8 @@ Assemble AArch64 instructions (LLVM's or the reference's spelling) and print
 each word with LLVM's canonical text.  Quote each instruction, or separate
 instructions with ';' or newlines; an unquoted instruction split by the shell
 is joined back (a new instruction starts at each mnemonic).  TEXT '-' reads
-instructions from stdin, one a line ('//' starts a comment).
+instructions from stdin, one a line.  '//' starts a comment that runs to the
+end of its line.
 
 example:  intdot asm 'sudot za.s[w8, 0], {z0.b-z3.b}, z0.b[0]' --fields"""
 
