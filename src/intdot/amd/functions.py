@@ -84,7 +84,8 @@ def short2_operand(x, name: str):
     if arr.shape[-1] != 2:
         if arr.dtype.itemsize == 2:
             raise OperandError(f"{name} is a 16-bit array of shape {arr.shape}; 16-bit elements must come in "
-                               f"pairs along the last axis (length 2), or pass packed words as int32/uint32")
+                               f"pairs along the last axis (length 2); packed 32-bit words go in an int32/uint32 "
+                               f"array (wrapped in intdot.amd.packed() if its last axis has length 2)")
         return arr  # packed words
     if arr.size:
         lo, hi = int(arr.min()), int(arr.max())
