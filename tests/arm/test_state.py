@@ -154,3 +154,11 @@ def test_register_numbers_are_ascii_digits(name):
 def test_get_unsigned_must_be_a_flag():
     with pytest.raises(OperandTypeError, match="unsigned"):
         State().get("z0.s", unsigned="yes")
+
+
+def test_w_registers_iterate():
+    s = State()
+    s.w[3] = -1
+    s.x[4] = 2**64 - 1
+    w = list(s.w)
+    assert len(w) == 31 and w[3] == 0xFFFFFFFF and w[4] == 0xFFFFFFFF and w[5] == 0

@@ -59,6 +59,10 @@ class _WRegs:
     def __len__(self) -> int:
         return 31
 
+    def __iter__(self):
+        # Without this, iteration would run __getitem__ up to w31, whose error is not an IndexError.
+        return (int(v) & 0xFFFFFFFF for v in self._x)
+
     def __repr__(self) -> str:
         return "W[" + ", ".join(f"{int(v) & 0xFFFFFFFF:#x}" for v in self._x) + "]"
 
