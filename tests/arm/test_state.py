@@ -162,3 +162,25 @@ def test_w_registers_iterate():
     s.x[4] = 2**64 - 1
     w = list(s.w)
     assert len(w) == 31 and w[3] == 0xFFFFFFFF and w[4] == 0xFFFFFFFF and w[5] == 0
+
+
+@pytest.mark.parametrize("value, err", [
+    ([[1, 2], [3]], OperandError),       # ragged: was NumPy's ValueError from np.ndim
+    ((v for v in range(4)), OperandTypeError),
+    (np.array(3), OperandTypeError),
+])
+def test_set_refuses_ragged_and_unsized_values(value, err):
+    with pytest.raises(err):
+        State().set("v0.s", value)
+
+
+def test_set_reads_nested_lists_and_ranges_like_arrays():
+    s = State(svl=256)
+    s.set("za.s", [[r] * 8 for r in range(32)])            # (SVL/8, SVL/32), C order
+    assert s.get("za.s[31]").tolist() == [31] * 8
+    s.set("za.s", np.arange(256).reshape(32, 8))
+    assert s.get("za.s[1]").tolist() == list(range(8, 16))
+    s.set("v0.b", range(16))
+    assert s.get("v0.b").tolist() == list(range(16))
+    s.set("z1.d", [2**64 - 1, -1])                        # beyond int64, as Python ints
+    assert s.get("z1.d", unsigned=True).tolist() == [2**64 - 1, 2**64 - 1]

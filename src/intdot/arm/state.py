@@ -267,7 +267,9 @@ class State:
         """Write a register by its assembly name.
 
         ``value`` is one integer (broadcast to every element) or exactly one
-        value per element; elements are bytes without a suffix.  Values may be
+        value per element, as a sequence or array of any shape read in C order
+        (``za.s`` takes an ``(SVL/8, SVL/32)`` array or nested list); elements
+        are bytes without a suffix.  Values may be
         given in their signed or unsigned spelling (``-1`` or ``255`` for .b).
         A string sets raw bytes from hex, byte 0 first (``"01ff..."``).
         Writing ``wN`` zero-extends into ``xN``.  This is a plain register
@@ -292,13 +294,13 @@ class State:
         bits, count = 8 * esize, target.size // esize
         if is_int_scalar(value):
             values = [_check_scalar(value, bits, name)] * count
-        elif np.ndim(value) == 0:
+        elif not isinstance(value, (list, tuple, range, np.ndarray)) or getattr(value, "ndim", 1) == 0:
             raise OperandTypeError(f"{name}={describe(value)} has type {type(value).__name__}; expected an "
                                    "integer, a sequence of integers or a hex byte string")
         else:
-            try:
-                seq = list(np.asarray(value).reshape(-1).tolist()) if not isinstance(value, (list, tuple)) \
-                    else list(value)
+            try:  # nested lists read like arrays: C order, any shape with one value per element
+                seq = np.asarray(value, dtype=object if isinstance(value, (list, tuple)) else None) \
+                    .reshape(-1).tolist()  # (a ragged list raises ValueError)
             except (TypeError, ValueError):
                 raise OperandTypeError(f"{name}={describe(value)} is not an integer or a sequence of them") from None
             if len(seq) != count:
