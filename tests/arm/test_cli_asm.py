@@ -129,3 +129,9 @@ def test_disasm_file_comments_and_binary_files(capsys, tmp_path):
     binary.write_bytes(bytes([0x3F, 0xF8, 0x22, 0x4F, 0xFF, 0xFE]))
     assert main(["disasm", "-f", str(binary)]) == 1
     assert "not a text file" in capsys.readouterr().err
+
+
+def test_disasm_arguments_may_be_comma_separated(capsys):
+    assert main(["disasm", "44ba1c20,0x4f22f83f", "c13f77ff"]) == 0
+    assert [line.split()[0] for line in capsys.readouterr().out.splitlines()] == [
+        "0x44ba1c20", "0x4f22f83f", "0xc13f77ff"]

@@ -159,7 +159,7 @@ def run_disasm(args) -> int:
     from ..arm.asm import decode
     from ..arm.bulk import disassemble_array
 
-    words = parse_words(args.words, "WORD")
+    words = parse_words([t for arg in args.words for t in re.split(r"[\s,]+", arg)], "WORD")
     if args.file:
         text = sys.stdin.read() if args.file == "-" else _read(args.file)
         text = "\n".join(line.split("//")[0] for line in text.splitlines())
