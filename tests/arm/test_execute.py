@@ -230,3 +230,25 @@ def test_malformed_insn_objects_raise_typed_errors(form, ops, cls):
         execute(State(), Insn(form, ops))
     with pytest.raises(cls):
         asm.encode(Insn(form, ops))
+
+
+def test_docs_exec_sessions(capsys):
+    """Every ``$ intdot exec`` session of docs/arm.md prints exactly what the page shows."""
+    import re
+    import shlex
+    from pathlib import Path
+
+    from intdot.cli import main
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "arm.md").read_text()
+    sessions = []
+    for block in re.findall(r"^```\n(.*?)^```$", text, re.M | re.S):
+        for chunk in re.split(r"^(?=\$ )", block, flags=re.M):
+            if chunk.startswith("$ intdot exec"):
+                chunk = chunk.replace("\\\n", " ")  # shell line continuation
+                command, _, expected = chunk.partition("\n")
+                sessions.append((command[2:], expected))
+    assert len(sessions) >= 2
+    for command, expected in sessions:
+        assert main(shlex.split(command)[1:]) == 0
+        assert capsys.readouterr().out == expected, command
