@@ -119,6 +119,8 @@ def test_sme2_intrinsics_match_reference(name, svl):
     (lambda: arm.vsudot_lane_s32([0, 0], [0] * 8, [0] * 8, 1.0), OperandTypeError, "lane"),
     (lambda: arm.vsudot_lane_s32([2**32, 0], [0] * 8, [0] * 8, 0), OperandError, "r holds"),
     (lambda: arm.svsudot_lane_s32([0] * 3, [0] * 12, [0] * 12, 0), OperandError, "multiple of 16"),
+    (lambda: arm.svsudot_lane_s32([[0] * 4, [0] * 3], [0] * 16, [0] * 16, 0), OperandTypeError, "op1"),  # ragged
+    (lambda: arm.vsudotq_laneq_s32([[0] * 4, [0]], [0] * 16, [0] * 16, 0), OperandTypeError, "r="),
     # batch axes that do not broadcast: an intdot error naming them, not NumPy's
     (lambda: arm.vsudotq_laneq_s32(np.zeros((2, 4), np.int32), np.zeros((3, 16), np.int8), [0] * 16, 0),
      OperandError, r"r \(2,\), a \(3,\)"),
@@ -283,3 +285,24 @@ def test_sme2_intrinsics_match_clang_under_qemu(name, imm):
             args = (slice_, zn, zm) + (() if imm is None else (imm,))
             getattr(arm, name)(*args, za=za)
             assert out == want.tobytes(), f"{name} SVL={svl} imm={imm} slice={slice_:#x}"
+
+
+@pytest.mark.parametrize("signs", [(True, True), (False, False), (False, True)])
+def test_the_wrappers_take_the_lane_signedness(signs):
+    """SDOT/UDOT/USDOT intrinsics are the same wrappers with other signs (against the reference)."""
+    from intdot.arm import acle
+
+    rng = np.random.default_rng(sum(signs) + 3 * signs[0])
+    ka = (-128, 128) if signs[0] else (0, 256)
+    kb = (-128, 128) if signs[1] else (0, 256)
+    r = rng.integers(-(2**31), 2**31, 4)
+    a, b = rng.integers(*ka, 16), rng.integers(*kb, 16)
+    st_ = ref.RefState(16, 16)
+    st_.z[0], st_.z[1], st_.z[2] = bytes_of(r.astype(np.int32).view(np.uint8)), bytes_of(a), bytes_of(b)
+    ref.neon_elem(st_, 0, 1, 2, 3, 1, *signs)
+    got = acle._neon("vdotq_laneq_s32", r, a, b, 3, 4, 16, signs)
+    assert got.view(np.uint8).tolist() == st_.z[0]
+    sve = ref.RefState(16, 16)
+    sve.z[0], sve.z[1], sve.z[2] = st_.z[0], bytes_of(a), bytes_of(b)
+    ref.sve_indexed(sve, 0, 1, 2, 1, *signs)
+    assert acle._sve("svdot_lane_s32", got, a, b, 1, signs).view(np.uint8).tolist() == sve.z[0]

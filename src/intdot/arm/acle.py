@@ -17,7 +17,9 @@ from ..core.values import check_int, check_word, describe
 from .executor import dot_by_element, dot_by_segment, dot_elementwise, spec_for, za_group
 from .state import LENGTHS, State
 
-_SPEC = spec_for(True, False)  # SUDOT: signed first source, unsigned second
+# Lane signedness (first source, second source) of the intrinsics here; SDOT/UDOT/USDOT intrinsics are
+# the same wrappers with (True, True), (False, False), (False, True).
+SUDOT = (True, False)
 # kind -> (lowest, highest accepted value, C element type); int32 also takes its unsigned spelling.
 _RANGES = {"s8": (-128, 127, "int8"), "u8": (0, 255, "uint8"), "s32": (-(1 << 31), (1 << 32) - 1, "int32")}
 
@@ -65,13 +67,18 @@ def _batch(func: str, **words: np.ndarray) -> None:
         raise OperandError(f"{func}: the batch axes (all but the last) do not broadcast: {shapes}") from None
 
 
-def _neon(func: str, r, a, b, lane, nres: int, nb: int) -> np.ndarray:
+def _kinds(signs: tuple[bool, bool]) -> tuple[str, str]:
+    return tuple("s8" if signed else "u8" for signed in signs)
+
+
+def _neon(func: str, r, a, b, lane, nres: int, nb: int, signs: tuple[bool, bool] = SUDOT) -> np.ndarray:
+    ka, kb = _kinds(signs)
     acc = _vector(r, "r", "s32", nres, func)
-    wa = _vector(a, "a", "s8", 4 * nres, func)
-    wb = _vector(b, "b", "u8", nb, func)
+    wa = _vector(a, "a", ka, 4 * nres, func)
+    wb = _vector(b, "b", kb, nb, func)
     lane = _lane(lane, "lane", nb // 4 - 1, func)
     _batch(func, r=acc, a=wa, b=wb)
-    res = dot_by_element(_SPEC, acc, wa, np.asarray(wb[..., lane]))
+    res = dot_by_element(spec_for(*signs), acc, wa, np.asarray(wb[..., lane]))
     return res.view(np.int32)
 
 
@@ -130,16 +137,24 @@ def svsudot_lane_s32(op1, op2, op3, imm_index: int) -> np.ndarray:
     >>> svsudot_lane_s32([0] * 8, [1] * 32, list(range(32)), 1)
     array([22, 22, 22, 22, 86, 86, 86, 86], dtype=int32)
     """
-    func = "svsudot_lane_s32"
-    op1 = np.asarray(op1) if not isinstance(op1, np.ndarray) else op1
-    n = op1.shape[-1] if getattr(op1, "ndim", 0) else 0
+    return _sve("svsudot_lane_s32", op1, op2, op3, imm_index, SUDOT)
+
+
+def _sve(func: str, op1, op2, op3, imm_index, signs: tuple[bool, bool]) -> np.ndarray:
+    ka, kb = _kinds(signs)
+    if not isinstance(op1, np.ndarray):
+        try:
+            op1 = np.asarray(op1)
+        except (TypeError, ValueError) as exc:  # e.g. a ragged list
+            raise OperandTypeError(f"{func}: op1={describe(op1)} is not an integer array: {exc}") from None
+    n = op1.shape[-1] if op1.ndim else 0
     _sve_bytes(4 * n, "op1", func)
     acc = _vector(op1, "op1", "s32", n, func)
-    a = _vector(op2, "op2", "s8", 4 * n, func)
-    b = _vector(op3, "op3", "u8", 4 * n, func)
+    a = _vector(op2, "op2", ka, 4 * n, func)
+    b = _vector(op3, "op3", kb, 4 * n, func)
     idx = _lane(imm_index, "imm_index", 3, func)
     _batch(func, op1=acc, op2=a, op3=b)
-    return dot_by_segment(_SPEC, acc, a, b, idx).view(np.int32)
+    return dot_by_segment(spec_for(*signs), acc, a, b, idx).view(np.int32)
 
 
 def _za_target(za, state, func: str) -> np.ndarray:
@@ -161,24 +176,26 @@ def _za_target(za, state, func: str) -> np.ndarray:
     return za
 
 
-def _sme2(func: str, slice_, zn, zm, nvec: int, index: int | None, za, state) -> np.ndarray:
+def _sme2(func: str, slice_, zn, zm, nvec: int, index: int | None, za, state,
+          signs: tuple[bool, bool] = SUDOT) -> np.ndarray:
+    ka, kb = _kinds(signs)
     target = _za_target(za, state, func)
     svl_bytes = target.shape[0]
     base = check_word(slice_, f"{func}: slice")
     if not isinstance(zn, (tuple, list)) or len(zn) != nvec:
         raise OperandError(f"{func}: zn={describe(zn)}; expected a tuple of {nvec} int8 vectors (svint8x{nvec}_t)")
-    a = np.stack([_vector(v, f"zn[{i}]", "s8", svl_bytes, func) for i, v in enumerate(zn)])
+    a = np.stack([_vector(v, f"zn[{i}]", ka, svl_bytes, func) for i, v in enumerate(zn)])
     if a.ndim != 2:
         raise OperandError(f"{func}: the members of zn must be 1-D vectors of {svl_bytes} int8 (SVL/8)")
-    b = _vector(zm, "zm", "u8", svl_bytes, func)
+    b = _vector(zm, "zm", kb, svl_bytes, func)
     if b.ndim != 1:
         raise OperandError(f"{func}: zm must be a 1-D vector of {svl_bytes} uint8 (SVL/8)")
     group = za_group(target, nvec, base)
     acc = group.view("<u4")
     if index is None:
-        res = dot_elementwise(_SPEC, acc, a, b[None, :])
+        res = dot_elementwise(spec_for(*signs), acc, a, b[None, :])
     else:
-        res = dot_by_segment(_SPEC, acc, a, b, index)
+        res = dot_by_segment(spec_for(*signs), acc, a, b, index)
     group[...] = res.view(np.uint8)
     return target
 
