@@ -20,4 +20,8 @@ def __getattr__(name):
     raise AttributeError(f"module 'intdot' has no attribute {name!r}")
 
 
+def __dir__():
+    return sorted(set(globals()) | {"amd", "arm"})
+
+
 __all__ = ["errors", "dot", "DotSpec", "pack", "unpack", "lane_values", "__version__"]

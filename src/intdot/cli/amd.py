@@ -94,8 +94,6 @@ def _render(title: str, header: list[str], rows: list[list[str]], fmt: str, data
 
 def _table(args) -> int:
     from ..amd import BUILTINS, availability, processors
-    from ..amd.builtins import lookup
-    from ..amd.targets import FAMILIES, PROCESSOR_FEATURES
 
     by = "processor" if args.processors else "family"
     if not args.diff:
@@ -109,17 +107,17 @@ def _table(args) -> int:
         return 0
     ref = availability("reference", processors=args.processors)
     llvm = availability("llvm", processors=args.processors)
-    cols = list(FAMILIES) if not args.processors else list(processors("reference"))
+    cols = list(ref[BUILTINS[0].name])  # the reference profile's columns: the llvm one has more processors
     diffs = []
     for row in BUILTINS:
         for c in cols:
             if ref[row.name][c] != llvm[row.name][c]:
                 diffs.append({"builtin": row.name, "target": c, "reference": ref[row.name][c],
-                              "llvm": llvm[row.name][c], "feature": lookup(row.name).feature})
+                              "llvm": llvm[row.name][c], "feature": row.feature})
     header = ["builtin", by, "reference", "llvm", "llvm feature"]
     rows = [[d["builtin"], d["target"], _yes(d["reference"]), _yes(d["llvm"]), d["feature"]] for d in diffs]
     title = f"Where the reference and llvm profiles disagree, by {by} ({len(diffs)} cells)"
-    only_llvm = [p for p in PROCESSOR_FEATURES if p not in processors("reference")]
+    only_llvm = [p for p in processors("llvm") if p not in processors("reference")]
     data = {"by": by, "differences": diffs}
     if args.processors:
         data["llvm_only_processors"] = only_llvm
