@@ -180,3 +180,14 @@ def test_trace_matches_the_reference(neg, clamp):
 def test_width_given_as_an_array():
     with pytest.raises(OperandError, match="width=array"):
         pack([1, 2, 3, 4], np.array([8, 8]))
+
+
+def test_unknown_backend_names_its_source(monkeypatch):
+    from intdot.core import dot_arrays
+
+    words = np.zeros(3, np.uint32)
+    with pytest.raises(OperandError, match="backend='gpu' is not known; expected one of auto, numpy, numba"):
+        dot_arrays(SPEC, words, words, words, neg=False, clamp=False, backend="gpu")
+    monkeypatch.setenv("INTDOT_BACKEND", "gpu")
+    with pytest.raises(OperandError, match="INTDOT_BACKEND='gpu' is not known"):
+        f(words, words, words)

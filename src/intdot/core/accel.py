@@ -24,10 +24,11 @@ def numba_available() -> bool:
 
 def kernel_for(spec, n: int, backend: str = "auto"):
     """The compiled kernel to use for ``n`` elements, or None for the NumPy path."""
+    name = "backend"
     if backend == "auto":
-        backend = os.environ.get("INTDOT_BACKEND", "auto")
-    if backend not in BACKENDS:
-        raise OperandError(f"backend={backend!r} is not known; expected one of {BACKENDS}")
+        backend, name = os.environ.get("INTDOT_BACKEND", "auto"), "the environment variable INTDOT_BACKEND"
+    if not isinstance(backend, str) or backend not in BACKENDS:
+        raise OperandError(f"{name}={backend!r} is not known; expected one of {', '.join(BACKENDS)}")
     if backend == "numpy" or (backend == "auto" and n < MIN_AUTO):
         return None
     try:
