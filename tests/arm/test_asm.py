@@ -277,3 +277,16 @@ def test_any_text_gives_a_word_or_an_intdot_error(text):
     except IntdotError:
         return
     assert arm.decode(word).word == word
+
+
+@pytest.mark.parametrize("text", [
+    "sudot z0.s, z1.b, z2.b[" + "9" * 5000 + "]",
+    "sudot za.s[w8, " + "9" * 5000 + "], {z0.b-z1.b}, z0.b",
+    "sudot z" + "9" * 5000 + ".s, z1.b, z2.b[1]",
+    "sudot za.s[w" + "9" * 5000 + ", 0], {z0.b-z1.b}, z0.b",
+    "sudot za.s[w8, 0], {z" + "9" * 5000 + ".b-z1.b}, z0.b",
+])
+def test_numbers_of_thousands_of_digits_are_range_errors(text):
+    """Python refuses to convert more than 4300 decimal digits (ValueError); intdot reports the range."""
+    with pytest.raises(AsmSyntaxError):
+        arm.assemble(text)

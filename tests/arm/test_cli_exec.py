@@ -86,6 +86,8 @@ def test_no_change_is_reported(capsys):
     (["exec", "--save", "/nonexistent/dir/x.json", "sudot z0.s, z1.b, z2.b[0]"], "--save"),
     (["exec", ""], "holds no instruction"),
     (["exec", "--set", "v1.8b=hex:ff", "sudot z0.s, z1.b, z2.b[0]"], "8 bytes"),
+    (["exec", "--set", "w8=" + "9" * 5000, "sudot z0.s, z1.b, z2.b[0]"], "5000 digits"),
+    (["exec", "--set", "v1." + "9" * 5000 + "b=1", "sudot z0.s, z1.b, z2.b[0]"], "not known"),
 ])
 def test_errors_are_one_line(capsys, argv, msg):
     code, out, err = run(capsys, *argv)

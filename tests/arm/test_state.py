@@ -184,3 +184,9 @@ def test_set_reads_nested_lists_and_ranges_like_arrays():
     assert s.get("v0.b").tolist() == list(range(16))
     s.set("z1.d", [2**64 - 1, -1])                        # beyond int64, as Python ints
     assert s.get("z1.d", unsigned=True).tolist() == [2**64 - 1, 2**64 - 1]
+
+
+@pytest.mark.parametrize("name", ["z" + "9" * 5000, "za[" + "9" * 5000 + "]", "w" + "9" * 5000])
+def test_register_numbers_of_thousands_of_digits(name):
+    with pytest.raises(OperandError):
+        State().set(name, 1)

@@ -33,6 +33,12 @@ _NAMES_HELP = ("z0-z31 or v0-v31 (optionally .b/.h/.s/.d), za, za[ROW] or za.s[R
                "x0-x30 or w0-w30")
 
 
+def _dec(digits: str) -> int:
+    """A register or row number; past 40 digits it is out of range anyway (and Python refuses
+    to convert more than 4300 digits)."""
+    return int(digits) if len(digits) <= 40 else 10**40
+
+
 def _check_length(value, name: str) -> int:
     if not is_int_scalar(value):
         raise OperandTypeError(f"{name}={describe(value)} is not an integer; expected one of {LENGTHS} (bits)")
@@ -221,25 +227,26 @@ class State:
             raise OperandTypeError(f"register name {describe(name)} is not a string; expected {_NAMES_HELP}")
         m = _NAME.match(name)
         if not m:
-            raise OperandError(f"register name {name!r} is not known; expected {_NAMES_HELP}")
+            raise OperandError(f"register name {describe(name)} is not known; expected {_NAMES_HELP}")
         elem = (m["elem"] or "").lower() or None
         if m["vec"]:
-            n = int(m["vn"])
+            n = _dec(m["vn"])
             if n > 31 or m["row"] is not None:
-                raise OperandError(f"register name {name!r} is not known; expected {_NAMES_HELP}")
+                raise OperandError(f"register name {describe(name)} is not known; expected {_NAMES_HELP}")
             region = self._z[n] if m["vec"].lower() == "z" else self._z[n, :16]
             return "vec", region, elem
         if m["za"]:
             if m["row"] is None:
                 return "vec", self._za, elem
-            row = int(m["row"])
+            row = _dec(m["row"])
             if row >= self._za.shape[0]:
-                raise OperandError(f"ZA row {row} in {name!r} does not exist; SVL={self._svl} gives rows "
+                raise OperandError(f"ZA row {m['row'][:12]} in {describe(name)} does not exist; SVL={self._svl} "
+                                   "gives rows "
                                    f"0-{self._za.shape[0] - 1}")
             return "vec", self._za[row], elem
-        n = int(m["gn"])
+        n = _dec(m["gn"])
         if n > 30 or elem or m["row"] is not None:
-            raise OperandError(f"register name {name!r} is not known; expected {_NAMES_HELP}")
+            raise OperandError(f"register name {describe(name)} is not known; expected {_NAMES_HELP}")
         return m["gpr"].lower(), n, None
 
     def get(self, name: str, *, unsigned: bool = False):

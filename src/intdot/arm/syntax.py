@@ -29,6 +29,12 @@ _LIST = re.compile(r"\{(.*)\}$", re.S)
 _LIST_REG = re.compile(r"\s*(z)" + _NUM + r"(?:\.([0-9a-z]+))?\s*$", re.I)
 
 INVALID = "invalid operand for instruction"
+
+
+def _dec(digits: str) -> int:
+    """A decimal digit string as an int; past 40 digits only its size matters (it is out of every range),
+    and Python refuses to convert more than 4300."""
+    return int(digits) if len(digits) <= 40 else 10**40
 LANE = "vector lane must be an integer in range [{lo}, {hi}]."
 IMM = "immediate must be an integer in range [{lo}, {hi}]."
 WREG = "operand must be a register in range [w{lo}, w{hi}]"
@@ -74,7 +80,7 @@ class _Reader:
             raise self.error(f"expected an integer {what}, got {text.strip()!r}", col)
         sign, hexa, binary, octal, decimal = m.groups()
         value = (int(hexa, 16) if hexa else int(binary, 2) if binary else int(octal, 8) if octal
-                 else int(decimal))
+                 else _dec(decimal))
         return -value if sign == "-" else value
 
     def operand(self, text: str, col: int) -> Parsed:
@@ -101,9 +107,10 @@ class _Reader:
             return self.reglist(m.group(1), col, col + 1, body)
         m = _VREG.match(body)
         if m:
-            num = int(m.group(2))
+            num = _dec(m.group(2))
             if num > 31:
-                raise self.error(f"{INVALID}: no register {m.group(1)}{num} (registers are 0-31)", col)
+                digits = m.group(2) if len(m.group(2)) <= 12 else m.group(2)[:12] + "..."
+                raise self.error(f"{INVALID}: no register {m.group(1)}{digits} (registers are 0-31)", col)
             index = None
             if m.group(4):
                 index = self.integer(m.group(5), col + m.start(5), "lane index")
@@ -149,7 +156,7 @@ class _Reader:
     def listreg(self, text: str, col: int) -> tuple[int, str | None]:
         m = _LIST_REG.match(text)
         lead = len(text) - len(text.lstrip())
-        if not m or int(m.group(2)) > 31:
+        if not m or _dec(m.group(2)) > 31:
             raise self.error(f"{INVALID}: expected a Z register (z0-z31) in the list, got {text.strip()!r}",
                              col + lead)
         return int(m.group(2)), (m.group(3) or "").lower() or None
@@ -230,7 +237,7 @@ def _check_values(reader: _Reader, form: Form, t: Operand, p: Parsed, ops: dict[
             raise reader.error(f"invalid matrix operand, expected suffix .{t.suffix}", p.col, bad)
         wfld, ofld = lay.fields[t.ops[0]], lay.fields[t.ops[1]]
         m = re.fullmatch(r"w" + _NUM, p.wreg)
-        if not m or int(m.group(1)) not in wfld.values:
+        if not m or _dec(m.group(1)) not in wfld.values:
             raise reader.error(WREG.format(lo=wfld.values[0], hi=wfld.values[-1]), p.wreg_col, bad)
         if p.off not in ofld.values:
             raise reader.error(IMM.format(lo=ofld.values[0], hi=ofld.values[-1]), p.off_col, bad)

@@ -81,7 +81,12 @@ def _int(text: str) -> int:
     """Decimal or 0x hex; a leading 0 is decimal (0..15 is not octal)."""
     neg = text.startswith("-")
     body = text[neg:]
-    value = int(body, 16) if body[:2].lower() == "0x" else int(body, 10)
+    if body[:2].lower() == "0x":
+        value = int(body, 16)
+    elif len(body) > 40:  # out of every register's range; Python refuses more than 4300 digits
+        raise OperandError(f"{text[:20]}... ({len(body)} digits) is out of range for any register")
+    else:
+        value = int(body, 10)
     return -value if neg else value
 
 
@@ -91,7 +96,7 @@ def apply_set(state, text: str) -> None:
         raise OperandError(f"--set {text!r}: expected REG=VALUES, e.g. z1.b=1,2,3 or w8=5")
     name, values = (s.strip() for s in text.split("=", 1))
     low = None  # an arrangement such as v2.8b: how many elements it names (the low part of V)
-    m = re.fullmatch(r"(v\d+)\.(\d+)([bhsd])", name, re.IGNORECASE)
+    m = re.fullmatch(r"(v[0-9]+)\.([0-9]{1,3})([bhsd])", name, re.IGNORECASE)
     if m:  # v2.16b -> v2.b
         if f"{m[2]}{m[3].lower()}" not in _VEC_ARRANGEMENT:
             raise OperandError(f"--set {text!r}: arrangement .{m[2]}{m[3]} is not known; use one of "
