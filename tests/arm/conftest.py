@@ -11,7 +11,8 @@ def pytest_terminal_summary(terminalreporter):
     if module is None:  # not collected
         return
     lines = module.summary_lines() or [
-        "no QEMU states compared: the QEMU tests were skipped (see the skip reasons) or deselected"]
+        "no QEMU states compared: the QEMU tests were skipped (see the reasons), failed before comparing, "
+        "or were deselected"]
     terminalreporter.section("QEMU oracle", sep="-")
     for line in lines:
         terminalreporter.write_line(line)
