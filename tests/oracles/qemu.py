@@ -49,60 +49,76 @@ def qemu(streaming: bool) -> str | None:
     return find_tool("INTDOT_QEMU", "/usr/bin/qemu-aarch64", "qemu-aarch64")
 
 
-def _syscall(nr: int) -> str:
-    return f"    mov x8, #{nr}\n    svc #0\n"
+def _syscall(nr: int) -> list[str]:
+    return [f"    mov x8, #{nr}", "    svc #0"]
+
+
+def _prologue(streaming: bool) -> list[str]:
+    """Enter streaming mode if asked; x21 = buf, x19 = Z length and x25 = SVL in bytes (0 when not
+    streaming), both also written as the 16-byte header."""
+    return ["    .text", "    .global _start", "_start:",
+            "    smstart" if streaming else "    nop",
+            "    adrp x21, buf", "    add x21, x21, :lo12:buf",
+            "    rdvl x19, #1",                       # Z length in bytes (SVL when streaming)
+            "    rdsvl x25, #1" if streaming else "    mov x25, #0",
+            "    stp x19, x25, [x21]"]
+
+
+def _write_header() -> list[str]:
+    return ["    mov x0, #1", "    mov x1, x21", "    mov x2, #16", *_syscall(64)]
+
+
+def _read_state() -> list[str]:
+    """Read x20 bytes of state into buf (exit 0 at end of input, 3 on a short or failed read)."""
+    return ["next_state:",
+            "    mov x24, #0",
+            "read_more:",
+            "    mov x0, #0", "    add x1, x21, x24", "    sub x2, x20, x24", *_syscall(63),
+            "    cmp x0, #0", "    b.lt fail", "    b.eq end_of_input",
+            "    add x24, x24, x0", "    cmp x24, x20", "    b.lo read_more"]
+
+
+def _za_rows(op: str, label: str) -> list[str]:
+    """``ldr``/``str`` every ZA row (x25 of them, x25 bytes each) from/to x23 onwards."""
+    return ["    mov w12, #0", f"{label}:", f"    {op} za[w12, 0], [x23]", "    add x23, x23, x25",
+            "    add w12, w12, #1", "    cmp x12, x25", f"    b.lo {label}"]
+
+
+def _write_state_and_loop() -> list[str]:
+    """Write the x20 bytes of buf back, go read the next state; the exits and the buffer."""
+    return ["    mov x24, #0",
+            "write_more:",
+            "    mov x0, #1", "    add x1, x21, x24", "    sub x2, x20, x24", *_syscall(64),
+            "    cmp x0, #0", "    b.le fail",
+            "    add x24, x24, x0", "    cmp x24, x20", "    b.lo write_more",
+            "    b next_state",
+            "end_of_input:",
+            "    cmp x24, #0", "    b.ne fail",
+            "    mov x0, #0", *_syscall(93),
+            "fail:",
+            "    mov x0, #3", *_syscall(93),
+            "    .bss", "    .balign 16", "buf:", f"    .skip {BUF_BYTES}", ""]
 
 
 def source(insn_text: str, *, streaming: bool) -> str:
     """The assembly source of the test program for one instruction."""
-    enter = "    smstart\n" if streaming else ""
-    lines = [
-        "    .text", "    .global _start", "_start:",
-        enter.rstrip("\n") or "    nop",
-        "    adrp x21, buf", "    add x21, x21, :lo12:buf",
-        "    rdvl x19, #1",                       # Z length in bytes (SVL when streaming)
-        "    rdsvl x25, #1" if streaming else "    mov x25, #0",
-        "    stp x19, x25, [x21]",
+    lines = _prologue(streaming) + [
         "    lsl x20, x19, #5",                   # 32 Z registers
         "    mul x22, x25, x25",                  # ZA bytes (0 when not streaming)
         "    add x20, x20, x22",
         "    add x20, x20, #32",                  # X8-X11
-        "    mov x0, #1", "    mov x1, x21", "    mov x2, #16", _syscall(64).rstrip("\n"),
-        "next_state:",
-        "    mov x24, #0",
-        "read_more:",
-        "    mov x0, #0", "    add x1, x21, x24", "    sub x2, x20, x24", _syscall(63).rstrip("\n"),
-        "    cmp x0, #0", "    b.lt fail", "    b.eq end_of_input",
-        "    add x24, x24, x0", "    cmp x24, x20", "    b.lo read_more",
-        enter.rstrip("\n") or "    nop",
-    ]
+    ] + _write_header() + _read_state() + ["    smstart" if streaming else "    nop"]
     lines += [f"    ldr z{n}, [x21, #{n}, mul vl]" for n in range(32)]
     lines += ["    add x23, x21, x19, lsl #5"]          # x23 -> ZA rows, then X8-X11
     if streaming:
-        lines += ["    mov w12, #0", "load_za:", "    ldr za[w12, 0], [x23]", "    add x23, x23, x25",
-                  "    add w12, w12, #1", "    cmp x12, x25", "    b.lo load_za"]
+        lines += _za_rows("ldr", "load_za")
     lines += ["    ldp x8, x9, [x23]", "    ldp x10, x11, [x23, #16]",
               f"    {insn_text}",
               "    stp x8, x9, [x23]", "    stp x10, x11, [x23, #16]"]
     lines += [f"    str z{n}, [x21, #{n}, mul vl]" for n in range(32)]
     if streaming:
-        lines += ["    add x23, x21, x19, lsl #5", "    mov w12, #0", "store_za:", "    str za[w12, 0], [x23]",
-                  "    add x23, x23, x25", "    add w12, w12, #1", "    cmp x12, x25", "    b.lo store_za"]
-    lines += [
-        "    mov x24, #0",
-        "write_more:",
-        "    mov x0, #1", "    add x1, x21, x24", "    sub x2, x20, x24", _syscall(64).rstrip("\n"),
-        "    cmp x0, #0", "    b.le fail",
-        "    add x24, x24, x0", "    cmp x24, x20", "    b.lo write_more",
-        "    b next_state",
-        "end_of_input:",
-        "    cmp x24, #0", "    b.ne fail",
-        "    mov x0, #0", _syscall(93).rstrip("\n"),
-        "fail:",
-        "    mov x0, #3", _syscall(93).rstrip("\n"),
-        "    .bss", "    .balign 16", "buf:", f"    .skip {BUF_BYTES}", "",
-    ]
-    return "\n".join(lines)
+        lines += ["    add x23, x21, x19, lsl #5"] + _za_rows("str", "store_za")
+    return "\n".join(lines + _write_state_and_loop())
 
 
 class BuildError(RuntimeError):
@@ -191,37 +207,16 @@ def acle_driver(*, streaming: bool, per_zlen: int, fixed: int) -> str:
     loaded before and stored after the call.  ``entry`` of a streaming
     program is an ``__arm_streaming __arm_inout("za")`` function.
     """
-    lines = ["    .text", "    .global _start", "_start:",
-             "    smstart" if streaming else "    nop",
-             "    adrp x21, buf", "    add x21, x21, :lo12:buf",
-             "    rdvl x19, #1",
-             "    rdsvl x25, #1" if streaming else "    mov x25, #0",
-             "    stp x19, x25, [x21]",
-             f"    mov x9, #{per_zlen}", f"    mul x26, x19, x9", f"    add x26, x26, #{fixed}",  # ZA offset
-             "    mul x22, x25, x25", "    add x20, x26, x22",                                  # blob size
-             "    mov x0, #1", "    mov x1, x21", "    mov x2, #16", "    mov x8, #64", "    svc #0",
-             "next_state:", "    mov x24, #0",
-             "read_more:",
-             "    mov x0, #0", "    add x1, x21, x24", "    sub x2, x20, x24", "    mov x8, #63", "    svc #0",
-             "    cmp x0, #0", "    b.lt fail", "    b.eq end_of_input",
-             "    add x24, x24, x0", "    cmp x24, x20", "    b.lo read_more"]
+    lines = _prologue(streaming) + [
+        f"    mov x9, #{per_zlen}", "    mul x26, x19, x9", f"    add x26, x26, #{fixed}",  # ZA offset
+        "    mul x22, x25, x25", "    add x20, x26, x22",                                   # blob size
+    ] + _write_header() + _read_state()
     if streaming:
-        lines += ["    smstart", "    add x23, x21, x26", "    mov w12, #0", "load_za:", "    ldr za[w12, 0], [x23]",
-                  "    add x23, x23, x25", "    add w12, w12, #1", "    cmp x12, x25", "    b.lo load_za"]
+        lines += ["    smstart", "    add x23, x21, x26"] + _za_rows("ldr", "load_za")
     lines += ["    mov x0, x21", "    bl entry"]
     if streaming:
-        lines += ["    add x23, x21, x26", "    mov w12, #0", "store_za:", "    str za[w12, 0], [x23]",
-                  "    add x23, x23, x25", "    add w12, w12, #1", "    cmp x12, x25", "    b.lo store_za"]
-    lines += ["    mov x24, #0",
-              "write_more:",
-              "    mov x0, #1", "    add x1, x21, x24", "    sub x2, x20, x24", "    mov x8, #64", "    svc #0",
-              "    cmp x0, #0", "    b.le fail",
-              "    add x24, x24, x0", "    cmp x24, x20", "    b.lo write_more",
-              "    b next_state",
-              "end_of_input:", "    cmp x24, #0", "    b.ne fail", "    mov x0, #0", "    mov x8, #93", "    svc #0",
-              "fail:", "    mov x0, #3", "    mov x8, #93", "    svc #0",
-              "    .bss", "    .balign 16", "buf:", f"    .skip {BUF_BYTES}", ""]
-    return "\n".join(lines)
+        lines += ["    add x23, x21, x26"] + _za_rows("str", "store_za")
+    return "\n".join(lines + _write_state_and_loop())
 
 
 def build_acle(c_source: str, *, streaming: bool, per_zlen: int, fixed: int) -> Path:
