@@ -92,3 +92,19 @@ def test_options_that_are_arrays_are_errors_not_truth_value_errors():
 def test_row_spec_of_sudot_needs_both_flags():
     with pytest.raises(OperandTypeError, match="sudot4 reads its operands' signedness from flags"):
         amd.lookup("sudot4").spec()
+
+
+@pytest.mark.parametrize("name,hint", [("gfx94", "gfx942"), ("cdna5", "CDNA4"), ("rdna35", "RDNA3.5")])
+def test_target_typos_suggest_names(name, hint):
+    from intdot.errors import UnknownTarget
+
+    with pytest.raises(UnknownTarget, match=rf"target='{name}' is not known .*did you mean .*{hint}"):
+        amd.target(name)
+
+
+@pytest.mark.parametrize("name,hint", [("sdot5", "sdot4"), ("SDOT4", "sdot4"), ("__builtin_amdgcn_sudot16", "sudot8")])
+def test_builtin_typos_suggest_names(name, hint):
+    from intdot.errors import UnknownInstruction
+
+    with pytest.raises(UnknownInstruction, match=rf"is not an AMD dot builtin \(did you mean [^)]*{hint}"):
+        amd.builtin(name)

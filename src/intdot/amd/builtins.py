@@ -19,6 +19,8 @@ feature   the clang target feature that gates it (llvm profile)
 
 from __future__ import annotations
 
+import difflib
+
 from dataclasses import dataclass
 
 from ..core import DotSpec
@@ -148,7 +150,12 @@ def lookup(name) -> Builtin:
         row = BY_NAME.get(short)
         if row is not None:
             return row
+    close = []
+    if isinstance(name, str):
+        short = name.strip().lower().removeprefix(PREFIX)
+        close = difflib.get_close_matches(short, BY_NAME, n=2, cutoff=0.75)
+    hint = f" (did you mean {' or '.join(close)}?)" if close else ""
     raise UnknownInstruction(
-        f"builtin={name!r} is not an AMD dot builtin; expected one of {', '.join(BY_NAME)} "
+        f"builtin={name!r} is not an AMD dot builtin{hint}; expected one of {', '.join(BY_NAME)} "
         f"(optionally spelled with the {PREFIX} prefix)"
     )

@@ -15,6 +15,8 @@ Two sources of truth are kept side by side (see ``docs/differences.md``):
 
 from __future__ import annotations
 
+import difflib
+
 from ..core.errors import UnknownTarget
 
 PROFILES = ("reference", "llvm")
@@ -133,8 +135,11 @@ def canonical_name(name, profile: str = "reference") -> str:
             f"target={name!r} belongs to none of the reference's families, so the reference profile does not "
             f"know it; use profile='llvm' (known there), or one of the families {', '.join(FAMILIES)}"
         )
+    known = {n.lower(): n for n in FAMILIES + processors(profile)}
+    close = [known[k] for k in difflib.get_close_matches(key, known, n=3, cutoff=0.75)]
+    hint = f" (did you mean {' or '.join(close)}?)" if close else ""
     raise UnknownTarget(
-        f"target={name!r} is not known in the {profile} profile; expected a family "
+        f"target={name!r} is not known in the {profile} profile{hint}; expected a family "
         f"({', '.join(FAMILIES)}) or a processor ({compress(processors(profile))})"
     )
 
