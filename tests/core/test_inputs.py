@@ -191,3 +191,11 @@ def test_unknown_backend_names_its_source(monkeypatch):
     monkeypatch.setenv("INTDOT_BACKEND", "gpu")
     with pytest.raises(OperandError, match="INTDOT_BACKEND='gpu' is not known"):
         f(words, words, words)
+
+
+def test_pack_scalar_needs_a_sequence():
+    from intdot.core import pack_scalar
+
+    assert pack_scalar((-3, 7), 16, "src0") == ((-3) & 0xFFFF) | (7 << 16)
+    with pytest.raises(OperandTypeError, match="src0=5 has type int; expected a list or tuple of 2 lane values"):
+        pack_scalar(5, 16, "src0")

@@ -124,7 +124,10 @@ def pack(lanes, width: int = 8) -> np.ndarray | int:
 def pack_scalar(values, width: int, name: str) -> int:
     """Pack a short sequence of Python ints (lane 0 first) into one word, with
     per-lane validation; used for e.g. a ``short2`` given as a pair."""
-    n = 32 // width
+    n = 32 // check_width(width)
+    if not isinstance(values, (list, tuple)):
+        raise OperandTypeError(f"{name}={describe(values)} has type {type(values).__name__}; expected a list or "
+                               f"tuple of {n} lane values")
     if len(values) != n:
         raise OperandError(f"{name}={describe(values)} has {len(values)} elements; expected {n}")
     lo, hi = -(1 << (width - 1)), (1 << width) - 1
