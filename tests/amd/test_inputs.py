@@ -108,3 +108,10 @@ def test_builtin_typos_suggest_names(name, hint):
 
     with pytest.raises(UnknownInstruction, match=rf"is not an AMD dot builtin \(did you mean [^)]*{hint}"):
         amd.builtin(name)
+
+
+def test_explain_names_the_target_canonically():
+    from intdot.amd.evaluate import evaluate, explain
+
+    ev = evaluate("sdot4(1, 2, 3, false)", target=" cdna3")
+    assert ev.target == "CDNA3" and explain(ev)[0].endswith("[reference profile, target CDNA3]")

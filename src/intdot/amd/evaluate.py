@@ -113,7 +113,11 @@ def evaluate(text: str, *, profile: str = "reference", target: str | None = None
         neg, clamp = False, values["clamp"]
     else:
         neg = values["neg"]
-    fn = make_target(target, profile).builtin(row) if target is not None else make(row, profile)
+    if target is not None:
+        t = make_target(target, profile)
+        fn, target = t.builtin(row), t.name  # the canonical spelling, for --explain
+    else:
+        fn = make(row, profile)
     args = [values[p] for p in params[:-1]]
     result = fn(*args, clamp) if profile == "llvm" else fn(*args, neg, clamp=clamp)
     if row.layout == "sudot":
