@@ -199,3 +199,19 @@ def test_pack_scalar_needs_a_sequence():
     assert pack_scalar((-3, 7), 16, "src0") == ((-3) & 0xFFFF) | (7 << 16)
     with pytest.raises(OperandTypeError, match="src0=5 has type int; expected a list or tuple of 2 lane values"):
         pack_scalar(5, 16, "src0")
+
+
+@pytest.mark.parametrize("width", [4, 8, 16])
+def test_numpy_path_across_block_boundaries(width, monkeypatch):
+    from intdot.core._numpy_path import BLOCK
+
+    monkeypatch.setenv("INTDOT_BACKEND", "numpy")
+    spec = DotSpec(width, True, False, True)
+    rng = np.random.default_rng(width)
+    n = BLOCK + BLOCK // 2 + 3
+    a = rng.integers(0, 2**32, n, dtype=np.uint64).astype(">u4")  # non-native: converted block by block
+    b = rng.integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32)[::-1]
+    c = rng.integers(-(2**31), 2**31, n, dtype=np.int64)
+    got = dot_function(spec)(a, b, c, True, True)
+    picks = sorted({0, BLOCK - 1, BLOCK, BLOCK + 1, n - 1, *rng.integers(0, n, 100).tolist()})
+    assert [int(got[i]) for i in picks] == want(a[picks], b[picks], c[picks], spec, neg=True, clamp=True)
