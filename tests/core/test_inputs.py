@@ -215,3 +215,13 @@ def test_numpy_path_across_block_boundaries(width, monkeypatch):
     got = dot_function(spec)(a, b, c, True, True)
     picks = sorted({0, BLOCK - 1, BLOCK, BLOCK + 1, n - 1, *rng.integers(0, n, 100).tolist()})
     assert [int(got[i]) for i in picks] == want(a[picks], b[picks], c[picks], spec, neg=True, clamp=True)
+
+
+def test_ints_too_long_to_print_are_described():
+    # str() of an int over 4300 digits raises ValueError in Python: the message must not print it.
+    with pytest.raises(OperandError, match=r"src0=<an integer of 16610 bits> is out of range"):
+        f(10**5000, 0, 0)
+    with pytest.raises(OperandError, match=r"src0\[0\]=<a negative integer of 16610 bits>"):
+        f([-(10**5000)], 0, 0)
+    with pytest.raises(OperandError, match=r"lanes\[3\]=<an integer of 16610 bits>"):
+        pack([1, 2, 3, 10**5000], 8)

@@ -19,9 +19,16 @@ WORD_RANGE = "an integer in [-2**31, 2**32), i.e. a 32-bit value in its signed o
 
 
 def describe(value) -> str:
-    """A short, safe ``repr`` of a user value for error messages."""
+    """A short, safe ``repr`` of a user value for error messages.
+
+    >>> describe(2**32), describe(-(10**5000))
+    ('4294967296', '<a negative integer of 16610 bits>')
+    """
     if isinstance(value, np.ndarray):
         return f"array(shape={value.shape}, dtype={value.dtype})"
+    if isinstance(value, int) and value.bit_length() > 128:
+        # Python refuses to print ints of more than 4300 digits; nobody wants to read 40 of them.
+        return f"<{'a negative' if value < 0 else 'an'} integer of {value.bit_length()} bits>"
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
 
@@ -42,7 +49,7 @@ def check_word(x, name: str) -> int:
             return x & MASK32
     else:
         raise OperandTypeError(f"{name}={describe(x)} has type {type(x).__name__}; expected {WORD_RANGE}")
-    raise OperandError(f"{name}={x} is out of range; expected {WORD_RANGE}")
+    raise OperandError(f"{name}={describe(x)} is out of range; expected {WORD_RANGE}")
 
 
 def check_int(x, name: str, lo: int, hi: int, what: str | None = None) -> int:
@@ -53,7 +60,8 @@ def check_int(x, name: str, lo: int, hi: int, what: str | None = None) -> int:
         )
     x = int(x)
     if not lo <= x <= hi:
-        raise OperandError(f"{name}={x} is out of range; expected {what or f'an integer in [{lo}, {hi}]'}")
+        what = what or f"an integer in [{lo}, {hi}]"
+        raise OperandError(f"{name}={describe(x)} is out of range; expected {what}")
     return x
 
 
