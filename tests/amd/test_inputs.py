@@ -115,3 +115,15 @@ def test_explain_names_the_target_canonically():
 
     ev = evaluate("sdot4(1, 2, 3, false)", target=" cdna3")
     assert ev.target == "CDNA3" and explain(ev)[0].endswith("[reference profile, target CDNA3]")
+
+
+def test_short2_object_arrays_are_checked_element_by_element():
+    pairs = np.array([[-3, 7], [65535, -32768]], dtype=object)
+    assert amd.sdot2(pairs, (2, 5), 0, False).tolist() == [ref("sdot2", w, 0x00050002, 0)
+                                                           for w in (0x0007FFFD, 0x8000FFFF)]
+    with pytest.raises(OperandError, match=r"src0\[0, 0\]=<an integer of 16610 bits> is out of range"):
+        amd.sdot2([[10**5000, 1]], 1, 0, False)
+    with pytest.raises(OperandTypeError, match=r"src1\[0, 1\]=None has type NoneType"):
+        amd.udot2(1, np.array([[1, None]], dtype=object), 0, False)
+    with pytest.raises(OperandError, match=r"src0\[2\]=<an integer of 16610 bits>"):
+        amd.sdot2([1, 2, 10**5000], 1, 0, False)  # not pairs: packed words, checked by the core

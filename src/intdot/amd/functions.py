@@ -14,7 +14,7 @@ import numpy as np
 
 from ..core import dot_function, pack, pack_scalar
 from ..core.errors import OperandError, OperandTypeError
-from ..core.values import check_flag, describe, is_int_scalar
+from ..core.values import check_flag, check_int, describe, is_int_scalar
 from .builtins import Builtin, lookup
 from .targets import check_profile
 
@@ -75,7 +75,13 @@ def short2_operand(x, name: str):
     if arr.size == 0 and arr.dtype == np.float64:
         return np.empty(arr.shape, dtype=np.uint32)  # an empty list: no elements, no pairs
     if arr.dtype == object:
-        raise OperandTypeError(f"{name}={describe(x)} is not an array of 16-bit integers (ragged or mixed)")
+        # Python ints beyond int64, or other objects: the same reading as an integer array, checked one by one.
+        if arr.ndim == 0 or arr.shape[-1] != 2:
+            return arr  # packed words: the core checks each element
+        what = f"a 16-bit element in [{_LANE_LO}, {_LANE_HI}] (signed or unsigned spelling)"
+        for index in np.ndindex(arr.shape):
+            check_int(arr[index], f"{name}[{', '.join(map(str, index))}]", _LANE_LO, _LANE_HI, what)
+        arr = arr.astype(np.int64)
     if arr.dtype.kind not in "iu" or arr.dtype == np.bool_:
         raise OperandTypeError(f"{name} has dtype {arr.dtype}; expected integers (packed words, or pairs of "
                                f"16-bit elements along a last axis of length 2)")

@@ -29,7 +29,10 @@ def describe(value) -> str:
     if isinstance(value, int) and value.bit_length() > 128:
         # Python refuses to print ints of more than 4300 digits; nobody wants to read 40 of them.
         return f"<{'a negative' if value < 0 else 'an'} integer of {value.bit_length()} bits>"
-    text = repr(value)
+    try:
+        text = repr(value)
+    except ValueError:  # e.g. a list holding an int too long to print
+        return f"<a {type(value).__name__} that cannot be printed>"
     return text if len(text) <= 60 else text[:57] + "..."
 
 
