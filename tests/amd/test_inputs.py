@@ -127,3 +127,8 @@ def test_short2_object_arrays_are_checked_element_by_element():
         amd.udot2(1, np.array([[1, None]], dtype=object), 0, False)
     with pytest.raises(OperandError, match=r"src0\[2\]=<an integer of 16610 bits>"):
         amd.sdot2([1, 2, 10**5000], 1, 0, False)  # not pairs: packed words, checked by the core
+
+
+def test_short2_pairs_of_mixed_numpy_ints():
+    got = amd.sdot2([[np.uint64(5), np.int64(-1)]], (1, 1), 0, False)
+    assert got.tolist() == [ref("sdot2", 0xFFFF0005, 0x00010001, 0)]

@@ -225,3 +225,13 @@ def test_ints_too_long_to_print_are_described():
         f([-(10**5000)], 0, 0)
     with pytest.raises(OperandError, match=r"lanes\[3\]=<an integer of 16610 bits>"):
         pack([1, 2, 3, 10**5000], 8)
+
+
+def test_lists_numpy_would_read_as_float_stay_exact():
+    # NumPy reads these integer lists as float64; they are integers and are checked as such.
+    assert f([np.uint64(5), np.int64(-1)], 0x01010101, 0).tolist() == want([5, -1], [0x01010101] * 2, [0, 0])
+    with pytest.raises(OperandError, match=r"src0\[0\]=9223372036854775808 is out of range"):
+        f([2**63, -1], 0, 0)
+    assert pack([np.uint64(5), np.int64(-1), 1, 2], 8) == 0x0201FF05
+    with pytest.raises(OperandTypeError, match="dtype float64"):
+        f([1.5, 2], 0, 0)

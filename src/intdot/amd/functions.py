@@ -14,7 +14,7 @@ import numpy as np
 
 from ..core import dot_function, pack, pack_scalar
 from ..core.errors import OperandError, OperandTypeError
-from ..core.values import check_flag, check_int, describe, is_int_scalar
+from ..core.values import asarray_exact, check_flag, check_int, describe, is_int_scalar
 from .builtins import Builtin, lookup
 from .targets import check_profile
 
@@ -69,7 +69,7 @@ def short2_operand(x, name: str):
             f"{name} is a sequence of 2 non-scalars, which is ambiguous; pass np.stack([e0, e1], axis=-1) for "
             f"arrays of element 0 and element 1, or np.asarray(...) for an array of pairs (last axis 2)")
     try:
-        arr = np.asarray(x)
+        arr = asarray_exact(x)
     except (ValueError, TypeError) as exc:
         raise OperandTypeError(f"{name}={describe(x)} is not an integer array: {exc}") from None
     if arr.size == 0 and arr.dtype == np.float64:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from .errors import OperandError, OperandTypeError
-from .values import as_word_array, check_flag, check_int, check_word, describe, is_int_scalar
+from .values import as_word_array, asarray_exact, check_flag, check_int, check_word, describe, is_int_scalar
 
 WIDTHS = (4, 8, 16)
 
@@ -73,7 +73,7 @@ def unpack(words, width: int = 8, *, signed: bool = True) -> np.ndarray:
 
 def _lanes_to_int_array(lanes, width: int, name: str) -> np.ndarray:
     """Lanes as an int64 array, each value checked against ``[-2**(width-1), 2**width)``."""
-    arr = lanes if isinstance(lanes, np.ndarray) else np.asarray(lanes)
+    arr = lanes if isinstance(lanes, np.ndarray) else asarray_exact(lanes)
     lo, hi = -(1 << (width - 1)), (1 << width) - 1
     what = f"a lane value in [{lo}, {hi}] ({width}-bit lanes, signed or unsigned spelling)"
     if arr.dtype == object:

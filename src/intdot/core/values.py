@@ -77,6 +77,22 @@ def check_flag(x, name: str) -> bool:
     raise OperandTypeError(f"{name}={describe(x)} is not a bool; expected True or False")
 
 
+def asarray_exact(x) -> np.ndarray:
+    """``np.asarray(x)``, except that a sequence of integers stays integers.
+
+    NumPy reads ``[2**63, -1]`` or ``[np.uint64(5), np.int64(-1)]`` as float64
+    (losing precision); such a sequence comes back as an object array of the
+    ints, for per-element checks.  Raises ``ValueError``/``TypeError`` as
+    ``np.asarray`` does (e.g. for ragged sequences).
+    """
+    arr = np.asarray(x)
+    if arr.dtype.kind in "fc" and arr.size and not isinstance(x, np.ndarray):
+        obj = np.asarray(x, dtype=object)
+        if obj.shape == arr.shape and all(is_int_scalar(v) for v in obj.flat):
+            return obj
+    return arr
+
+
 def _lane_dtype_hint(dtype) -> str:
     # ml_dtypes' int4/uint4 arrays are lanes, not words: say how to make words of them.
     if dtype.name in ("int4", "uint4", "int2", "uint2"):
@@ -109,7 +125,7 @@ def as_word_array(x, name: str) -> np.ndarray:
         if isinstance(x, (str, bytes, float, complex, numbers.Number)) or x is None:
             raise OperandTypeError(f"{name}={describe(x)} has type {type(x).__name__}; expected {WORD_RANGE}")
         try:
-            arr = np.asarray(x)
+            arr = asarray_exact(x)
         except (ValueError, TypeError) as exc:
             raise OperandTypeError(f"{name}={describe(x)} is not an integer array: {exc}") from None
         if arr.size == 0 and arr.dtype == np.float64:
