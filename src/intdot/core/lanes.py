@@ -78,8 +78,8 @@ def _lanes_to_int_array(lanes, width: int, name: str) -> np.ndarray:
     what = f"a lane value in [{lo}, {hi}] ({width}-bit lanes, signed or unsigned spelling)"
     if arr.dtype == object:
         # Python ints beyond int64 (or mixed objects): check one by one, with exact values.
-        for i, v in enumerate(arr.flat):
-            check_int(v, f"{name}[{i}]" if arr.ndim == 1 else name, lo, hi, what)
+        for index in np.ndindex(arr.shape):
+            check_int(arr[index], f"{name}[{', '.join(map(str, index))}]" if index else name, lo, hi, what)
         return arr.astype(np.int64)
     if arr.dtype.kind not in "iu" or arr.dtype == np.bool_:
         # ml_dtypes' int4/uint4 (kind 'V' or 'i' depending on version) convert exactly.
