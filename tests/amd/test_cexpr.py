@@ -102,3 +102,11 @@ def test_long_literals_within_64_bits():
     assert parse_call("f(18446744073709551615u)").args[0].value == 2**64 - 1
     assert parse_call("f((unsigned)0xFFFFFFFFFFFFFFFF)").args[0].value == 2**32 - 1
     assert parse_call("f(" + "(" * 99 + "1" + ")" * 99 + ")").args[0].value == 1
+
+
+def test_caret_stays_under_the_column_with_tabs_and_newlines():
+    with pytest.raises(ExprSyntaxError) as info:
+        parse_call("sdot4(1,\n\t2, x, false)")
+    assert info.value.column == 14
+    _, shown, caret = str(info.value).splitlines()
+    assert shown == "  sdot4(1,  2, x, false)" and caret.index("^") == shown.index("x")

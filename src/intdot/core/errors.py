@@ -34,6 +34,9 @@ class UnknownInstruction(IntdotError, ValueError):
     """An instruction or builtin name that intdot does not know."""
 
 
+_ONE_COLUMN = {ord(c): " " for c in "\t\n\r\v\f"}
+
+
 class AsmSyntaxError(IntdotError, ValueError):
     """Assembly text that cannot be parsed.
 
@@ -56,6 +59,8 @@ class AsmSyntaxError(IntdotError, ValueError):
                 head = "..." if start > 0 else ""
                 shown = head + text[start:end] + ("..." if end < len(text) else "")
                 at = at - start + len(head)
+            # Tabs and line breaks would move the caret off its column (or onto another line).
+            shown = shown.translate(_ONE_COLUMN)
             message = f"{message} (column {column})\n  {shown}\n  {' ' * at}^"
         super().__init__(message)
 
