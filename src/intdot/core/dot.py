@@ -153,7 +153,7 @@ def dot_function(spec: DotSpec, names: tuple[str, str, str] = ("a", "b", "acc"))
     array (NumPy broadcasting).  ``names`` are the argument names used in error
     messages, so a front end's errors speak its users' language.
     """
-    sdot = _scalar_dot(spec.width, spec.a_signed, spec.b_signed)
+    lanes_dot = _scalar_dot(spec.width, spec.a_signed, spec.b_signed)
     result_signed = spec.result_signed
     na, nb, nc = names
     lo, hi = spec.result_range
@@ -165,7 +165,7 @@ def dot_function(spec: DotSpec, names: tuple[str, str, str] = ("a", "b", "acc"))
             and WORD_MIN <= a < WORD_END and WORD_MIN <= b < WORD_END and WORD_MIN <= acc < WORD_END
             and (neg is False or neg is True) and (clamp is False or clamp is True)
         ):
-            d = sdot(a & MASK32, b & MASK32)
+            d = lanes_dot(a & MASK32, b & MASK32)
             acc &= MASK32
             if result_signed and acc & _SIGN:
                 acc -= _WRAP
@@ -180,7 +180,7 @@ def dot_function(spec: DotSpec, names: tuple[str, str, str] = ("a", "b", "acc"))
         clamp = check_flag(clamp, "clamp")
         if _is_scalar(a) and _is_scalar(b) and _is_scalar(acc):
             ua, ub, uc = check_word(a, na), check_word(b, nb), check_word(acc, nc)
-            return _finish(spec, uc, sdot(ua, ub), neg, clamp)
+            return _finish(spec, uc, lanes_dot(ua, ub), neg, clamp)
         wa, wb, wc = as_word_array(a, na), as_word_array(b, nb), as_word_array(acc, nc)
         return dot_arrays(spec, wa, wb, wc, neg=neg, clamp=clamp, names=names)
 
