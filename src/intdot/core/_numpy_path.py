@@ -15,7 +15,7 @@ BLOCK = 1 << 16  # elements per block: temporaries stay in cache
 
 
 @lru_cache(maxsize=None)
-def _byte_pair_table(width: int, a_signed: bool, b_signed: bool) -> np.ndarray:
+def byte_pair_table(width: int, a_signed: bool, b_signed: bool) -> np.ndarray:
     """T[(x << 8) | y] = dot product of the lanes of byte x with those of byte y."""
     values = np.arange(256, dtype=np.int32)
     per_byte = 8 // width
@@ -47,7 +47,7 @@ def dot_into(spec, a, b, acc, neg: bool, clamp: bool, out: np.ndarray) -> None:
     """
     lo, hi = spec.result_range
     acc_dtype = np.int32 if spec.result_signed else np.uint32
-    table = _byte_pair_table(4, spec.a_signed, spec.b_signed) if spec.width == 4 else None
+    table = byte_pair_table(4, spec.a_signed, spec.b_signed) if spec.width == 4 else None
     for s in range(0, out.size, BLOCK):
         e = min(s + BLOCK, out.size)
         wa = np.ascontiguousarray(a[s:e], dtype="<u4")

@@ -56,18 +56,6 @@ class DotSpec:
         return np.int32 if self.result_signed else np.uint32
 
 
-def _pair_table(width: int, a_signed: bool, b_signed: bool) -> list[int]:
-    """T[(x << 8) | y] = the dot product of the lanes of bytes x and y."""
-    lw = width  # 4 or 8: a byte holds 8 // width lanes
-    table = []
-    for x in range(256):
-        lx = _lanes(x, lw, a_signed)[: 8 // lw]
-        for y in range(256):
-            ly = _lanes(y, lw, b_signed)[: 8 // lw]
-            table.append(sum(p * q for p, q in zip(lx, ly)))
-    return table
-
-
 @lru_cache(maxsize=None)
 def _scalar_dot(width: int, a_signed: bool, b_signed: bool):
     """A function (a, b) -> exact dot product, for unsigned 32-bit Python ints."""
@@ -82,7 +70,8 @@ def _scalar_dot(width: int, a_signed: bool, b_signed: bool):
             return a0 * b0 + a1 * b1
 
         return dot16
-    t = _pair_table(width, a_signed, b_signed)
+    # The array path's table of every byte pair, as a list: indexing a list is the fastest lookup in Python.
+    t = _numpy_path.byte_pair_table(width, a_signed, b_signed).tolist()
 
     def dot_bytes(a, b):
         return (
