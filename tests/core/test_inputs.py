@@ -235,3 +235,8 @@ def test_lists_numpy_would_read_as_float_stay_exact():
     assert pack([np.uint64(5), np.int64(-1), 1, 2], 8) == 0x0201FF05
     with pytest.raises(OperandTypeError, match="dtype float64"):
         f([1.5, 2], 0, 0)
+
+
+def test_pack_of_a_ragged_list():
+    with pytest.raises(OperandTypeError, match=r"lanes=\[\[1, 2\], \[3\]\] is not an integer array"):
+        pack([[1, 2], [3]], 8)

@@ -73,7 +73,10 @@ def unpack(words, width: int = 8, *, signed: bool = True) -> np.ndarray:
 
 def _lanes_to_int_array(lanes, width: int, name: str) -> np.ndarray:
     """Lanes as an int64 array, each value checked against ``[-2**(width-1), 2**width)``."""
-    arr = lanes if isinstance(lanes, np.ndarray) else asarray_exact(lanes)
+    try:
+        arr = lanes if isinstance(lanes, np.ndarray) else asarray_exact(lanes)
+    except (ValueError, TypeError) as exc:  # ragged sequences
+        raise OperandTypeError(f"{name}={describe(lanes)} is not an integer array: {exc}") from None
     lo, hi = -(1 << (width - 1)), (1 << width) - 1
     what = f"a lane value in [{lo}, {hi}] ({width}-bit lanes, signed or unsigned spelling)"
     if arr.dtype == object:
