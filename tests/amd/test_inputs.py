@@ -132,3 +132,8 @@ def test_short2_object_arrays_are_checked_element_by_element():
 def test_short2_pairs_of_mixed_numpy_ints():
     got = amd.sdot2([[np.uint64(5), np.int64(-1)]], (1, 1), 0, False)
     assert got.tolist() == [ref("sdot2", 0xFFFF0005, 0x00010001, 0)]
+
+
+def test_short2_bool_inside_a_list_of_pairs():
+    with pytest.raises(OperandTypeError, match=r"src0\[0, 0\]=True has type bool"):
+        amd.sdot2([[True, 2], [3, 4], [5, 6]], 1, 0, False)

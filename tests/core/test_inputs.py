@@ -240,3 +240,15 @@ def test_lists_numpy_would_read_as_float_stay_exact():
 def test_pack_of_a_ragged_list():
     with pytest.raises(OperandTypeError, match=r"lanes=\[\[1, 2\], \[3\]\] is not an integer array"):
         pack([[1, 2], [3]], 8)
+
+
+def test_bools_inside_lists_are_refused_like_bool_scalars():
+    # NumPy reads [True, 2] as [1, 2]; a bool is no more a word inside a list than outside.
+    with pytest.raises(OperandTypeError, match=r"src0\[0\]=True has type bool"):
+        f([True, 2], 0, 0)
+    with pytest.raises(OperandTypeError, match=r"src1\[1, 1\]=np.True_ has type bool"):
+        f(0, [[1, 2], (3, np.True_)], 0)
+    with pytest.raises(OperandTypeError, match=r"lanes\[2\]=True has type bool"):
+        pack([1, 2, True, 3], 8)
+    assert f([[1, 2], (3, 4)], 0x01010101, 0).tolist() == [want([1, 2], [0x01010101] * 2, [0, 0]),
+                                                           want([3, 4], [0x01010101] * 2, [0, 0])]

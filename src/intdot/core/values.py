@@ -6,6 +6,7 @@ anything outside ``[-2**31, 2**32)`` is an error, never silently masked.
 
 from __future__ import annotations
 
+import itertools
 import numbers
 
 import numpy as np
@@ -81,8 +82,8 @@ def asarray_exact(x) -> np.ndarray:
     """``np.asarray(x)``, except that a sequence of integers stays integers.
 
     NumPy reads ``[2**63, -1]`` or ``[np.uint64(5), np.int64(-1)]`` as float64
-    (losing precision); such a sequence comes back as an object array of the
-    ints, for per-element checks.  Raises ``ValueError``/``TypeError`` as
+    (losing precision), and ``[True, 2]`` as ``[1, 2]``; such a sequence comes
+    back as an object array, for per-element checks.  Raises ``ValueError``/``TypeError`` as
     ``np.asarray`` does (e.g. for ragged sequences).
     """
     arr = np.asarray(x)
@@ -90,7 +91,27 @@ def asarray_exact(x) -> np.ndarray:
         obj = np.asarray(x, dtype=object)
         if obj.shape == arr.shape and all(is_int_scalar(v) for v in obj.flat):
             return obj
+    elif arr.dtype.kind in "iu" and isinstance(x, (list, tuple)) and _holds_bool(x):
+        # NumPy reads [True, 2] as [1, 2]; a bool is not a 32-bit operand, in a list or not.
+        return np.asarray(x, dtype=object)
     return arr
+
+
+def _holds_bool(seq) -> bool:
+    # One level of nesting at a time; set(map(type, ...)) and chain run at C speed, so a list of
+    # plain ints costs about one more pass over it.
+    level = seq
+    while level:
+        types = set(map(type, level))
+        if bool in types or np.bool_ in types:
+            return True
+        if np.ndarray in types and any(type(v) is np.ndarray and v.dtype == np.bool_ for v in level):
+            return True
+        if not types & {list, tuple}:
+            return False
+        nested = level if types <= {list, tuple} else [v for v in level if type(v) in (list, tuple)]
+        level = list(itertools.chain.from_iterable(nested))
+    return False
 
 
 def _lane_dtype_hint(dtype) -> str:
