@@ -83,8 +83,8 @@ def asarray_exact(x) -> np.ndarray:
 
     NumPy reads ``[2**63, -1]`` or ``[np.uint64(5), np.int64(-1)]`` as float64
     (losing precision), and ``[True, 2]`` as ``[1, 2]``; such a sequence comes
-    back as an object array, for per-element checks.  Raises ``ValueError``/``TypeError`` as
-    ``np.asarray`` does (e.g. for ragged sequences).
+    back as an object array, for per-element checks.  Raises ``ValueError`` or
+    ``TypeError`` as ``np.asarray`` does (e.g. for ragged sequences).
     """
     arr = np.asarray(x)
     if arr.dtype.kind in "fc" and arr.size and not isinstance(x, np.ndarray):
@@ -125,7 +125,10 @@ def _object_words(arr: np.ndarray, name: str) -> np.ndarray:
     """Validate an object array (Python ints beyond int64, mixed objects) one element at a time."""
     flat = np.empty(arr.size, dtype=np.uint32)
     for i, v in enumerate(arr.flat):
-        index = ", ".join(str(int(k)) for k in np.unravel_index(i, arr.shape))
+        if type(v) is int and WORD_MIN <= v < WORD_END:
+            flat[i] = v & MASK32
+            continue
+        index = ", ".join(str(int(k)) for k in np.unravel_index(i, arr.shape))  # only for the message
         flat[i] = check_word(v, f"{name}[{index}]" if index else name)
     return flat.reshape(arr.shape)
 
