@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import re
 import sys
 
 from ..core.errors import IntdotError
@@ -32,19 +33,33 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"intdot {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:
-        try:
-            module = importlib.import_module(f".{name}", __name__)
-        except ModuleNotFoundError as exc:
-            if exc.name and exc.name.endswith(f"cli.{name}"):
-                continue  # that front end's commands are not there yet
-            raise
-        module.register(sub)
+        importlib.import_module(f".{name}", __name__).register(sub)
     return parser
+
+
+def _parse(parser: argparse.ArgumentParser, argv: list[str] | None) -> argparse.Namespace:
+    """parse_args, but positionals may follow options (``disasm 0x1 --mark 0x2``).
+
+    argparse fills a ``nargs='*'`` positional once, from the first run of
+    positionals; a subcommand that names that list in ``set_defaults(late_positionals=DEST)``
+    gets the later ones appended.  Unknown options are still errors.
+    """
+    args, extras = parser.parse_known_args(argv)
+    dest = getattr(args, "late_positionals", None)
+    stray = [e for e in extras if e.startswith("-") and not _NEGATIVE.match(e)]
+    if extras and (dest is None or stray):
+        parser.error(f"unrecognized arguments: {' '.join(stray or extras)}")
+    if extras:
+        getattr(args, dest).extend(extras)
+    return args
+
+
+_NEGATIVE = re.compile(r"-\d")
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = _parse(parser, argv)
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)
         return EXIT_USAGE

@@ -30,6 +30,7 @@ def register(subparsers) -> None:
     p = subparsers.add_parser("asm", help="assemble Arm instructions to 32-bit words",
                               description=_ASM_HELP, formatter_class=_raw_formatter())
     p.add_argument("text", nargs="+", metavar="TEXT", help="instruction text")
+    p.set_defaults(late_positionals="text")
     p.add_argument("--fields", action="store_true", help="show a bit-field diagram of each word")
     p.add_argument("--json", action="store_true", help="print JSON (a list of objects)")
     p.set_defaults(func=run_asm)
@@ -37,6 +38,7 @@ def register(subparsers) -> None:
     p = subparsers.add_parser("disasm", help="disassemble 32-bit Arm words",
                               description=_DISASM_HELP, formatter_class=_raw_formatter())
     p.add_argument("words", nargs="*", metavar="WORD", help="hex word")
+    p.set_defaults(late_positionals="words")
     p.add_argument("--file", "-f", metavar="F", help="read words from file F ('-' for stdin)")
     p.add_argument("--mark", action="store_true",
                    help="print '.inst 0x...' for unsupported words instead of failing")

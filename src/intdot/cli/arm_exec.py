@@ -45,6 +45,7 @@ def register(subparsers) -> None:
     p = subparsers.add_parser("exec", help="run Arm instructions on a register state",
                               description=_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("insns", nargs="*", metavar="INSN", help="instruction text or a hex word")
+    p.set_defaults(late_positionals="insns")
     p.add_argument("-e", dest="more", action="append", default=[], metavar="INSN",
                    help="another instruction (may repeat; runs after the positional ones)")
     p.add_argument("--vl", type=int, default=None, help="SVE vector length in bits (default 128)")

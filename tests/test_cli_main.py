@@ -1,0 +1,34 @@
+"""The top-level command line: positionals after options, unknown options, no command."""
+
+from __future__ import annotations
+
+import pytest
+
+from intdot.cli import main
+
+
+def test_positionals_may_follow_options(capsys):
+    # The words come from LLVM's tests (tests/data/arm_llvm_mc.tsv).
+    assert main(["disasm", "0x4f22f83f", "--mark", "0x44ba1c20"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert [line.split(None, 1)[1] for line in out] == [
+        "sudot v31.4s, v1.16b, v2.4b[3]", "sudot z0.s, z1.b, z2.b[3]"]
+
+
+def test_unknown_option_is_a_usage_error(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["disasm", "0x4f22f83f", "--bogus", "0x44ba1c20"])
+    assert exc.value.code == 2
+    assert "unrecognized arguments: --bogus" in capsys.readouterr().err
+
+
+def test_extra_positionals_where_none_are_taken(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["table", "extra"])
+    assert exc.value.code == 2
+    assert "unrecognized arguments: extra" in capsys.readouterr().err
+
+
+def test_no_command_prints_help(capsys):
+    assert main([]) == 2
+    assert "COMMAND" in capsys.readouterr().err
