@@ -187,7 +187,8 @@ def dot_arrays(spec: DotSpec, a: np.ndarray, b: np.ndarray, acc: np.ndarray, *, 
     ``names`` name the operands in the error for shapes that do not broadcast.
     """
     try:
-        shape = np.broadcast_shapes(a.shape, b.shape, acc.shape)
+        # Equal shapes (the common case) need no broadcasting machinery, which costs microseconds.
+        shape = a.shape if a.shape == b.shape == acc.shape else np.broadcast_shapes(a.shape, b.shape, acc.shape)
     except ValueError:
         given = ", ".join(f"{n} {x.shape}" for n, x in zip(names, (a, b, acc)))
         raise OperandError(f"the operands' shapes do not broadcast together: {given}; expected shapes that "
@@ -201,10 +202,11 @@ def dot_arrays(spec: DotSpec, a: np.ndarray, b: np.ndarray, acc: np.ndarray, *, 
     # A single value (e.g. a scalar accumulator) is read with stride 0, not copied n times.
     flat = []
     for x in (a, b, acc):
-        if x.size == 1:
+        if x.size == 1 and n != 1:
             flat.append((np.ascontiguousarray(x, dtype=np.uint32).reshape(1), 0))
         else:
-            flat.append((np.ascontiguousarray(np.broadcast_to(x, shape), dtype=np.uint32).reshape(-1), 1))
+            x = x if x.shape == shape else np.broadcast_to(x, shape)
+            flat.append((np.ascontiguousarray(x, dtype=np.uint32).reshape(-1), 1))
     o = out.reshape(-1)
     from . import accel
 

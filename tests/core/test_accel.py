@@ -1,0 +1,40 @@
+"""Which array path "auto" picks: NumPy for one-off small calls, the compiled kernel once hot."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from intdot.core import DotSpec, accel, dot_arrays
+from tests.reference import ref_dot
+
+
+def test_small_calls_compile_only_once_hot(monkeypatch):
+    if not accel.numba_available():
+        pytest.skip("numba (the 'fast' extra) is not installed")
+    monkeypatch.setattr(accel, "_small_calls", {})
+    monkeypatch.delenv("INTDOT_BACKEND", raising=False)
+    spec = DotSpec(8, False, True, True)
+    picks = [accel.kernel_for(spec, 16) for _ in range(accel.HOT + 2)]
+    assert picks[: accel.HOT] == [None] * accel.HOT
+    assert picks[-1] is not None
+    # Large calls use the kernel at once.
+    assert accel.kernel_for(DotSpec(4, True, True, False), accel.MIN_AUTO) is not None
+
+
+def test_hot_small_calls_stay_exact():
+    rng = np.random.default_rng(7)
+    spec = DotSpec(4, True, False, True)
+    for _ in range(accel.HOT + 3):
+        a, b, c = (rng.integers(0, 2**32, 5, dtype=np.uint64).astype(np.uint32) for _ in range(3))
+        got = dot_arrays(spec, a, b, c, neg=True, clamp=True)
+        want = [ref_dot(int(x), int(y), int(z), width=4, a_signed=True, b_signed=False, result_signed=True,
+                        neg=True, clamp=True) for x, y, z in zip(a, b, c)]
+        assert got.tolist() == want
+
+
+def test_backend_names_are_checked():
+    from intdot.errors import OperandError
+
+    with pytest.raises(OperandError, match="backend='gpu'"):
+        accel.kernel_for(DotSpec(8, True, True, True), 10, "gpu")
