@@ -3,7 +3,8 @@
 # Usage: scripts/demo.sh [path/to/intdot]
 set -euo pipefail
 intdot=${1:-intdot}
-say() { printf '\n\033[1m$ intdot %s\033[0m\n' "$*"; }
+if [ -t 1 ]; then bold=$'\033[1m' plain=$'\033[0m'; else bold='' plain=''; fi
+say() { printf '\n%s$ intdot %s%s\n' "$bold" "$*" "$plain"; }
 run() { say "$*"; "$intdot" "$@"; }
 
 echo "intdot $("$intdot" --version | cut -d' ' -f2): bit-exact integer dot products"
