@@ -4,8 +4,15 @@
 set -euo pipefail
 intdot=${1:-intdot}
 if [ -t 1 ]; then bold=$'\033[1m' plain=$'\033[0m'; else bold='' plain=''; fi
-say() { printf '\n%s$ intdot %s%s\n' "$bold" "$*" "$plain"; }
-run() { say "$*"; "$intdot" "$@"; }
+# Show each command as it would be typed: arguments with shell characters in single quotes.
+say() {
+  local line="$ intdot" arg
+  for arg in "$@"; do
+    if [[ $arg =~ ^[A-Za-z0-9._=/,+-]+$ ]]; then line+=" $arg"; else line+=" '$arg'"; fi
+  done
+  printf '\n%s%s%s\n' "$bold" "$line" "$plain"
+}
+run() { say "$@"; "$intdot" "$@"; }
 
 echo "intdot $("$intdot" --version | cut -d' ' -f2): bit-exact integer dot products"
 
@@ -25,5 +32,5 @@ run exec --svl 512 --set w8=3 --set z0.b=-128 --set z1.b=127 --set z4.b=0..63 \
   'sudot za.s[w8, 1, vgx2], { z0.b, z1.b }, z4.b[2]'
 
 # A refused instruction is one clear line and a non-zero exit, never a traceback.
-say "eval 'sudot4(true, 1, false, 2, 3, false)' --target CDNA3"
+say eval 'sudot4(true, 1, false, 2, 3, false)' --target CDNA3
 "$intdot" eval 'sudot4(true, 1, false, 2, 3, false)' --target CDNA3 || echo "(exit status $?)"
