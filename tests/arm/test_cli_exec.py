@@ -72,7 +72,7 @@ def test_no_change_is_reported(capsys):
 
 @pytest.mark.parametrize("argv, msg", [
     (["exec"], "no instruction"),
-    (["exec", "--no-streaming", "sudot za.s[w8, 0, vgx2], { z0.b, z1.b }, z0.b"], "streaming mode"),
+    (["exec", "--no-streaming", "sudot za.s[w8, 0, vgx2], { z0.b, z1.b }, z0.b"], "drop --no-streaming"),
     (["exec", "--set", "z1.b=300", "sudot z0.s, z1.b, z2.b[0]"], "z1.b=300"),
     (["exec", "--set", "z1.b", "sudot z0.s, z1.b, z2.b[0]"], "REG=VALUES"),
     (["exec", "--set", "z1.b=abc", "sudot z0.s, z1.b, z2.b[0]"], "not an integer"),

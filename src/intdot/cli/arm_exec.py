@@ -7,7 +7,7 @@ import json
 import re
 import sys
 
-from ..core.errors import OperandError
+from ..core.errors import OperandError, StateError
 
 _HELP = """\
 Run AArch64 instructions on a register state and print the registers each one
@@ -221,6 +221,12 @@ def run_exec(args) -> int:
     steps = []
     for insn in insns:
         before = state.copy()
+        if insn.form.kind.startswith("sme") and not state.streaming:
+            # The library's message speaks of State/smstart; here the remedy is a flag.
+            remedy = (f'set "streaming": true in {args.state}' if args.state
+                      else "drop --no-streaming (SME2 instructions then start the state in streaming mode)")
+            raise StateError(f"{asm.format_insn(insn)} is an SME2 instruction and runs only in streaming mode "
+                             f"(hardware traps it as UNDEFINED otherwise); {remedy}")
         execute(state, insn)
         changed = state.diff(before)
         labels = [_reg_label(state, n, _element(insn)) for n in changed]
