@@ -11,7 +11,7 @@ import re
 import numpy as np
 
 from ..core.errors import OperandError, OperandTypeError, StateError
-from ..core.values import check_flag, describe, is_int_scalar
+from ..core.values import check_flag, describe, is_int_scalar, small_decimal
 
 #: The vector lengths (bits) a State accepts for VL and SVL.
 LENGTHS = (128, 256, 512, 1024, 2048)
@@ -31,12 +31,6 @@ _NAME = re.compile(
 )
 _NAMES_HELP = ("z0-z31 or v0-v31 (optionally .b/.h/.s/.d), za, za[ROW] or za.s[ROW], "
                "x0-x30 or w0-w30")
-
-
-def _dec(digits: str) -> int:
-    """A register or row number; past 40 digits it is out of range anyway (and Python refuses
-    to convert more than 4300 digits)."""
-    return int(digits) if len(digits) <= 40 else 10**40
 
 
 def _check_length(value, name: str) -> int:
@@ -230,7 +224,7 @@ class State:
             raise OperandError(f"register name {describe(name)} is not known; expected {_NAMES_HELP}")
         elem = (m["elem"] or "").lower() or None
         if m["vec"]:
-            n = _dec(m["vn"])
+            n = small_decimal(m["vn"])
             if n > 31 or m["row"] is not None:
                 raise OperandError(f"register name {describe(name)} is not known; expected {_NAMES_HELP}")
             region = self._z[n] if m["vec"].lower() == "z" else self._z[n, :16]
@@ -238,13 +232,13 @@ class State:
         if m["za"]:
             if m["row"] is None:
                 return "vec", self._za, elem
-            row = _dec(m["row"])
+            row = small_decimal(m["row"])
             if row >= self._za.shape[0]:
                 raise OperandError(f"ZA row {m['row'][:12]} in {describe(name)} does not exist; SVL={self._svl} "
                                    "gives rows "
                                    f"0-{self._za.shape[0] - 1}")
             return "vec", self._za[row], elem
-        n = _dec(m["gn"])
+        n = small_decimal(m["gn"])
         if n > 30 or elem or m["row"] is not None:
             raise OperandError(f"register name {describe(name)} is not known; expected {_NAMES_HELP}")
         return m["gpr"].lower(), n, None

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 
 from ..core.errors import AsmSyntaxError, OperandConstraintError, OperandTypeError, UnknownInstruction
+from ..core.values import small_decimal
 from .forms import FORMS, MNEMONICS, Operand
 from .insn import Form, Insn
 
@@ -29,12 +30,6 @@ _LIST = re.compile(r"\{(.*)\}$", re.S)
 _LIST_REG = re.compile(r"\s*(z)" + _NUM + r"(?:\.([0-9a-z]+))?\s*$", re.I)
 
 INVALID = "invalid operand for instruction"
-
-
-def _dec(digits: str) -> int:
-    """A decimal digit string as an int; past 40 digits only its size matters (it is out of every range),
-    and Python refuses to convert more than 4300."""
-    return int(digits) if len(digits) <= 40 else 10**40
 LANE = "vector lane must be an integer in range [{lo}, {hi}]."
 IMM = "immediate must be an integer in range [{lo}, {hi}]."
 WREG = "operand must be a register in range [w{lo}, w{hi}]"
@@ -80,7 +75,7 @@ class _Reader:
             raise self.error(f"expected an integer {what}, got {text.strip()!r}", col)
         sign, hexa, binary, octal, decimal = m.groups()
         value = (int(hexa, 16) if hexa else int(binary, 2) if binary else int(octal, 8) if octal
-                 else _dec(decimal))
+                 else small_decimal(decimal))
         return -value if sign == "-" else value
 
     def operand(self, text: str, col: int) -> Parsed:
@@ -107,7 +102,7 @@ class _Reader:
             return self.reglist(m.group(1), col, col + 1, body)
         m = _VREG.match(body)
         if m:
-            num = _dec(m.group(2))
+            num = small_decimal(m.group(2))
             if num > 31:
                 digits = m.group(2) if len(m.group(2)) <= 12 else m.group(2)[:12] + "..."
                 raise self.error(f"{INVALID}: no register {m.group(1)}{digits} (registers are 0-31)", col)
@@ -156,7 +151,7 @@ class _Reader:
     def listreg(self, text: str, col: int) -> tuple[int, str | None]:
         m = _LIST_REG.match(text)
         lead = len(text) - len(text.lstrip())
-        if not m or _dec(m.group(2)) > 31:
+        if not m or small_decimal(m.group(2)) > 31:
             raise self.error(f"{INVALID}: expected a Z register (z0-z31) in the list, got {text.strip()!r}",
                              col + lead)
         return int(m.group(2)), (m.group(3) or "").lower() or None
@@ -237,7 +232,7 @@ def _check_values(reader: _Reader, form: Form, t: Operand, p: Parsed, ops: dict[
             raise reader.error(f"invalid matrix operand, expected suffix .{t.suffix}", p.col, bad)
         wfld, ofld = lay.fields[t.ops[0]], lay.fields[t.ops[1]]
         m = re.fullmatch(r"w" + _NUM, p.wreg)
-        if not m or _dec(m.group(1)) not in wfld.values:
+        if not m or small_decimal(m.group(1)) not in wfld.values:
             raise reader.error(WREG.format(lo=wfld.values[0], hi=wfld.values[-1]), p.wreg_col, bad)
         if p.off not in ofld.values:
             raise reader.error(IMM.format(lo=ofld.values[0], hi=ofld.values[-1]), p.off_col, bad)

@@ -84,10 +84,14 @@ def _scalar_dot(width: int, a_signed: bool, b_signed: bool):
     return dot_bytes
 
 
+def _read_acc(spec: DotSpec, acc: int) -> int:
+    """The unsigned word ``acc`` as the accumulator type reads it: int32 or uint32."""
+    return acc - _WRAP if spec.result_signed and acc & _SIGN else acc
+
+
 def _finish(spec: DotSpec, acc: int, d: int, neg: bool, clamp: bool) -> int:
     """Accumulate the exact dot product ``d`` into unsigned word ``acc``."""
-    if spec.result_signed and acc & _SIGN:
-        acc -= _WRAP
+    acc = _read_acc(spec, acc)
     r = acc - d if neg else acc + d
     if clamp:
         lo, hi = spec.result_range
@@ -126,7 +130,7 @@ def trace(spec: DotSpec, a, b, acc, *, neg: bool = False, clamp: bool = False) -
     lb = tuple(_lanes(ub, spec.width, spec.b_signed))
     products = tuple(x * y for x, y in zip(la, lb))
     d = sum(products)
-    start = uc - _WRAP if spec.result_signed and uc & _SIGN else uc
+    start = _read_acc(spec, uc)
     return DotTrace(la, lb, products, d, start, start - d if neg else start + d, _finish(spec, uc, d, neg, clamp))
 
 

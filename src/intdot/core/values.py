@@ -56,6 +56,19 @@ def check_word(x, name: str) -> int:
     raise OperandError(f"{name}={describe(x)} is out of range; expected {WORD_RANGE}")
 
 
+def small_decimal(digits: str) -> int:
+    """A decimal digit string read as an int for a range check (a register, row or index number).
+
+    Past 40 digits the value is out of every range intdot checks, so only its
+    size matters: it comes back as 10**40 (Python refuses to convert more than
+    4300 digits at all).
+
+    >>> small_decimal("07"), small_decimal("9" * 5000) == 10**40
+    (7, True)
+    """
+    return int(digits) if len(digits) <= 40 else 10**40
+
+
 def check_int(x, name: str, lo: int, hi: int, what: str | None = None) -> int:
     """Validate an integer in the closed range ``[lo, hi]``."""
     if not is_int_scalar(x):
