@@ -1,0 +1,172 @@
+"""``gemm``: what a kernel chaining one dot instruction along K computes, exactly."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from ..core.errors import OperandError, OperandTypeError
+from ..core.values import describe
+from . import clamp as _clamp
+from . import cpu
+from .inputs import accumulator, operand, read_acc, shapes
+from .ops import check_target, resolve
+
+BACKENDS = ("auto", "torch", "float32", "float64", "numpy", "gpu")
+
+
+def installed() -> dict[str, bool]:
+    """Which exact backends can run here."""
+    have = {"numpy": True, "float32": True, "float64": True, "torch": False, "gpu": False}
+    try:
+        import torch
+
+        have["torch"] = hasattr(torch, "_int_mm")
+        have["gpu"] = bool(torch.cuda.is_available())
+    except ImportError:
+        pass
+    return have
+
+
+def _pick(backend, a, b) -> str:
+    if backend not in BACKENDS:
+        raise OperandError(f"backend={describe(backend)} is not a gemm backend; expected one of {BACKENDS}")
+    have = installed()
+    if backend == "auto":
+        if have["gpu"] and os.environ.get("INTDOT_GEMM_GPU", "1") != "0":
+            return "gpu"
+        if have["torch"] and cpu.torch_fits(a, b):
+            return "torch"
+        # 16-bit lanes make float32 blocks too short to pay; float64 holds whole K.
+        return "float32" if a.dtype.itemsize == 1 and b.dtype.itemsize == 1 else "float64"
+    if not have[backend]:
+        why = "PyTorch is not installed (the 'torch' extra)" if backend == "torch" else "no CUDA GPU is visible"
+        raise OperandError(f"backend={backend!r} cannot run here: {why}")
+    if backend == "torch" and not cpu.torch_fits(a, b):
+        raise OperandError(f"backend='torch' takes 8- and 4-bit lanes only (torch._int_mm is int8); "
+                           f"got {a.dtype} x {b.dtype}; use backend='float64' or 'auto'")
+    return backend
+
+
+def product(a: np.ndarray, b: np.ndarray, backend: str) -> np.ndarray:
+    """The exact 2-D ``a @ b`` as int64 through one backend."""
+    if backend == "torch":
+        return cpu.torch_product(a, b)
+    if backend == "float32":
+        return cpu.float_product(a, b, np.float32)
+    if backend == "float64":
+        return cpu.float_product(a, b, np.float64)
+    if backend == "gpu":
+        from . import gpu
+
+        return gpu.product(a, b)
+    return cpu.numpy_product(a, b)
+
+
+def gemm(a, b, c=None, *, op, clamp=False, neg=False, target=None, backend="auto", a_signed=None,
+         b_signed=None):
+    """Exactly what a kernel computes that walks K in ascending order, one ``op`` step at a time.
+
+    Each output starts from ``c`` (zero if omitted) and accumulates one instruction step (``k_step``
+    lanes of K) at a time, with the instruction's accumulator width and rule: wrap modulo 2**acc_bits,
+    or with ``clamp=True`` saturate at every step.  K that is not a multiple of the step is padded with
+    zeros, as kernels do; zeros add nothing, so only the grouping of the last step changes.
+
+    Parameters
+    ----------
+    a : array_like, shape (..., M, K)
+        Lane values of the first operand (int8/uint8, int4/uint4 incl. ml_dtypes', int16/uint16) that fit
+        the instruction's lanes; anything else is an error, never wrapped.
+    b : array_like, shape (..., K, N)
+        Lane values of the second operand. Batch axes broadcast as in :func:`numpy.matmul`.
+    c : array_like, optional
+        Accumulators, broadcast to (..., M, N), in signed or unsigned spelling.
+    op : str
+        Any spelling of a dot instruction: ``"sdot4"``, ``"__builtin_amdgcn_sudot8"``, ``"usdot"``,
+        ``"vusdotq_s32"``, ``"svdot_s64"``...
+    clamp, neg : bool
+        Saturate at every step; subtract each step's dot product. Only for instructions that have them.
+    target : str, optional
+        Checked for the instruction's availability (``"RDNA3"``, ``"gfx942"``, ``"armv8.6-a"``...).
+    backend : {"auto", "torch", "float32", "float64", "numpy", "gpu"}
+        Which exact path computes the sum; all give the same bits.
+    a_signed, b_signed : bool, optional
+        The signedness flags of instructions that take them (AMD ``sudot4``/``sudot8``).
+
+    Returns
+    -------
+    numpy.ndarray of int32, uint32, int64 or uint64 (the instruction's accumulator type).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from intdot.gemm import gemm
+    >>> a = np.full((1, 8), -128, np.int8)
+    >>> gemm(a, a.T, op="sdot4").tolist()
+    [[131072]]
+    >>> gemm(a, a.T, np.int32(2**31 - 70000), op="sdot4", clamp=True).tolist()
+    [[2147483647]]
+    >>> gemm(a, a.T, np.int32(2**31 - 70000), op="sdot4").tolist()
+    [[-2147352577]]
+    """
+    o = resolve(op, a_signed, b_signed)
+    for flag, v in (("clamp", clamp), ("neg", neg)):
+        if not isinstance(v, (bool, np.bool_)):
+            raise OperandTypeError(f"{flag}={describe(v)} is not a bool; expected True or False")
+    if clamp and not o.clamp_arg:
+        raise OperandError(f"clamp=True: {o.name} never saturates (it wraps modulo 2**{o.acc_bits}); "
+                           f"expected clamp=False")
+    if neg and not o.neg_arg:
+        raise OperandError(f"neg=True: {o.name} has no negate operand; expected neg=False")
+    check_target(o, target)
+    if _is_dask(a) or _is_dask(b) or _is_dask(c):
+        from .blockwise import dask_gemm
+
+        return dask_gemm(a, b, c, op=o, clamp=bool(clamp), neg=bool(neg), backend=backend)
+    av = operand(a, "a", o, "a")
+    bv = operand(b, "b", o, "b")
+    batch, m, k, n = shapes(av, bv)
+    chosen = _pick(backend, av, bv)
+    acc = accumulator(c, o, batch + (m, n))
+    out = np.empty(batch + (m, n), o.result_dtype)
+    ab = np.broadcast_to(av, batch + (m, k)) if batch else av
+    bb = np.broadcast_to(bv, batch + (k, n)) if batch else bv
+    for idx in np.ndindex(*batch):
+        out[idx] = _one(ab[idx], bb[idx], None if acc is None else acc[idx], o, bool(clamp), bool(neg), chosen)
+    return out
+
+
+def _is_dask(x) -> bool:
+    return type(x).__module__.startswith("dask.")
+
+
+def _one(a, b, acc, o, clamp, neg, backend):
+    """One 2-D problem: (M, K) x (K, N) with uint64 accumulator words or None."""
+    m, n = a.shape[0], b.shape[1]
+    if clamp:
+        if backend == "gpu":
+            from . import gpu
+
+            return gpu.clamp_gemm(a, b, acc, o, neg).astype(o.result_dtype)
+        lo, hi = o.acc_range
+        start = np.zeros((m, n), np.int64) if acc is None else read_acc(acc, o)
+        safe = _clamp.safe_rows(start, a, b, lo, hi)
+        res = np.empty((m, n), np.int64)
+        if safe.any():
+            s = product(np.ascontiguousarray(a[safe]), b, backend)
+            res[safe] = start[safe] - s if neg else start[safe] + s
+        if not safe.all():
+            res[~safe] = _clamp.chain(a[~safe], b, start[~safe], o.k_step, lo, hi, neg=neg)
+        return res.astype(o.result_dtype)
+    if backend == "gpu":
+        from . import gpu
+
+        return gpu.wrap_gemm(a, b, acc, o, neg)
+    s = product(a, b, backend).view(np.uint64)
+    if acc is not None:
+        s = acc - s if neg else acc + s
+    elif neg:
+        s = np.uint64(0) - s
+    # astype to a narrower unsigned type keeps the low bits: the sum modulo 2**acc_bits.
+    return s.astype(np.uint32 if o.acc_bits == 32 else np.uint64).view(o.result_dtype)

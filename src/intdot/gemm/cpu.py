@@ -1,0 +1,130 @@
+"""Exact integer products ``a @ b`` on the CPU, as int64, by several exact paths.
+
+Each function takes 2-D int8/uint8/int16/uint16 arrays and returns the exact
+product in int64 (exact while ``K * max|a| * max|b| < 2**63``, far beyond any
+real shape).  The float paths are exact because K is cut into blocks in which
+no partial sum can reach 2**24 (float32) or 2**53 (float64), whatever order the
+BLAS sums in: every partial sum is then an integer the format holds exactly.
+
+Unsigned operands are first centred (``x - 128``), which halves the products'
+magnitude (so float32 blocks are four times longer) and lets uint8 use int8
+kernels; the exact correction is added back in int64:
+``(a' + za)(b' + zb) = a'b' + zb*rowsum(a') + za*colsum(b') + za*zb*K``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+_CENTRE = {np.dtype(np.uint8): (np.int8, 128), np.dtype(np.uint16): (np.int16, 32768)}
+
+# Rows of a processed at once, so float temporaries stay bounded on an 8192^3 problem.
+_ROW_BYTES = 256 << 20
+
+
+def centred(x: np.ndarray) -> tuple[np.ndarray, int]:
+    """``(x - z, z)`` with ``x - z`` signed of the same width; z is 0 unless x has values above the signed range."""
+    if x.dtype in _CENTRE:
+        dt, z = _CENTRE[x.dtype]
+        if x.size and int(x.max()) >= z:
+            return (x.astype(np.int32) - z).astype(dt), z
+        return x.astype(dt), 0
+    return x, 0
+
+
+def correct(s: np.ndarray, a: np.ndarray, za: int, b: np.ndarray, zb: int) -> np.ndarray:
+    """Add back the centring of ``a`` and ``b`` into the int64 product ``s`` (in place)."""
+    if zb:
+        s += zb * a.sum(axis=1, dtype=np.int64)[:, None]
+    if za:
+        s += za * b.sum(axis=0, dtype=np.int64)[None, :]
+    if za and zb:
+        s += za * zb * a.shape[1]
+    return s
+
+
+def _maxabs(x: np.ndarray) -> int:
+    return max(abs(int(x.min())), abs(int(x.max()))) if x.size else 0
+
+
+def k_block(a: np.ndarray, b: np.ndarray, mantissa_bits: int) -> int:
+    """The longest K block whose partial sums all stay below 2**mantissa_bits in magnitude."""
+    p = _maxabs(a) * _maxabs(b)
+    return max(1, (1 << mantissa_bits) // p) if p else max(1, a.shape[1])
+
+
+def _rows(m: int, n: int, itemsize: int) -> int:
+    return max(1, min(m, _ROW_BYTES // max(1, n * itemsize)))
+
+
+def float_product(a: np.ndarray, b: np.ndarray, dtype=np.float32) -> np.ndarray:
+    """Exact ``a @ b`` through float BLAS with exact K blocks."""
+    a, za = centred(a)
+    b, zb = centred(b)
+    m, k = a.shape
+    n = b.shape[1]
+    if dtype == np.float32 and _maxabs(a) * _maxabs(b) >= 1 << 24:
+        # One 16-bit product alone can need more than float32's 24 bits; float64 holds it.
+        dtype = np.float64
+    kb = k_block(a, b, 24 if dtype == np.float32 else 53)
+    s = np.zeros((m, n), np.int64)
+    bf = [b[k0:k0 + kb].astype(dtype) for k0 in range(0, k, kb)]
+    rows = _rows(m, n, 8)
+    for r0 in range(0, m, rows):
+        ar = a[r0:r0 + rows]
+        out = s[r0:r0 + rows]
+        for i, k0 in enumerate(range(0, k, kb)):
+            part = ar[:, k0:k0 + kb].astype(dtype) @ bf[i]
+            out += part.astype(np.int64)
+    return correct(s, a, za, b, zb)
+
+
+def numpy_product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Exact ``a @ b`` by NumPy's integer matmul in int64 (slow; always there)."""
+    a64 = a.astype(np.int64)
+    s = np.empty((a.shape[0], b.shape[1]), np.int64)
+    b64 = b.astype(np.int64)
+    rows = _rows(a.shape[0], b.shape[1], 64)
+    for r0 in range(0, a.shape[0], rows):
+        np.matmul(a64[r0:r0 + rows], b64, out=s[r0:r0 + rows])
+    return s
+
+
+# torch._int_mm accumulates in int32: keep every block's sum inside it (|sum| <= K * 2**14).
+_TORCH_K = 1 << 16
+
+
+def _writable(x: np.ndarray) -> np.ndarray:
+    # Broadcast batch views are read-only, which torch.from_numpy warns about.
+    return x if x.flags.writeable and x.flags.c_contiguous else np.array(x)
+
+
+def torch_fits(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether both operands become int8 after centring (8-bit and 4-bit lanes)."""
+    return a.dtype.itemsize == 1 and b.dtype.itemsize == 1
+
+
+def torch_product(a: np.ndarray, b: np.ndarray, device: str = "cpu") -> np.ndarray:
+    """Exact ``a @ b`` through ``torch._int_mm`` (int8 x int8 -> int32), K in int32-safe blocks."""
+    import torch
+
+    a, za = centred(a)
+    b, zb = centred(b)
+    m, k = a.shape
+    n = b.shape[1]
+    s = np.zeros((m, n), np.int64)
+    # CUDA's kernel needs M > 16 and K, N multiples of 8; zero padding changes no sum.
+    pm = max(m, 17) if device != "cpu" else m
+    pn = -(-n // 8) * 8 if device != "cpu" else n
+    ta = torch.from_numpy(_writable(a)).to(device)
+    tb = torch.from_numpy(_writable(b)).to(device)
+    for k0 in range(0, k, _TORCH_K):
+        kk = min(_TORCH_K, k - k0)
+        pk = -(-kk // 8) * 8 if device != "cpu" else kk
+        xa, xb = ta[:, k0:k0 + kk], tb[k0:k0 + kk]
+        if (pm, pk, pn) != (m, kk, n):
+            xa = torch.nn.functional.pad(xa, (0, pk - kk, 0, pm - m))
+            xb = torch.nn.functional.pad(xb, (0, pn - n, 0, pk - kk))
+        part = torch._int_mm(xa.contiguous(), xb.contiguous())[:m, :n]
+        s += part.cpu().numpy().astype(np.int64)
+    return correct(s, a, za, b, zb)
