@@ -14,17 +14,17 @@ def test_small_calls_compile_only_once_hot(monkeypatch):
         pytest.skip("numba (the 'fast' extra) is not installed")
     monkeypatch.setattr(accel, "_small_calls", {})
     monkeypatch.delenv("INTDOT_BACKEND", raising=False)
-    spec = DotSpec(8, False, True, True)
+    spec = DotSpec.packed32(8, False, True, True)
     picks = [accel.kernel_for(spec, 16) for _ in range(accel.HOT + 2)]
     assert picks[: accel.HOT] == [None] * accel.HOT
     assert picks[-1] is not None
     # Large calls use the kernel at once.
-    assert accel.kernel_for(DotSpec(4, True, True, False), accel.MIN_AUTO) is not None
+    assert accel.kernel_for(DotSpec.packed32(4, True, True, False), accel.MIN_AUTO) is not None
 
 
 def test_hot_small_calls_stay_exact():
     rng = np.random.default_rng(7)
-    spec = DotSpec(4, True, False, True)
+    spec = DotSpec.packed32(4, True, False, True)
     for _ in range(accel.HOT + 3):
         a, b, c = (rng.integers(0, 2**32, 5, dtype=np.uint64).astype(np.uint32) for _ in range(3))
         got = dot_arrays(spec, a, b, c, neg=True, clamp=True)
@@ -37,4 +37,4 @@ def test_backend_names_are_checked():
     from intdot.errors import OperandError
 
     with pytest.raises(OperandError, match="backend='gpu'"):
-        accel.kernel_for(DotSpec(8, True, True, True), 10, "gpu")
+        accel.kernel_for(DotSpec.packed32(8, True, True, True), 10, "gpu")

@@ -55,7 +55,7 @@ def all_pairs_reference(width, a_signed, b_signed, result_signed, neg):
 def test_every_lane_pair(width, a_signed, b_signed, backend):
     a, b, acc = all_pairs(width)
     for result_signed, neg in [(True, False), (False, True)]:
-        spec = DotSpec(width, a_signed, b_signed, result_signed)
+        spec = DotSpec.packed32(width, a_signed, b_signed, result_signed)
         got = dot_arrays(spec, a, b, acc, neg=neg, clamp=False, backend=backend)
         want = all_pairs_reference(width, a_signed, b_signed, result_signed, neg)
         np.testing.assert_array_equal(got, np.array(want, dtype=spec.result_dtype))
@@ -72,7 +72,7 @@ def test_distinct_lanes_each_position(backend):
             vb = rng.integers(0, 1 << width, 500, dtype=np.uint64)
             a = (va << np.uint64(width * k)).astype(np.uint32)
             b = (vb << np.uint64(width * k)).astype(np.uint32)
-            spec = DotSpec(width, True, False, True)
+            spec = DotSpec.packed32(width, True, False, True)
             got = dot_arrays(spec, a, b, np.zeros_like(a), neg=False, clamp=False, backend=backend)
             want = [ref_dot(int(p), int(q), 0, width=width, a_signed=True, b_signed=False, result_signed=True)
                     for p, q in zip(a, b)]
@@ -90,7 +90,7 @@ def test_edges_wrap_and_clamp(width, backend):
     a, b, c = (np.array([t[i] for t in cases], dtype=np.int64) for i in range(3))
     for a_signed, b_signed in SIGNS:
         for result_signed, neg, clamp in itertools.product([False, True], repeat=3):
-            spec = DotSpec(width, a_signed, b_signed, result_signed)
+            spec = DotSpec.packed32(width, a_signed, b_signed, result_signed)
             got = dot_arrays(spec, a.astype(np.uint32), b.astype(np.uint32), c.astype(np.uint32),
                              neg=neg, clamp=clamp, backend=backend)
             want = [ref_dot(p, q, r, width=width, a_signed=a_signed, b_signed=b_signed,
@@ -102,14 +102,14 @@ def test_edges_wrap_and_clamp(width, backend):
 
 
 words = st.integers(-(2**31), 2**32 - 1)
-specs = st.builds(DotSpec, st.sampled_from([4, 8, 16]), st.booleans(), st.booleans(), st.booleans())
+specs = st.builds(DotSpec.packed32, st.sampled_from([4, 8, 16]), st.booleans(), st.booleans(), st.booleans())
 
 
 @settings(max_examples=300, deadline=None)
 @given(a=words, b=words, acc=words, spec=specs, neg=st.booleans(), clamp=st.booleans())
 def test_scalar_matches_reference(a, b, acc, spec, neg, clamp):
-    want = ref_dot(a, b, acc, width=spec.width, a_signed=spec.a_signed, b_signed=spec.b_signed,
-                   result_signed=spec.result_signed, neg=neg, clamp=clamp)
+    want = ref_dot(a, b, acc, width=spec.a_width, a_signed=spec.a_signed, b_signed=spec.b_signed,
+                   result_signed=spec.acc_signed, neg=neg, clamp=clamp)
     got = dot_function(spec)(a, b, acc, neg, clamp)
     assert type(got) is int and got == want
 

@@ -8,7 +8,7 @@ import pytest
 from intdot.core import DotSpec, dot, dot_function, pack, unpack
 from intdot.errors import IntdotError, OperandError, OperandTypeError
 
-f = dot_function(DotSpec(8, True, True, True), ("src0", "src1", "src2"))
+f = dot_function(DotSpec.packed32(8, True, True, True), ("src0", "src1", "src2"))
 
 
 @pytest.mark.parametrize("bad,name", [(2**32, "src0"), (-(2**31) - 1, "src0")])

@@ -12,20 +12,20 @@ import pytest
 
 from intdot.core import DotSpec, dot_function, lane_values, pack, trace, unpack
 from intdot.core.accel import numba_available
-from intdot.errors import OperandError, OperandTypeError
+from intdot.errors import ConfigError, OperandError, OperandTypeError
 from tests.reference import lanes as ref_lanes
 from tests.reference import ref_dot
 
 BACKENDS = ["numpy"] + (["numba"] if numba_available() else [])
-SPEC = DotSpec(8, True, False, True)
+SPEC = DotSpec.packed32(8, True, False, True)
 f = dot_function(SPEC, ("src0", "src1", "src2"))
 WORDS = [0x80FF7F01, 0xFFFFFFFF, 0x7F7F7F7F, 0x01020304, 0, 0x80808080]
 ACCS = [5, 0x7FFFFFFF, 0x80000000, 0xFFFFFFFF, 0, 12345]
 
 
 def want(a, b, c, spec=SPEC, neg=False, clamp=False):
-    return [ref_dot(int(x), int(y), int(z), width=spec.width, a_signed=spec.a_signed, b_signed=spec.b_signed,
-                    result_signed=spec.result_signed, neg=neg, clamp=clamp) for x, y, z in zip(a, b, c)]
+    return [ref_dot(int(x), int(y), int(z), width=spec.a_width, a_signed=spec.a_signed, b_signed=spec.b_signed,
+                    result_signed=spec.acc_signed, neg=neg, clamp=clamp) for x, y, z in zip(a, b, c)]
 
 
 @pytest.fixture(params=BACKENDS)
@@ -168,10 +168,10 @@ def test_lane_values_validates():
 @pytest.mark.parametrize("neg", [False, True])
 @pytest.mark.parametrize("clamp", [False, True])
 def test_trace_matches_the_reference(neg, clamp):
-    for spec in (DotSpec(8, True, False, True), DotSpec(16, False, False, False), DotSpec(4, True, True, True)):
+    for spec in (DotSpec.packed32(8, True, False, True), DotSpec.packed32(16, False, False, False), DotSpec.packed32(4, True, True, True)):
         for a, b, c in zip(WORDS, WORDS[::-1], ACCS):
             t = trace(spec, a, b, c, neg=neg, clamp=clamp)
-            la, lb = ref_lanes(a, spec.width, spec.a_signed), ref_lanes(b, spec.width, spec.b_signed)
+            la, lb = ref_lanes(a, spec.a_width, spec.a_signed), ref_lanes(b, spec.a_width, spec.b_signed)
             assert list(t.a_lanes) == la and list(t.b_lanes) == lb
             assert list(t.products) == [x * y for x, y in zip(la, lb)]
             assert t.result == want([a], [b], [c], spec, neg, clamp)[0]
@@ -189,7 +189,7 @@ def test_unknown_backend_names_its_source(monkeypatch):
     with pytest.raises(OperandError, match="backend='gpu' is not known; expected one of auto, numpy, numba"):
         dot_arrays(SPEC, words, words, words, neg=False, clamp=False, backend="gpu")
     monkeypatch.setenv("INTDOT_BACKEND", "gpu")
-    with pytest.raises(OperandError, match="INTDOT_BACKEND='gpu' is not known"):
+    with pytest.raises(ConfigError, match="INTDOT_BACKEND='gpu' is not known"):
         f(words, words, words)
 
 
@@ -206,7 +206,7 @@ def test_numpy_path_across_block_boundaries(width, monkeypatch):
     from intdot.core._numpy_path import BLOCK
 
     monkeypatch.setenv("INTDOT_BACKEND", "numpy")
-    spec = DotSpec(width, True, False, True)
+    spec = DotSpec.packed32(width, True, False, True)
     rng = np.random.default_rng(width)
     n = BLOCK + BLOCK // 2 + 3
     a = rng.integers(0, 2**32, n, dtype=np.uint64).astype(">u4")  # non-native: converted block by block

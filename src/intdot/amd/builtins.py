@@ -105,7 +105,7 @@ class Builtin:
         if a is None or b is None:
             raise OperandTypeError(f"src0_signed={src0_signed!r}, src1_signed={src1_signed!r}: {self.name} reads "
                                    f"its operands' signedness from flags; expected True or False for each")
-        return DotSpec(self.width, a, b, self.result_signed)
+        return DotSpec.packed32(self.width, a, b, self.result_signed)
 
 
 def _row(name, width, src0, src1, result, layout, families, feature, summary):

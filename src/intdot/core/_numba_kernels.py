@@ -1,44 +1,141 @@
-"""numba kernels for the array path: one compiled loop per DotSpec.
+"""numba kernels for the array path: one compiled loop per DotSpec, cached on disk.
 
-Written in int64 throughout: numba widens int32 shifts to int64, so sign
-extension is done with xor/subtract rather than by shifting.  The output is a
-uint32 view made by the caller (views made inside a parallel kernel lose
-writes).
+Lanes are taken apart in int64: numba widens int32 shifts to int64, so sign
+extension is done with xor/subtract rather than by shifting.  A 64-bit
+accumulator is added in uint64 (wrapping), and overflow for ``clamp`` is read
+from the direction of the wrap; numba turns a mix of uint64 and int64 into
+float64, so every value there is cast explicitly.  The output is an unsigned
+view made by the caller (views made inside a parallel kernel lose writes).
+
+Compiling one kernel takes a second or two, so compiled kernels are cached on
+disk (see :func:`cache_dir`): a new process loads them instead.
 """
 
 from __future__ import annotations
 
+import os
 from functools import lru_cache
 
 import numba
 import numpy as np
 
+CACHE_ENV = "INTDOT_CACHE_DIR"
+
+
+def cache_dir() -> str | None:
+    """Where compiled kernels are kept: ``$INTDOT_CACHE_DIR``, else ``$XDG_CACHE_HOME/intdot`` or
+    ``~/.cache/intdot``.  ``INTDOT_CACHE_DIR=off`` (or an empty value) turns the disk cache off."""
+    env = os.environ.get(CACHE_ENV)
+    if env is not None:
+        return None if env.strip().lower() in ("", "off", "0", "none") else env
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "intdot")
+
+
+def _disk_cache(py_func):
+    """A numba function cache that writes under :func:`cache_dir`, or None where that is off or unusable.
+
+    numba's own locations are the package's ``__pycache__`` (often read-only
+    in an installed package) or a directory set process-wide by
+    ``NUMBA_CACHE_DIR``, which would move every other library's cache too.
+    Each kernel is a closure over its spec's constants; numba keys the cache
+    on the closure's values, so one index serves every spec.
+    """
+    where = cache_dir()
+    if where is None:
+        return None
+    try:
+        from numba.core.caching import FunctionCache, UserProvidedCacheLocator
+    except ImportError:  # a numba whose internals moved: no disk cache, still correct
+        return None
+
+    class Locator(UserProvidedCacheLocator):
+        def __init__(self, func, py_file):
+            super().__init__(func, py_file)
+            self._cache_path = os.path.join(where, "numba", self.get_suitable_cache_subpath(py_file))
+
+        @classmethod
+        def from_function(cls, func, py_file):
+            # Skip UserProvidedCacheLocator's test of NUMBA_CACHE_DIR; its parent checks the directory is writable.
+            return super(UserProvidedCacheLocator, cls).from_function(func, py_file)
+
+    class Cache(FunctionCache):
+        _locator_classes = [Locator]
+
+    try:
+        return Cache(py_func)
+    except (RuntimeError, OSError):  # no writable cache directory
+        return None
+
+
+def _jit(py_func):
+    dispatcher = numba.njit(parallel=True, nogil=True, boundscheck=False)(py_func)
+    cache = _disk_cache(py_func)
+    if cache is not None:
+        dispatcher._cache = cache
+    return dispatcher
+
 
 @lru_cache(maxsize=None)
-def kernel(width: int, a_signed: bool, b_signed: bool, result_signed: bool):
-    n_lanes = 32 // width
-    mask = (1 << width) - 1
-    half = 1 << (width - 1)
-    lo, hi = (-(1 << 31), (1 << 31) - 1) if result_signed else (0, (1 << 32) - 1)
-    sa = half if a_signed else 0  # xor-subtract with 0 is the identity: unsigned lanes
-    sb = half if b_signed else 0
-    sc = (1 << 31) if result_signed else 0
+def kernel(a_width: int, b_width: int, n_lanes: int, a_signed: bool, b_signed: bool, acc_bits: int,
+           acc_signed: bool):
+    """``run(a, a_step, b, b_step, acc, acc_step, neg, clamp, out)`` for one spec.
 
-    @numba.njit(parallel=True, nogil=True, boundscheck=False)
-    def run(a, a_step, b, b_step, acc, acc_step, neg, clamp, out):
-        # *_step is 1, or 0 for an operand that is one value for every element.
+    ``*_step`` is 1, or 0 for an operand that is one value for every element;
+    ``out`` is uint32 for a 32-bit accumulator, uint64 for a 64-bit one.
+    """
+    a_mask, b_mask = (1 << a_width) - 1, (1 << b_width) - 1
+    sa = 1 << (a_width - 1) if a_signed else 0  # xor-subtract with 0 is the identity: unsigned lanes
+    sb = 1 << (b_width - 1) if b_signed else 0
+
+    if acc_bits == 32:
+        lo, hi = (-(1 << 31), (1 << 31) - 1) if acc_signed else (0, (1 << 32) - 1)
+        sc = (1 << 31) if acc_signed else 0
+
+        def run32(a, a_step, b, b_step, acc, acc_step, neg, clamp, out):
+            for i in numba.prange(out.size):
+                x = np.int64(a[i * a_step])
+                y = np.int64(b[i * b_step])
+                d = np.int64(0)
+                for lane in range(n_lanes):
+                    p = ((x >> (a_width * lane)) & a_mask ^ sa) - sa
+                    q = ((y >> (b_width * lane)) & b_mask ^ sb) - sb
+                    d += p * q
+                c = (np.int64(acc[i * acc_step]) ^ sc) - sc
+                r = c - d if neg else c + d
+                if clamp:
+                    r = lo if r < lo else (hi if r > hi else r)
+                out[i] = np.uint32(r & 0xFFFFFFFF)
+
+        return _jit(run32)
+
+    # 64-bit accumulator: saturation bounds as bit patterns.
+    top = np.uint64((1 << 63) - 1) if acc_signed else np.uint64((1 << 64) - 1)
+    bottom = np.uint64(1 << 63) if acc_signed else np.uint64(0)
+
+    def run64(a, a_step, b, b_step, acc, acc_step, neg, clamp, out):
         for i in numba.prange(out.size):
             x = np.int64(a[i * a_step])
             y = np.int64(b[i * b_step])
             d = np.int64(0)
             for lane in range(n_lanes):
-                p = ((x >> (width * lane)) & mask ^ sa) - sa
-                q = ((y >> (width * lane)) & mask ^ sb) - sb
+                p = ((x >> (a_width * lane)) & a_mask ^ sa) - sa
+                q = ((y >> (b_width * lane)) & b_mask ^ sb) - sb
                 d += p * q
-            c = (np.int64(acc[i * acc_step]) ^ sc) - sc
-            r = c - d if neg else c + d
+            e = -d if neg else d  # |d| < 2**35: no overflow
+            c = np.uint64(acc[i * acc_step])
+            r = c + np.uint64(e)
             if clamp:
-                r = lo if r < lo else (hi if r > hi else r)
-            out[i] = np.uint32(r & 0xFFFFFFFF)
+                if acc_signed:
+                    up = e > 0 and np.int64(r) < np.int64(c)
+                    down = e < 0 and np.int64(r) > np.int64(c)
+                else:
+                    up = e > 0 and r < c
+                    down = e < 0 and r > c
+                if up:
+                    r = top
+                elif down:
+                    r = bottom
+            out[i] = r
 
-    return run
+    return _jit(run64)

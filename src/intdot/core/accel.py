@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import os
 
-from .errors import OperandError
+from .errors import ConfigError, OperandError
 
 BACKENDS = ("auto", "numpy", "numba")
+ENV = "INTDOT_BACKEND"
 # Below MIN_AUTO elements a call is small: the compiled kernel still wins (a few
-# microseconds against tens for NumPy), but compiling it costs about half a
-# second, so "auto" compiles for small calls only once a spec has been used
-# HOT times (a loop, e.g. an instruction executed many times), never for one-off use.
+# microseconds against tens for NumPy), but compiling it costs a second or two
+# (loading it from the disk cache about a tenth of that), so "auto" uses it for
+# small calls only once a spec has been used HOT times (a loop, e.g. an
+# instruction executed many times), never for one-off use.
 MIN_AUTO = 4096
 HOT = 64
 _small_calls: dict = {}
@@ -28,13 +30,26 @@ def numba_available() -> bool:
     return True
 
 
+def check_environment() -> str:
+    """The backend ``INTDOT_BACKEND`` asks for (``"auto"`` when unset); a :class:`ConfigError` if unknown.
+
+    Every path that uses the core calls this once (the command line at
+    start-up), so a misspelt value is reported whatever the command, not
+    only by the first call that reaches the array path.
+    """
+    value = os.environ.get(ENV, "auto")
+    if value not in BACKENDS:
+        raise ConfigError(f"the environment variable {ENV}={value!r} is not known; expected one of "
+                          f"{', '.join(BACKENDS)} (or leave it unset for auto)")
+    return value
+
+
 def kernel_for(spec, n: int, backend: str = "auto"):
     """The compiled kernel to use for ``n`` elements, or None for the NumPy path."""
-    name = "backend"
     if backend == "auto":
-        backend, name = os.environ.get("INTDOT_BACKEND", "auto"), "the environment variable INTDOT_BACKEND"
-    if not isinstance(backend, str) or backend not in BACKENDS:
-        raise OperandError(f"{name}={backend!r} is not known; expected one of {', '.join(BACKENDS)}")
+        backend = check_environment()
+    elif not isinstance(backend, str) or backend not in BACKENDS:
+        raise OperandError(f"backend={backend!r} is not known; expected one of {', '.join(BACKENDS)}")
     if backend == "numpy":
         return None
     if backend == "auto" and n < MIN_AUTO:
@@ -48,4 +63,5 @@ def kernel_for(spec, n: int, backend: str = "auto"):
         if backend == "numba":
             raise OperandError("backend='numba' needs numba; install intdot[fast]") from None
         return None
-    return _numba_kernels.kernel(spec.width, spec.a_signed, spec.b_signed, spec.result_signed)
+    return _numba_kernels.kernel(spec.a_width, spec.b_width, spec.lanes, spec.a_signed, spec.b_signed,
+                                 spec.acc_bits, spec.acc_signed)

@@ -2,14 +2,15 @@
 
 Every instruction of every ISA in intdot is a call of :func:`dot` (or of the
 callable :func:`dot_function` returns for a fixed :class:`DotSpec`) with fixed
-parameters.  The semantics, for 32-bit words ``a``, ``b``, ``acc``::
+parameters.  The semantics, for packed operands ``a``, ``b`` and an
+accumulator ``acc`` of ``spec.acc_bits`` bits::
 
-    d   = sum(lane_k(a) * lane_k(b) for k in lanes)        # exact
-    r   = acc + d   (or acc - d with neg)                   # exact
-    out = clamp(r) if clamp else r mod 2**32
+    d   = sum(lane_k(a) * lane_k(b) for k in range(spec.lanes))   # exact
+    r   = acc + d   (or acc - d with neg)                         # exact
+    out = clamp(r) if clamp else r mod 2**acc_bits
 
-``acc`` and the result are read as int32 when ``result_signed`` and as
-uint32 otherwise; clamping is to that type's range.
+``acc`` and the result are read as the accumulator type (int32, uint32,
+int64 or uint64); ``clamp`` saturates the exact sum once, to that type's range.
 """
 
 from __future__ import annotations
@@ -21,85 +22,77 @@ from functools import lru_cache
 import numpy as np
 
 from . import _numpy_path
-from .lanes import _lanes, check_width
 from .errors import OperandError
-from .values import MASK32, WORD_END, WORD_MIN, as_word_array, check_flag, check_word
-
-_SIGN = 1 << 31
-_WRAP = 1 << 32
-
-
-@dataclass(frozen=True)
-class DotSpec:
-    """The fixed parameters of one instruction's dot product."""
-
-    width: int  # lane width in bits: 4, 8 or 16
-    a_signed: bool
-    b_signed: bool
-    result_signed: bool  # the accumulator's and the result's type: int32 or uint32
-
-    def __post_init__(self):
-        check_width(self.width)
-        for f in ("a_signed", "b_signed", "result_signed"):
-            check_flag(getattr(self, f), f)
-
-    @property
-    def lanes(self) -> int:
-        return 32 // self.width
-
-    @property
-    def result_range(self) -> tuple[int, int]:
-        return (-_SIGN, _SIGN - 1) if self.result_signed else (0, MASK32)
-
-    @property
-    def result_dtype(self):
-        return np.int32 if self.result_signed else np.uint32
+from .lanes import _lanes
+from .spec import DotSpec
+from .values import as_word_array, check_flag, check_word
 
 
 @lru_cache(maxsize=None)
-def _scalar_dot(width: int, a_signed: bool, b_signed: bool):
-    """A function (a, b) -> exact dot product, for unsigned 32-bit Python ints."""
-    if width == 16:
-        ua = struct.Struct("<2h" if a_signed else "<2H").unpack
-        ub = struct.Struct("<2h" if b_signed else "<2H").unpack
-        pk = struct.Struct("<I").pack
+def _scalar_dot(spec: DotSpec):
+    """A function (a, b) -> exact dot product, for unsigned Python ints of the operands' sizes."""
+    if spec.a_width == spec.b_width == 16:
+        code = "h" if spec.a_signed else "H", "h" if spec.b_signed else "H"
+        word, pad = ("<I", 4) if spec.a_bits <= 32 else ("<Q", 8)
+        tail = f"{pad - 2 * spec.lanes}x" if pad > 2 * spec.lanes else ""
+        ua = struct.Struct(f"<{spec.lanes}{code[0]}{tail}").unpack
+        ub = struct.Struct(f"<{spec.lanes}{code[1]}{tail}").unpack
+        pk = struct.Struct(word).pack
 
-        def dot16(a, b):
-            a0, a1 = ua(pk(a))
-            b0, b1 = ub(pk(b))
-            return a0 * b0 + a1 * b1
+        if spec.lanes == 2:
+            def dot16(a, b):
+                a0, a1 = ua(pk(a))
+                b0, b1 = ub(pk(b))
+                return a0 * b0 + a1 * b1
 
-        return dot16
-    # The array path's table of every byte pair, as a list: indexing a list is the fastest lookup in Python.
-    t = _numpy_path.byte_pair_table(width, a_signed, b_signed).tolist()
+            return dot16
 
-    def dot_bytes(a, b):
-        return (
-            t[((a & 0xFF) << 8) | (b & 0xFF)]
-            + t[(a & 0xFF00) | ((b >> 8) & 0xFF)]
-            + t[((a >> 8) & 0xFF00) | ((b >> 16) & 0xFF)]
-            + t[((a >> 16) & 0xFF00) | (b >> 24)]
-        )
+        def dot16n(a, b):
+            return sum(map(int.__mul__, ua(pk(a)), ub(pk(b))))
 
-    return dot_bytes
+        return dot16n
+    if spec.a_width == spec.b_width and spec.a_width in (4, 8) and spec.a_bits % 8 == 0:
+        # The array path's table of every byte pair, as a list: indexing a list is the fastest lookup in Python.
+        t = _numpy_path.byte_pair_table(spec.a_width, spec.a_signed, spec.b_signed).tolist()
+        if spec.a_bits == 32:
+            def dot_bytes(a, b):
+                return (
+                    t[((a & 0xFF) << 8) | (b & 0xFF)]
+                    + t[(a & 0xFF00) | ((b >> 8) & 0xFF)]
+                    + t[((a >> 8) & 0xFF00) | ((b >> 16) & 0xFF)]
+                    + t[((a >> 16) & 0xFF00) | (b >> 24)]
+                )
+
+            return dot_bytes
+        shifts = range(0, spec.a_bits, 8)
+
+        def dot_bytes_n(a, b):
+            return sum(t[(((a >> s) & 0xFF) << 8) | ((b >> s) & 0xFF)] for s in shifts)
+
+        return dot_bytes_n
+    n, wa, wb, sa, sb = spec.lanes, spec.a_width, spec.b_width, spec.a_signed, spec.b_signed
+
+    def dot_lanes(a, b):
+        return sum(map(int.__mul__, _lanes(a, wa, sa, n), _lanes(b, wb, sb, n)))
+
+    return dot_lanes
 
 
 def _read_acc(spec: DotSpec, acc: int) -> int:
-    """The unsigned word ``acc`` as the accumulator type reads it: int32 or uint32."""
-    return acc - _WRAP if spec.result_signed and acc & _SIGN else acc
+    """The unsigned accumulator bits ``acc`` as the accumulator type reads them."""
+    if spec.acc_signed and acc >> (spec.acc_bits - 1):
+        return acc - (1 << spec.acc_bits)
+    return acc
 
 
 def _finish(spec: DotSpec, acc: int, d: int, neg: bool, clamp: bool) -> int:
-    """Accumulate the exact dot product ``d`` into unsigned word ``acc``."""
+    """Accumulate the exact dot product ``d`` into the unsigned accumulator bits ``acc``."""
     acc = _read_acc(spec, acc)
     r = acc - d if neg else acc + d
     if clamp:
         lo, hi = spec.result_range
         return lo if r < lo else hi if r > hi else r
-    r &= MASK32
-    if spec.result_signed and r & _SIGN:
-        r -= _WRAP
-    return r
+    return _read_acc(spec, r & ((1 << spec.acc_bits) - 1))
 
 
 @dataclass(frozen=True)
@@ -110,9 +103,9 @@ class DotTrace:
     b_lanes: tuple[int, ...]
     products: tuple[int, ...]
     dot: int  # the exact sum of the products
-    acc: int  # the accumulator as read: int32 or uint32
+    acc: int  # the accumulator as read: in the accumulator type's spelling
     exact: int  # acc + dot, or acc - dot with neg: exact
-    result: int  # clamped, or wrapped modulo 2**32, in the result type's spelling
+    result: int  # clamped, or wrapped modulo 2**acc_bits, in the result type's spelling
 
 
 def trace(spec: DotSpec, a, b, acc, *, neg: bool = False, clamp: bool = False) -> DotTrace:
@@ -120,14 +113,17 @@ def trace(spec: DotSpec, a, b, acc, *, neg: bool = False, clamp: bool = False) -
 
     The same arithmetic as :func:`dot_function`'s scalar path, step by step.
 
-    >>> t = trace(DotSpec(8, True, False, True), 0x80FF7F01, 0x01020304, 100)
+    >>> t = trace(DotSpec.packed32(8, True, False), 0x80FF7F01, 0x01020304, 100)
     >>> t.a_lanes, t.b_lanes, t.products, t.dot, t.exact, t.result
     ((1, 127, -1, -128), (4, 3, 2, 1), (4, 381, -2, -128), 255, 355, 355)
+    >>> trace(DotSpec(16, 8, 2, True, True), 0xFFFF0003, 0x0205, 0).products
+    (15, -2)
     """
-    ua, ub, uc = check_word(a, "a"), check_word(b, "b"), check_word(acc, "acc")
+    ua, ub = check_word(a, "a", spec.a_bits), check_word(b, "b", spec.b_bits)
+    uc = check_word(acc, "acc", spec.acc_bits)
     neg, clamp = check_flag(neg, "neg"), check_flag(clamp, "clamp")
-    la = tuple(_lanes(ua, spec.width, spec.a_signed))
-    lb = tuple(_lanes(ub, spec.width, spec.b_signed))
+    la = tuple(_lanes(ua, spec.a_width, spec.a_signed, spec.lanes))
+    lb = tuple(_lanes(ub, spec.b_width, spec.b_signed, spec.lanes))
     products = tuple(x * y for x, y in zip(la, lb))
     d = sum(products)
     start = _read_acc(spec, uc)
@@ -142,39 +138,48 @@ def _is_scalar(x) -> bool:
 def dot_function(spec: DotSpec, names: tuple[str, str, str] = ("a", "b", "acc")):
     """The dot product of ``spec`` as a fast callable ``f(a, b, acc, neg=False, clamp=False)``.
 
-    Scalars in give a Python int out; anything array-like gives an int32/uint32
-    array (NumPy broadcasting).  ``names`` are the argument names used in error
-    messages, so a front end's errors speak its users' language.
+    Scalars in give a Python int out; anything array-like gives an array of
+    the spec's result dtype (NumPy broadcasting).  ``names`` are the argument
+    names used in error messages, so a front end's errors speak its users' language.
     """
-    lanes_dot = _scalar_dot(spec.width, spec.a_signed, spec.b_signed)
-    result_signed = spec.result_signed
+    from . import accel
+
+    accel.check_environment()  # a bad INTDOT_BACKEND is reported at first use, whatever the path
+    lanes_dot = _scalar_dot(spec)
     na, nb, nc = names
     lo, hi = spec.result_range
+    a_bits, b_bits, acc_bits = spec.a_bits, spec.b_bits, spec.acc_bits
+    a_lo, a_end, a_mask = -(1 << (a_bits - 1)), 1 << a_bits, (1 << a_bits) - 1
+    b_lo, b_end, b_mask = -(1 << (b_bits - 1)), 1 << b_bits, (1 << b_bits) - 1
+    c_lo, c_end, c_mask = -(1 << (acc_bits - 1)), 1 << acc_bits, (1 << acc_bits) - 1
+    # Subtracting the wrap where the sign bit is set reads the bits as signed; an unsigned type subtracts nothing.
+    c_sign, c_wrap = 1 << (acc_bits - 1), (1 << acc_bits) if spec.acc_signed else 0
 
     def f(a, b, acc, neg=False, clamp=False):
         # Fast path: plain Python ints in range and real bools.
         if (
             type(a) is int and type(b) is int and type(acc) is int
-            and WORD_MIN <= a < WORD_END and WORD_MIN <= b < WORD_END and WORD_MIN <= acc < WORD_END
+            and a_lo <= a < a_end and b_lo <= b < b_end and c_lo <= acc < c_end
             and (neg is False or neg is True) and (clamp is False or clamp is True)
         ):
-            d = lanes_dot(a & MASK32, b & MASK32)
-            acc &= MASK32
-            if result_signed and acc & _SIGN:
-                acc -= _WRAP
+            d = lanes_dot(a & a_mask, b & b_mask)
+            acc &= c_mask
+            if acc & c_sign:
+                acc -= c_wrap
             r = acc - d if neg else acc + d
             if clamp:
                 return lo if r < lo else hi if r > hi else r
-            r &= MASK32
-            if result_signed and r & _SIGN:
-                r -= _WRAP
+            r &= c_mask
+            if r & c_sign:
+                r -= c_wrap
             return r
         neg = check_flag(neg, "neg")
         clamp = check_flag(clamp, "clamp")
         if _is_scalar(a) and _is_scalar(b) and _is_scalar(acc):
-            ua, ub, uc = check_word(a, na), check_word(b, nb), check_word(acc, nc)
+            ua, ub, uc = check_word(a, na, a_bits), check_word(b, nb, b_bits), check_word(acc, nc, acc_bits)
             return _finish(spec, uc, lanes_dot(ua, ub), neg, clamp)
-        wa, wb, wc = as_word_array(a, na), as_word_array(b, nb), as_word_array(acc, nc)
+        wa, wb = as_word_array(a, na, a_bits), as_word_array(b, nb, b_bits)
+        wc = as_word_array(acc, nc, acc_bits)
         return dot_arrays(spec, wa, wb, wc, neg=neg, clamp=clamp, names=names)
 
     f.spec = spec
@@ -184,8 +189,10 @@ def dot_function(spec: DotSpec, names: tuple[str, str, str] = ("a", "b", "acc"))
 def dot_arrays(spec: DotSpec, a: np.ndarray, b: np.ndarray, acc: np.ndarray, *, neg: bool, clamp: bool,
                out: np.ndarray | None = None, backend: str = "auto",
                names: tuple[str, str, str] = ("a", "b", "acc")) -> np.ndarray:
-    """The array path on already-validated ``uint32`` arrays (broadcasting).
+    """The array path on already-validated unsigned word arrays (broadcasting).
 
+    ``a``, ``b`` and ``acc`` hold the operands' bits: of dtype ``spec.a_dtype``,
+    ``spec.b_dtype``, ``spec.acc_dtype`` (uint32, or uint64 past 32 bits).
     ``backend`` is ``"auto"`` (the compiled kernel where available and the
     arrays are large enough to pay for it), ``"numpy"`` or ``"numba"``.
     ``names`` name the operands in the error for shapes that do not broadcast.
@@ -205,52 +212,58 @@ def dot_arrays(spec: DotSpec, a: np.ndarray, b: np.ndarray, acc: np.ndarray, *, 
     n = out.size
     # A single value (e.g. a scalar accumulator) is read with stride 0, not copied n times.
     flat = []
-    for x in (a, b, acc):
+    for x, dtype in zip((a, b, acc), (spec.a_dtype, spec.b_dtype, spec.acc_dtype)):
         if x.size == 1 and n != 1:
-            flat.append((np.ascontiguousarray(x, dtype=np.uint32).reshape(1), 0))
+            flat.append((np.ascontiguousarray(x, dtype=dtype).reshape(1), 0))
         else:
             x = x if x.shape == shape else np.broadcast_to(x, shape)
-            flat.append((np.ascontiguousarray(x, dtype=np.uint32).reshape(-1), 1))
+            flat.append((np.ascontiguousarray(x, dtype=dtype).reshape(-1), 1))
     o = out.reshape(-1)
     from . import accel
 
     kernel = accel.kernel_for(spec, n, backend)
     if kernel is not None:
         (fa, sa), (fb, sb), (fc, sc) = flat
-        kernel(fa, sa, fb, sb, fc, sc, neg, clamp, o.view(np.uint32))
+        kernel(fa, sa, fb, sb, fc, sc, neg, clamp, o.view(spec.acc_dtype))
     else:
         fa, fb, fc = (np.broadcast_to(x, (n,)) if s == 0 else x for x, s in flat)
         _numpy_path.dot_into(spec, fa, fb, fc, neg, clamp, o)
     return out
 
 
-def dot(a, b, acc, /, *, width: int = 8, a_signed: bool = True, b_signed: bool = True,
-        result_signed: bool | None = None, neg: bool = False, clamp: bool = False):
-    """Packed dot product of 32-bit words ``a`` and ``b``, accumulated into ``acc``.
+def dot(a, b, acc, /, *, width: int | None = None, a_width: int | None = None, b_width: int | None = None,
+        lanes: int | None = None, a_signed: bool = True, b_signed: bool = True, acc_bits: int = 32,
+        acc_signed: bool | None = None, neg: bool = False, clamp: bool = False):
+    """Packed dot product of ``a`` and ``b``, accumulated into ``acc``.
 
     Parameters
     ----------
     a, b : int or array_like of int
-        Packed words of ``32 // width`` lanes each, lane 0 in the low bits.
-        Signed or unsigned spelling, within ``[-2**31, 2**32)``.
+        Packed operands of ``lanes`` lanes each, lane 0 in the low bits, in
+        their signed or unsigned spelling (for 32 bits: within ``[-2**31, 2**32)``).
     acc : int or array_like of int
-        The accumulator, read as int32 (``result_signed``) or uint32.
-    width : {4, 8, 16}
-        Lane width in bits.
+        The accumulator, read as the accumulator type (``acc_bits``, ``acc_signed``).
+    width : {4, 8, 16}, optional
+        The lane width of both operands (default 8); or give ``a_width`` and
+        ``b_width`` for operands whose lanes differ.
+    lanes : int, optional
+        Products per step; default: as many lanes of the wider operand as fill 32 bits.
     a_signed, b_signed : bool
         Whether the lanes of ``a`` / ``b`` are two's complement.
-    result_signed : bool, optional
-        Type of the accumulator and the result; default: ``a_signed or b_signed``.
+    acc_bits : {32, 64}
+        Width of the accumulator and the result.
+    acc_signed : bool, optional
+        Signedness of the accumulator and the result; default: ``a_signed or b_signed``.
     neg : bool
         Negate the dot product before accumulating.
     clamp : bool
         Saturate the exact sum to the result type's range instead of wrapping
-        modulo ``2**32``.
+        modulo ``2**acc_bits``.
 
     Returns
     -------
     int or numpy.ndarray
-        A Python int for scalar inputs, else an int32/uint32 array.
+        A Python int for scalar inputs, else an int32/uint32/int64/uint64 array.
 
     Examples
     --------
@@ -258,9 +271,25 @@ def dot(a, b, acc, /, *, width: int = 8, a_signed: bool = True, b_signed: bool =
     80
     >>> dot(0xFFFFFFFF, 0xFFFFFFFF, 0, a_signed=True, b_signed=False)
     -1020
+    >>> dot(0x0001_FFFF, 0x0302, 0, a_width=16, b_width=8)      # 16-bit lanes x 8-bit lanes
+    1
+    >>> dot(-1, -1, 2**63 - 1, width=16, lanes=4, acc_bits=64, clamp=True)
+    9223372036854775807
     """
+    if width is not None and (a_width is not None or b_width is not None):
+        raise OperandError(f"width={width!r} was given with a_width={a_width!r}, b_width={b_width!r}; expected "
+                           f"either width (both operands) or a_width and b_width")
+    if width is None and a_width is None and b_width is None:
+        width = 8
+    a_width = width if a_width is None else a_width
+    b_width = width if b_width is None else b_width
+    if a_width is None or b_width is None:
+        raise OperandError(f"a_width={a_width!r}, b_width={b_width!r}: give both (or width for both)")
     a_signed, b_signed = check_flag(a_signed, "a_signed"), check_flag(b_signed, "b_signed")
-    if result_signed is None:
-        result_signed = a_signed or b_signed
-    spec = DotSpec(width, a_signed, b_signed, result_signed)
+    if acc_signed is None:
+        acc_signed = a_signed or b_signed
+    if lanes is None:
+        DotSpec(a_width, b_width, 1, a_signed, b_signed)  # the widths' own message, before dividing by them
+        lanes = 32 // max(a_width, b_width)
+    spec = DotSpec(a_width, b_width, lanes, a_signed, b_signed, acc_bits, acc_signed)
     return dot_function(spec)(a, b, acc, neg, clamp)

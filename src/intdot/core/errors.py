@@ -22,6 +22,10 @@ class OperandTypeError(IntdotError, TypeError):
     """An operand has a type that is not accepted (a float, a string, ...)."""
 
 
+class ConfigError(IntdotError, ValueError):
+    """A setting intdot reads from the environment (``INTDOT_BACKEND``) has a value it does not know."""
+
+
 class UnsupportedOnTarget(IntdotError):
     """The instruction or builtin does not exist on the chosen target."""
 
@@ -84,6 +88,7 @@ __all__ = [
     "IntdotError",
     "OperandError",
     "OperandTypeError",
+    "ConfigError",
     "UnsupportedOnTarget",
     "UnknownTarget",
     "UnknownInstruction",

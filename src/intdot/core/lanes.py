@@ -1,7 +1,8 @@
-"""Lanes of a packed 32-bit word: the one place where lane order is written down.
+"""Lanes of a packed word: the one place where lane order is written down.
 
 Lane 0 is the least-significant ``width`` bits of the word, lane 1 the next,
-and so on, as on every machine intdot models.  Widths are 4, 8 or 16 bits.
+and so on, as on every machine intdot models.  Widths are 4, 8 or 16 bits;
+a word holds ``bits // width`` lanes, ``bits`` (default 32) up to 64.
 """
 
 from __future__ import annotations
@@ -9,7 +10,9 @@ from __future__ import annotations
 import numpy as np
 
 from .errors import OperandError, OperandTypeError
-from .values import as_word_array, asarray_exact, check_flag, check_int, check_word, describe, is_int_scalar
+from .values import (
+    as_word_array, asarray_exact, check_flag, check_int, check_word, describe, is_int_scalar, word_dtype,
+)
 
 WIDTHS = (4, 8, 16)
 
@@ -20,23 +23,35 @@ def check_width(width) -> int:
     return int(width)
 
 
-def lane_values(word: int, width: int, signed: bool) -> list[int]:
-    """The lanes of one 32-bit word (signed or unsigned spelling), lane 0 first.
+def check_bits(bits, width: int) -> int:
+    """A word size in bits: a multiple of the lane width, at most 64."""
+    if not is_int_scalar(bits) or not width <= bits <= 64 or bits % width:
+        raise OperandError(f"bits={describe(bits)} is not a word size for {width}-bit lanes; expected a multiple "
+                           f"of {width} from {width} to 64")
+    return int(bits)
+
+
+def lane_values(word: int, width: int, signed: bool, *, bits: int = 32) -> list[int]:
+    """The lanes of one word of ``bits`` bits (signed or unsigned spelling), lane 0 first.
 
     >>> lane_values(0x80FF7F01, 8, True)
     [1, 127, -1, -128]
     >>> lane_values(-1, 16, False)
     [65535, 65535]
+    >>> lane_values(0x8000_0000_0000_0001, 16, True, bits=64)
+    [1, 0, 0, -32768]
     """
-    return _lanes(check_word(word, "word"), check_width(width), check_flag(signed, "signed"))
+    width = check_width(width)
+    bits = check_bits(bits, width)
+    return _lanes(check_word(word, "word", bits), width, check_flag(signed, "signed"), bits // width)
 
 
-def _lanes(word: int, width: int, signed: bool) -> list[int]:
-    """:func:`lane_values` without validation, for the core's own tables."""
+def _lanes(word: int, width: int, signed: bool, n: int | None = None) -> list[int]:
+    """:func:`lane_values` without validation, for the core's own tables: ``n`` lanes (default: a 32-bit word's)."""
     mask = (1 << width) - 1
     half = 1 << (width - 1)
     out = []
-    for i in range(32 // width):
+    for i in range(32 // width if n is None else n):
         v = (word >> (width * i)) & mask
         if signed and v >= half:
             v -= 1 << width
@@ -44,28 +59,33 @@ def _lanes(word: int, width: int, signed: bool) -> list[int]:
     return out
 
 
-def unpack(words, width: int = 8, *, signed: bool = True) -> np.ndarray:
-    """Split packed 32-bit words into lanes.
+def unpack(words, width: int = 8, *, signed: bool = True, bits: int = 32) -> np.ndarray:
+    """Split packed words of ``bits`` bits into lanes.
 
-    Returns an array of shape ``words.shape + (32 // width,)``, lane 0 first,
+    Returns an array of shape ``words.shape + (bits // width,)``, lane 0 first,
     of dtype int8/uint8 (4- and 8-bit lanes) or int16/uint16 (16-bit lanes).
 
     >>> unpack(0x80FF7F01, 8).tolist()
     [1, 127, -1, -128]
     >>> unpack(0x0000F00F, 4, signed=False).tolist()
     [15, 0, 0, 15, 0, 0, 0, 0]
+    >>> unpack(-2, 16, bits=64).tolist()
+    [-2, -1, -1, -1]
     """
     width = check_width(width)
+    bits = check_bits(bits, width)
     signed = check_flag(signed, "signed")
+    dtype = np.dtype(word_dtype(bits)).newbyteorder("<")
     # Little-endian words, so the byte/halfword views below are in lane order on any host.
-    w = np.array(as_word_array(words, "words"), dtype="<u4", order="C", copy=True)
-    shape, n = w.shape, 32 // width
+    w = np.array(as_word_array(words, "words", bits), dtype=dtype, order="C", copy=True)
+    shape, n, per_word = w.shape, bits // width, 8 * dtype.itemsize // width
     if width in (8, 16):
         lane_dtype = {(8, True): "<i1", (8, False): "<u1", (16, True): "<i2", (16, False): "<u2"}[width, signed]
         # Views need at least one axis: a 0-d word is viewed through a 1-element array.
-        return w.reshape(-1).view(lane_dtype).reshape(shape + (n,)).astype(lane_dtype[1:])
-    shifts = np.arange(0, 32, 4, dtype=np.uint32)
-    nib = ((w[..., None] >> shifts) & 0xF).astype(np.int8)
+        lanes = w.reshape(-1).view(lane_dtype).reshape(shape + (per_word,))[..., :n]
+        return lanes.astype(lane_dtype[1:])
+    shifts = np.arange(0, bits, 4, dtype=dtype)
+    nib = ((w[..., None] >> shifts) & dtype.type(0xF)).astype(np.int8)
     if signed:
         return (nib ^ 8) - 8
     return nib.astype(np.uint8)
@@ -102,8 +122,8 @@ def _lanes_to_int_array(lanes, width: int, name: str) -> np.ndarray:
     return arr.astype(np.int64)
 
 
-def pack(lanes, width: int = 8) -> np.ndarray | int:
-    """Pack lanes (last axis, lane 0 first) into 32-bit words (``uint32``).
+def pack(lanes, width: int = 8, *, bits: int = 32) -> np.ndarray | int:
+    """Pack lanes (last axis, lane 0 first) into words of ``bits`` bits (uint32; uint64 past 32 bits).
 
     Each lane may be given signed or unsigned (``-1`` or ``0xFF`` for 8 bits);
     values outside ``[-2**(width-1), 2**width)`` are rejected.  ml_dtypes'
@@ -112,22 +132,25 @@ def pack(lanes, width: int = 8) -> np.ndarray | int:
 
     >>> hex(pack([1, 127, -1, -128], 8))
     '0x80ff7f01'
+    >>> hex(pack([1, 2, 3, -1], 16, bits=64))
+    '0xffff000300020001'
     """
     width = check_width(width)
-    n = 32 // width
+    bits = check_bits(bits, width)
+    n = bits // width
     arr = _lanes_to_int_array(lanes, width, "lanes")
     if arr.ndim == 0 or arr.shape[-1] != n:
         raise OperandError(f"lanes has shape {arr.shape}; the last axis must hold {n} lanes of {width} bits")
-    mask = (1 << width) - 1
-    shifts = np.arange(0, 32, width, dtype=np.uint64)
-    words = np.bitwise_or.reduce((arr.astype(np.uint64) & mask) << shifts, axis=-1).astype(np.uint32)
+    mask = np.uint64((1 << width) - 1)
+    shifts = np.arange(0, bits, width, dtype=np.uint64)
+    words = np.bitwise_or.reduce((arr.astype(np.uint64) & mask) << shifts, axis=-1).astype(word_dtype(bits))
     return int(words) if words.ndim == 0 else words
 
 
-def pack_scalar(values, width: int, name: str) -> int:
+def pack_scalar(values, width: int, name: str, bits: int = 32) -> int:
     """Pack a short sequence of Python ints (lane 0 first) into one word, with
     per-lane validation; used for e.g. a ``short2`` given as a pair."""
-    n = 32 // check_width(width)
+    n = check_bits(bits, check_width(width)) // width
     if not isinstance(values, (list, tuple)):
         raise OperandTypeError(f"{name}={describe(values)} has type {type(values).__name__}; expected a list or "
                                f"tuple of {n} lane values")

@@ -1,7 +1,9 @@
-"""Validation of operands: 32-bit words (scalar or array) and flags.
+"""Validation of operands: packed words of 1 to 64 bits (scalar or array) and flags.
 
-A 32-bit operand may be spelled signed or unsigned (``-1`` or ``0xFFFFFFFF``);
-anything outside ``[-2**31, 2**32)`` is an error, never silently masked.
+An n-bit operand may be spelled signed or unsigned (``-1`` or ``0xFFFFFFFF``
+for 32 bits); anything outside ``[-2**(n-1), 2**n)`` is an error, never
+silently masked.  Words come back unsigned: Python ints, or uint32 arrays
+(up to 32 bits) and uint64 arrays (wider).
 """
 
 from __future__ import annotations
@@ -17,6 +19,19 @@ WORD_MIN = -(1 << 31)
 WORD_END = 1 << 32  # exclusive
 MASK32 = 0xFFFFFFFF
 WORD_RANGE = "an integer in [-2**31, 2**32), i.e. a 32-bit value in its signed or unsigned spelling"
+
+
+def operand_range(bits: int) -> str:
+    """What an operand of ``bits`` bits may be, for error messages."""
+    if bits == 32:
+        return WORD_RANGE
+    return (f"an integer in [-2**{bits - 1}, 2**{bits}), i.e. a {bits}-bit value in its signed or "
+            f"unsigned spelling")
+
+
+def word_dtype(bits: int) -> type:
+    """The unsigned dtype that holds words of ``bits`` bits: uint32 up to 32, else uint64."""
+    return np.uint32 if bits <= 32 else np.uint64
 
 
 def describe(value) -> str:
@@ -42,18 +57,19 @@ def is_int_scalar(x) -> bool:
     return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
 
 
-def check_word(x, name: str) -> int:
-    """Validate one 32-bit operand and return it as an unsigned Python int."""
+def check_word(x, name: str, bits: int = 32) -> int:
+    """Validate one operand of ``bits`` bits and return it as an unsigned Python int."""
+    lo, end = -(1 << (bits - 1)), 1 << bits
     if type(x) is int:  # the common case first
-        if WORD_MIN <= x < WORD_END:
-            return x & MASK32
+        if lo <= x < end:
+            return x & (end - 1)
     elif is_int_scalar(x):
         x = int(x)
-        if WORD_MIN <= x < WORD_END:
-            return x & MASK32
+        if lo <= x < end:
+            return x & (end - 1)
     else:
-        raise OperandTypeError(f"{name}={describe(x)} has type {type(x).__name__}; expected {WORD_RANGE}")
-    raise OperandError(f"{name}={describe(x)} is out of range; expected {WORD_RANGE}")
+        raise OperandTypeError(f"{name}={describe(x)} has type {type(x).__name__}; expected {operand_range(bits)}")
+    raise OperandError(f"{name}={describe(x)} is out of range; expected {operand_range(bits)}")
 
 
 def small_decimal(digits: str) -> int:
@@ -134,57 +150,68 @@ def _lane_dtype_hint(dtype) -> str:
     return ""
 
 
-def _object_words(arr: np.ndarray, name: str) -> np.ndarray:
+def _object_words(arr: np.ndarray, name: str, bits: int) -> np.ndarray:
     """Validate an object array (Python ints beyond int64, mixed objects) one element at a time."""
-    flat = np.empty(arr.size, dtype=np.uint32)
+    flat = np.empty(arr.size, dtype=word_dtype(bits))
+    lo, end = -(1 << (bits - 1)), 1 << bits
     for i, v in enumerate(arr.flat):
-        if type(v) is int and WORD_MIN <= v < WORD_END:
-            flat[i] = v & MASK32
+        if type(v) is int and lo <= v < end:
+            flat[i] = v & (end - 1)
             continue
         index = ", ".join(str(int(k)) for k in np.unravel_index(i, arr.shape))  # only for the message
-        flat[i] = check_word(v, f"{name}[{index}]" if index else name)
+        flat[i] = check_word(v, f"{name}[{index}]" if index else name, bits)
     return flat.reshape(arr.shape)
 
 
-def as_word_array(x, name: str) -> np.ndarray:
-    """Validate an array-like of 32-bit operands; return a ``uint32`` array.
+def as_word_array(x, name: str, bits: int = 32) -> np.ndarray:
+    """Validate an array-like of operands of ``bits`` bits; return a uint32 (or, past 32 bits, uint64) array.
 
     Integer dtypes only (or object arrays of integers); the values must lie in
-    ``[-2**31, 2**32)``.  int32 and uint32 inputs in native byte order are
+    ``[-2**(bits-1), 2**bits)``.  Inputs of the word's own size (int32 and
+    uint32 for 32 bits, int64 and uint64 for 64) in native byte order are
     reinterpreted without a copy.
 
     >>> as_word_array([-1, 0xFFFFFFFF], "a").tolist()
     [4294967295, 4294967295]
+    >>> as_word_array(np.array([-1, 5], np.int8), "b", 16).tolist()
+    [65535, 5]
     """
+    dtype = word_dtype(bits)
     if not isinstance(x, np.ndarray):
         if is_int_scalar(x):
-            return np.asarray(check_word(x, name), dtype=np.uint32)
+            return np.asarray(check_word(x, name, bits), dtype=dtype)
         if isinstance(x, (str, bytes, float, complex, numbers.Number)) or x is None:
-            raise OperandTypeError(f"{name}={describe(x)} has type {type(x).__name__}; expected {WORD_RANGE}")
+            raise OperandTypeError(
+                f"{name}={describe(x)} has type {type(x).__name__}; expected {operand_range(bits)}")
         try:
             arr = asarray_exact(x)
         except (ValueError, TypeError) as exc:
             raise OperandTypeError(f"{name}={describe(x)} is not an integer array: {exc}") from None
         if arr.size == 0 and arr.dtype == np.float64:
             # An empty list has no elements to be floats: NumPy's default dtype says nothing here.
-            return np.empty(arr.shape, dtype=np.uint32)
+            return np.empty(arr.shape, dtype=dtype)
         x = arr
     if x.dtype == object:
-        return _object_words(x, name)
+        return _object_words(x, name, bits)
     kind = x.dtype.kind
     if kind not in "iu" or x.dtype == np.bool_:
+        native = "int32/uint32" if bits == 32 else "int64/uint64" if bits == 64 else "an integer dtype"
         raise OperandTypeError(
-            f"{name} has dtype {x.dtype}; expected an integer dtype (int32/uint32, or a wider one with values "
+            f"{name} has dtype {x.dtype}; expected an integer dtype ({native}, or another with values "
             f"in range){_lane_dtype_hint(x.dtype)}"
         )
-    if x.dtype.itemsize < 4 or x.dtype in (np.int32, np.uint32):
-        if x.dtype.itemsize == 4:
-            return x.view(np.uint32) if x.dtype == np.int32 else x
-        # Narrow ints: their values are what the user means (e.g. int8 -1 is -1).
-        return x.astype(np.int64).astype(np.uint32)
-    if x.size:
+    size = 8 * x.dtype.itemsize
+    if size == bits == 8 * np.dtype(dtype).itemsize and x.dtype.isnative:
+        return x if kind == "u" else x.view(dtype)
+    if size > bits and x.size:
         lo, hi = x.min(), x.max()
-        if (kind == "i" and lo < WORD_MIN) or hi >= WORD_END:
-            bad = lo if (kind == "i" and lo < WORD_MIN) else hi
-            raise OperandError(f"{name} holds {int(bad)}, out of range; every element must be {WORD_RANGE}")
-    return x.astype(np.uint32)
+        if (kind == "i" and lo < -(1 << (bits - 1))) or hi >= 1 << bits:
+            bad = lo if (kind == "i" and lo < -(1 << (bits - 1))) else hi
+            raise OperandError(f"{name} holds {int(bad)}, out of range; every element must be "
+                               f"{operand_range(bits)}")
+    # A C cast keeps a narrow int's value modulo the word (int8 -1 becomes 0xFFFFFFFF); the mask then
+    # keeps the operand's own bits (-1 as a 16-bit operand is 0xFFFF).
+    out = x.astype(dtype)
+    if bits < 8 * np.dtype(dtype).itemsize:
+        out &= dtype((1 << bits) - 1)
+    return out
