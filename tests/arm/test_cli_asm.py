@@ -75,6 +75,9 @@ def test_disasm_stdin_and_file(capsys, monkeypatch, tmp_path):
 def test_disasm_json_and_fields(capsys):
     assert main(["disasm", "--json", "c13f77ff"]) == 0
     (record,) = json.loads(capsys.readouterr().out)
+    assert record == {"word": "0xc13f77ff", "text": WRAP[0]}
+    assert main(["disasm", "--json", "--fields", "c13f77ff"]) == 0
+    (record,) = json.loads(capsys.readouterr().out)
     assert record["text"] == WRAP[0] and record["ops"]["zn"] == 31
     assert main(["disasm", "--fields", "c13f77ff"]) == 0
     assert "zn=31 (Zn)" in capsys.readouterr().out

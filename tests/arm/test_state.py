@@ -190,3 +190,43 @@ def test_set_reads_nested_lists_and_ranges_like_arrays():
 def test_register_numbers_of_thousands_of_digits(name):
     with pytest.raises(OperandError):
         State().set(name, 1)
+
+
+# -- issue 8, defect 3: every spelling the command line and assembly use --------------------------
+
+@pytest.mark.parametrize("name, same", [
+    ("v1.16b", "v1.b"), ("v1.8h", "v1.h"), ("v1.4s", "v1.s"), ("v1.2d", "v1.d"), ("V1.4S", "v1.s"),
+])
+def test_128_bit_arrangements_are_the_whole_v_register(name, same):
+    s = State(vl=256)
+    s.set(name, 1)
+    assert s.get(name).tolist() == s.get(same).tolist()
+    assert s.z[1][16:].tolist() == [0] * 16
+
+
+@pytest.mark.parametrize("name, count, esize", [("v2.8b", 8, 1), ("v2.4h", 4, 2), ("v2.2s", 2, 4), ("v2.1d", 1, 8)])
+def test_64_bit_arrangements_are_the_low_half(name, count, esize):
+    s = State()
+    s.set("v2.b", 0x55)
+    s.set(name, list(range(1, count + 1)))
+    assert s.get(name).tolist() == list(range(1, count + 1))
+    # Little-endian elements in the low 8 bytes, the high 8 bytes kept.
+    want = [b for k in range(1, count + 1) for b in k.to_bytes(esize, "little")] + [0x55] * 8
+    assert s.get("v2").tolist() == want
+
+
+@pytest.mark.parametrize("name", ["v1.3s", "v1.16s", "z1.4s", "za.4s", "w1.4s", "v1.4b"])
+def test_arrangements_that_do_not_exist(name):
+    with pytest.raises(OperandError, match="not known"):
+        State().set(name, 1)
+
+
+@pytest.mark.parametrize("elem, dtype", [("b", np.int8), ("h", np.int16), ("s", np.int32), ("d", np.int64)])
+def test_za_as_a_whole_is_rows_by_elements(elem, dtype):
+    s = State(svl=256)
+    values = (np.arange(32 * 32 // dtype().itemsize) % 100).reshape(32, -1)
+    s.set(f"za.{elem}", values)
+    got = s.get(f"za.{elem}")
+    assert got.shape == (32, 32 // dtype().itemsize) and got.dtype == dtype
+    assert got.tolist() == values.astype(dtype).tolist()
+    assert s.get(f"za.{elem}[5]").tolist() == values[5].astype(dtype).tolist()

@@ -26,11 +26,13 @@ _ELEM = {
 
 _NAME = re.compile(
     r"^\s*(?:(?P<vec>[zv])(?P<vn>\d+)|(?P<za>za)|(?P<gpr>[xw])(?P<gn>\d+))"
-    r"(?:\.(?P<elem>[bhsd]))?(?:\[(?P<row>\d+)\])?\s*$",
+    r"(?:\.(?P<lanes>\d{1,2})?(?P<elem>[bhsd]))?(?:\[(?P<row>\d+)\])?\s*$",
     re.IGNORECASE | re.ASCII,  # \d is 0-9 only: "z\u0663" (an Arabic-Indic 3) is not z3
 )
-_NAMES_HELP = ("z0-z31 or v0-v31 (optionally .b/.h/.s/.d), za, za[ROW] or za.s[ROW], "
-               "x0-x30 or w0-w30")
+# NEON arrangements as assembly writes them (v1.16b); the 64-bit ones name the low 8 bytes.
+_ARRANGEMENTS = ("8b", "16b", "4h", "8h", "2s", "4s", "1d", "2d")
+_NAMES_HELP = ("z0-z31 or v0-v31 (optionally .b/.h/.s/.d), v0-v31 with an arrangement (.16b .8b .8h .4h "
+               ".4s .2s .2d .1d), za or za.b/.h/.s/.d (all rows), za[ROW] or za.s[ROW], x0-x30 or w0-w30")
 
 
 def _check_length(value, name: str) -> int:
@@ -223,12 +225,23 @@ class State:
         if not m:
             raise OperandError(f"register name {describe(name)} is not known; expected {_NAMES_HELP}")
         elem = (m["elem"] or "").lower() or None
+        lanes = m["lanes"]
+        if lanes is not None and (m["vec"] or "").lower() != "v":
+            raise OperandError(f"register name {describe(name)} is not known; an arrangement such as .16b "
+                               f"belongs to a V register (z and za take .b/.h/.s/.d); expected {_NAMES_HELP}")
         if m["vec"]:
             n = small_decimal(m["vn"])
             if n > 31 or m["row"] is not None:
                 raise OperandError(f"register name {describe(name)} is not known; expected {_NAMES_HELP}")
-            region = self._z[n] if m["vec"].lower() == "z" else self._z[n, :16]
-            return "vec", region, elem
+            if m["vec"].lower() == "z":
+                return "vec", self._z[n], elem
+            size = 16
+            if lanes is not None:
+                if f"{int(lanes)}{elem}" not in _ARRANGEMENTS:
+                    raise OperandError(f"register name {describe(name)} is not known: .{lanes}{elem} is not an "
+                                       f"arrangement; expected one of {', '.join(_ARRANGEMENTS)}")
+                size = int(lanes) * np.dtype(_ELEM[elem][1]).itemsize
+            return "vec", self._z[n, :size], elem
         if m["za"]:
             if m["row"] is None:
                 return "vec", self._za, elem
@@ -248,7 +261,10 @@ class State:
 
         ``z3``/``v3``/``za``/``za[5]`` without an element suffix give a uint8
         array (a copy); with ``.b/.h/.s/.d`` an int8..int64 array (uint with
-        ``unsigned=True``); ``x8``/``w8`` a Python int (unsigned).
+        ``unsigned=True``); ``x8``/``w8`` a Python int (unsigned).  A V
+        register may be named with its arrangement as assembly writes it
+        (``v1.4s`` is ``v1.s``; ``v1.8b`` is the low 8 bytes).  ZA as a whole
+        (``za``, ``za.s``) comes as ``(SVL/8 rows, elements per row)``.
 
         >>> s = State(); s.set("v0.b", 255); s.get("v0.s")[0]
         np.int32(-1)
@@ -262,7 +278,9 @@ class State:
         if elem is None:
             return where.copy()
         dtype = _ELEM[elem][1 if unsigned else 0]
-        return where.reshape(-1).view(np.dtype(dtype).newbyteorder("<")).astype(dtype)
+        out = where.reshape(-1).view(np.dtype(dtype).newbyteorder("<")).astype(dtype)
+        # ZA as a whole keeps its rows: (SVL/8 rows, elements of a row), as set() accepts it.
+        return out.reshape(where.shape[0], -1) if where.ndim == 2 else out
 
     def set(self, name: str, value) -> None:
         """Write a register by its assembly name.
@@ -270,7 +288,8 @@ class State:
         ``value`` is one integer (broadcast to every element) or exactly one
         value per element, as a sequence or array of any shape read in C order
         (``za.s`` takes an ``(SVL/8, SVL/32)`` array or nested list); elements
-        are bytes without a suffix.  Values may be
+        are bytes without a suffix.  ``v1.8b``, ``v1.2s`` and the other
+        64-bit arrangements write the low 8 bytes and keep the rest.  Values may be
         given in their signed or unsigned spelling (``-1`` or ``255`` for .b).
         A string sets raw bytes from hex, byte 0 first (``"01ff..."``).
         Writing ``wN`` zero-extends into ``xN``.  This is a plain register

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import re
 import sys
 
@@ -20,6 +21,12 @@ COMMAND_MODULES = ("amd", "arm", "arm_exec")
 
 EXIT_ERROR = 1  # an IntdotError: bad input, unsupported instruction, ...
 EXIT_USAGE = 2  # argparse's own exit status for bad command lines
+EXIT_BUG = 3  # an exception intdot did not mean to raise: a bug, reported in one line
+
+EXIT_STATUS_HELP = ("exit status: 0 success; 1 bad input (one line 'intdot COMMAND: error: ...' on stderr, "
+                    "plus the text and a caret under the column for a syntax error); 2 usage error (the "
+                    "command's usage on stderr); 3 internal error (a bug in intdot: please report it; "
+                    "INTDOT_DEBUG=1 shows the traceback)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -34,6 +41,33 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:
         importlib.import_module(f".{name}", __name__).register(sub)
+    parser.epilog += "\n\n" + _wrap(EXIT_STATUS_HELP)
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    for command in sub.choices.values():
+        # Every command's --help ends with the exit statuses; modules need not repeat them.
+        if EXIT_STATUS_HELP not in (command.epilog or ""):
+            command.epilog = ((command.epilog.rstrip() + "\n\n") if command.epilog else "") + _wrap(EXIT_STATUS_HELP)
+            command.formatter_class = _raw_if_needed(command.formatter_class)
+    return parser
+
+
+def _wrap(text: str) -> str:
+    import textwrap
+
+    return "\n".join(textwrap.wrap(text, 78))
+
+
+def _raw_if_needed(formatter):
+    # A plain formatter would re-flow a command's example lines together with the statuses.
+    return formatter if issubclass(formatter, argparse.RawDescriptionHelpFormatter) \
+        else argparse.RawDescriptionHelpFormatter
+
+
+def subcommand_parser(parser: argparse.ArgumentParser, name: str | None) -> argparse.ArgumentParser:
+    """The parser of subcommand ``name`` (``parser`` itself if there is none)."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction) and name in action.choices:
+            return action.choices[name]
     return parser
 
 
@@ -48,7 +82,9 @@ def _parse(parser: argparse.ArgumentParser, argv: list[str] | None) -> argparse.
     dest = getattr(args, "late_positionals", None)
     stray = [e for e in extras if e.startswith("-") and not _NEGATIVE.match(e)]
     if extras and (dest is None or stray):
-        parser.error(f"unrecognized arguments: {' '.join(stray or extras)}")
+        # The error belongs to the subcommand: show its usage, not the top-level one.
+        subcommand_parser(parser, getattr(args, "command", None)).error(
+            f"unrecognized arguments: {' '.join(stray or extras)}")
     if extras:
         getattr(args, dest).extend(extras)
     return args
@@ -58,6 +94,7 @@ _NEGATIVE = re.compile(r"-\d")
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run one command line; returns the exit status (see ``EXIT_STATUS_HELP``)."""
     parser = build_parser()
     args = _parse(parser, argv)
     if not getattr(args, "func", None):
@@ -70,4 +107,24 @@ def main(argv: list[str] | None = None) -> int:
         print(f"intdot {args.command}: error: {exc}", file=sys.stderr)
         return EXIT_ERROR
     except BrokenPipeError:
+        _quiet_stdout()
         return 0
+    except KeyboardInterrupt:
+        print(f"intdot {args.command}: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:  # noqa: BLE001 - the promise is: no traceback, whatever happened
+        if os.environ.get("INTDOT_DEBUG", "") not in ("", "0"):
+            raise
+        first = (str(exc).splitlines() or [""])[0]
+        print(f"intdot {args.command}: internal error: {type(exc).__name__}: {first} (a bug in intdot; "
+              "please report it with the command line; INTDOT_DEBUG=1 shows the traceback)", file=sys.stderr)
+        return EXIT_BUG
+
+
+def _quiet_stdout() -> None:
+    """After a closed pipe (``intdot disasm ... | head``), keep Python's exit-time flush from complaining."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 
-from ..core.errors import OperandError
+from ..core.errors import IntdotError, OperandError
+from .inputs import at_line, read_text
 
 _ASM_HELP = """\
 Assemble AArch64 instructions (LLVM's or the reference's spelling) and print
@@ -18,14 +18,6 @@ end of its line.
 
 example:  intdot asm 'sudot za.s[w8, 0], {z0.b-z3.b}, z0.b[0]' --fields"""
 
-_DISASM_HELP = """\
-Disassemble 32-bit AArch64 words given in hex (with or without 0x), as
-arguments or from a text file ('-' is stdin), separated by whitespace or
-commas; in a file, '//' starts a comment.
-
-example:  intdot disasm 0x4f22f83f c13f77ff"""
-
-
 def register(subparsers) -> None:
     p = subparsers.add_parser("asm", help="assemble Arm instructions to 32-bit words",
                               description=_ASM_HELP, formatter_class=_raw_formatter())
@@ -35,16 +27,9 @@ def register(subparsers) -> None:
     p.add_argument("--json", action="store_true", help="print JSON (a list of objects)")
     p.set_defaults(func=run_asm)
 
-    p = subparsers.add_parser("disasm", help="disassemble 32-bit Arm words",
-                              description=_DISASM_HELP, formatter_class=_raw_formatter())
-    p.add_argument("words", nargs="*", metavar="WORD", help="hex word")
-    p.set_defaults(late_positionals="words")
-    p.add_argument("--file", "-f", metavar="F", help="read words from file F ('-' for stdin)")
-    p.add_argument("--mark", action="store_true",
-                   help="print '.inst 0x...' for unsupported words instead of failing")
-    p.add_argument("--fields", action="store_true", help="show a bit-field diagram of each word")
-    p.add_argument("--json", action="store_true", help="print JSON (a list of objects)")
-    p.set_defaults(func=run_disasm)
+    from . import disasm
+
+    disasm.register(subparsers)
 
 
 def _raw_formatter():
@@ -126,10 +111,20 @@ def run_asm(args) -> int:
     insns = []
     texts = args.text
     if texts == ["-"]:  # only alone: '-' is also the range dash of a list the shell split up
-        texts = [line.split("//")[0] for line in sys.stdin.read().splitlines()]
-    for line in split_instructions(texts):
-        insn = parse(line)
-        insns.append((encode(insn), insn, line))
+        # One instruction a line, so an error can name its line.
+        for n, line in enumerate(read_text("-", "TEXT").splitlines(), 1):
+            line = line.split("//")[0]
+            for piece in line.split(";"):
+                if piece.strip():
+                    try:
+                        insn = parse(piece.strip())
+                        insns.append((encode(insn), insn, piece.strip()))
+                    except IntdotError as exc:
+                        raise at_line(exc, "stdin", n) from None
+    else:
+        for line in split_instructions(texts):
+            insn = parse(line)
+            insns.append((encode(insn), insn, line))
     if not insns:
         raise OperandError("no instruction given (only blank text or comments)")
     for word, insn, line in insns:
@@ -140,62 +135,3 @@ def run_asm(args) -> int:
     if args.json:
         print(json.dumps(out, indent=2))
     return 0
-
-
-def parse_words(tokens: list[str], where: str) -> list[int]:
-    words = []
-    for tok in tokens:
-        t = tok.strip()
-        if not t:
-            continue
-        if not re.fullmatch(r"(0x)?[0-9a-f]{1,8}", t, re.I):
-            raise OperandError(f"{where}: {tok!r} is not a 32-bit hex word (expected up to 8 hex digits, "
-                               "optionally prefixed by 0x)")
-        words.append(int(t, 16))
-    return words
-
-
-def run_disasm(args) -> int:
-    import numpy as np
-
-    from ..arm.asm import decode
-    from ..arm.bulk import disassemble_array
-
-    words = parse_words([t for arg in args.words for t in re.split(r"[\s,]+", arg)], "WORD")
-    if args.file:
-        text = sys.stdin.read() if args.file == "-" else _read(args.file)
-        text = "\n".join(line.split("//")[0] for line in text.splitlines())
-        words += parse_words(re.split(r"[\s,]+", text), args.file)
-    if not words:
-        raise OperandError("no words given; pass hex words as arguments or --file F ('-' for stdin)")
-    if args.json or args.fields:
-        out: list = []
-        for w in words:
-            try:
-                insn = decode(w)
-            except Exception:
-                if not args.mark:
-                    raise
-                if args.json:
-                    out.append({"word": f"{w:#010x}", "text": f".inst {w:#010x}", "form": None})
-                else:
-                    print(f"{w:#010x}  .inst {w:#010x}")
-                continue
-            _emit(w, insn, args, out)
-        if args.json:
-            print(json.dumps(out, indent=2))
-        return 0
-    texts = disassemble_array(np.array(words, dtype=np.uint32), errors="mark" if args.mark else "raise")
-    sys.stdout.write("".join(f"{w:#010x}  {t}\n" for w, t in zip(words, texts)))
-    return 0
-
-
-def _read(path: str) -> str:
-    try:
-        with open(path, encoding="utf-8") as fh:
-            return fh.read()
-    except OSError as exc:
-        raise OperandError(f"--file {path!r}: {exc.strerror}") from None
-    except UnicodeDecodeError:
-        raise OperandError(f"--file {path!r} is not a text file of hex words (it is not UTF-8 text; "
-                           "intdot disasm does not read binary files)") from None

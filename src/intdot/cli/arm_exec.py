@@ -7,7 +7,8 @@ import json
 import re
 import sys
 
-from ..core.errors import OperandError, StateError
+from ..core.errors import IntdotError, OperandError, StateError
+from .inputs import at_line, read_text, source_name
 
 _HELP = """\
 Run AArch64 instructions on a register state and print the registers each one
@@ -22,21 +23,26 @@ instructions run:
   --set z1.b=1,2,3,...     one value per element (.b .h .s .d), signed or unsigned
   --set z1.b=-1            one value fills every element
   --set z1.s=0..7          a range A..B (inclusive) expands to A, A+1, ..., B
-  --set v2.16b=...         V registers are the low 128 bits of Z (.8b/.16b/.4s/.2s too)
-  --set za.s[3]=5          ZA row 3 (za[3] alone: bytes)
+  --set v2.16b=...         V registers are the low 128 bits of Z (.b/.16b/.4s/...);
+                           .8b/.4h/.2s/.1d write the low 64 bits and keep the rest
+  --set za.s[3]=5          ZA row 3 (za[3] alone: bytes); za.s=... all of ZA, row 0 first
   --set z4=hex:00ff...     raw bytes, byte 0 first
   --set w8=5  --set x9=-1  general registers (a W write zero-extends into X)
 
-Instructions are positional arguments or -e options, as text or 32-bit hex words
-(0x and up to 8 digits, or exactly 8 digits); ';' or a newline separates several
-in one argument, and '//' starts a comment.
+Instructions are positional arguments, -e options or the lines of -f FILE
+('-' for stdin), as text or 32-bit hex words (up to 8 hex digits, 0x optional,
+as intdot disasm reads them); ';' or a newline separates several in one
+argument, and '//' starts a comment.  They run in that order on one state.
+
+--show names any register as --set does (z0.s, v1.4s, za.s, za.d[3], w8); ZA
+as a whole is shown row by row.
 
 examples:
   intdot exec --set v1.b=-1 --set v2.b=0..15 'sudot v0.4s, v1.16b, v2.4b[3]'
   intdot exec --svl 512 --set w8=3 --set z0.b=1 --set z1.b=2 --set z4.b=0..63 \\
-      'sudot za.s[w8, 1, vgx2], { z0.b, z1.b }, z4.b[2]' --json"""
+      'sudot za.s[w8, 1, vgx2], { z0.b, z1.b }, z4.b[2]' --json
+  printf '44ba1c20\\nsudot z0.s, z1.b, z2.b[1]\\n' | intdot exec -f - --set z1.b=1 --set z2.b=2"""
 
-_VEC_ARRANGEMENT = {"8b": "b", "16b": "b", "4h": "h", "8h": "h", "2s": "s", "4s": "s", "1d": "d", "2d": "d"}
 _ESIZE = {"b": 1, "h": 2, "s": 4, "d": 8}
 _PER_LINE = 8
 
@@ -48,6 +54,8 @@ def register(subparsers) -> None:
     p.set_defaults(late_positionals="insns")
     p.add_argument("-e", dest="more", action="append", default=[], metavar="INSN",
                    help="another instruction (may repeat; runs after the positional ones)")
+    p.add_argument("-f", "--file", metavar="FILE",
+                   help="instructions from FILE, one a line ('-' for stdin); they run after the others")
     p.add_argument("--vl", type=int, default=None, help="SVE vector length in bits (default 128)")
     p.add_argument("--svl", type=int, default=None, help="streaming vector length in bits (default 128)")
     p.add_argument("--streaming", dest="streaming", action="store_true", default=None,
@@ -92,50 +100,27 @@ def _int(text: str) -> int:
 
 
 def apply_set(state, text: str) -> None:
-    """Apply one ``--set REG=VALUES`` to ``state``."""
+    """Apply one ``--set REG=VALUES`` to ``state``; REG is any name ``State.set`` accepts."""
     if "=" not in text:
         raise OperandError(f"--set {text!r}: expected REG=VALUES, e.g. z1.b=1,2,3 or w8=5")
     name, values = (s.strip() for s in text.split("=", 1))
-    low = None  # an arrangement such as v2.8b: how many elements it names (the low part of V)
-    m = re.fullmatch(r"(v[0-9]+)\.([0-9]{1,3})([bhsd])", name, re.IGNORECASE)
-    if m:  # v2.16b -> v2.b
-        if f"{m[2]}{m[3].lower()}" not in _VEC_ARRANGEMENT:
-            raise OperandError(f"--set {text!r}: arrangement .{m[2]}{m[3]} is not known; use one of "
-                               f"{sorted(_VEC_ARRANGEMENT)} or .b/.h/.s/.d")
-        name, low = f"{m[1]}.{m[3].lower()}", int(m[2])
     if values.lower().startswith("hex:"):
-        if low is not None and low * _ESIZE[name[-1]] < 16:
-            # A 64-bit arrangement: the hex bytes are the low 8 bytes of V; the rest is kept.
-            raw = state.get(name.split(".")[0])
-            try:
-                data = bytes.fromhex(values[4:].replace("_", ""))
-            except ValueError:
-                raise OperandError(f"--set {text!r}: {values[4:]!r} is not a hex byte string") from None
-            if len(data) != 8:
-                raise OperandError(f"--set {text!r}: .{m[2]}{m[3]} is 8 bytes; the hex string has {len(data)}")
-            raw[:8] = list(data)
-            state.set(name.split(".")[0], raw.tobytes().hex())
-            return
         state.set(name, values[4:])
         return
     if not values:
         raise OperandError(f"--set {text!r}: no value after '='")
     items = [v for tok in values.split(",") for v in _expand(tok, f"--set {name}")]
     one = len(items) == 1 and ".." not in values
-    if low is not None and low * _ESIZE[name[-1]] < 16:
-        # A 64-bit arrangement writes the low 64 bits and keeps the rest of the register.
-        current = state.get(name).tolist()
-        if not one and len(items) != low:
-            raise OperandError(f"--set {text!r}: .{m[2]}{m[3]} has {low} elements; got {len(items)} values")
-        current[:low] = items * low if one else items
-        state.set(name, current)
-        return
     state.set(name, items[0] if one else items)
 
 
-def _as_insns(text: str) -> list:
-    """The instructions of one argument: text or a hex word (``0x`` and 1-8 digits, or
-    exactly 8 digits), several separated by ';' or newlines; '//' starts a comment."""
+_WORD = re.compile(r"(?:0x)?[0-9a-f]{1,8}", re.IGNORECASE)
+
+
+def _as_insns(text: str, where: str | None = None) -> list:
+    """The instructions of one argument: text or a hex word (up to 8 hex digits, 0x
+    optional, as ``intdot disasm`` reads words), several separated by ';' or newlines;
+    '//' starts a comment.  ``where`` names the file of a line read with -f."""
     from ..arm.executor import as_insn
 
     out = []
@@ -144,41 +129,105 @@ def _as_insns(text: str) -> list:
             t = piece.strip()
             if not t:
                 continue
-            if re.fullmatch(r"0x[0-9a-f]{1,8}|[0-9a-f]{8}", t, re.IGNORECASE):
-                out.append(as_insn(int(t, 16)))
-            else:
-                out.append(as_insn(t))
-    if not out:
+            try:
+                # No instruction is a lone run of hex digits: such a token is a word.
+                out.append(as_insn(int(t, 16)) if _WORD.fullmatch(t) else as_insn(t))
+            except IntdotError as exc:
+                if where is None:
+                    raise
+                raise at_line(exc, *where) from None
+    if not out and where is None:
         raise OperandError(f"INSN {text!r} holds no instruction")
     return out
 
 
-def _element(insn) -> str:
-    """The element suffix of what ``insn`` writes (its first template operand: v0.4s, z0.s, za.s -> s)."""
-    suffix = insn.form.layout.operands[0].suffix
-    return suffix[-1] if suffix and suffix[-1] in _ESIZE else "b"
+def _destination(insn) -> tuple[str, str]:
+    """(register letter v/z/za, element suffix b/h/s/d) of what ``insn`` writes, read
+    from its first operand as LLVM prints it: v0.4s, z0.s, za.s[w8, 0, vgx2], za.d[...]."""
+    from ..arm import asm
+
+    first = asm.format_insn(insn).split(None, 1)[1].split(",")[0].strip().lower()
+    m = re.match(r"\{?\s*(za|[vz])\d*\.\d*([bhsdq])", first)
+    if not m:
+        return "z", "b"
+    return m[1], m[2] if m[2] in _ESIZE else "b"
 
 
-def _reg_label(state, name: str, elem: str) -> str:
-    """``z3`` -> ``v3.s`` when Z is 128 bits long, else ``z3.s``; ``za[5]`` -> ``za.s[5]``."""
+def _is_sme(insn) -> bool:
+    kind = getattr(insn.form, "kind", "") or ""
+    return kind.startswith("sme") or _destination(insn)[0] == "za"
+
+
+def _reg_label(state, name: str, dest: tuple[str, str]) -> str:
+    """A changed register's name as the instruction writes it: ``z3`` -> ``z3.s``, or
+    ``v3.s`` for a NEON write while Z is 128 bits; ``za[5]`` -> ``za.s[5]``."""
+    letter, elem = dest
     if name.startswith("za["):
         return f"za.{elem}" + name[2:]
     if name.startswith("z"):
-        return ("v" if state.zlen == 128 else "z") + name[1:] + f".{elem}"
+        return ("v" if letter == "v" and state.zlen == 128 else "z") + name[1:] + f".{elem}"
     return name
 
 
-def _lines(label: str, values) -> list[str]:
+def _rows(label: str, values) -> list:
+    """(label, values) rows of one register; ZA as a whole gives one row per ZA row."""
     if isinstance(values, int):
-        return [f"  {label:10s} {values:#x} ({values})"]
-    vals = [int(v) for v in values]
-    width = max(len(str(v)) for v in vals)
+        return [(label, values)]
+    if values and isinstance(values[0], list):
+        base, _, rest = label.partition("[")
+        return [(f"{base}[{r}]", row) for r, row in enumerate(values)]
+    return [(label, values)]
+
+
+def _block(rows: list) -> list[str]:
+    """Lines for several registers with one column grid: labels, element indices and
+    values line up across every row of the block."""
+    if not rows:
+        return []
+    lw = max(10, max(len(r[0]) for r in rows))
+    vectors = [v for _, v in rows if not isinstance(v, int)]
+    width = max((len(str(int(x))) for v in vectors for x in v), default=1)
+    count = max((len(v) for v in vectors), default=0)
+    iw = max(2, len(str(max(count - 1, 0))))
     out = []
-    for s in range(0, len(vals), _PER_LINE):
-        head = label if s == 0 else ""
-        cells = " ".join(f"{v:>{width}d}" for v in vals[s:s + _PER_LINE])
-        out.append(f"  {head:10s} [{s:>2d}] {cells}")
+    for label, values in rows:
+        if isinstance(values, int):
+            out.append(f"  {label:{lw}s} {values:#x} ({values})")
+            continue
+        vals = [int(v) for v in values]
+        for s in range(0, len(vals), _PER_LINE):
+            head = label if s == 0 else ""
+            cells = " ".join(f"{v:>{width}d}" for v in vals[s:s + _PER_LINE])
+            out.append(f"  {head:{lw}s} [{s:>{iw}d}] {cells}")
     return out
+
+
+def _value(state, name: str):
+    v = state.get(name)
+    return v if isinstance(v, int) else v.tolist()
+
+
+def _load_state(args):
+    from ..arm.state import State
+
+    try:
+        with open(args.state, encoding="utf-8-sig") as fh:
+            data = json.load(fh)
+    except OSError as exc:
+        raise OperandError(f"--state {args.state}: {exc.strerror}") from None
+    except json.JSONDecodeError as exc:
+        raise OperandError(f"--state {args.state}: not JSON ({exc.msg}, line {exc.lineno}, "
+                           f"column {exc.colno})") from None
+    except UnicodeDecodeError:
+        raise OperandError(f"--state {args.state}: not JSON (not UTF-8 text)") from None
+    except ValueError as exc:  # e.g. an integer of more digits than Python converts
+        raise OperandError(f"--state {args.state}: not a state file ({exc})") from None
+    state = State.from_dict(data)
+    if args.streaming is not None and args.streaming != state.streaming:
+        # Switching modes would zero the Z registers the file sets; say so rather than do it.
+        raise OperandError(f"--state {args.state} has streaming={str(state.streaming).lower()}; "
+                           "change it in the file instead of with --streaming/--no-streaming")
+    return state
 
 
 def run_exec(args) -> int:
@@ -186,58 +235,56 @@ def run_exec(args) -> int:
     from ..arm.executor import execute
     from ..arm.state import State
 
+    for option, path in (("--save", args.save), ("--state", args.state), ("--file", args.file)):
+        if path == "":
+            raise OperandError(f"{option} '': the file name is empty; give a path"
+                               + (" or '-' for stdin" if option == "--file" else ""))
     texts = list(args.insns) + list(args.more)
-    if not texts:
-        raise OperandError("no instruction given; pass instruction text (or a hex word) as an argument or with -e")
     insns = [insn for t in texts for insn in _as_insns(t)]
+    if args.file is not None:
+        src = source_name(args.file)
+        for n, line in enumerate(read_text(args.file, "--file").splitlines(), 1):
+            insns += _as_insns(line, (src, n))
+        if not insns:
+            raise OperandError(f"--file {src!r} holds no instruction")
+    if not insns:
+        raise OperandError("no instruction given; pass instruction text (or a hex word) as an argument, "
+                           "with -e, or in -f FILE")
     if args.state:
         if args.vl is not None or args.svl is not None:
             raise OperandError("--state FILE fixes the vector lengths; leave out --vl/--svl")
-        try:
-            with open(args.state, encoding="utf-8") as fh:
-                data = json.load(fh)
-        except OSError as exc:
-            raise OperandError(f"--state {args.state}: {exc.strerror}") from None
-        except json.JSONDecodeError as exc:
-            raise OperandError(f"--state {args.state}: not JSON ({exc.msg}, line {exc.lineno})") from None
-        except UnicodeDecodeError:
-            raise OperandError(f"--state {args.state}: not JSON (not UTF-8 text)") from None
-        except ValueError as exc:  # e.g. an integer of more digits than Python converts
-            raise OperandError(f"--state {args.state}: not a state file ({exc})") from None
-        state = State.from_dict(data)
-        if args.streaming is not None and args.streaming != state.streaming:
-            # Switching modes would zero the Z registers the file sets; say so rather than do it.
-            raise OperandError(f"--state {args.state} has streaming={str(state.streaming).lower()}; "
-                               "change it in the file instead of with --streaming/--no-streaming")
+        state = _load_state(args)
     else:
         streaming = args.streaming
         if streaming is None:
-            streaming = any(i.form.kind.startswith("sme") for i in insns)
+            streaming = any(_is_sme(i) for i in insns)
         state = State(args.vl if args.vl is not None else 128, args.svl if args.svl is not None else 128,
                       streaming=streaming)
     for item in args.sets:
         apply_set(state, item)
+    for name in args.show:  # a bad name fails before anything runs
+        state.get(name)
 
     steps = []
     for insn in insns:
         before = state.copy()
-        if insn.form.kind.startswith("sme") and not state.streaming:
+        if _is_sme(insn) and not state.streaming:
             # The library's message speaks of State/smstart; here the remedy is a flag.
             remedy = (f'set "streaming": true in {args.state}' if args.state
                       else "drop --no-streaming (SME2 instructions then start the state in streaming mode)")
             raise StateError(f"{asm.format_insn(insn)} is an SME2 instruction and runs only in streaming mode "
                              f"(hardware traps it as UNDEFINED otherwise); {remedy}")
         execute(state, insn)
+        dest = _destination(insn)
         changed = state.diff(before)
-        labels = [_reg_label(state, n, _element(insn)) for n in changed]
+        labels = [_reg_label(state, n, dest) for n in changed]
         steps.append({
             "insn": asm.format_insn(insn),
             "word": f"{asm.encode(insn):#010x}",
-            "changed": {label: state.get(label).tolist() if not n.startswith("x") else state.get(n)
+            "changed": {label: _value(state, label if not n.startswith("x") else n)
                         for n, label in zip(changed, labels)},
         })
-    shown = {name: (state.get(name).tolist() if not re.match(r"\s*[xw]\d", name, re.IGNORECASE)
-                    else state.get(name)) for name in args.show}
+    shown = {name: _value(state, name) for name in args.show}
     if args.save:
         try:
             with open(args.save, "w", encoding="utf-8") as fh:
@@ -257,8 +304,10 @@ def run_exec(args) -> int:
         print(f"{step['insn']}    // {step['word']}")
         if not step["changed"]:
             print("  (no register changed)")
-        for label, values in step["changed"].items():
-            print("\n".join(_lines(label, values)))
-    for name, values in shown.items():
-        print("\n".join(_lines(name, values)))
+        rows = [r for label, values in step["changed"].items() for r in _rows(label, values)]
+        for line in _block(rows):
+            print(line)
+    rows = [r for name, values in shown.items() for r in _rows(name.strip(), values)]
+    for line in _block(rows):
+        print(line)
     return 0

@@ -1,0 +1,214 @@
+"""Where ``intdot disasm`` finds its words: hex text, llvm-mc byte lists, ``objdump -d``
+listings, raw binaries and AArch64 ELF files (objects, shared libraries, executables).
+
+Each input becomes a list of :class:`Chunk`: the words of one section (or of
+one text input) with their addresses, the symbols that start inside it, and
+where each word came from, so an error can name a line and column.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..core.errors import OperandError
+
+ELF_MAGIC = b"\x7fELF"
+
+
+@dataclass
+class Chunk:
+    """The words of one section or text input, in order."""
+
+    name: str  # section name (".text") or source ("stdin", a file name, "WORD")
+    words: np.ndarray  # uint32
+    addresses: np.ndarray | None = None  # uint64 per word; None for bare word lists
+    symbols: list = field(default_factory=list)  # [(index of the first word, name)], ascending
+    data: np.ndarray | None = None  # bool per word: inside a '$d' (data) mapping region
+    where: list | None = None  # per word (line, column) in the text it came from
+
+    def symbol_of(self) -> list:
+        """The enclosing symbol's name for every word ('' before the first)."""
+        out = [""] * len(self.words)
+        for k, (start, name) in enumerate(self.symbols):
+            end = self.symbols[k + 1][0] if k + 1 < len(self.symbols) else len(self.words)
+            out[start:end] = [name] * (end - start)
+        return out
+
+
+# -- text ----------------------------------------------------------------------------------------
+
+_HEX_WORD = re.compile(r"(?:0x)?[0-9a-f]{1,8}", re.IGNORECASE)
+_TOKEN = re.compile(r"[^\s,]+")
+# llvm-mc -show-encoding: "// encoding: [0x20,0x1c,0xba,0x44]"; also a bare list.
+_BYTE_LIST = re.compile(r"\[\s*(0x[0-9a-f]{1,2}(?:\s*,\s*0x[0-9a-f]{1,2})*)\s*\]", re.IGNORECASE)
+# objdump -d: "  10:	44ba1c20 	sudot ..." (GNU and LLVM) or "  10: 20 1c ba 44  ..." (bytes).
+_OBJDUMP_INSN = re.compile(r"^\s*([0-9a-f]+):\s+((?:[0-9a-f]{8})|(?:[0-9a-f]{2} ){3}[0-9a-f]{2})(?=\s|$)",
+                           re.IGNORECASE)
+_OBJDUMP_SYMBOL = re.compile(r"^([0-9a-f]+) <(.+)>:\s*$", re.IGNORECASE)
+_OBJDUMP_SECTION = re.compile(r"^Disassembly of section (\S+?):?\s*$")
+
+
+def _hex_word(token: str, source: str, line: int, column: int, unit: str = "line") -> int:
+    if not _HEX_WORD.fullmatch(token):
+        raise OperandError(f"{source}, {unit} {line}, column {column}: {token!r} is not a 32-bit hex word "
+                           "(expected up to 8 hex digits, optionally prefixed by 0x)")
+    return int(token, 16)
+
+
+def _byte_list(m: re.Match, source: str, line: int, unit: str = "line") -> int:
+    values = [int(b, 16) for b in m[1].split(",")]
+    if len(values) != 4:
+        raise OperandError(f"{source}, {unit} {line}, column {m.start() + 1}: the byte list {m[0]!r} has "
+                           f"{len(values)} bytes; an AArch64 instruction is 4 (little-endian, as llvm-mc prints)")
+    return int.from_bytes(bytes(values), "little")
+
+
+def is_objdump_listing(text: str) -> bool:
+    """Whether ``text`` looks like ``objdump -d`` output (a section or symbol header, or an address line)."""
+    return any(_OBJDUMP_SECTION.match(ln) or _OBJDUMP_SYMBOL.match(ln) or _OBJDUMP_INSN.match(ln)
+               for ln in text.splitlines()[:200])
+
+
+def words_from_text(text: str | list, source: str, *, unit: str = "line") -> Chunk:
+    """Hex words separated by whitespace or commas ('//' starts a comment), and
+    llvm-mc encodings (``[0x20,0x1c,0xba,0x44]``) anywhere on a line.  ``text``
+    may be a list of lines (command-line arguments, ``unit="argument"``)."""
+    words, where = [], []
+    lines = text.splitlines() if isinstance(text, str) else text
+    for n, line in enumerate(lines, 1):
+        found = list(_BYTE_LIST.finditer(line))
+        if found:  # an llvm-mc line: its text and comment are not words
+            for m in found:
+                words.append(_byte_list(m, source, n, unit))
+                where.append((n, m.start() + 1))
+            continue
+        code = line.split("//")[0]
+        for m in _TOKEN.finditer(code):
+            words.append(_hex_word(m[0], source, n, m.start() + 1, unit))
+            where.append((n, m.start() + 1))
+    return Chunk(source, np.array(words, dtype=np.uint32), where=where)
+
+
+def words_from_objdump(text: str, source: str) -> list[Chunk]:
+    """An ``objdump -d`` (GNU or LLVM) listing: sections, symbols, addresses and words."""
+    chunks: list[Chunk] = []
+    section, words, addrs, symbols, where = source, [], [], [], []
+
+    def flush():
+        if words:
+            chunks.append(Chunk(section, np.array(words, dtype=np.uint32), np.array(addrs, dtype=np.uint64),
+                                list(symbols), where=list(where)))
+
+    for n, line in enumerate(text.splitlines(), 1):
+        m = _OBJDUMP_SECTION.match(line)
+        if m:
+            flush()
+            section, words, addrs, symbols, where = m[1], [], [], [], []
+            continue
+        m = _OBJDUMP_SYMBOL.match(line)
+        if m:
+            symbols.append((len(words), m[2]))
+            continue
+        m = _OBJDUMP_INSN.match(line)
+        if m:
+            enc = m[2]
+            word = int(enc, 16) if " " not in enc else int.from_bytes(bytes.fromhex(enc.replace(" ", "")), "little")
+            words.append(word)
+            addrs.append(int(m[1], 16))
+            where.append((n, m.start(2) + 1))
+    flush()
+    if not chunks:
+        raise OperandError(f"{source}: no instruction lines found in this objdump listing "
+                           "(expected lines such as '  10:  44ba1c20   sudot ...')")
+    return chunks
+
+
+# -- binaries ------------------------------------------------------------------------------------
+
+def words_from_raw(data: bytes, source: str, *, offset: int = 0, endian: str = "little") -> tuple[Chunk, int]:
+    """The words of a raw binary from byte ``offset``; also the count of trailing bytes left over."""
+    if offset < 0 or offset > len(data):
+        raise OperandError(f"--offset {offset}: out of range; {source} has {len(data)} bytes")
+    body = data[offset:]
+    n = len(body) // 4
+    words = np.frombuffer(body, dtype="<u4" if endian == "little" else ">u4", count=n).astype(np.uint32)
+    addrs = np.arange(offset, offset + 4 * n, 4, dtype=np.uint64)
+    return Chunk(source, words, addrs), len(body) - 4 * n
+
+
+def words_from_elf(data: bytes, source: str) -> list[Chunk]:
+    """Every executable section of an AArch64 ELF file, with its symbols (as ``objdump -d`` shows them)."""
+    import io
+
+    try:
+        from elftools.common.exceptions import ELFError
+        from elftools.elf.elffile import ELFFile
+    except ImportError:
+        raise OperandError(f"{source} is an ELF file; reading it needs pyelftools "
+                           "(pip install 'intdot[elf]')") from None
+    try:
+        elf = ELFFile(io.BytesIO(data))
+        machine = elf["e_machine"]
+        if machine != "EM_AARCH64":
+            raise OperandError(f"{source} is an ELF file for {machine}; intdot disassembles AArch64 (EM_AARCH64) only")
+        endian = "<" if elf.little_endian else ">"
+        sections = [(i, s) for i, s in enumerate(elf.iter_sections())
+                    if s["sh_flags"] & 0x4 and s["sh_type"] != "SHT_NOBITS"]  # SHF_EXECINSTR
+        syms = _symbols(elf)
+        chunks = []
+        for index, sec in sections:
+            raw = sec.data()
+            n = len(raw) // 4
+            words = np.frombuffer(raw, dtype=f"{endian}u4", count=n).astype(np.uint32)
+            base = int(sec["sh_addr"])
+            addrs = base + 4 * np.arange(n, dtype=np.uint64)
+            named, mapping = {}, []
+            for value, name, kind in syms.get(index, []):
+                # In a relocatable object a symbol's value is an offset into its section.
+                k = (value - base if elf["e_type"] != "ET_REL" else value)
+                if not 0 <= k < 4 * n + 4:
+                    continue
+                if kind == "map":
+                    mapping.append((k // 4, name))
+                elif k % 4 == 0 and k // 4 < n:
+                    named.setdefault(k // 4, name)
+            data_mask = np.zeros(n, dtype=bool)
+            mapping.sort()
+            for j, (start, name) in enumerate(mapping):
+                end = mapping[j + 1][0] if j + 1 < len(mapping) else n
+                data_mask[start:end] = name.startswith("$d")
+            chunks.append(Chunk(sec.name, words, addrs, sorted(named.items()), data_mask))
+        return chunks
+    except ELFError as exc:
+        raise OperandError(f"{source} is not a readable ELF file ({exc})") from None
+    except (ValueError, KeyError, AttributeError, TypeError, IndexError) as exc:
+        # pyelftools raises plain exceptions on truncated or corrupt files.
+        raise OperandError(f"{source} is not a readable ELF file ({type(exc).__name__}: {exc})") from None
+
+
+def _symbols(elf) -> dict:
+    """Section index -> [(value, name, 'func'|'map')]: functions and labels, and the
+    AArch64 mapping symbols ($x code, $d data) that tell objdump where data sits in code."""
+    from elftools.elf.sections import SymbolTableSection
+
+    table = elf.get_section_by_name(".symtab") or elf.get_section_by_name(".dynsym")
+    out: dict = {}
+    if not isinstance(table, SymbolTableSection):
+        return out
+    for sym in table.iter_symbols():
+        shndx = sym["st_shndx"]
+        if not isinstance(shndx, int) or not sym.name:
+            continue
+        kind = sym["st_info"]["type"]
+        if sym.name.startswith(("$x", "$d")):
+            out.setdefault(shndx, []).append((int(sym["st_value"]), sym.name, "map"))
+        elif kind in ("STT_FUNC", "STT_NOTYPE"):
+            out.setdefault(shndx, []).append((int(sym["st_value"]), sym.name,
+                                              "func" if kind == "STT_FUNC" else "label"))
+    for v in out.values():
+        # Functions before labels at one address, as objdump prefers them; then by name for stability.
+        v.sort(key=lambda t: (t[0], t[2] != "func", t[1]))
+    return out

@@ -1,0 +1,61 @@
+"""Reading the command line's input files, and naming the line and column of what is wrong in them."""
+
+from __future__ import annotations
+
+import sys
+
+from ..core.errors import AsmSyntaxError, IntdotError, OperandError
+
+BOM = "\ufeff"
+
+
+def source_name(path: str) -> str:
+    return "stdin" if path == "-" else path
+
+
+def read_text(path: str, option: str = "--file") -> str:
+    """The text of ``path`` ('-' is stdin), without a leading UTF-8 byte-order mark."""
+    if path == "":
+        raise OperandError(f"{option} '': the file name is empty; give a path, or '-' for stdin")
+    if path == "-":
+        data = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read()
+    else:
+        data = read_bytes(path, option)
+    if isinstance(data, bytes):
+        try:
+            data = data.decode("utf-8")
+        except UnicodeDecodeError:
+            raise OperandError(f"{option} {source_name(path)!r} is not UTF-8 text") from None
+    return data[1:] if data.startswith(BOM) else data
+
+
+def read_bytes(path: str, option: str = "--file") -> bytes:
+    if path == "":
+        raise OperandError(f"{option} '': the file name is empty; give a path")
+    if path == "-":
+        stream = getattr(sys.stdin, "buffer", None)
+        return stream.read() if stream is not None else sys.stdin.read().encode("utf-8")
+    try:
+        with open(path, "rb") as fh:
+            return fh.read()
+    except OSError as exc:
+        raise OperandError(f"{option} {path!r}: {exc.strerror}") from None
+
+
+def at_line(exc: IntdotError, source: str, line: int, column: int | None = None) -> IntdotError:
+    """``exc`` again, its message starting with where in a multi-line input it happened.
+
+    A syntax error keeps its text and caret; its column is the one within the line.
+    """
+    where = f"{source}, line {line}"
+    if isinstance(exc, AsmSyntaxError) and exc.text is not None and exc.column is not None:
+        try:
+            return type(exc)(f"{where}: {exc.reason}", exc.text, exc.column)
+        except TypeError:  # a subclass with another constructor: keep its message
+            pass
+    if column is not None:
+        where += f", column {column}"
+    try:
+        return type(exc)(f"{where}: {exc}")
+    except TypeError:
+        return OperandError(f"{where}: {exc}")
