@@ -1,0 +1,229 @@
+"""Arm targets: an architecture version or a named core, plus or minus extensions.
+
+A target is written as clang's ``-march``/``-mcpu`` values are:
+``armv9.2-a+sme2``, ``armv8.2-a+dotprod+i8mm``, ``neoverse-v2``,
+``neoverse-v2+sme2``, ``armv9-a+nosve``.  Its feature set is what LLVM 19
+would enable, in LLVM's implied-features sense: an architecture version
+brings its mandatory extensions (``dotprod`` from v8.4-A, ``i8mm`` from
+v8.6-A and v9.1-A, ``sve2`` from v9.0-A), an extension brings what it depends
+on (``sme2`` brings ``sme``; ``sve2p1`` brings ``sve2`` and ``sve``), and
+``+noX`` removes ``X`` and everything that depends on it.  Extensions are
+applied left to right, as clang does.
+
+The facts are LLVM 19's (``llvm/lib/Target/AArch64/AArch64Features.td``,
+``AArch64Processors.td``, ``llvm/lib/TargetParser/AArch64TargetParser.cpp``).
+For named cores only the extensions that matter for integer dot products
+are recorded (``simd``, ``dotprod``, ``i8mm``, ``sve``/``sve2``/``sve2p1``,
+``sme``/``sme2``/``sme2p1``/``sme-i16i64``, and ``fp``, ``fp16``, ``bf16`` which
+those depend on); ``tests/catalog/test_arm_targets.py`` checks every core and
+architecture against clang-19's ``--print-enabled-extensions`` and by
+assembling one instruction of every form with ``-mcpu``.
+
+>>> from intdot.arm.targets import target
+>>> t = target("neoverse-v2")
+>>> t.base, sorted(t.features & {"dotprod", "i8mm", "sve2", "sme"})
+('armv9-a', ['dotprod', 'i8mm', 'sve2'])
+>>> sorted(target("armv8.2-a+sme-i16i64").features & {"sme", "sme2", "sme-i16i64"})
+['sme', 'sme-i16i64']
+>>> "sve" in target("armv9-a+nosve").features, "sve2" in target("armv9-a+nosve").features
+(False, False)
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass
+from functools import cache, lru_cache
+
+from ..core.errors import UnknownTarget
+
+__all__ = ["ARCHS", "CORES", "ALIASES", "DEPENDS", "EXTENSIONS", "ArmTarget", "core_names", "target"]
+
+# Extension -> the extensions it directly depends on (LLVM 19).  Every -march extension name of
+# LLVM 19 is a key, so a name outside this table is a typo, not a feature we forgot.
+DEPENDS: dict[str, tuple[str, ...]] = {
+    "fp": (), "simd": ("fp",), "fp16": ("fp",), "bf16": (), "i8mm": (), "dotprod": ("simd",),
+    "sve": ("fp16",), "sve2": ("sve",), "sve2p1": ("sve2",),
+    "sme": ("bf16",), "sme2": ("sme",), "sme2p1": ("sme2",), "sme-i16i64": ("sme",),
+    "sme-f64f64": ("sme",), "sme-f16f16": ("sme2",), "sme-b16b16": ("sme2", "sve-b16b16"),
+    "sme-f8f16": ("sme2", "fp8"), "sme-f8f32": ("sme2", "fp8"), "sme-lutv2": ("sme2",), "sme-fa64": ("sme", "sve2"),
+    "ssve-fp8dot2": ("sme2", "fp8"), "ssve-fp8dot4": ("sme2", "fp8"), "ssve-fp8fma": ("sme2", "fp8"),
+    "f32mm": ("sve",), "f64mm": ("sve",), "sve-b16b16": ("bf16",), "b16b16": ("bf16",),
+    "sve2-aes": ("sve2", "aes"), "sve2-bitperm": ("sve2",), "sve2-sha3": ("sve2", "sha3"), "sve2-sm4": ("sve2", "sm4"),
+    "aes": ("simd",), "crypto": ("aes", "sha2"), "sha2": ("simd",), "sha3": ("sha2",), "sm4": ("simd",),
+    "fcma": ("simd",), "rdm": ("simd",), "jscvt": ("fp",), "fp16fml": ("fp16",),
+    "fp8": ("bf16",), "fp8dot2": ("fp8",), "fp8dot4": ("fp8",), "fp8fma": ("fp8",),
+    **{name: () for name in (
+        "brbe", "bti", "cpa", "crc", "cssc", "d128", "dit", "faminmax", "flagm", "gcs", "hbc", "ite", "ls64", "lse",
+        "lse128", "lut", "mops", "memtag", "pauth", "pauth-lr", "pmuv3", "predres", "predres2", "profile", "rng",
+        "ras", "rasv2", "rcpc", "rcpc3", "sb", "ssbs", "the", "tlbiw", "tme", "wfxt")},
+}
+EXTENSIONS = tuple(DEPENDS)
+
+# Architecture version -> (the version it extends, the dot-relevant extensions it makes mandatory).
+_ARCH_STEPS: dict[str, tuple[str | None, str]] = {
+    "armv8-a": (None, "fp+simd"),
+    "armv8.1-a": ("armv8-a", ""),
+    "armv8.2-a": ("armv8.1-a", ""),
+    "armv8.3-a": ("armv8.2-a", ""),
+    "armv8.4-a": ("armv8.3-a", "dotprod"),
+    "armv8.5-a": ("armv8.4-a", ""),
+    "armv8.6-a": ("armv8.5-a", "i8mm+bf16"),
+    "armv8.7-a": ("armv8.6-a", ""),
+    "armv8.8-a": ("armv8.7-a", ""),
+    "armv8.9-a": ("armv8.8-a", ""),
+    "armv9-a": ("armv8.5-a", "sve2"),
+    "armv9.1-a": ("armv9-a", "i8mm+bf16"),  # v9.1-A includes v8.6-A
+    "armv9.2-a": ("armv9.1-a", ""),
+    "armv9.3-a": ("armv9.2-a", ""),
+    "armv9.4-a": ("armv9.3-a", ""),
+    "armv9.5-a": ("armv9.4-a", ""),
+    "armv8-r": ("armv8.4-a", "fp16"),
+}
+ARCHS = tuple(_ARCH_STEPS)
+
+# Named core -> its architecture version plus extensions (LLVM 19's processor table, dot-relevant part).
+CORES: dict[str, str] = {
+    "a64fx": "armv8.2-a+fp16+sve",
+    "ampere1": "armv8.6-a+fp16", "ampere1a": "armv8.6-a+fp16", "ampere1b": "armv8.7-a+fp16",
+    "apple-a7": "armv8-a", "apple-a10": "armv8-a", "apple-a11": "armv8.2-a+fp16", "apple-a12": "armv8.3-a+fp16",
+    "apple-a13": "armv8.4-a+fp16", "apple-a14": "armv8.4-a+fp16", "apple-a15": "armv8.6-a+fp16",
+    "apple-a16": "armv8.6-a+fp16", "apple-a17": "armv8.6-a+fp16",
+    "apple-m4": "armv8.7-a+fp16+sme+sme2+sme-i16i64",
+    "carmel": "armv8.2-a+fp16",
+    "cortex-a34": "armv8-a", "cortex-a35": "armv8-a", "cortex-a53": "armv8-a", "cortex-a57": "armv8-a",
+    "cortex-a72": "armv8-a", "cortex-a73": "armv8-a",
+    "cortex-a55": "armv8.2-a+dotprod+fp16", "cortex-a65": "armv8.2-a+dotprod+fp16",
+    "cortex-a65ae": "armv8.2-a+dotprod+fp16", "cortex-a75": "armv8.2-a+dotprod+fp16",
+    "cortex-a76": "armv8.2-a+dotprod+fp16", "cortex-a76ae": "armv8.2-a+dotprod+fp16",
+    "cortex-a77": "armv8.2-a+dotprod+fp16", "cortex-a78": "armv8.2-a+dotprod+fp16",
+    "cortex-a78ae": "armv8.2-a+dotprod+fp16", "cortex-a78c": "armv8.2-a+dotprod+fp16",
+    "cortex-x1": "armv8.2-a+dotprod+fp16", "cortex-x1c": "armv8.2-a+dotprod+fp16",
+    "cortex-a510": "armv9-a+bf16+i8mm", "cortex-a710": "armv9-a+bf16+i8mm", "cortex-a715": "armv9-a+bf16+i8mm",
+    "cortex-x2": "armv9-a+bf16+i8mm", "cortex-x3": "armv9-a+bf16+i8mm",
+    "cortex-a520": "armv9.2-a", "cortex-a520ae": "armv9.2-a", "cortex-a720": "armv9.2-a",
+    "cortex-a720ae": "armv9.2-a", "cortex-a725": "armv9.2-a", "cortex-x4": "armv9.2-a", "cortex-x925": "armv9.2-a",
+    "cortex-r82": "armv8-r", "cortex-r82ae": "armv8-r",
+    "exynos-m3": "armv8-a", "exynos-m4": "armv8.2-a+dotprod+fp16", "exynos-m5": "armv8.2-a+dotprod+fp16",
+    "falkor": "armv8-a", "generic": "armv8-a", "kryo": "armv8-a", "saphira": "armv8.4-a",
+    "neoverse-e1": "armv8.2-a+dotprod+fp16", "neoverse-n1": "armv8.2-a+dotprod+fp16",
+    "neoverse-n2": "armv9-a+bf16+i8mm", "neoverse-n3": "armv9.2-a",
+    "neoverse-v1": "armv8.4-a+bf16+fp16+i8mm+sve", "neoverse-512tvb": "armv8.4-a+bf16+fp16+i8mm+sve",
+    "neoverse-v2": "armv9-a+bf16+i8mm", "neoverse-v3": "armv9.2-a", "neoverse-v3ae": "armv9.2-a",
+    "oryon-1": "armv8.6-a+fp16",
+    "thunderx": "armv8-a", "thunderxt81": "armv8-a", "thunderxt83": "armv8-a", "thunderxt88": "armv8-a",
+    "thunderx2t99": "armv8.1-a", "thunderx3t110": "armv8.3-a",
+    "tsv110": "armv8.2-a+dotprod+fp16",
+}
+
+# Other names LLVM 19 accepts for the same cores.
+ALIASES: dict[str, str] = {
+    "apple-m1": "apple-a14", "apple-m2": "apple-a15", "apple-m3": "apple-a16",
+    "apple-s4": "apple-a12", "apple-s5": "apple-a12", "apple-a8": "apple-a7", "apple-a9": "apple-a7",
+    "cyclone": "apple-a7", "grace": "neoverse-v2", "cobalt-100": "neoverse-n2",
+}
+
+
+@dataclass(frozen=True)
+class ArmTarget:
+    """A parsed target: the text as given (normalized), the architecture version it rests on, and its features."""
+
+    name: str
+    base: str  # architecture version
+    features: frozenset
+    core: str | None = None  # canonical core name, if the target names one
+
+    def __str__(self) -> str:
+        return self.name
+
+
+def _closure(names, table) -> set:
+    out, todo = set(), list(names)
+    while todo:
+        n = todo.pop()
+        if n not in out:
+            out.add(n)
+            todo.extend(table.get(n, ()))
+    return out
+
+
+# Extension -> every extension that (transitively) depends on it: what "+noX" also removes.
+_DEPENDENTS: dict[str, set] = {}
+for _ext, _deps in DEPENDS.items():
+    for _d in _deps:
+        _DEPENDENTS.setdefault(_d, set()).add(_ext)
+
+
+@cache
+def _arch_features(arch: str) -> frozenset:
+    parent, adds = _ARCH_STEPS[arch]
+    base = set(_arch_features(parent)) if parent else set()
+    return frozenset(base | _closure([a for a in adds.split("+") if a], DEPENDS))
+
+
+_ARCH_SPELLING = re.compile(r"^(?:arm)?v(\d)(?:\.(\d))?-?([ar])$")
+
+
+def _canonical_arch(word: str) -> str | None:
+    m = _ARCH_SPELLING.match(word)
+    if not m:
+        return None
+    major, minor, profile = m.groups()
+    name = f"armv{major}{'.' + minor if minor and minor != '0' else ''}-{profile}"
+    return name if name in _ARCH_STEPS else None
+
+
+def _unknown(kind: str, word: str, text: str, known, example: str) -> UnknownTarget:
+    close = difflib.get_close_matches(word, list(known), n=3, cutoff=0.7)
+    hint = f" (did you mean {' or '.join(close)}?)" if close else ""
+    return UnknownTarget(f"target={text!r}: {word!r} is not a known Arm {kind}{hint}; expected {example}")
+
+
+def core_names() -> tuple[str, ...]:
+    """Every named core intdot knows, aliases included, sorted."""
+    return tuple(sorted(set(CORES) | set(ALIASES)))
+
+
+@lru_cache(maxsize=512)
+def _parse(key: str, text: str) -> ArmTarget:
+    head, *mods = key.split("+")
+    arch = _canonical_arch(head)
+    core = ALIASES.get(head, head) if ALIASES.get(head, head) in CORES else None
+    if arch is None and core is None:
+        raise _unknown("architecture version or core", head, text, list(_ARCH_STEPS) + list(core_names()),
+                       f"an architecture version ({', '.join(_ARCH_STEPS)}) or a core such as neoverse-v2, "
+                       f"cortex-x925, apple-m4 ('intdot list --targets' lists them)")
+    if core is not None:
+        base = _parse(CORES[core], CORES[core])
+        arch, features = base.base, set(base.features)
+    else:
+        features = set(_arch_features(arch))
+    for mod in mods:
+        remove = mod.startswith("no") and mod[2:] in DEPENDS
+        ext = mod[2:] if remove else mod
+        if ext not in DEPENDS:
+            raise _unknown("extension", mod, text, DEPENDS,
+                           "an LLVM extension name (dotprod, i8mm, sve, sve2, sve2p1, sme, sme2, sme-i16i64, ...), "
+                           "optionally prefixed with 'no'")
+        if remove:
+            features -= _closure([ext], _DEPENDENTS)
+        else:
+            features |= _closure([ext], DEPENDS)
+    return ArmTarget("+".join([head if core else arch, *mods]), arch, frozenset(features), core)
+
+
+def target(text) -> ArmTarget:
+    """Parse an Arm target: ``armv9.2-a+sme2``, ``neoverse-v2``, ``apple-m4+nosme``; case-insensitive.
+
+    Raises :class:`~intdot.errors.UnknownTarget` naming the unknown part.
+    """
+    if isinstance(text, ArmTarget):
+        return text
+    if not isinstance(text, str) or not text.strip():
+        raise UnknownTarget(f"target={text!r} is not an Arm target; expected a string such as 'armv9.2-a+sme2' "
+                            f"or 'neoverse-v2'")
+    key = text.strip().lower()
+    if "" in key.split("+"):
+        raise UnknownTarget(f"target={text!r} has an empty part between '+' signs; expected e.g. 'armv8.2-a+dotprod'")
+    return _parse(key, text)
