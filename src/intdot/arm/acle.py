@@ -1,161 +1,267 @@
-"""ACLE SUDOT intrinsics on NumPy arrays, with their official names and argument order.
+"""ACLE dot-product intrinsics on NumPy arrays, with their official names and argument order.
+
+Every intrinsic of ``arm_neon.h``, ``arm_sve.h`` and ``arm_sme.h`` that
+compiles to an integer SDOT/UDOT/USDOT/SUDOT is here (92 of them), generated
+from the families of the form table: :data:`INTRINSICS` maps each name to
+its form id, C prototype and whether the ACLE swaps the two sources (``svsudot_s32``
+and ``svsudot_za32_s8_vg1x2`` are USDOT with the sources exchanged).
 
 The vector types of C become 1-D arrays of their element values, element 0
-first (``int8x16_t`` -> 16 values in [-128, 127], ``svuint8_t`` -> SVL/8 or
-VL/8 values in [0, 255]); leading axes are allowed and broadcast, so one call
-can run a batch.  The lane/index argument is a plain int, checked against the
-range the compiler would enforce.  Results are int32 arrays (``int32x4_t``,
-``svint32_t``).  The SME2 forms update a ZA array in place.
+first (``int8x16_t`` -> 16 values in [-128, 127], ``svuint16_t`` -> VL/16
+values in [0, 65535]); every element is checked against its C type, whatever
+the array's dtype (pass ``x.view(np.int8)`` to read bytes as signed).  NEON
+and SVE intrinsics accept leading (batch) axes, which broadcast; the SVE
+vector length is what the arrays imply.  The lane/index argument is a plain
+int in the range the compiler enforces.  Results are arrays of the C result
+type (``int32x4_t`` -> int32, ``svuint64_t`` -> uint64).  The SME2 forms
+update ZA in place: pass ``za=`` (an ``(SVL/8, SVL/8)`` uint8 array) or
+``state=`` (a streaming :class:`~intdot.arm.State`); they return ZA.
+
+>>> from intdot.arm import acle
+>>> acle.vdotq_laneq_u32([1, 2, 3, 4], [1] * 16, list(range(16)), 3)
+array([55, 56, 57, 58], dtype=uint32)
+>>> acle.svdot_s64([0] * 2, [-32768] * 8, [-32768] * 8)
+array([4294967296, 4294967296])
+>>> acle.INTRINSICS["svsudot_s32"].form, acle.INTRINSICS["svsudot_s32"].swap
+('usdot_sve_vec', True)
+>>> acle.INTRINSICS["svsudot_s32"].prototype
+'svint32_t svsudot_s32(svint32_t op1, svint8_t op2, svuint8_t op3)'
+>>> len(acle.INTRINSICS), acle.BY_FORM["sdot_sve_indexed_d"]
+(92, ('svdot_lane_s64',))
 """
 
 from __future__ import annotations
 
+import inspect
+from typing import NamedTuple
+
 import numpy as np
 
 from ..core.errors import OperandError, OperandTypeError, StateError
-from ..core.values import check_int, check_word, describe
-from .executor import dot_by_element, dot_by_segment, dot_elementwise, spec_for, za_group
+from ..core.values import asarray_exact, check_int, check_word, describe, is_int_scalar
+from . import semantics as sem
 from .state import LENGTHS, State
 
-# Lane signedness (first source, second source) of the intrinsics here; SDOT/UDOT/USDOT intrinsics are
-# the same wrappers with (True, True), (False, False), (False, True).
-SUDOT = (True, False)
-# kind -> (lowest, highest accepted value, C element type); int32 also takes its unsigned spelling.
-_RANGES = {"s8": (-128, 127, "int8"), "u8": (0, 255, "uint8"), "s32": (-(1 << 31), (1 << 32) - 1, "int32")}
+
+class Intrinsic(NamedTuple):
+    """One ACLE intrinsic: the form it compiles to, its C prototype, and whether it exchanges the sources."""
+
+    form: str
+    prototype: str
+    swap: bool = False
 
 
-def _vector(x, name: str, kind: str, length: int | None, func: str) -> np.ndarray:
-    """Validate an array of ``kind`` elements whose last axis has ``length``; return its words view.
+#: name -> Intrinsic, for every intrinsic defined here.
+INTRINSICS: dict[str, Intrinsic] = {}
 
-    Returns little-endian uint32 words (4 bytes per word for 8-bit kinds).
-    """
-    lo, hi, cname = _RANGES[kind]
+_CTYPES = {  # C element type -> (lowest, highest)
+    "int8": (-(1 << 7), (1 << 7) - 1), "uint8": (0, (1 << 8) - 1),
+    "int16": (-(1 << 15), (1 << 15) - 1), "uint16": (0, (1 << 16) - 1),
+    "int32": (-(1 << 31), (1 << 31) - 1), "uint32": (0, (1 << 32) - 1),
+    "int64": (-(1 << 63), (1 << 63) - 1), "uint64": (0, (1 << 64) - 1),
+}
+
+
+def _ctype(signed: bool, bits: int) -> str:
+    return f"{'' if signed else 'u'}int{bits}"
+
+
+# -- argument checking -------------------------------------------------------------------------------
+
+def _vector(x, name: str, ctype: str, length: int | None, func: str) -> np.ndarray:
+    """An array of ``ctype`` values whose last axis has ``length`` elements, as that C type (contiguous)."""
+    lo, hi = _CTYPES[ctype]
     if not isinstance(x, np.ndarray):
         try:
-            x = np.asarray(x)
-        except (TypeError, ValueError) as exc:
+            x = asarray_exact(x)
+        except (TypeError, ValueError) as exc:  # e.g. a ragged list
             raise OperandTypeError(f"{func}: {name}={describe(x)} is not an integer array: {exc}") from None
-    if x.dtype.kind not in "iu":
-        raise OperandTypeError(f"{func}: {name} has dtype {x.dtype}; expected {cname} values (an integer array)")
+    if x.dtype.kind == "O" and x.size and all(is_int_scalar(v) for v in x.flat):
+        values = [int(v) for v in x.flat]  # Python ints beyond 64 bits: judge them as numbers
+        mn, mx = min(values), max(values)
+    elif x.dtype.kind not in "iu":
+        raise OperandTypeError(f"{func}: {name} has dtype {x.dtype}; expected {ctype} values (an integer array)")
+    else:
+        mn = mx = None
     if x.ndim == 0:
-        raise OperandError(f"{func}: {name} is a scalar; expected a vector of {cname}"
+        raise OperandError(f"{func}: {name} is a scalar; expected a vector of {ctype}"
                            + (f" with {length} elements" if length else ""))
     if length is not None and x.shape[-1] != length:
-        raise OperandError(f"{func}: {name} has {x.shape[-1]} elements; expected {length} ({cname})")
-    if x.size and x.dtype != np.dtype(cname) and not (kind == "s32" and x.dtype == np.uint32):
-        mn, mx = int(x.min()), int(x.max())
+        raise OperandError(f"{func}: {name} has {x.shape[-1]} elements; expected {length} ({ctype})")
+    if x.size and x.dtype != np.dtype(ctype):
+        if mn is None:
+            mn, mx = int(x.min()), int(x.max())
         if mn < lo or mx > hi:
             bad = mn if mn < lo else mx
-            hint = " (view unsigned bytes as signed with .view(np.int8))" if kind == "s8" else \
-                " (view signed bytes as unsigned with .view(np.uint8))" if kind == "u8" else ""
-            raise OperandError(f"{func}: {name} holds {bad}; every element must be {cname}, in [{lo}, {hi}]{hint}")
-    if kind == "s32":
-        return (np.asarray(x, dtype=np.int64) & 0xFFFFFFFF).astype("<u4")
-    return np.ascontiguousarray(x.astype(np.dtype(cname).newbyteorder("<"), copy=False)).view("<u4")
+            other = ctype[1:] if ctype.startswith("u") else "u" + ctype
+            hint = f" (to read the bits of {other} values as {ctype}, pass x.view(np.{ctype}))"
+            raise OperandError(f"{func}: {name} holds {bad}; every element must be {ctype}, "
+                               f"in [{lo}, {hi}]{hint}")
+    return np.ascontiguousarray(x.astype(np.dtype(ctype).newbyteorder("<"), copy=False))
 
 
-def _lane(lane, name: str, hi: int, func: str) -> int:
-    return check_int(lane, f"{func}: {name}", 0, hi, f"an integer in [0, {hi}] (a constant in ACLE)")
+def _scalar(x, name: str, ctype: str, func: str) -> int:
+    lo, hi = _CTYPES[ctype]
+    return check_int(x, f"{func}: {name}", lo, hi, f"a {ctype} value in [{lo}, {hi}]")
 
 
-def _batch(func: str, **words: np.ndarray) -> None:
+def _index(x, name: str, hi: int, func: str) -> int:
+    return check_int(x, f"{func}: {name}", 0, hi, f"an integer in [0, {hi}] (a constant in ACLE)")
+
+
+def _batch(func: str, **arrays: np.ndarray) -> None:
     """Check that the leading (batch) axes of the arguments broadcast together."""
     try:
-        np.broadcast_shapes(*(w.shape[:-1] for w in words.values()))
+        np.broadcast_shapes(*(w.shape[:-1] for w in arrays.values()))
     except ValueError:
-        shapes = ", ".join(f"{k} {w.shape[:-1]}" for k, w in words.items())
+        shapes = ", ".join(f"{k} {w.shape[:-1]}" for k, w in arrays.items())
         raise OperandError(f"{func}: the batch axes (all but the last) do not broadcast: {shapes}") from None
 
 
-def _kinds(signs: tuple[bool, bool]) -> tuple[str, str]:
-    return tuple("s8" if signed else "u8" for signed in signs)
+def _words(x: np.ndarray, spec) -> np.ndarray:
+    return sem.words(x.view(np.uint8), spec)
 
 
-def _neon(func: str, r, a, b, lane, nres: int, nb: int, signs: tuple[bool, bool] = SUDOT) -> np.ndarray:
-    ka, kb = _kinds(signs)
-    acc = _vector(r, "r", "s32", nres, func)
-    wa = _vector(a, "a", ka, 4 * nres, func)
-    wb = _vector(b, "b", kb, nb, func)
-    lane = _lane(lane, "lane", nb // 4 - 1, func)
-    _batch(func, r=acc, a=wa, b=wb)
-    res = dot_by_element(spec_for(*signs), acc, wa, np.asarray(wb[..., lane]))
-    return res.view(np.int32)
+class _Types:
+    """The C element types of one intrinsic: accumulator, first argument, second argument."""
+
+    def __init__(self, mnemonic: str, shape: str, swap: bool):
+        self.spec = sem.arm_spec(mnemonic, shape)
+        width, _, bits = sem.SHAPES[shape]
+        a_signed, b_signed = sem.SIGNS[mnemonic]
+        self.acc = _ctype(mnemonic != "udot", bits)
+        first, second = _ctype(a_signed, width), _ctype(b_signed, width)
+        # The C arguments in order; with swap the second C argument is the instruction's first source.
+        self.x, self.y = (second, first) if swap else (first, second)
+        self.width, self.bits, self.swap = width, bits, swap
 
 
-def vsudot_lane_s32(r, a, b, lane: int) -> np.ndarray:
-    """``int32x2_t vsudot_lane_s32(int32x2_t r, int8x8_t a, uint8x8_t b, const int lane)``.
+# -- NEON ----------------------------------------------------------------------------------------------
 
-    ``r[i] + sum_j a[4i+j] * b[4*lane+j]``, wrapping mod 2**32; lane in 0..1.
+def _neon_impl(func: str, t: _Types, nbytes: int, b_bytes: int, lane: bool):
+    nres = nbytes * 8 // t.bits
+    nx, ny = nbytes * 8 // t.width, b_bytes * 8 // t.width
 
-    >>> vsudot_lane_s32([1, 2], [-1] * 8, [0, 0, 0, 0, 3, 3, 3, 3], 1)
-    array([-11, -10], dtype=int32)
-    """
-    return _neon("vsudot_lane_s32", r, a, b, lane, 2, 8)
+    def f(r, a, b, *rest):
+        acc = _vector(r, "r", t.acc, nres, func)
+        wa = _vector(a, "a", t.x, nx, func)
+        wb = _vector(b, "b", t.y, ny, func)
+        _batch(func, r=acc, a=wa, b=wb)
+        ua, ub, uc = _words(wa, t.spec), _words(wb, t.spec), _words(acc, t.spec)
+        if lane:
+            k = _index(rest[0], "lane", ub.shape[-1] - 1, func)
+            res = sem.by_element(t.spec, uc, ua, ub, k)
+        else:
+            res = sem.elementwise(t.spec, uc, ua, ub)
+        return res.view(t.acc)
 
-
-def vsudotq_lane_s32(r, a, b, lane: int) -> np.ndarray:
-    """``int32x4_t vsudotq_lane_s32(int32x4_t r, int8x16_t a, uint8x8_t b, const int lane)``; lane in 0..1.
-
-    >>> vsudotq_lane_s32([0] * 4, [1] * 16, [1, 2, 3, 4, 5, 6, 7, 8], 0)
-    array([10, 10, 10, 10], dtype=int32)
-    """
-    return _neon("vsudotq_lane_s32", r, a, b, lane, 4, 8)
-
-
-def vsudot_laneq_s32(r, a, b, lane: int) -> np.ndarray:
-    """``int32x2_t vsudot_laneq_s32(int32x2_t r, int8x8_t a, uint8x16_t b, const int lane)``; lane in 0..3.
-
-    >>> vsudot_laneq_s32([0, 0], [1] * 8, list(range(16)), 3)
-    array([54, 54], dtype=int32)
-    """
-    return _neon("vsudot_laneq_s32", r, a, b, lane, 2, 16)
+    return f
 
 
-def vsudotq_laneq_s32(r, a, b, lane: int) -> np.ndarray:
-    """``int32x4_t vsudotq_laneq_s32(int32x4_t r, int8x16_t a, uint8x16_t b, const int lane)``; lane in 0..3.
-
-    >>> vsudotq_laneq_s32([2**31 - 1] * 4, [1] * 16, [255] * 16, 0)
-    array([-2147482629, -2147482629, -2147482629, -2147482629], dtype=int32)
-    """
-    return _neon("vsudotq_laneq_s32", r, a, b, lane, 4, 16)
-
-
-def _sve_bytes(n: int, name: str, func: str) -> None:
-    if n == 0 or n % 16 or n > 256:
-        raise OperandError(f"{func}: {name} has {n} bytes; an SVE vector is a multiple of 16 bytes "
-                           "(128 bits), at most 256 (2048 bits)")
-
-
-def svsudot_lane_s32(op1, op2, op3, imm_index: int) -> np.ndarray:
-    """``svint32_t svsudot_lane_s32(svint32_t op1, svint8_t op2, svuint8_t op3, uint64_t imm_index)``.
-
-    The vector length is what the arrays imply (``op1`` has VL/32 elements,
-    ``op2``/``op3`` VL/8).  Element i of the result adds the dot product of
-    the 4 bytes of ``op2`` at 4i and the bytes of 32-bit element
-    ``imm_index`` of ``op3``'s 128-bit segment that holds element i.
-
-    >>> svsudot_lane_s32([0] * 8, [1] * 32, list(range(32)), 1)
-    array([22, 22, 22, 22, 86, 86, 86, 86], dtype=int32)
-    """
-    return _sve("svsudot_lane_s32", op1, op2, op3, imm_index, SUDOT)
+def _neon_family(mnemonic: str) -> None:
+    prefix = {"sdot": "vdot", "udot": "vdot", "usdot": "vusdot", "sudot": "vsudot"}[mnemonic]
+    t = _Types(mnemonic, "b_s", False)
+    suffix = "_u32" if mnemonic == "udot" else "_s32"
+    cty = {"int8": "int8x", "uint8": "uint8x"}
+    for q in (0, 1):
+        nbytes = 16 if q else 8
+        nres = nbytes // 4
+        rtype = f"{t.acc}x{nres}_t"
+        atype = f"{cty[t.x]}{nbytes}_t"
+        if mnemonic != "sudot":  # SUDOT exists only by element
+            name = f"{prefix}{'q' if q else ''}{suffix}"
+            _define(name, _neon_impl(name, t, nbytes, nbytes, False), ("r", "a", "b"),
+                    Intrinsic(f"{mnemonic}_neon_vec_{64 << q}",
+                              f"{rtype} {name}({rtype} r, {atype} a, {cty[t.y]}{nbytes}_t b)"),
+                    f"r[i] + the dot product of the 4 {t.x} of a at 4i and the 4 {t.y} of b at 4i "
+                    f"(wrapping mod 2**32).")
+        for laneq in (0, 1):
+            b_bytes = 16 if laneq else 8
+            name = f"{prefix}{'q' if q else ''}_lane{'q' if laneq else ''}{suffix}"
+            _define(name, _neon_impl(name, t, nbytes, b_bytes, True), ("r", "a", "b", "lane"),
+                    Intrinsic(f"{mnemonic}_neon_elem_{64 << q}",
+                              f"{rtype} {name}({rtype} r, {atype} a, {cty[t.y]}{b_bytes}_t b, const int lane)"),
+                    f"r[i] + the dot product of the 4 {t.x} of a at 4i and the 4 {t.y} of b at 4*lane "
+                    f"(lane in 0..{b_bytes // 4 - 1}; wrapping mod 2**32).")
 
 
-def _sve(func: str, op1, op2, op3, imm_index, signs: tuple[bool, bool]) -> np.ndarray:
-    ka, kb = _kinds(signs)
-    if not isinstance(op1, np.ndarray):
-        try:
-            op1 = np.asarray(op1)
-        except (TypeError, ValueError) as exc:  # e.g. a ragged list
-            raise OperandTypeError(f"{func}: op1={describe(op1)} is not an integer array: {exc}") from None
-    n = op1.shape[-1] if op1.ndim else 0
-    _sve_bytes(4 * n, "op1", func)
-    acc = _vector(op1, "op1", "s32", n, func)
-    a = _vector(op2, "op2", ka, 4 * n, func)
-    b = _vector(op3, "op3", kb, 4 * n, func)
-    idx = _lane(imm_index, "imm_index", 3, func)
-    _batch(func, op1=acc, op2=a, op3=b)
-    return dot_by_segment(spec_for(*signs), acc, a, b, idx).view(np.int32)
+# -- SVE -----------------------------------------------------------------------------------------------
 
+def _sve_length(n: int, bits: int, func: str) -> None:
+    nbytes = n * bits // 8
+    if nbytes == 0 or nbytes % 16 or nbytes > 256:
+        raise OperandError(f"{func}: op1 has {n} elements ({nbytes} bytes); an SVE vector is a multiple of "
+                           "16 bytes (128 bits), at most 256 (2048 bits)")
+
+
+def _sve_impl(func: str, t: _Types, mode: str):
+    """mode: "vec" (op3 a vector), "n" (op3 a scalar, broadcast), "lane" (op3 indexed per segment)."""
+
+    def f(op1, op2, op3, *rest):
+        if not isinstance(op1, np.ndarray):
+            try:
+                op1 = asarray_exact(op1)
+            except (TypeError, ValueError) as exc:  # e.g. a ragged list
+                raise OperandTypeError(f"{func}: op1={describe(op1)} is not an integer array: {exc}") from None
+        n = op1.shape[-1] if op1.ndim else 0
+        _sve_length(n, t.bits, func)
+        nsrc = n * t.bits // t.width
+        acc = _vector(op1, "op1", t.acc, n, func)
+        x = _vector(op2, "op2", t.x, nsrc, func)
+        if mode == "n":
+            y = np.full(nsrc, _scalar(op3, "op3", t.y, func), np.dtype(t.y).newbyteorder("<"))
+        else:
+            y = _vector(op3, "op3", t.y, nsrc, func)
+        _batch(func, op1=acc, op2=x, op3=y)
+        a, b = (y, x) if t.swap else (x, y)
+        ua, ub, uc = _words(a, t.spec), _words(b, t.spec), _words(acc, t.spec)
+        if mode == "lane":
+            k = _index(rest[0], "imm_index", sem.per_segment(t.spec) - 1, func)
+            res = sem.by_segment(t.spec, uc, ua, ub, k)
+        else:
+            res = sem.elementwise(t.spec, uc, ua, ub)
+        return res.view(t.acc)
+
+    return f
+
+
+def _sv(ctype: str) -> str:
+    return f"sv{ctype}_t"
+
+
+def _sve_intrinsic(name: str, mnemonic: str, shape: str, mode: str, form: str, swap: bool = False) -> None:
+    t = _Types(mnemonic, shape, swap)
+    op3 = f"{t.y}_t op3" if mode == "n" else f"{_sv(t.y)} op3"
+    proto = f"{_sv(t.acc)} {name}({_sv(t.acc)} op1, {_sv(t.x)} op2, {op3}" + \
+        (", uint64_t imm_index)" if mode == "lane" else ")")
+    lanes = sem.SHAPES[shape][1]
+    what = {"vec": "the same element of op3", "n": "op3 (a scalar, in every lane)",
+            "lane": f"element imm_index (0..{128 // t.bits - 1}) of the 128-bit segment of op3 that holds it"}[mode]
+    _define(name, _sve_impl(name, t, mode), ("op1", "op2", "op3") + (("imm_index",) if mode == "lane" else ()),
+            Intrinsic(form, proto, swap),
+            f"Element i of op1 plus the dot product of the {lanes} {t.x} of op2 in element i with those of "
+            f"{what}" + (" (op2 is the instruction's second source: USDOT with the sources exchanged)"
+                         if swap else "") + f"; wrapping mod 2**{t.bits}.")
+
+
+def _sve_families() -> None:
+    for mn in ("sdot", "udot"):
+        s, u = ("s", "s") if mn == "sdot" else ("u", "u")
+        for shape, acc, src, tail in (("b_s", 32, 8, ""), ("h_d", 64, 16, "_d"), ("h_s", 32, 16, "_hs")):
+            suffix = f"_{s}{acc}" + (f"_{u}{src}" if shape == "h_s" else "")
+            _sve_intrinsic(f"svdot{suffix}", mn, shape, "vec", f"{mn}_sve_vec{tail}")
+            if shape != "h_s":  # the SVE2.1 2-way forms have no _n spelling
+                _sve_intrinsic(f"svdot_n{suffix}", mn, shape, "n", f"{mn}_sve_vec{tail}")
+            _sve_intrinsic(f"svdot_lane{suffix}", mn, shape, "lane", f"{mn}_sve_indexed{tail}")
+    _sve_intrinsic("svusdot_s32", "usdot", "b_s", "vec", "usdot_sve_vec")
+    _sve_intrinsic("svusdot_n_s32", "usdot", "b_s", "n", "usdot_sve_vec")
+    _sve_intrinsic("svusdot_lane_s32", "usdot", "b_s", "lane", "usdot_sve_indexed")
+    _sve_intrinsic("svsudot_s32", "usdot", "b_s", "vec", "usdot_sve_vec", swap=True)
+    _sve_intrinsic("svsudot_n_s32", "usdot", "b_s", "n", "usdot_sve_vec", swap=True)
+    _sve_intrinsic("svsudot_lane_s32", "sudot", "b_s", "lane", "sudot_sve_indexed")
+
+
+# -- SME2 ----------------------------------------------------------------------------------------------
 
 def _za_target(za, state, func: str) -> np.ndarray:
     if (za is None) == (state is None):
@@ -176,82 +282,113 @@ def _za_target(za, state, func: str) -> np.ndarray:
     return za
 
 
-def _sme2(func: str, slice_, zn, zm, nvec: int, index: int | None, za, state,
-          signs: tuple[bool, bool] = SUDOT) -> np.ndarray:
-    ka, kb = _kinds(signs)
-    target = _za_target(za, state, func)
-    svl_bytes = target.shape[0]
-    base = check_word(slice_, f"{func}: slice")
-    if not isinstance(zn, (tuple, list)) or len(zn) != nvec:
-        raise OperandError(f"{func}: zn={describe(zn)}; expected a tuple of {nvec} int8 vectors (svint8x{nvec}_t)")
-    a = np.stack([_vector(v, f"zn[{i}]", ka, svl_bytes, func) for i, v in enumerate(zn)])
-    if a.ndim != 2:
-        raise OperandError(f"{func}: the members of zn must be 1-D vectors of {svl_bytes} int8 (SVL/8)")
-    b = _vector(zm, "zm", kb, svl_bytes, func)
-    if b.ndim != 1:
-        raise OperandError(f"{func}: zm must be a 1-D vector of {svl_bytes} uint8 (SVL/8)")
-    group = za_group(target, nvec, base)
-    acc = group.view("<u4")
-    if index is None:
-        res = dot_elementwise(spec_for(*signs), acc, a, b[None, :])
-    else:
-        res = dot_by_segment(spec_for(*signs), acc, a, b, index)
-    group[...] = res.view(np.uint8)
-    return target
+def _tuple(x, name: str, ctype: str, nvec: int, n: int, func: str) -> np.ndarray:
+    if not isinstance(x, (tuple, list)) or len(x) != nvec:
+        raise OperandError(f"{func}: {name}={describe(x)}; expected a tuple of {nvec} {ctype} vectors "
+                           f"(sv{ctype}x{nvec}_t)")
+    out = np.stack([_vector(v, f"{name}[{i}]", ctype, n, func) for i, v in enumerate(x)])
+    if out.ndim != 2:
+        raise OperandError(f"{func}: the members of {name} must be 1-D vectors of {n} {ctype}")
+    return out
 
 
-def svsudot_lane_za32_s8_vg1x2(slice, zn, zm, imm_index: int, *, za=None, state=None) -> np.ndarray:  # noqa: A002
-    """``void svsudot_lane_za32_s8_vg1x2(uint32_t slice, svint8x2_t zn, svuint8_t zm, uint64_t imm_index)``.
+def _sme2_impl(func: str, t: _Types, mode: str, nvec: int):
+    """mode: "single" (one zm for all), "multi" (zm a tuple too), "lane" (zm indexed per segment)."""
 
-    ZA array vectors ``(slice mod vstride) + r * vstride`` (vstride = SVL/16
-    rows, r = 0, 1) accumulate the dot products of ``zn[r]`` with element
-    ``imm_index`` of each 128-bit segment of ``zm``.  ``za`` (an
-    ``(SVL/8, SVL/8)`` uint8 array) or ``state`` (a streaming
-    :class:`~intdot.arm.State`) is updated in place and returned (ZA).
+    def f(slice, zn, zm, *rest, za=None, state=None):  # noqa: A002 - ACLE's own argument name
+        target = _za_target(za, state, func)
+        svl_bytes = target.shape[0]
+        n = svl_bytes * 8 // t.width
+        base = check_word(slice, f"{func}: slice")
+        x = _tuple(zn, "zn", t.x, nvec, n, func)
+        if mode == "multi":
+            y = _tuple(zm, "zm", t.y, nvec, n, func)
+        else:
+            y = _vector(zm, "zm", t.y, n, func)
+            if y.ndim != 1:
+                raise OperandError(f"{func}: zm must be a 1-D vector of {n} {t.y} (SVL/{t.width})")
+        k = _index(rest[0], "imm_index", sem.per_segment(t.spec) - 1, func) if mode == "lane" else None
+        a, b = (y, x) if t.swap else (x, y)
+        group = sem.za_group(target, nvec, base)
+        acc = sem.words(group, t.spec)
+        ua, ub = _words(a, t.spec), _words(b, t.spec)
+        if mode == "lane":
+            res = sem.by_segment(t.spec, acc, ua, ub, k)
+        else:
+            res = sem.elementwise(t.spec, acc, ua, ub if mode == "multi" else ub[None, :])
+        group[...] = res.view(np.uint8)
+        return target
 
-    >>> import numpy as np
-    >>> za = np.zeros((16, 16), np.uint8)
-    >>> _ = svsudot_lane_za32_s8_vg1x2(9, (np.ones(16, np.int8), -np.ones(16, np.int8)),
-    ...                                np.arange(16, dtype=np.uint8), 0, za=za)
-    >>> za[1].view(np.int32), za[9].view(np.int32)
-    (array([6, 6, 6, 6], dtype=int32), array([-6, -6, -6, -6], dtype=int32))
-    """
-    return _sme2("svsudot_lane_za32_s8_vg1x2", slice, zn, zm, 2,
-                 _lane(imm_index, "imm_index", 3, "svsudot_lane_za32_s8_vg1x2"), za, state)
-
-
-def svsudot_lane_za32_s8_vg1x4(slice, zn, zm, imm_index: int, *, za=None, state=None) -> np.ndarray:  # noqa: A002
-    """``void svsudot_lane_za32_s8_vg1x4(uint32_t slice, svint8x4_t zn, svuint8_t zm, uint64_t imm_index)``.
-
-    As :func:`svsudot_lane_za32_s8_vg1x2` with four vectors (vstride = SVL/32 rows).
-    """
-    return _sme2("svsudot_lane_za32_s8_vg1x4", slice, zn, zm, 4,
-                 _lane(imm_index, "imm_index", 3, "svsudot_lane_za32_s8_vg1x4"), za, state)
-
-
-def svsudot_single_za32_s8_vg1x2(slice, zn, zm, *, za=None, state=None) -> np.ndarray:  # noqa: A002
-    """``void svsudot_single_za32_s8_vg1x2(uint32_t slice, svint8x2_t zn, svuint8_t zm)``.
-
-    ZA array vectors ``(slice mod vstride) + r * vstride`` accumulate the
-    element-wise dot products of ``zn[r]`` with ``zm``.
-
-    >>> import numpy as np
-    >>> za = np.zeros((16, 16), np.uint8)
-    >>> _ = svsudot_single_za32_s8_vg1x2(0, (np.ones(16, np.int8),) * 2, np.arange(16, dtype=np.uint8), za=za)
-    >>> za[8].view(np.int32)
-    array([ 6, 22, 38, 54], dtype=int32)
-    """
-    return _sme2("svsudot_single_za32_s8_vg1x2", slice, zn, zm, 2, None, za, state)
+    return f
 
 
-def svsudot_single_za32_s8_vg1x4(slice, zn, zm, *, za=None, state=None) -> np.ndarray:  # noqa: A002
-    """``void svsudot_single_za32_s8_vg1x4(uint32_t slice, svint8x4_t zn, svuint8_t zm)``."""
-    return _sme2("svsudot_single_za32_s8_vg1x4", slice, zn, zm, 4, None, za, state)
+def _sme2_families() -> None:
+    rows = [("sdot", "svdot", shape) for shape in ("b_s", "h_s", "h_d")] + \
+        [("udot", "svdot", shape) for shape in ("b_s", "h_s", "h_d")] + \
+        [("usdot", "svusdot", "b_s"), ("sudot", "svsudot", "b_s")]
+    for mn, prefix, shape in rows:
+        width, _, bits = sem.SHAPES[shape]
+        tail = {"b_s": "", "h_s": "_hs", "h_d": "_d"}[shape]
+        for mode, infix in (("single", "_single"), ("multi", ""), ("lane", "_lane")):
+            swap = mn == "sudot" and mode == "multi"  # no SUDOT multi-vector instruction: USDOT, exchanged
+            t = _Types("usdot" if swap else mn, shape, swap)
+            form_mn = "usdot" if swap else mn
+            for nvec in (2, 4):
+                name = f"{prefix}{infix}_za{bits}_{t.x[0] if t.x[0] == 'u' else 's'}{width}_vg1x{nvec}"
+                form = f"{form_mn}_sme2_{'indexed' if mode == 'lane' else mode}{tail}_vgx{nvec}"
+                zm = f"sv{t.y}x{nvec}_t zm" if mode == "multi" else f"sv{t.y}_t zm"
+                proto = f"void {name}(uint32_t slice, sv{t.x}x{nvec}_t zn, {zm}" + \
+                    (", uint64_t imm_index)" if mode == "lane" else ")")
+                what = {"single": "zm", "multi": "zm[r]",
+                        "lane": f"element imm_index (0..{128 // bits - 1}) of each 128-bit segment of zm"}[mode]
+                _define(name, _sme2_impl(name, t, mode, nvec),
+                        ("slice", "zn", "zm") + (("imm_index",) if mode == "lane" else ()),
+                        Intrinsic(form, proto, swap),
+                        f"ZA array vectors (slice mod vstride) + r * vstride (vstride = SVL/8/{nvec} rows, "
+                        f"r < {nvec}) accumulate, as {bits}-bit elements, the dot products of zn[r] with {what}"
+                        + (" (USDOT with zn and zm exchanged)" if swap else "")
+                        + ". ``za`` or ``state`` (keyword) is updated in place and ZA returned.",
+                        sme2=True)
 
 
-__all__ = [
-    "vsudot_lane_s32", "vsudotq_lane_s32", "vsudot_laneq_s32", "vsudotq_laneq_s32",
-    "svsudot_lane_s32",
-    "svsudot_lane_za32_s8_vg1x2", "svsudot_lane_za32_s8_vg1x4",
-    "svsudot_single_za32_s8_vg1x2", "svsudot_single_za32_s8_vg1x4",
-]
+# -- generation ----------------------------------------------------------------------------------------
+
+def _define(name: str, impl, params: tuple[str, ...], record: Intrinsic, summary: str, sme2: bool = False) -> None:
+    """Publish ``impl`` as intrinsic ``name``: a function with the ACLE's argument names and a docstring."""
+
+    P = inspect.Parameter
+    sig = [P(p, P.POSITIONAL_OR_KEYWORD) for p in params]
+    if sme2:
+        sig += [P("za", P.KEYWORD_ONLY, default=None), P("state", P.KEYWORD_ONLY, default=None)]
+
+    def call(*args, **kwargs):
+        try:
+            bound = signature.bind(*args, **kwargs)
+        except TypeError as exc:
+            raise OperandTypeError(f"{name}: {exc}; expected {record.prototype}") from None
+        return impl(*(bound.arguments[p] for p in params), **{k: bound.arguments[k] for k in ("za", "state")
+                                                              if k in bound.arguments})
+
+    signature = inspect.Signature(sig)
+    call.__name__ = call.__qualname__ = name
+    call.__module__ = __name__
+    call.__signature__ = signature
+    call.__doc__ = f"``{record.prototype}`` ({record.form}).\n\n{summary}\n"
+    globals()[name] = call
+    INTRINSICS[name] = record
+
+
+_neon_family("sdot")
+_neon_family("udot")
+_neon_family("usdot")
+_neon_family("sudot")
+_sve_families()
+_sme2_families()
+
+#: form id -> the names of its intrinsics.
+BY_FORM: dict[str, tuple[str, ...]] = {}
+for _name, _rec in INTRINSICS.items():
+    BY_FORM[_rec.form] = BY_FORM.get(_rec.form, ()) + (_name,)
+del _name, _rec
+
+__all__ = ["INTRINSICS", "BY_FORM", "Intrinsic", *INTRINSICS]

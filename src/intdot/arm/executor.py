@@ -1,77 +1,41 @@
 """The executor: run one decoded instruction on a :class:`~intdot.arm.state.State`.
 
 Each semantic kind of the form table (``Form.kind``) has one small function
-here.  They only *select* words (the indexed 32-bit element of Vm, the
-indexed element of each 128-bit segment of Zm, the ZA rows of a vector
-group) and hand them to the core's dot product; none multiplies lanes.
+here.  They only *select* registers and words (the Zn list, the ZA vectors
+of a group, the indexed element) and hand them to the word kernels of
+:mod:`intdot.arm.semantics`, which call the core; none multiplies lanes.
+Element sizes come from the row's ``spec`` (8-bit lanes into .s, 16-bit
+into .d, 2-way 16-bit into .s), so one function serves SDOT, UDOT, USDOT
+and SUDOT of every size.
 """
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 import numpy as np
 
-from ..core.dot import DotSpec, dot_arrays
+from ..core import DotSpec
 from ..core.errors import OperandError, OperandTypeError, StateError, UnknownInstruction
 from ..core.values import describe, is_int_scalar
+from . import semantics as sem
 from .insn import Form, Insn
+from .semantics import za_group  # noqa: F401  (re-exported: callers used it from here)
 from .state import State
 
-_U32 = np.dtype("<u4")
 
-
-@lru_cache(maxsize=None)
 def spec_for(a_signed: bool, b_signed: bool) -> DotSpec:
-    """The core's parameters for an 8-bit dot product into 32-bit lanes."""
-    return DotSpec(8, a_signed, b_signed, True)
+    """The core's parameters for an 8-bit dot product into signed 32-bit elements."""
+    return sem.make_spec(8, 4, a_signed, b_signed, 32, True)
 
 
-# -- word-level kernels, shared with the ACLE intrinsics ------------------------
-
-def dot_by_element(spec: DotSpec, acc: np.ndarray, a: np.ndarray, bword: np.ndarray) -> np.ndarray:
-    """acc[..., e] + dot(a[..., e], bword[...]): one word of the second source for all lanes."""
-    return dot_arrays(spec, a, bword[..., None], acc, neg=False, clamp=False)
-
-
-def dot_by_segment(spec: DotSpec, acc: np.ndarray, a: np.ndarray, b: np.ndarray, index: int) -> np.ndarray:
-    """acc[..., e] + dot(a[..., e], b[..., 4*(e//4) + index]): the SVE/SME "indexed" rule.
-
-    The last axis holds 32-bit words; each 128-bit segment (4 words) of the
-    result uses word ``index`` of the same segment of ``b``.
-    """
-    shape = np.broadcast_shapes(acc.shape, a.shape)
-    seg = b.reshape(b.shape[:-1] + (-1, 4))[..., index:index + 1]
-    out = dot_arrays(spec, a.reshape(a.shape[:-1] + (-1, 4)), seg, acc.reshape(acc.shape[:-1] + (-1, 4)),
-                     neg=False, clamp=False)
-    return out.reshape(shape)
-
-
-def dot_elementwise(spec: DotSpec, acc: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """acc + dot(a, b), word by word (broadcasting)."""
-    return dot_arrays(spec, a, b, acc, neg=False, clamp=False)
-
-
-def za_group(za: np.ndarray, nvec: int, slice_value: int) -> np.ndarray:
-    """The ZA rows a vector group of ``nvec`` touches for ``slice_value`` = Wv + offset, as a view.
-
-    vstride = SVL_bytes / nvec; the first row is slice mod vstride and member
-    r uses that row + r * vstride: a strided view of ``nvec`` rows (no
-    gather, no scatter), returned as an ``(nvec, SVL_bytes)`` uint8 array.
-
-    >>> za = np.zeros((16, 16), np.uint8)
-    >>> za_group(za, 4, 2**32 - 1).__array_interface__["data"][0] - za.ctypes.data, za_group(za, 4, 7).shape
-    (48, (4, 16))
-    """
-    vstride = za.shape[0] // nvec
-    return za[slice_value % vstride::vstride]
+def form_spec(form: Form) -> DotSpec:
+    """The row's spec; a hand-made row without one is an 8-bit form into .s."""
+    spec = getattr(form, "spec", None)
+    if spec is not None:
+        return spec
+    return sem.make_spec(8, 4, form.a_signed, form.b_signed, 32, form.mnemonic != "udot")
 
 
 # -- the per-kind execute functions ----------------------------------------------
-
-def _words(region: np.ndarray) -> np.ndarray:
-    return region.view(_U32)
-
 
 def _op(insn: Insn, name: str, lo: int, hi: int) -> int:
     """Operand ``name``, within what the semantics can address (``lo..hi``).
@@ -89,28 +53,44 @@ def _op(insn: Insn, name: str, lo: int, hi: int) -> int:
     return int(v)
 
 
-def _exec_neon_elem(state: State, insn: Insn) -> None:
-    form = insn.form
+def _neon(state: State, insn: Insn, spec: DotSpec, indexed: bool) -> None:
     vd, vn, vm = _op(insn, "vd", 0, 31), _op(insn, "vn", 0, 31), _op(insn, "vm", 0, 31)
-    index, q = _op(insn, "index", 0, 3), _op(insn, "q", 0, 1)
-    nwords = 4 if q else 2
+    q = _op(insn, "q", 0, 1)
+    nbytes = 16 if q else 8
     z = state.z
-    a = _words(z[vn, :4 * nwords])
-    b = _words(z[vm, :16])[index:index + 1]
-    acc = _words(z[vd, :4 * nwords])
-    res = dot_by_element(spec_for(form.a_signed, form.b_signed), acc, a, np.asarray(b[0]))
+    acc, a = sem.words(z[vd, :nbytes], spec), sem.words(z[vn, :nbytes], spec)
+    if indexed:
+        # Vm is read whole (128 bits) whatever the arrangement: the index reaches its upper half.
+        b = sem.words(z[vm, :16], spec)
+        index = _op(insn, "index", 0, b.shape[-1] - 1)
+        res = sem.by_element(spec, acc, a, b, index)
+    else:
+        res = sem.elementwise(spec, acc, a, sem.words(z[vm, :nbytes], spec))
     # V[d] = result: the bits above the written width, up to the Z length, become zero.
     z[vd, :] = 0
-    z[vd, :4 * nwords] = res.view(np.uint8)
+    z[vd, :nbytes] = res.view(np.uint8)
 
 
-def _exec_sve_indexed(state: State, insn: Insn) -> None:
-    form = insn.form
-    zda, zn = _op(insn, "zda", 0, 31), _op(insn, "zn", 0, 31)
-    zm, index = _op(insn, "zm", 0, 31), _op(insn, "index", 0, 3)
+def _exec_neon_vec(state: State, insn: Insn, spec: DotSpec) -> None:
+    _neon(state, insn, spec, False)
+
+
+def _exec_neon_elem(state: State, insn: Insn, spec: DotSpec) -> None:
+    _neon(state, insn, spec, True)
+
+
+def _exec_sve_vec(state: State, insn: Insn, spec: DotSpec) -> None:
+    zda, zn, zm = _op(insn, "zda", 0, 31), _op(insn, "zn", 0, 31), _op(insn, "zm", 0, 31)
     z = state.z
-    res = dot_by_segment(spec_for(form.a_signed, form.b_signed), _words(z[zda]), _words(z[zn]), _words(z[zm]),
-                         index)
+    res = sem.elementwise(spec, sem.words(z[zda], spec), sem.words(z[zn], spec), sem.words(z[zm], spec))
+    z[zda] = res.view(np.uint8)
+
+
+def _exec_sve_indexed(state: State, insn: Insn, spec: DotSpec) -> None:
+    zda, zn = _op(insn, "zda", 0, 31), _op(insn, "zn", 0, 31)
+    zm, index = _op(insn, "zm", 0, 31), _op(insn, "index", 0, sem.per_segment(spec) - 1)
+    z = state.z
+    res = sem.by_segment(spec, sem.words(z[zda], spec), sem.words(z[zn], spec), sem.words(z[zm], spec), index)
     z[zda] = res.view(np.uint8)
 
 
@@ -124,37 +104,45 @@ def _sme2_prologue(state: State, insn: Insn):
     if nvec not in (2, 4):
         raise OperandError(f"{form.name}: nvec={nvec!r}; expected 2 or 4")
     wv, off = _op(insn, "wv", 0, 30), _op(insn, "off", 0, 0xFFFFFFFF)
-    return form, nvec, za_group(state.za, nvec, state.w[wv] + off)
+    return nvec, za_group(state.za, nvec, state.w[wv] + off)
 
 
-def _members(z: np.ndarray, zn: int, nvec: int) -> np.ndarray:
-    """Z registers zn, zn+1, ... (mod 32) as a (nvec, bytes) array (a view unless the list wraps)."""
-    return z[zn:zn + nvec] if zn + nvec <= 32 else z[(zn + np.arange(nvec)) % 32]
-
-
-def _exec_sme2_indexed(state: State, insn: Insn) -> None:
-    form, nvec, group = _sme2_prologue(state, insn)
-    zn, zm, index = _op(insn, "zn", 0, 31), _op(insn, "zm", 0, 31), _op(insn, "index", 0, 3)
+def _exec_sme2_indexed(state: State, insn: Insn, spec: DotSpec) -> None:
+    nvec, group = _sme2_prologue(state, insn)
+    zn, zm = _op(insn, "zn", 0, 31), _op(insn, "zm", 0, 31)
+    index = _op(insn, "index", 0, sem.per_segment(spec) - 1)
     z = state.z
-    res = dot_by_segment(spec_for(form.a_signed, form.b_signed), _words(group), _words(_members(z, zn, nvec)),
-                         _words(z[zm]), index)
+    res = sem.by_segment(spec, sem.words(group, spec), sem.words(sem.members(z, zn, nvec), spec),
+                         sem.words(z[zm], spec), index)
     group[...] = res.view(np.uint8)
 
 
-def _exec_sme2_single(state: State, insn: Insn) -> None:
-    form, nvec, group = _sme2_prologue(state, insn)
+def _exec_sme2_single(state: State, insn: Insn, spec: DotSpec) -> None:
+    nvec, group = _sme2_prologue(state, insn)
     zn, zm = _op(insn, "zn", 0, 31), _op(insn, "zm", 0, 31)
     z = state.z
-    res = dot_elementwise(spec_for(form.a_signed, form.b_signed), _words(group), _words(_members(z, zn, nvec)),
-                          _words(z[zm])[None, :])
+    res = sem.elementwise(spec, sem.words(group, spec), sem.words(sem.members(z, zn, nvec), spec),
+                          sem.words(z[zm], spec)[None, :])
+    group[...] = res.view(np.uint8)
+
+
+def _exec_sme2_multi(state: State, insn: Insn, spec: DotSpec) -> None:
+    nvec, group = _sme2_prologue(state, insn)
+    zn, zm = _op(insn, "zn", 0, 31), _op(insn, "zm", 0, 31)
+    z = state.z
+    res = sem.elementwise(spec, sem.words(group, spec), sem.words(sem.members(z, zn, nvec), spec),
+                          sem.words(sem.members(z, zm, nvec), spec))
     group[...] = res.view(np.uint8)
 
 
 EXECUTE = {
+    "neon_dot_vec": _exec_neon_vec,
     "neon_dot_elem": _exec_neon_elem,
+    "sve_dot_vec": _exec_sve_vec,
     "sve_dot_indexed": _exec_sve_indexed,
-    "sme2_dot_indexed": _exec_sme2_indexed,
     "sme2_dot_single": _exec_sme2_single,
+    "sme2_dot_multi": _exec_sme2_multi,
+    "sme2_dot_indexed": _exec_sme2_indexed,
 }
 
 
@@ -212,5 +200,5 @@ def execute(state: State, insn) -> State:
         from .forms import checked_ops
 
         insn = Insn(form, checked_ops(insn))
-    fn(state, insn)
+    fn(state, insn, form_spec(form))
     return state
