@@ -104,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
         return int(args.func(args) or 0)
     except IntdotError as exc:
         # The first line is the message; AsmSyntaxError adds a caret line under the text.
-        print(f"intdot {args.command}: error: {exc}", file=sys.stderr)
+        _say(f"intdot {args.command}: error: {exc}")
         return EXIT_ERROR
     except BrokenPipeError:
         _quiet_stdout()
@@ -116,9 +116,16 @@ def main(argv: list[str] | None = None) -> int:
         if os.environ.get("INTDOT_DEBUG", "") not in ("", "0"):
             raise
         first = (str(exc).splitlines() or [""])[0]
-        print(f"intdot {args.command}: internal error: {type(exc).__name__}: {first} (a bug in intdot; "
-              "please report it with the command line; INTDOT_DEBUG=1 shows the traceback)", file=sys.stderr)
+        _say(f"intdot {args.command}: internal error: {type(exc).__name__}: {first} (a bug in intdot; "
+             "please report it with the command line; INTDOT_DEBUG=1 shows the traceback)")
         return EXIT_BUG
+
+
+def _say(message: str) -> None:
+    """Print to stderr whatever the message holds: an argument that was not valid UTF-8
+    arrives with surrogate escapes, which a strict stream refuses to write."""
+    encoding = getattr(sys.stderr, "encoding", None) or "utf-8"
+    print(message.encode(encoding, "backslashreplace").decode(encoding, "replace"), file=sys.stderr)
 
 
 def _quiet_stdout() -> None:

@@ -6,6 +6,10 @@ import argparse
 import csv
 import io
 import json
+import sys
+
+from ..core.errors import IntdotError, OperandError
+from .inputs import at_line, read_text, source_name
 
 EVAL_EPILOG = """\
 examples:
@@ -13,6 +17,13 @@ examples:
   intdot eval '__builtin_amdgcn_sudot4(true, 0x80FF7F01, false, 0x01020304, 100, false)' --explain
   intdot eval 'sdot2((short2){-3, 7}, (short2){2, 5}, 0, false)'
   intdot eval 'sdot4(0x80808080, 0x80808080, 0x7fffffff, true)' --profile llvm --target gfx942
+  printf 'sdot4(1, 2, 3, false)\nudot4(-1, -1, 0, false)\n' | intdot eval -f - --json
+
+With -f, each line is one expression ('//' starts a comment; blank lines are
+skipped).  Text output has one line per expression, in order: the result, or
+'error' (the message, naming the line, goes to stderr).  --json prints one JSON
+object per expression and line (JSON Lines).  A bad line does not stop the
+batch unless --fail-fast; the exit status is 1 if any line failed.
 
 In the reference profile the last argument is neg; in the llvm profile it is
 clang's clamp (use --clamp for the reference profile's saturation).
@@ -32,7 +43,8 @@ def register(subparsers) -> None:
         description="Evaluate one AMD GPU dot builtin call, written as in kernel source, bit for bit. "
                     "Prints the result in decimal and hex.",
         epilog=EVAL_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("expr", metavar="EXPR", help="the call, e.g. 'sdot4(-1, 0x7f7f7f7f, 5, false)'")
+    p.add_argument("expr", metavar="EXPR", nargs="?", help="the call, e.g. 'sdot4(-1, 0x7f7f7f7f, 5, false)'")
+    p.add_argument("-f", "--file", metavar="FILE", help="evaluate each line of FILE ('-' for stdin)")
     p.add_argument("--target", metavar="T", help="a family (CDNA3) or processor (gfx942): fail if the builtin "
                                                  "does not exist there")
     p.add_argument("--profile", choices=("reference", "llvm"), default="reference",
@@ -40,7 +52,11 @@ def register(subparsers) -> None:
     p.add_argument("--clamp", action="store_true",
                    help="reference profile: saturate instead of wrapping (the hardware's clamp bit)")
     p.add_argument("--explain", action="store_true",
-                   help="show each lane, the products, the dot product, the accumulation and the clamp step")
+                   help="show each lane, the products, the dot product, the accumulation and the clamp step "
+                        "(with --json: the lanes)")
+    p.add_argument("--json", action="store_true",
+                   help="print a JSON object per expression: value, hex, builtin, target, profile, ...")
+    p.add_argument("--fail-fast", action="store_true", help="with -f: stop at the first line that fails")
     p.set_defaults(func=_eval)
 
     t = subparsers.add_parser(
@@ -61,12 +77,73 @@ def register(subparsers) -> None:
 def _eval(args) -> int:
     from ..amd.evaluate import evaluate, explain, result_line
 
-    ev = evaluate(args.expr, profile=args.profile, target=args.target, clamp=args.clamp)
-    if args.explain:
-        for line in explain(ev):
-            print(line)
-    print(result_line(ev))
-    return 0
+    if args.file is None:
+        if args.expr is None:
+            raise OperandError("no expression given; pass EXPR, or -f FILE ('-' for stdin) for one a line")
+        ev = evaluate(args.expr, profile=args.profile, target=args.target, clamp=args.clamp)
+        if args.json:
+            print(json.dumps(_record(ev, args.explain)))
+            return 0
+        if args.explain:
+            for line in explain(ev):
+                print(line)
+        print(result_line(ev))
+        return 0
+    if args.expr is not None:
+        raise OperandError(f"EXPR {args.expr!r} and --file {args.file!r} both given; use one")
+    return _batch(args)
+
+
+def _batch(args) -> int:
+    """One expression a line; a failing line is reported and the batch goes on."""
+    from ..amd.evaluate import evaluate, explain, result_line
+
+    source = source_name(args.file)
+    failed = 0
+    for n, raw in enumerate(read_text(args.file, "--file").splitlines(), 1):
+        text = raw.split("//")[0].rstrip()  # leading blanks kept: columns stay the file's
+        if not text.strip():
+            continue
+        try:
+            ev = evaluate(text, profile=args.profile, target=args.target, clamp=args.clamp)
+        except IntdotError as exc:
+            failed += 1
+            err = at_line(exc, source, n)
+            if args.json:
+                print(json.dumps({"line": n, "expr": text.strip(), "error": str(err).splitlines()[0]}))
+            else:
+                print("error")
+            print(f"intdot eval: error: {err}", file=sys.stderr)
+            if args.fail_fast:
+                break
+            continue
+        if args.json:
+            print(json.dumps({"line": n, **_record(ev, args.explain)}))
+            continue
+        if args.explain:
+            for line in explain(ev):
+                print(line)
+        print(result_line(ev))
+    sys.stdout.flush()
+    return 1 if failed else 0
+
+
+def _record(ev, lanes: bool) -> dict:
+    from ..amd.evaluate import hex32
+
+    out = {"expr": ev.text, "value": ev.result, "hex": hex32(ev.result), "builtin": ev.row.full_name,
+           "target": ev.target, "profile": ev.profile, "neg": ev.neg, "clamp": ev.clamp}
+    if lanes:
+        from ..core import trace
+
+        spec = ev.row.spec(ev.src0_signed, ev.src1_signed)
+        t = trace(spec, ev.words["src0"], ev.words["src1"], ev.words["src2"], neg=ev.neg, clamp=ev.clamp)
+        out.update({
+            "src0": hex32(ev.words["src0"]), "src1": hex32(ev.words["src1"]), "src2": hex32(ev.words["src2"]),
+            "lanes": [{"lane": k, "src0": x, "src1": y, "product": p}
+                      for k, (x, y, p) in enumerate(zip(t.a_lanes, t.b_lanes, t.products))],
+            "dot": t.dot, "acc": t.acc, "exact": t.exact})
+    return out
 
 
 def _yes(x: bool) -> str:

@@ -179,16 +179,19 @@ def _rows(label: str, values) -> list:
     return [(label, values)]
 
 
-def _block(rows: list) -> list[str]:
-    """Lines for several registers with one column grid: labels, element indices and
-    values line up across every row of the block."""
-    if not rows:
-        return []
-    lw = max(10, max(len(r[0]) for r in rows))
+def _grid(rows: list) -> tuple[int, int, int]:
+    """Label, element-index and value widths that fit every row."""
+    lw = max([10] + [len(r[0]) for r in rows])
     vectors = [v for _, v in rows if not isinstance(v, int)]
     width = max((len(str(int(x))) for v in vectors for x in v), default=1)
     count = max((len(v) for v in vectors), default=0)
-    iw = max(2, len(str(max(count - 1, 0))))
+    return lw, max(2, len(str(max(count - 1, 0)))), width
+
+
+def _block(rows: list, grid: tuple[int, int, int]) -> list[str]:
+    """Lines for several registers on one column grid, so that labels, element indices
+    and values line up across every row of the output."""
+    lw, iw, width = grid
     out = []
     for label, values in rows:
         if isinstance(values, int):
@@ -300,14 +303,15 @@ def run_exec(args) -> int:
         return 0
     mode = "streaming, Z = SVL" if state.streaming else "not streaming, Z = VL"
     print(f"# VL={state.vl} SVL={state.svl} ({mode})")
-    for step in steps:
+    blocks = [[r for label, values in step["changed"].items() for r in _rows(label, values)] for step in steps]
+    tail = [r for name, values in shown.items() for r in _rows(name.strip(), values)]
+    grid = _grid([r for b in blocks for r in b] + tail)
+    for step, rows in zip(steps, blocks):
         print(f"{step['insn']}    // {step['word']}")
         if not step["changed"]:
             print("  (no register changed)")
-        rows = [r for label, values in step["changed"].items() for r in _rows(label, values)]
-        for line in _block(rows):
+        for line in _block(rows, grid):
             print(line)
-    rows = [r for name, values in shown.items() for r in _rows(name.strip(), values)]
-    for line in _block(rows):
+    for line in _block(tail, grid):
         print(line)
     return 0

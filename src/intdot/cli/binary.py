@@ -78,9 +78,11 @@ def words_from_text(text: str | list, source: str, *, unit: str = "line") -> Chu
     may be a list of lines (command-line arguments, ``unit="argument"``)."""
     words, where = [], []
     lines = text.splitlines() if isinstance(text, str) else text
+    # llvm-mc -show-encoding output: only the encodings are words (not '.text', not the assembly).
+    llvm_mc = any("encoding: [" in line for line in lines)
     for n, line in enumerate(lines, 1):
         found = list(_BYTE_LIST.finditer(line))
-        if found:  # an llvm-mc line: its text and comment are not words
+        if found or llvm_mc:  # an llvm-mc line: its text and comment are not words
             for m in found:
                 words.append(_byte_list(m, source, n, unit))
                 where.append((n, m.start() + 1))
