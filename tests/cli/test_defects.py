@@ -82,7 +82,7 @@ def test_exec_columns_line_up(cli):
     ends = [[m.end() for m in re.finditer(r"\S+", ln)][1:] for ln in rows]
     assert ends[0] == ends[1] and ends[2] == ends[0][:len(ends[2])], out
     # Hand check: row 0 = z0 (-100) x z4 bytes 8..11 (index 2 of 128-bit segment 0): -100 * (8+9+10+11)
-    assert rows[0].split()[2] == str(-100 * (8 + 9 + 10 + 11)) and rows[1].split()[2] == str(8 + 9 + 10 + 11)
+    assert rows[0].split()[3] == str(-100 * (8 + 9 + 10 + 11)) and rows[1].split()[3] == str(8 + 9 + 10 + 11)
 
 
 def test_bare_hex_word_is_read_as_disasm_reads_it(cli):
