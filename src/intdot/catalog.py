@@ -303,7 +303,14 @@ def find_all(name) -> tuple[Instruction, ...]:
 
 def _suggest(key: str) -> tuple[str, ...]:
     spellings = {s.lower(): s for s in _table().index}
-    return tuple(spellings[m] for m in difflib.get_close_matches(key.lower(), spellings, n=3, cutoff=0.75))
+    key = key.lower()
+    close = difflib.get_close_matches(key, spellings, n=8, cutoff=0.75)
+
+    # Of equally close spellings, one of the same length is likelier what was meant (sdot5 -> sdot4, not sdot).
+    def rank(m: str):
+        return (len(m) != len(key), -difflib.SequenceMatcher(None, key, m).ratio())
+
+    return tuple(spellings[m] for m in sorted(close, key=rank)[:4])
 
 
 def find(name) -> Instruction:
