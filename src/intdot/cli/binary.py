@@ -97,18 +97,18 @@ def words_from_text(text: str | list, source: str, *, unit: str = "line") -> Chu
 def words_from_objdump(text: str, source: str) -> list[Chunk]:
     """An ``objdump -d`` (GNU or LLVM) listing: sections, symbols, addresses and words."""
     chunks: list[Chunk] = []
-    section, words, addrs, symbols, where = source, [], [], [], []
+    section, words, addrs, symbols, where, data = source, [], [], [], [], []
 
     def flush():
         if words:
             chunks.append(Chunk(section, np.array(words, dtype=np.uint32), np.array(addrs, dtype=np.uint64),
-                                list(symbols), where=list(where)))
+                                list(symbols), np.array(data, dtype=bool), where=list(where)))
 
     for n, line in enumerate(text.splitlines(), 1):
         m = _OBJDUMP_SECTION.match(line)
         if m:
             flush()
-            section, words, addrs, symbols, where = m[1], [], [], [], []
+            section, words, addrs, symbols, where, data = m[1], [], [], [], [], []
             continue
         m = _OBJDUMP_SYMBOL.match(line)
         if m:
@@ -121,6 +121,8 @@ def words_from_objdump(text: str, source: str) -> list[Chunk]:
             words.append(word)
             addrs.append(int(m[1], 16))
             where.append((n, m.start(2) + 1))
+            # objdump shows data inside code ('$d' regions) as .word/.byte: not instructions.
+            data.append(line[m.end():].split(None, 1)[:1] in ([".word"], [".byte"], [".short"], [".hword"]))
     flush()
     if not chunks:
         raise OperandError(f"{source}: no instruction lines found in this objdump listing "

@@ -1,0 +1,201 @@
+"""``intdot disasm`` on compiled AArch64 code: ELF objects, shared libraries and
+executables that clang-19 builds here from C with ACLE intrinsics, their
+``objdump -d`` listings, raw section bytes and llvm-mc output.
+
+Oracles: the C source says which dot instructions each function holds;
+llvm-objdump-19 gives every word's address, symbol and, for the dot
+instructions, LLVM's text."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+
+import pytest
+
+from tests.oracles import find_tool, missing
+
+MARCH = "-march=armv9.2-a+sme2+i8mm"
+SOURCE = r"""
+#include <arm_neon.h>
+#include <arm_sve.h>
+#include <arm_sme.h>
+int32x4_t nsu(int32x4_t a, int8x16_t b, uint8x16_t c) { return vsudotq_laneq_s32(a, b, c, 2); }
+int32x2_t nsu64(int32x2_t a, int8x8_t b, uint8x16_t c) { return vsudot_laneq_s32(a, b, c, 1); }
+svint32_t ssu(svint32_t a, svint8_t b, svuint8_t c) { return svsudot_lane_s32(a, b, c, 3); }
+void za(uint32_t slice, svint8x2_t zn, svuint8_t zm) __arm_streaming __arm_inout("za") {
+  svsudot_lane_za32_s8_vg1x2(slice, zn, zm, 1);
+  svsudot_single_za32_s8_vg1x4(slice, svcreate4(svget2(zn, 0), svget2(zn, 1), svget2(zn, 0), svget2(zn, 1)), zm);
+}
+static int helper(int x) { return x * 3 + 1; }
+int plain(int x) { return helper(x) ^ 5; }
+"""
+# What the source asks for, per function: the mnemonic and register kind of each dot instruction.
+KNOWN = {"nsu": ["sudot v"], "nsu64": ["sudot v"], "ssu": ["sudot z"], "za": ["sudot za", "sudot za"], "plain": []}
+DOT = re.compile(r"^(sdot|udot|usdot|sudot)\s")
+
+
+def _tool(name: str) -> str:
+    path = find_tool(f"INTDOT_{name.upper().replace('-', '_')}", name)
+    if path is None:
+        missing(name, "install LLVM 19 (clang-19, lld-19, llvm-19), e.g. with scripts/install-oracles.sh")
+    return path
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    clang, lld = _tool("clang-19"), _tool("ld.lld-19")
+    del lld  # clang finds it through -fuse-ld=lld
+    d = tmp_path_factory.mktemp("elf")
+    (d / "k.c").write_text(SOURCE)
+    base = [clang, "--target=aarch64-linux-gnu", MARCH, "-O2"]
+    out = {"object": d / "k.o", "shared": d / "libk.so", "executable": d / "k.exe"}
+    subprocess.run(base + ["-c", d / "k.c", "-o", out["object"]], check=True)
+    subprocess.run(base + ["-fuse-ld=lld", "-nostdlib", "-shared", "-fPIC", d / "k.c", "-o", out["shared"]],
+                   check=True)
+    subprocess.run(base + ["-fuse-ld=lld", "-nostdlib", "-static", "-Wl,-e,nsu", d / "k.c", "-o",
+                           out["executable"]], check=True)
+    return out
+
+
+def objdump(path) -> list[dict]:
+    """llvm-objdump-19 -d as records: address, symbol, word, text (LLVM's, tabs made spaces)."""
+    text = subprocess.run([_tool("llvm-objdump-19"), "-d", "--no-show-raw-insn", path], check=True,
+                          capture_output=True, text=True).stdout
+    raw = subprocess.run([_tool("llvm-objdump-19"), "-d", path], check=True, capture_output=True, text=True).stdout
+    words = {}
+    for line in raw.splitlines():
+        m = re.match(r"^\s*([0-9a-f]+):\s+([0-9a-f]{8})\s", line)
+        if m:
+            words[int(m[1], 16)] = int(m[2], 16)
+    out, symbol = [], None
+    for line in text.splitlines():
+        m = re.match(r"^[0-9a-f]+ <(.+)>:$", line)
+        if m:
+            symbol = m[1]
+            continue
+        m = re.match(r"^\s*([0-9a-f]+):\s+(.*)$", line)
+        if m:
+            addr = int(m[1], 16)
+            out.append({"address": addr, "symbol": symbol, "word": words.get(addr),
+                        "text": " ".join(m[2].replace("\t", " ").split())})
+    return out
+
+
+def ours(cli, *argv, stdin=None) -> list[dict]:
+    rc, out, err = cli("disasm", *argv, "--json", stdin=stdin)
+    assert rc == 0, err
+    return json.loads(out)
+
+
+@pytest.mark.parametrize("kind", ["object", "shared", "executable"])
+def test_elf_matches_llvm_objdump(cli, built, kind):
+    theirs = objdump(built[kind])
+    mine = ours(cli, "-f", built[kind])
+    assert [int(r["address"], 16) for r in mine] == [r["address"] for r in theirs]
+    assert [r["symbol"] for r in mine] == [r["symbol"] for r in theirs]
+    assert [int(r["word"], 16) for r in mine] == [r["word"] for r in theirs]
+    for m, t in zip(mine, theirs):
+        if not m["text"].startswith("."):  # intdot decoded it: LLVM's text, exactly
+            assert DOT.match(t["text"]) and m["text"] == t["text"], (m, t)
+        elif DOT.match(t["text"]):  # a dot instruction intdot did not decode: only if its table lacks the form
+            from intdot.arm import assemble
+
+            with pytest.raises(Exception):
+                assemble(t["text"])
+
+
+@pytest.mark.parametrize("kind", ["object", "shared", "executable"])
+def test_dot_instructions_are_those_of_the_source(cli, built, kind):
+    mine = ours(cli, "-f", built[kind], "--only-dot")
+    found: dict = {}
+    for r in mine:
+        m = re.match(r"(\w+) (za|v|z)(?=[\d.])", r["text"])
+        found.setdefault(r["symbol"], []).append(f"{m[1]} {m[2]}")
+    assert found == {fn: v for fn, v in KNOWN.items() if v}
+
+
+def test_stats_per_function(cli, built):
+    rc, out, _ = cli("disasm", "-f", built["object"], "--stats", "--json")
+    stats = json.loads(out)
+    assert rc == 0 and stats["dot"] == 5
+    assert {fn: sum(forms.values()) for fn, forms in stats["functions"].items()} == {
+        "nsu": 1, "nsu64": 1, "ssu": 1, "za": 2}
+    assert len(stats["functions"]["za"]) == 2  # two forms: indexed vgx2 and single vgx4
+    rc, out, _ = cli("disasm", "-f", built["shared"], "--stats")
+    assert out.splitlines()[0].startswith("5 dot instruction(s) in ")
+    assert re.search(r"^za +\S+ +1$", out, re.M)
+
+
+def test_text_listing_looks_like_objdump(cli, built):
+    rc, out, _ = cli("disasm", "-f", built["object"])
+    theirs = objdump(built["object"])
+    assert rc == 0 and "Disassembly of section .text:" in out
+    assert "\n0000000000000000 <nsu>:\n" in out
+    shown = [t for t in theirs if DOT.match(t["text"]) and f"  {t['text']}\n" in out]
+    assert len(shown) == 5  # every sudot of the source, on objdump's line: address, word, LLVM's text
+    for t in shown:
+        assert f"{t['address']:>8x}: {t['word']:08x}  {t['text']}\n" in out
+
+
+def test_objdump_listing_as_input(cli, built, tmp_path):
+    listing = subprocess.run([_tool("llvm-objdump-19"), "-d", built["shared"]], check=True, capture_output=True,
+                             text=True).stdout
+    from_listing = ours(cli, "-f", "-", stdin=listing)
+    from_elf = ours(cli, "-f", built["shared"])
+    assert from_listing == from_elf
+
+
+def test_data_in_code_is_not_decoded(cli, tmp_path):
+    clang = _tool("clang-19")
+    src = tmp_path / "d.s"
+    src.write_text(".text\n.globl f\n.type f,%function\nf:\n  sudot z0.s, z1.b, z2.b[3]\n  ret\n"
+                   "  .word 0x44ba1c20\ng:\n  sudot z0.s, z1.b, z2.b[1]\n")
+    obj = tmp_path / "d.o"
+    subprocess.run([clang, "--target=aarch64-linux-gnu", MARCH, "-c", src, "-o", obj], check=True)
+    mine = ours(cli, "-f", obj)
+    assert [(r["address"], r["symbol"], r["text"]) for r in mine] == [
+        ("0x0", "f", "sudot z0.s, z1.b, z2.b[3]"), ("0x4", "f", ".inst 0xd65f03c0"),
+        ("0x8", "f", ".word 0x44ba1c20"), ("0xc", "g", "sudot z0.s, z1.b, z2.b[1]")]
+    listing = subprocess.run([_tool("llvm-objdump-19"), "-d", obj], check=True, capture_output=True,
+                             text=True).stdout
+    assert [r["text"] for r in ours(cli, "-f", "-", stdin=listing)] == [r["text"] for r in mine]
+
+
+def test_raw_section_bytes(cli, built, tmp_path):
+    raw = tmp_path / "text.bin"
+    subprocess.run([_tool("llvm-objcopy-19"), "-O", "binary", "--only-section=.text", built["object"], raw],
+                   check=True)
+    from_elf = ours(cli, "-f", built["object"])
+    from_raw = ours(cli, "-f", raw, "--raw")
+    assert [(r["address"], r["word"], r["text"]) for r in from_raw] == \
+        [(r["address"], r["word"], r["text"]) for r in from_elf]
+    data = raw.read_bytes()
+    swapped = tmp_path / "be.bin"
+    swapped.write_bytes(b"\xaa\xbb" + b"".join(data[i:i + 4][::-1] for i in range(0, len(data), 4)))
+    from_be = ours(cli, "-f", swapped, "--raw", "--endian", "big", "--offset", "2")
+    assert [r["text"] for r in from_be] == [r["text"] for r in from_raw]
+    assert from_be[0]["address"] == "0x2"
+
+
+def test_llvm_mc_output_as_input(cli):
+    mc = _tool("llvm-mc-19")
+    text = "sudot z0.s, z1.b, z2.b[3]\nsudot v31.4s, v1.16b, v2.4b[3]\n"
+    shown = subprocess.run([mc, "-triple=aarch64", "-mattr=+sme2,+i8mm", "-show-encoding"], input=text,
+                           check=True, capture_output=True, text=True).stdout
+    assert "encoding: [" in shown
+    rc, out, _ = cli("disasm", "-f", "-", stdin=shown)
+    assert rc == 0 and out.splitlines() == ["0x44ba1c20  sudot z0.s, z1.b, z2.b[3]",
+                                            "0x4f22f83f  sudot v31.4s, v1.16b, v2.4b[3]"]
+    rc, out, _ = cli("disasm", "[0x20,0x1c,0xba,0x44]")
+    assert rc == 0 and out == "0x44ba1c20  sudot z0.s, z1.b, z2.b[3]\n"
+
+
+def test_other_machines_and_broken_files(cli, built, tmp_path):
+    rc, _, err = cli("disasm", "-f", "/bin/true")
+    assert rc == 1 and "is an ELF file for EM_X86_64" in err
+    cut = tmp_path / "cut.o"
+    cut.write_bytes(built["object"].read_bytes()[:200])
+    rc, _, err = cli("disasm", "-f", cut)
+    assert rc == 1 and "is not a readable ELF file" in err and err.count("\n") == 1
