@@ -14,6 +14,7 @@ import subprocess
 
 import pytest
 
+from intdot.errors import IntdotError
 from tests.oracles import find_tool, missing
 
 MARCH = "-march=armv9.2-a+sme2+i8mm"
@@ -102,7 +103,7 @@ def test_elf_matches_llvm_objdump(cli, built, kind):
         elif DOT.match(t["text"]):  # a dot instruction intdot did not decode: only if its table lacks the form
             from intdot.arm import assemble
 
-            with pytest.raises(Exception):
+            with pytest.raises(IntdotError):
                 assemble(t["text"])
 
 
