@@ -1,0 +1,123 @@
+"""``intdot list`` and ``intdot available`` through ``intdot.cli.main``."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from intdot import amd, arm, catalog
+from intdot.cli import main
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_list_shows_every_record(capsys):
+    code, out, err = run(capsys, "list")
+    assert code == 0 and err == ""
+    lines = out.splitlines()
+    assert lines[0] == f"{len(amd.BUILTINS) + len(arm.FORMS)} instructions"
+    names = [line.split()[0] for line in lines[2:]]
+    assert names == [r.name for r in catalog.records()]
+    row = next(line for line in lines if line.startswith("amd.sudot8 "))
+    assert "8 x ?4 . 8 x ?4" in row and "s32" in row and "dot8-insts" in row and "__builtin_amdgcn_sudot8" in row
+    row = next(line for line in lines if line.startswith("arm.sudot_sve_indexed "))
+    assert "4 x s8 . 4 x u8" in row and "i8mm+(sve|sme)" in row
+
+
+def test_list_arm_shows_features(capsys):
+    code, out, _ = run(capsys, "list", "--isa", "arm", "--syntax")
+    assert code == 0
+    body = out.splitlines()[2:]
+    assert len(body) == len(arm.FORMS)
+    for line, form in zip(body, arm.FORMS):
+        assert line.startswith(f"arm.{form.name} ")
+        assert (getattr(form, "features", None) or form.feature) in line
+        assert line.rstrip().endswith(catalog.find(f"arm.{form.name}").syntax)
+
+
+def test_list_json_round_trips(capsys):
+    code, out, _ = run(capsys, "list", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert [d["name"] for d in data] == [r.name for r in catalog.records()]
+    sudot4 = next(d for d in data if d["name"] == "amd.sudot4")
+    assert sudot4["spec"] == {"a_width": 8, "b_width": 8, "lanes": 4, "a_signed": None, "b_signed": None,
+                              "acc_bits": 32, "acc_signed": True}
+    assert sudot4["sign_args"] is True and sudot4["neg"] is None and sudot4["k_step"] == [4, 4]
+
+
+@pytest.mark.parametrize("target, profile, isa", [
+    ("gfx1100", "llvm", "amd"), ("RDNA2", "reference", "amd"), ("RDNA2", "llvm", "amd"),
+    ("neoverse-v2", "reference", "arm"), ("armv8.2-a+dotprod", "reference", "arm"), ("apple-m4", "llvm", "arm"),
+])
+def test_list_target_filters_by_availability(capsys, target, profile, isa):
+    code, out, _ = run(capsys, "list", "--target", target, "--profile", profile)
+    assert code == 0
+    expected = [r.name for r in catalog.records(isa) if catalog.available(r, target, profile=profile)]
+    lines = out.splitlines()
+    assert lines[0].startswith(f"{len(expected)} of {len(catalog.records(isa))} {isa.upper()} instructions")
+    assert [line.split()[0] for line in lines[2:]] == expected
+
+
+def test_list_names(capsys):
+    code, out, _ = run(capsys, "list", "sdot4", "__builtin_amdgcn_sdot4", "vsudotq_lane_s32", "--json")
+    assert code == 0
+    assert [d["name"] for d in json.loads(out)] == ["amd.sdot4", "arm.sudot_neon_elem_128"]
+
+
+def test_list_targets(capsys):
+    code, out, _ = run(capsys, "list", "--targets", "--json")
+    assert code == 0
+    data = {(t["isa"], t["name"]): t for t in json.loads(out)}
+    assert data["arm", "apple-m4"]["features"] == ["simd", "dotprod", "i8mm", "sme", "sme2", "sme-i16i64"]
+    assert data["arm", "neoverse-v2"]["base"] == "armv9-a"
+    assert data["amd", "gfx942"]["features"] == ["dot1-insts", "dot2-insts", "dot7-insts"]
+    code, out, _ = run(capsys, "list", "--targets", "--isa", "arm")
+    assert code == 0 and "cortex-x925" in out and "gfx942" not in out
+
+
+def test_available(capsys):
+    code, out, err = run(capsys, "available", "vsudotq_lane_s32", "armv8.6-a")
+    assert code == 0 and out.startswith("arm.sudot_neon_elem_128 is available on armv8.6-a") and err == ""
+    code, out, err = run(capsys, "available", "vsudotq_lane_s32", "cortex-a78")
+    assert code == 1 and out == ""
+    assert err.count("\n") == 1 and "cortex-a78 lacks i8mm" in err and err.startswith("intdot available: error:")
+    code, out, err = run(capsys, "available", "sudot4", "gfx1030", "--profile", "llvm")
+    assert code == 1 and "dot8-insts" in err
+    code, out, err = run(capsys, "available", "sudot z0.s, z1.b, z2.b[0]", "neoverse-v1")
+    assert code == 0 and "arm.sudot_sve_indexed" in out
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["list", "--target", "gfx9999"], "neither an AMD target"),
+    (["list", "--target", "neoverse-v9", "--isa", "arm"], "did you mean neoverse-v3"),
+    (["list", "sdot5"], "did you mean"),
+    (["available", "sdot4", "neoverse-v2"], "is an AMD builtin"),
+    (["available", "xyzzy", "gfx942"], "not in intdot's catalog"),
+])
+def test_errors_are_one_line(capsys, argv, words):
+    code, out, err = run(capsys, *argv)
+    assert code == 1 and out == "" and words in err
+    assert err.count("\n") == 1 and "Traceback" not in err
+
+
+@pytest.mark.parametrize("argv", [["list", "--isa", "x86"], ["available", "sdot4"], ["list", "--bogus"]])
+def test_usage_errors(capsys, argv):
+    try:
+        code = main(argv)
+    except SystemExit as exc:  # argparse's own way out
+        code = exc.code
+    assert code == 2 and "usage:" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", ["list", "available"])
+def test_help(capsys, command):
+    with pytest.raises(SystemExit) as info:
+        main([command, "--help"])
+    out = capsys.readouterr().out
+    assert info.value.code == 0 and "exit status" in out and "examples:" in out
