@@ -1,45 +1,51 @@
-"""AArch64 integer dot products: a register-file model, one table of
-instruction forms, and the assembler, disassembler, executor and ACLE
-intrinsics that read it.
+"""AArch64 integer dot products: one table of instruction forms (every
+sdot/udot/usdot/sudot form of NEON, SVE, SVE2.1 and SME2), the assembler,
+disassembler and codec that read it, a register-file model, the executor and
+the ACLE intrinsics.
 
 >>> from intdot import arm
 >>> hex(arm.assemble("sudot v0.4s, v1.16b, v2.4b[3]"))
 '0x4f22f820'
+>>> arm.disassemble(0x44DF0020)
+'sdot z0.d, z1.h, z31.h'
 """
 
 from __future__ import annotations
 
 import importlib
 
-# Public name -> submodule that defines it.  Submodules load on first use.
-_EXPORTS = {
-    # the form table and text/word conversions (intdot.arm.asm)
-    "assemble": "asm", "disassemble": "asm", "decode": "asm", "encode": "asm", "parse": "asm",
-    "FORMS": "forms",
-    "Form": "insn", "Insn": "insn",
-    # the register-file model and the executor
-    "State": "state",
-    "execute": "executor",
-    # ACLE intrinsics
-    "vsudot_lane_s32": "acle", "vsudotq_lane_s32": "acle",
-    "vsudot_laneq_s32": "acle", "vsudotq_laneq_s32": "acle",
-    "svsudot_lane_s32": "acle",
-    "svsudot_lane_za32_s8_vg1x2": "acle", "svsudot_lane_za32_s8_vg1x4": "acle",
-    "svsudot_single_za32_s8_vg1x2": "acle", "svsudot_single_za32_s8_vg1x4": "acle",
-}
+from .asm import assemble, decode, disassemble, encode, parse
+from .forms import FORMS, form_named
+from .records import SEMANTIC_KINDS, Form, Insn
+
+# The register-file model, the executor and the ACLE intrinsics load on first use.
+_LAZY = {"State": "state", "execute": "executor"}
 
 
 def __getattr__(name):
-    module = _EXPORTS.get(name)
+    module = _LAZY.get(name)
     if module is None:
-        raise AttributeError(f"module 'intdot.arm' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{module}", __name__), name)
+        if not name.startswith(("v", "sv")):
+            raise AttributeError(f"module 'intdot.arm' has no attribute {name!r}")
+        module = "acle"
+    mod = importlib.import_module(f".{module}", __name__)
+    if module == "acle" and name not in getattr(mod, "__all__", ()):
+        raise AttributeError(f"module 'intdot.arm' has no attribute {name!r} (nor has intdot.arm.acle)")
+    value = getattr(mod, name)
     globals()[name] = value
     return value
 
 
+def _acle_names() -> list[str]:
+    try:
+        return list(importlib.import_module(".acle", __name__).__all__)
+    except Exception:  # a broken or absent ACLE module must not hide the rest of dir()
+        return []
+
+
 def __dir__():
-    return sorted(list(globals()) + list(_EXPORTS))
+    return sorted(set(globals()) | set(_LAZY) | set(_acle_names()))
 
 
-__all__ = list(_EXPORTS)
+__all__ = ["FORMS", "SEMANTIC_KINDS", "Form", "Insn", "State", "assemble", "decode", "disassemble", "encode",
+           "execute", "form_named", "parse"]

@@ -1,8 +1,9 @@
 """Disassembling arrays of words at NumPy speed.
 
-Each row of ``FORMS`` is applied to the whole array at once: one mask/match
-comparison classifies the words, the fields are cut out with shifts and
-masks, and the text is assembled from per-form string tables.  Neighbouring
+One pass over the words classifies them all (the codec's decision table:
+key bits -> row, then one mask compare); the words are then grouped by row,
+the fields are cut out with shifts and masks, and the text is assembled from
+per-form string tables.  Neighbouring
 template operands are merged into one table while their combined key space
 stays small (at most ``_MAX_TABLE`` entries), so most forms need a single
 string concatenation per word.  The tables are built on first use by the
@@ -14,8 +15,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.errors import OperandError, OperandTypeError, UndefinedEncoding
-from .asm import format_operand
-from .forms import FORMS, Field
+from .codec import dispatch
+from .forms import FORMS
+from .records import Field
+from .syntax import format_operand
 
 _MAX_TABLE = 1 << 12
 _TABLES: dict[str, list] = {}
@@ -98,13 +101,14 @@ def disassemble_array(words, /, *, errors: str = "raise") -> np.ndarray:
     arr = _as_words(words)
     flat = arr.ravel()
     out = np.empty(flat.shape, dtype=object)
-    done = np.zeros(flat.shape, dtype=bool)
-    for form in FORMS:
+    idx = dispatch().classify(flat)
+    order = np.argsort(idx, kind="stable")
+    counts = np.bincount(idx + 1, minlength=len(FORMS) + 1)
+    bounds = np.concatenate(([0], np.cumsum(counts)))
+    for k in np.flatnonzero(counts[1:]):
+        form = FORMS[k]
         lay = form.layout
-        sel = np.flatnonzero((flat & np.uint32(lay.mask)) == np.uint32(lay.match))
-        if sel.size == 0:
-            continue
-        done[sel] = True
+        sel = order[bounds[k + 1]:bounds[k + 2]]
         w = flat[sel]
         text = None
         for ops, widths, table in _tables(form):
@@ -115,6 +119,7 @@ def disassemble_array(words, /, *, errors: str = "raise") -> np.ndarray:
             piece = table.take(key.astype(np.intp))
             text = piece if text is None else text + piece
         out[sel] = text
+    done = idx >= 0
     if not done.all():
         bad = np.flatnonzero(~done)
         if errors == "raise":

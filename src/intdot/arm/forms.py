@@ -1,353 +1,218 @@
-"""The one table of AArch64 instruction forms: ``FORMS``.
+"""The table of AArch64 integer dot-product forms: ``FORMS``.
 
-Each row is written the way the reference writes it (``shared/spec/arm-sudot.txt``,
-table "Instruction Forms"): a bit pattern from bit 31 down to bit 0, in which
-runs of ``0``/``1`` are fixed bits and ``Name:width`` are field slices; a map
-from instruction operands to (possibly split) fields with their meaning
-(register, scaled register ``Zn*2``, offset register ``Wv = 8 + Rv``,
-immediate); and the assembly template as LLVM prints it.  The rows are parsed
-once, validated, and every reader (encoder, decoder, printer, parser,
-executor, bulk disassembler) works from the resulting :class:`Layout`.
+Each family below is written once (bit template, fields, syntax, kind, lane
+shape, features; see :mod:`intdot.arm.families`), and each row is one line:
+its stable id, its mnemonic and the bits that tell it from its siblings.
+Adding one more instance of an existing family is adding one line.  The rows
+are validated when this module loads: 32 bits covered, fields round-trip, no
+two rows decode the same word.
 
-Adding an instruction form is adding a row.  SDOT/UDOT/USDOT are further rows
-with other fixed bits and other ``a_signed``/``b_signed``.
+The set is every integer dot form llvm-mc 19 assembles for sdot/udot/usdot/
+sudot with ``+dotprod,+i8mm,+sve,+sve2p1,+sme2,+sme-i16i64`` (LLVM's
+``AArch64InstrFormats.td``, ``SVEInstrFormats.td``, ``SMEInstrFormats.td``).
 
 >>> from intdot.arm.forms import FORMS, form_named
->>> [f.name for f in FORMS][:2]
-['sudot_neon_elem_64', 'sudot_neon_elem_128']
->>> hex(form_named("sudot_sve_indexed").layout.match)
-'0x44a01c00'
+>>> len(FORMS), [f.name for f in FORMS][:2]
+(75, ['sdot_neon_vec_64', 'sdot_neon_vec_128'])
+>>> f = form_named("sudot_sve_indexed")
+>>> hex(f.layout.match), f.features, f.spec.a_signed, f.spec.b_signed
+('0x44a01c00', 'i8mm+(sve|sme)', True, False)
 """
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
 from typing import Mapping
 
 from ..core.errors import OperandError, OperandTypeError
 from ..core.values import describe, is_int_scalar
-from .insn import SEMANTIC_KINDS, Form, Insn
+from .families import Family, validate
+from .records import Form, FormTableError, Insn, Layout
 
-# ---------------------------------------------------------------------------
-# The table.  Templates: ``v{op}.T`` / ``z{op}.T`` a vector register,
-# ``...[{op}]`` an element index, ``za.s[w{op}, {op}, vgxN]`` a ZA slice group,
-# ``{ z{op}.b xN }`` a list of N consecutive Z registers (mod 32).
-# ---------------------------------------------------------------------------
+# -- NEON (AdvSIMD) -----------------------------------------------------------
 
-_ROWS = (
-    dict(
-        name="sudot_neon_elem_64", mnemonic="sudot", kind="neon_dot_elem",
-        a_signed=True, b_signed=False, feature="i8mm",
-        bits="0 0 0 01111 0 0 L:1 M:1 Rm:4 1111 H:1 0 Rn:5 Rd:5",
-        fields={"vd": "Rd", "vn": "Rn", "vm": "M:Rm", "index": "H:L"},
-        consts={"q": 0},
-        syntax="sudot v{vd}.2s, v{vn}.8b, v{vm}.4b[{index}]",
-    ),
-    dict(
-        name="sudot_neon_elem_128", mnemonic="sudot", kind="neon_dot_elem",
-        a_signed=True, b_signed=False, feature="i8mm",
-        bits="0 1 0 01111 0 0 L:1 M:1 Rm:4 1111 H:1 0 Rn:5 Rd:5",
-        fields={"vd": "Rd", "vn": "Rn", "vm": "M:Rm", "index": "H:L"},
-        consts={"q": 1},
-        syntax="sudot v{vd}.4s, v{vn}.16b, v{vm}.4b[{index}]",
-    ),
-    dict(
-        name="sudot_sve_indexed", mnemonic="sudot", kind="sve_dot_indexed",
-        a_signed=True, b_signed=False, feature="i8mm+(sve|sme)",
-        bits="01000100 1 0 1 i2:2 Zm:3 00011 1 Zn:5 Zda:5",
-        fields={"zda": "Zda", "zn": "Zn", "zm": "Zm", "index": "i2"},
-        syntax="sudot z{zda}.s, z{zn}.b, z{zm}.b[{index}]",
-    ),
-    dict(
-        name="sudot_sme2_indexed_vgx2", mnemonic="sudot", kind="sme2_dot_indexed", nvec=2,
-        a_signed=True, b_signed=False, feature="sme2",
-        bits="110000010101 Zm:4 0 Rv:2 1 i2:2 Zn:4 1 1 1 off3:3",
-        fields={"wv": "Rv+8", "off": "off3", "zn": "Zn*2", "zm": "Zm", "index": "i2"},
-        syntax="sudot za.s[w{wv}, {off}, vgx2], { z{zn}.b x2 }, z{zm}.b[{index}]",
-    ),
-    dict(
-        name="sudot_sme2_indexed_vgx4", mnemonic="sudot", kind="sme2_dot_indexed", nvec=4,
-        a_signed=True, b_signed=False, feature="sme2",
-        bits="110000010101 Zm:4 1 Rv:2 1 i2:2 Zn:3 0 1 1 1 off3:3",
-        fields={"wv": "Rv+8", "off": "off3", "zn": "Zn*4", "zm": "Zm", "index": "i2"},
-        syntax="sudot za.s[w{wv}, {off}, vgx4], { z{zn}.b x4 }, z{zm}.b[{index}]",
-    ),
-    dict(
-        name="sudot_sme2_single_vgx2", mnemonic="sudot", kind="sme2_dot_single", nvec=2,
-        a_signed=True, b_signed=False, feature="sme2",
-        bits="11 0000010010 Zm:4 0 Rv:2 101 Zn:5 1 1 off3:3",
-        fields={"wv": "Rv+8", "off": "off3", "zn": "Zn", "zm": "Zm"},
-        syntax="sudot za.s[w{wv}, {off}, vgx2], { z{zn}.b x2 }, z{zm}.b",
-    ),
-    dict(
-        name="sudot_sme2_single_vgx4", mnemonic="sudot", kind="sme2_dot_single", nvec=4,
-        a_signed=True, b_signed=False, feature="sme2",
-        bits="11 0000010011 Zm:4 0 Rv:2 101 Zn:5 1 1 off3:3",
-        fields={"wv": "Rv+8", "off": "off3", "zn": "Zn", "zm": "Zm"},
-        syntax="sudot za.s[w{wv}, {off}, vgx4], { z{zn}.b x4 }, z{zm}.b",
-    ),
+_ARRANGEMENT = {"Q": {"0": {"ta": "2s", "tb": "8b"}, "1": {"ta": "4s", "tb": "16b"}}}
+
+NEON_VEC = Family(
+    "neon_vec", kind="neon_dot_vec", shape=(8, 4, 32), features="dotprod", mixed_features="i8mm",
+    bits="0 $Q $U 01110 10 0 Rm:5 1 $op 1 Rn:5 Rd:5",
+    fields={"vd": "Rd", "vn": "Rn", "vm": "Rm"}, consts={"q": "$Q"}, derive=_ARRANGEMENT,
+    syntax="v{vd}.$ta, v{vn}.$tb, v{vm}.$tb")
+
+NEON_ELEM = Family(
+    "neon_elem", kind="neon_dot_elem", shape=(8, 4, 32), features="dotprod", mixed_features="i8mm",
+    bits="0 $Q $U 01111 $size 0 L:1 M:1 Rm:4 $op H:1 0 Rn:5 Rd:5",
+    fields={"vd": "Rd", "vn": "Rn", "vm": "M:Rm", "index": "H:L"}, consts={"q": "$Q"}, derive=_ARRANGEMENT,
+    syntax="v{vd}.$ta, v{vn}.$tb, v{vm}.4b[{index}]")
+
+# -- SVE: .b -> .s and .h -> .d (4-way); SVE2.1/SME2 .h -> .s (2-way) --------------
+
+_SVE3 = {"zda": "Zda", "zn": "Zn", "zm": "Zm"}
+_SVE4 = {"zda": "Zda", "zn": "Zn", "zm": "Zm", "index": "i"}
+_SVE = "sve|sme"
+
+SVE_VEC = Family(
+    "sve_vec", kind="sve_dot_vec", shape=(8, 4, 32), features=_SVE, mixed_features="i8mm+(sve|sme)",
+    bits="01000100 1 0 0 Zm:5 $op Zn:5 Zda:5", fields=_SVE3, syntax="z{zda}.s, z{zn}.b, z{zm}.b")
+SVE_VEC_D = Family(
+    "sve_vec_d", kind="sve_dot_vec", shape=(16, 4, 64), features=_SVE,
+    bits="01000100 1 1 0 Zm:5 00000 $U Zn:5 Zda:5", fields=_SVE3, syntax="z{zda}.d, z{zn}.h, z{zm}.h")
+SVE_VEC_HS = Family(
+    "sve_vec_hs", kind="sve_dot_vec", shape=(16, 2, 32), features="sve2p1|sme2",
+    bits="01000100 0 0 0 Zm:5 11001 $U Zn:5 Zda:5", fields=_SVE3, syntax="z{zda}.s, z{zn}.h, z{zm}.h")
+SVE_INDEXED = Family(
+    "sve_indexed", kind="sve_dot_indexed", shape=(8, 4, 32), features=_SVE, mixed_features="i8mm+(sve|sme)",
+    bits="01000100 1 0 1 i:2 Zm:3 $op Zn:5 Zda:5", fields=_SVE4, syntax="z{zda}.s, z{zn}.b, z{zm}.b[{index}]")
+SVE_INDEXED_D = Family(
+    "sve_indexed_d", kind="sve_dot_indexed", shape=(16, 4, 64), features=_SVE,
+    bits="01000100 1 1 1 i:1 Zm:4 00000 $U Zn:5 Zda:5", fields=_SVE4,
+    syntax="z{zda}.d, z{zn}.h, z{zm}.h[{index}]")
+SVE_INDEXED_HS = Family(
+    "sve_indexed_hs", kind="sve_dot_indexed", shape=(16, 2, 32), features="sve2p1|sme2",
+    bits="01000100 1 0 0 i:2 Zm:3 11001 $U Zn:5 Zda:5", fields=_SVE4,
+    syntax="z{zda}.s, z{zn}.h, z{zm}.h[{index}]")
+
+# -- SME2: into ZA, vgx2/vgx4 (parameter N) ------------------------------------------
+# Three element variants share each format: za.s from .b (4-way), za.s from .h
+# (2-way) and za.d from .h (4-way, sme-i16i64).  ``$h`` is bit 22 of the
+# single/multi formats: 0 for .b sources, 1 for .h.
+
+_ZA = "za.{za}[w{{wv}}, {{off}}, vgx$N], {{ z{{zn}}.{t} x$N }}"
+_SME2_VARIANTS = {
+    "": dict(za="s", t="b", h="0", shape=(8, 4, 32), features="sme2"),
+    "_hs": dict(za="s", t="h", h="1", shape=(16, 2, 32), features="sme2"),
+    "_d": dict(za="d", t="h", h="1", shape=(16, 4, 64), features="sme2+sme-i16i64"),
+}
+_GROUP = {"N": {"2": {"V": "0", "ZN": "Zn:4", "ZM": "Zm:4 0"},
+                "4": {"V": "1", "ZN": "Zn:3 0", "ZM": "Zm:3 0 1"}}}
+_ZA_OPS = {"wv": "Rv+8", "off": "off3"}
+
+
+def _sme2(kind: str, variant: str, bits: str, fields: Mapping[str, str], tail: str) -> Family:
+    v = _SME2_VARIANTS[variant]
+    return Family(
+        f"sme2_{kind}{variant}", kind=f"sme2_dot_{kind}", shape=v["shape"], features=v["features"],
+        bits=bits.replace("$h", v["h"]), fields={**_ZA_OPS, **fields}, nvec="$N", derive=_GROUP,
+        syntax=(_ZA + ", " + tail).format(za=v["za"], t=v["t"]))
+
+
+def _single(variant: str) -> Family:
+    return _sme2("single", variant, "11000001 0 $h 1 $V Zm:4 0 Rv:2 101 Zn:5 $op off3:3",
+                 {"zn": "Zn", "zm": "Zm"}, "z{{zm}}.{t}")
+
+
+def _multi(variant: str) -> Family:
+    # vgx2: Zm:4 at 20:17 then 0; vgx4: Zm:3 at 20:18 then 01 (the $ZM of _GROUP)
+    return _sme2("multi", variant, "11000001 1 $h 1 $ZM 0 Rv:2 101 $ZN 0 $op off3:3",
+                 {"zn": "Zn*$N", "zm": "Zm*$N"}, "{{ z{{zm}}.{t} x$N }}")
+
+
+SME2_SINGLE, SME2_SINGLE_HS, SME2_SINGLE_D = _single(""), _single("_hs"), _single("_d")
+SME2_MULTI, SME2_MULTI_HS, SME2_MULTI_D = _multi(""), _multi("_hs"), _multi("_d")
+SME2_INDEXED = _sme2("indexed", "", "110000010101 Zm:4 $V Rv:2 1 i:2 $ZN $op off3:3",
+                     {"zn": "Zn*$N", "zm": "Zm", "index": "i"}, "z{{zm}}.{t}[{{index}}]")
+SME2_INDEXED_HS = _sme2("indexed", "_hs", "110000010101 Zm:4 $V Rv:2 1 i:2 $ZN 0 $U 0 off3:3",
+                        {"zn": "Zn*$N", "zm": "Zm", "index": "i"}, "z{{zm}}.{t}[{{index}}]")
+SME2_INDEXED_D = _sme2("indexed", "_d", "110000011101 Zm:4 $V Rv:2 0 0 i:1 $ZN 0 $U 1 off3:3",
+                       {"zn": "Zn*$N", "zm": "Zm", "index": "i"}, "z{{zm}}.{t}[{{index}}]")
+
+# -- The rows: one line each ---------------------------------------------------------
+
+FORMS: tuple[Form, ...] = (
+    NEON_VEC("sdot_neon_vec_64", "sdot", Q=0, U=0, op="0010"),
+    NEON_VEC("sdot_neon_vec_128", "sdot", Q=1, U=0, op="0010"),
+    NEON_VEC("udot_neon_vec_64", "udot", Q=0, U=1, op="0010"),
+    NEON_VEC("udot_neon_vec_128", "udot", Q=1, U=1, op="0010"),
+    NEON_VEC("usdot_neon_vec_64", "usdot", Q=0, U=0, op="0011"),
+    NEON_VEC("usdot_neon_vec_128", "usdot", Q=1, U=0, op="0011"),
+    NEON_ELEM("sdot_neon_elem_64", "sdot", Q=0, U=0, size=1, op="1110"),
+    NEON_ELEM("sdot_neon_elem_128", "sdot", Q=1, U=0, size=1, op="1110"),
+    NEON_ELEM("udot_neon_elem_64", "udot", Q=0, U=1, size=1, op="1110"),
+    NEON_ELEM("udot_neon_elem_128", "udot", Q=1, U=1, size=1, op="1110"),
+    NEON_ELEM("usdot_neon_elem_64", "usdot", Q=0, U=0, size=1, op="1111"),
+    NEON_ELEM("usdot_neon_elem_128", "usdot", Q=1, U=0, size=1, op="1111"),
+    NEON_ELEM("sudot_neon_elem_64", "sudot", Q=0, U=0, size=0, op="1111"),
+    NEON_ELEM("sudot_neon_elem_128", "sudot", Q=1, U=0, size=0, op="1111"),
+    SVE_VEC("sdot_sve_vec", "sdot", op="000000"),
+    SVE_VEC("udot_sve_vec", "udot", op="000001"),
+    SVE_VEC("usdot_sve_vec", "usdot", op="011110"),
+    SVE_VEC_D("sdot_sve_vec_d", "sdot", U=0),
+    SVE_VEC_D("udot_sve_vec_d", "udot", U=1),
+    SVE_VEC_HS("sdot_sve_vec_hs", "sdot", U=0),
+    SVE_VEC_HS("udot_sve_vec_hs", "udot", U=1),
+    SVE_INDEXED("sdot_sve_indexed", "sdot", op="000000"),
+    SVE_INDEXED("udot_sve_indexed", "udot", op="000001"),
+    SVE_INDEXED("usdot_sve_indexed", "usdot", op="000110"),
+    SVE_INDEXED("sudot_sve_indexed", "sudot", op="000111"),
+    SVE_INDEXED_D("sdot_sve_indexed_d", "sdot", U=0),
+    SVE_INDEXED_D("udot_sve_indexed_d", "udot", U=1),
+    SVE_INDEXED_HS("sdot_sve_indexed_hs", "sdot", U=0),
+    SVE_INDEXED_HS("udot_sve_indexed_hs", "udot", U=1),
+    SME2_SINGLE("sdot_sme2_single_vgx2", "sdot", N=2, op="00"),
+    SME2_SINGLE("sdot_sme2_single_vgx4", "sdot", N=4, op="00"),
+    SME2_SINGLE("udot_sme2_single_vgx2", "udot", N=2, op="10"),
+    SME2_SINGLE("udot_sme2_single_vgx4", "udot", N=4, op="10"),
+    SME2_SINGLE("usdot_sme2_single_vgx2", "usdot", N=2, op="01"),
+    SME2_SINGLE("usdot_sme2_single_vgx4", "usdot", N=4, op="01"),
+    SME2_SINGLE("sudot_sme2_single_vgx2", "sudot", N=2, op="11"),
+    SME2_SINGLE("sudot_sme2_single_vgx4", "sudot", N=4, op="11"),
+    SME2_MULTI("sdot_sme2_multi_vgx2", "sdot", N=2, op="00"),
+    SME2_MULTI("sdot_sme2_multi_vgx4", "sdot", N=4, op="00"),
+    SME2_MULTI("udot_sme2_multi_vgx2", "udot", N=2, op="10"),
+    SME2_MULTI("udot_sme2_multi_vgx4", "udot", N=4, op="10"),
+    SME2_MULTI("usdot_sme2_multi_vgx2", "usdot", N=2, op="01"),
+    SME2_MULTI("usdot_sme2_multi_vgx4", "usdot", N=4, op="01"),
+    SME2_INDEXED("sdot_sme2_indexed_vgx2", "sdot", N=2, op="100"),
+    SME2_INDEXED("sdot_sme2_indexed_vgx4", "sdot", N=4, op="100"),
+    SME2_INDEXED("udot_sme2_indexed_vgx2", "udot", N=2, op="110"),
+    SME2_INDEXED("udot_sme2_indexed_vgx4", "udot", N=4, op="110"),
+    SME2_INDEXED("usdot_sme2_indexed_vgx2", "usdot", N=2, op="101"),
+    SME2_INDEXED("usdot_sme2_indexed_vgx4", "usdot", N=4, op="101"),
+    SME2_INDEXED("sudot_sme2_indexed_vgx2", "sudot", N=2, op="111"),
+    SME2_INDEXED("sudot_sme2_indexed_vgx4", "sudot", N=4, op="111"),
+    SME2_SINGLE_HS("sdot_sme2_single_hs_vgx2", "sdot", N=2, op="01"),
+    SME2_SINGLE_HS("sdot_sme2_single_hs_vgx4", "sdot", N=4, op="01"),
+    SME2_SINGLE_HS("udot_sme2_single_hs_vgx2", "udot", N=2, op="11"),
+    SME2_SINGLE_HS("udot_sme2_single_hs_vgx4", "udot", N=4, op="11"),
+    SME2_MULTI_HS("sdot_sme2_multi_hs_vgx2", "sdot", N=2, op="01"),
+    SME2_MULTI_HS("sdot_sme2_multi_hs_vgx4", "sdot", N=4, op="01"),
+    SME2_MULTI_HS("udot_sme2_multi_hs_vgx2", "udot", N=2, op="11"),
+    SME2_MULTI_HS("udot_sme2_multi_hs_vgx4", "udot", N=4, op="11"),
+    SME2_INDEXED_HS("sdot_sme2_indexed_hs_vgx2", "sdot", N=2, U=0),
+    SME2_INDEXED_HS("sdot_sme2_indexed_hs_vgx4", "sdot", N=4, U=0),
+    SME2_INDEXED_HS("udot_sme2_indexed_hs_vgx2", "udot", N=2, U=1),
+    SME2_INDEXED_HS("udot_sme2_indexed_hs_vgx4", "udot", N=4, U=1),
+    SME2_SINGLE_D("sdot_sme2_single_d_vgx2", "sdot", N=2, op="00"),
+    SME2_SINGLE_D("sdot_sme2_single_d_vgx4", "sdot", N=4, op="00"),
+    SME2_SINGLE_D("udot_sme2_single_d_vgx2", "udot", N=2, op="10"),
+    SME2_SINGLE_D("udot_sme2_single_d_vgx4", "udot", N=4, op="10"),
+    SME2_MULTI_D("sdot_sme2_multi_d_vgx2", "sdot", N=2, op="00"),
+    SME2_MULTI_D("sdot_sme2_multi_d_vgx4", "sdot", N=4, op="00"),
+    SME2_MULTI_D("udot_sme2_multi_d_vgx2", "udot", N=2, op="10"),
+    SME2_MULTI_D("udot_sme2_multi_d_vgx4", "udot", N=4, op="10"),
+    SME2_INDEXED_D("sdot_sme2_indexed_d_vgx2", "sdot", N=2, U=0),
+    SME2_INDEXED_D("sdot_sme2_indexed_d_vgx4", "sdot", N=4, U=0),
+    SME2_INDEXED_D("udot_sme2_indexed_d_vgx2", "udot", N=2, U=1),
+    SME2_INDEXED_D("udot_sme2_indexed_d_vgx4", "udot", N=4, U=1),
 )
-
-
-# ---------------------------------------------------------------------------
-# Records the rows are parsed into.
-# ---------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Slice:
-    """A named run of bits ``hi..lo`` of the word (one encoding field or part of one)."""
-
-    name: str
-    hi: int
-    lo: int
-
-    @property
-    def width(self) -> int:
-        return self.hi - self.lo + 1
-
-
-@dataclass(frozen=True)
-class Field:
-    """One operand's encoding: the slices holding it and how bits map to the value.
-
-    The raw field value is the concatenation of ``slices`` (most significant
-    first, as in ``M:Rm`` or ``H:L``); the operand value is
-    ``raw * scale + base`` (``Zn*2`` has scale 2, ``Wv = 8 + Rv`` has base 8).
-    """
-
-    op: str
-    spec: str  # as written in the row: "M:Rm", "Zn*2", "Rv+8"
-    slices: tuple[Slice, ...]
-    scale: int = 1
-    base: int = 0
-
-    @property
-    def width(self) -> int:
-        return sum(s.width for s in self.slices)
-
-    @property
-    def mask(self) -> int:
-        return sum(((1 << s.width) - 1) << s.lo for s in self.slices)
-
-    @property
-    def values(self) -> range:
-        """Every operand value the field can encode, in encoding order."""
-        return range(self.base, self.base + self.scale * (1 << self.width), self.scale)
-
-    @property
-    def mapping(self) -> str:
-        if self.base:
-            return "offset register"
-        if self.scale != 1:
-            return "scaled register"
-        return "register" if self.op[0] in "vzw" else "immediate"
-
-    def extract(self, word: int) -> int:
-        raw = 0
-        for s in self.slices:
-            raw = (raw << s.width) | ((word >> s.lo) & ((1 << s.width) - 1))
-        return raw * self.scale + self.base
-
-    def insert(self, value: int) -> int:
-        """The word bits for ``value`` (which must be in :attr:`values`)."""
-        raw = (value - self.base) // self.scale
-        word = 0
-        for s in reversed(self.slices):
-            word |= (raw & ((1 << s.width) - 1)) << s.lo
-            raw >>= s.width
-        return word
-
-
-@dataclass(frozen=True)
-class Operand:
-    """One operand of the assembly template.
-
-    ``kind`` is ``"vreg"`` (``v``/``z`` register with element suffix, optional
-    ``[index]``), ``"za"`` (``za.s[wv, off, vgxN]``) or ``"zlist"`` (``{ zn..., }``
-    of ``n`` registers).  ``ops`` names the instruction operands it shows.
-    """
-
-    kind: str
-    ops: tuple[str, ...]
-    prefix: str = ""  # "v" or "z" for vreg
-    suffix: str = ""  # "4s", "16b", "4b", "s", "b"
-    indexed: bool = False
-    n: int = 1  # zlist length / za vgx
-
-
-@dataclass(frozen=True)
-class Layout:
-    """Encoding and syntax of one form (``Form.layout``)."""
-
-    bits: str
-    mask: int
-    match: int
-    slices: tuple[Slice, ...]
-    fields: Mapping[str, Field]
-    consts: Mapping[str, int]
-    syntax: str
-    operands: tuple[Operand, ...]
-
-    def field(self, op: str) -> Field:
-        return self.fields[op]
-
-
-class FormTableError(Exception):
-    """The table itself is inconsistent (a bug in this file, not user input)."""
-
-
-_SLICE = re.compile(r"([A-Za-z][A-Za-z0-9]*):(\d+)$")
-_FIELD = re.compile(r"([A-Za-z0-9:]+?)(?:\*(\d+)|\+(\d+))?$")
-_OPERAND_PATTERNS = (
-    ("vreg", re.compile(r"([vz])\{(\w+)\}\.(\w+)(?:\[\{(\w+)\}\])?$")),
-    ("za", re.compile(r"za\.(\w+)\[w\{(\w+)\}, \{(\w+)\}, vgx(\d)\]$")),
-    ("zlist", re.compile(r"\{ z\{(\w+)\}\.(\w+) x(\d) \}$")),
-)
-
-
-def _parse_bits(name: str, bits: str) -> tuple[int, int, dict[str, Slice]]:
-    pos = 32
-    mask = match = 0
-    slices: dict[str, Slice] = {}
-    for token in bits.split():
-        m = _SLICE.match(token)
-        if pos - (int(m.group(2)) if m else len(token)) < 0:
-            raise FormTableError(f"{name}: bit pattern covers more than 32 bits")
-        if m:
-            width = int(m.group(2))
-            pos -= width
-            if m.group(1) in slices:
-                raise FormTableError(f"{name}: slice {m.group(1)} appears twice")
-            slices[m.group(1)] = Slice(m.group(1), pos + width - 1, pos)
-        elif set(token) <= {"0", "1"}:
-            pos -= len(token)
-            mask |= ((1 << len(token)) - 1) << pos
-            match |= int(token, 2) << pos
-        else:
-            raise FormTableError(f"{name}: bad token {token!r} in bit pattern")
-    if pos != 0:
-        raise FormTableError(f"{name}: bit pattern covers {32 - pos} bits, not 32")
-    return mask, match, slices
-
-
-def _parse_field(name: str, op: str, spec: str, slices: Mapping[str, Slice]) -> Field:
-    m = _FIELD.match(spec)
-    if not m:
-        raise FormTableError(f"{name}: bad field spec {spec!r}")
-    try:
-        parts = tuple(slices[p] for p in m.group(1).split(":"))
-    except KeyError as exc:
-        raise FormTableError(f"{name}: field {spec!r} names unknown slice {exc}") from None
-    return Field(op, spec, parts, scale=int(m.group(2) or 1), base=int(m.group(3) or 0))
-
-
-def _split_operands(syntax: str) -> tuple[str, list[str]]:
-    mnemonic, _, rest = syntax.partition(" ")
-    parts, depth, cur = [], 0, ""
-    for ch in rest:
-        if ch in "[{":
-            depth += 1
-        elif ch in "]}":
-            depth -= 1
-        if ch == "," and depth == 0:
-            parts.append(cur.strip())
-            cur = ""
-        else:
-            cur += ch
-    parts.append(cur.strip())
-    return mnemonic, parts
-
-
-def _parse_syntax(name: str, syntax: str) -> tuple[Operand, ...]:
-    operands = []
-    for text in _split_operands(syntax)[1]:
-        for kind, pattern in _OPERAND_PATTERNS:
-            m = pattern.match(text)
-            if not m:
-                continue
-            if kind == "vreg":
-                prefix, op, suffix, index = m.groups()
-                ops = (op, index) if index else (op,)
-                operands.append(Operand("vreg", ops, prefix, suffix, indexed=bool(index)))
-            elif kind == "za":
-                operands.append(Operand("za", (m.group(2), m.group(3)), suffix=m.group(1), n=int(m.group(4))))
-            else:
-                operands.append(Operand("zlist", (m.group(1),), "z", m.group(2), n=int(m.group(3))))
-            break
-        else:
-            raise FormTableError(f"{name}: cannot read template operand {text!r}")
-    return tuple(operands)
-
-
-def _build(row: dict) -> Form:
-    name = row["name"]
-    mask, match, slices = _parse_bits(name, row["bits"])
-    fields = {op: _parse_field(name, op, spec, slices) for op, spec in row["fields"].items()}
-    operands = _parse_syntax(name, row["syntax"])
-    layout = Layout(
-        bits=row["bits"], mask=mask, match=match, slices=tuple(slices.values()),
-        fields=fields, consts=dict(row.get("consts", {})), syntax=row["syntax"], operands=operands,
-    )
-    return Form(
-        name=name, mnemonic=row["mnemonic"], kind=row["kind"], a_signed=row["a_signed"],
-        b_signed=row["b_signed"], nvec=row.get("nvec", 1), feature=row["feature"], layout=layout,
-    )
-
-
-def validate(forms: tuple[Form, ...]) -> None:
-    """Check the table: every row covers all 32 bits exactly once, every slice
-    belongs to one field, every template operand has a field, no two rows
-    decode the same word, and fields round-trip (``extract(insert(v)) == v``)."""
-    names = set()
-    for f in forms:
-        lay = f.layout
-        if f.name in names:
-            raise FormTableError(f"duplicate row name {f.name}")
-        names.add(f.name)
-        if f.kind not in SEMANTIC_KINDS:
-            raise FormTableError(f"{f.name}: unknown kind {f.kind!r}")
-        covered = lay.mask
-        for s in lay.slices:
-            smask = ((1 << s.width) - 1) << s.lo
-            if covered & smask:
-                raise FormTableError(f"{f.name}: slice {s.name} overlaps other bits")
-            covered |= smask
-        if covered != 0xFFFFFFFF:
-            raise FormTableError(f"{f.name}: bits {~covered & 0xFFFFFFFF:#010x} are not covered")
-        used = [s.name for fld in lay.fields.values() for s in fld.slices]
-        if sorted(used) != sorted(s.name for s in lay.slices):
-            raise FormTableError(f"{f.name}: every slice must belong to exactly one field")
-        shown = {op for o in lay.operands for op in o.ops}
-        if shown != set(lay.fields):
-            raise FormTableError(f"{f.name}: template shows {sorted(shown)}, fields are {sorted(lay.fields)}")
-        for fld in lay.fields.values():
-            for v in fld.values:
-                w = fld.insert(v)
-                if w & ~fld.mask or fld.extract(w | lay.match) != v:
-                    raise FormTableError(f"{f.name}: field {fld.spec} does not round-trip {v}")
-    for i, a in enumerate(forms):
-        for b in forms[i + 1:]:
-            common = a.layout.mask & b.layout.mask
-            if (a.layout.match ^ b.layout.match) & common == 0:
-                raise FormTableError(f"rows {a.name} and {b.name} overlap: some word matches both")
-
-
-FORMS: tuple[Form, ...] = tuple(_build(r) for r in _ROWS)
 validate(FORMS)
 
 _BY_NAME = {f.name: f for f in FORMS}
 MNEMONICS = tuple(sorted({f.mnemonic for f in FORMS}))
 
 
+def form_named(name: str) -> Form:
+    """The row with id ``name`` (``KeyError`` if there is none)."""
+    return _BY_NAME[name]
+
+
 def checked_ops(insn) -> dict:
     """The operands of ``insn`` checked against its row, with the row's constants filled in.
 
-    Every field operand must be present and one of the values the field can
-    encode, a constant (``q`` of the NEON rows) absent or equal to the row's
-    value, and no other operand given.  The encoder and the executor both call
-    this, so an instruction that cannot be encoded cannot be executed either.
+    Every field operand must be present, an ``int`` (NumPy integers too), and
+    one of the values the field can encode; a constant (``q`` of the NEON
+    rows) absent or equal to the row's value; no other operand given.  The
+    encoder and the executor both call this, so an instruction that cannot be
+    encoded cannot be executed either.
 
     >>> checked_ops(Insn(form_named("sudot_neon_elem_64"), {"vd": 0, "vn": 1, "vm": 2, "index": 3}))
     {'vd': 0, 'vn': 1, 'vm': 2, 'index': 3, 'q': 0}
@@ -355,7 +220,7 @@ def checked_ops(insn) -> dict:
     if not isinstance(insn, Insn):
         raise OperandTypeError(f"insn={describe(insn)} has type {type(insn).__name__}; expected an intdot.arm.Insn")
     form = insn.form
-    if not isinstance(form, Form) or form.layout is None:
+    if not isinstance(form, Form) or not isinstance(form.layout, Layout):
         raise OperandTypeError(f"insn.form={describe(form)} is not a row of intdot.arm.FORMS "
                                "(an intdot.arm.Form with an encoding layout)")
     lay, ops = form.layout, insn.ops
@@ -367,19 +232,13 @@ def checked_ops(insn) -> dict:
         raise OperandError(f"insn.ops has operands {', '.join(map(repr, extra))} that form {form.name} does not "
                            f"have (it has {', '.join(list(lay.fields) + list(lay.consts))})")
     out = {}
-    for op, v in fields:
+    for op, allowed in fields:
         if op not in ops:
             raise OperandError(f"insn.ops lacks operand {op!r} of form {form.name}")
-        value = ops[op]
-        if type(value) is not int:  # the common case is a plain int; NumPy ints are fine too
-            if not is_int_scalar(value):
-                value = None
-            else:
-                value = int(value)
-        if value is None or value not in v:
-            allowed = f"{v.start}..{v[-1]}" + (f" in steps of {v.step}" if v.step != 1 else "")
-            raise OperandError(f"insn.ops[{op!r}]={describe(ops[op])} is out of range for {form.name}; "
-                               f"expected {allowed}")
+        value = _as_int(ops[op], op, allowed)
+        if value not in allowed:
+            raise OperandError(f"insn.ops[{op!r}]={describe(value)} is out of range for {form.name}; "
+                               f"expected {_describe_range(allowed)}")
         out[op] = value
     for op, value in consts:
         given = ops.get(op, value)
@@ -388,6 +247,19 @@ def checked_ops(insn) -> dict:
                                f"(which has {op}={value})")
         out[op] = value
     return out
+
+
+def _describe_range(allowed: range) -> str:
+    return f"{allowed.start}..{allowed[-1]}" + (f" in steps of {allowed.step}" if allowed.step != 1 else "")
+
+
+def _as_int(value, op: str, allowed: range) -> int:
+    if type(value) is int:  # the common case; NumPy integers are fine too, bools and strings are not
+        return value
+    if not is_int_scalar(value):
+        raise OperandTypeError(f"insn.ops[{op!r}]={describe(value)} has type {type(value).__name__}; "
+                               f"expected an int ({_describe_range(allowed)})")
+    return int(value)
 
 
 _CHECKS: dict = {}
@@ -403,10 +275,4 @@ def _checks(lay: Layout) -> tuple:
     return hit[1:]
 
 
-def form_named(name: str) -> Form:
-    """The row called ``name`` (``KeyError`` if there is none)."""
-    return _BY_NAME[name]
-
-
-__all__ = ["FORMS", "MNEMONICS", "Field", "Form", "FormTableError", "Layout", "Operand", "Slice",
-           "checked_ops", "form_named", "validate"]
+__all__ = ["FORMS", "MNEMONICS", "Form", "FormTableError", "checked_ops", "form_named"]

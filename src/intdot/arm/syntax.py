@@ -1,6 +1,7 @@
-"""Assembly text -> :class:`~intdot.arm.insn.Insn`, driven by the templates of ``FORMS``.
+"""Text <-> operands: assembly text -> :class:`~intdot.arm.records.Insn` and
+back, driven by the templates of ``FORMS``.
 
-The line is read into generic operands (a vector register with an element
+Printing follows LLVM's canonical text.  Parsing: the line is read into generic operands (a vector register with an element
 suffix and optional ``[index]``, a ZA slice group ``za.s[wv, off{, vgxN}]``,
 a register list ``{ ... }``), then matched against the template of every row
 with that mnemonic.  Diagnostics follow LLVM's wording and point at the
@@ -14,8 +15,9 @@ from dataclasses import dataclass
 
 from ..core.errors import AsmSyntaxError, OperandConstraintError, OperandTypeError, UnknownInstruction
 from ..core.values import small_decimal
-from .forms import FORMS, MNEMONICS, Operand
-from .insn import Form, Insn
+from .codec import encode
+from .forms import FORMS, MNEMONICS
+from .records import _HOOKS, Form, Insn, Operand
 
 _BY_MNEMONIC: dict[str, list[Form]] = {}
 for _f in FORMS:
@@ -57,6 +59,7 @@ class Parsed:
     off_col: int = 0
     vgx: int | None = None
     count: int = 0
+    slot: int = 0  # LLVM's operand number of the first operand this one makes
 
 
 class _Reader:
@@ -185,64 +188,132 @@ def split_line(line: str, reader: _Reader | None = None) -> tuple[str, int, list
     return m.group(1), m.start(1) + 1, ops
 
 
-def _shape_error(t: Operand, p: Parsed) -> str | None:
-    """Why parsed operand ``p`` cannot be template operand ``t`` (None: it can, values aside)."""
-    if t.kind != p.kind or (t.kind == "vreg" and (t.prefix != p.prefix or t.indexed != (p.index is not None))):
-        want = {"vreg": f"a {t.prefix} register" + (" with a lane index" if t.indexed else ""),
-                "za": "a ZA array group za.s[wv, offset, vgxN]",
-                "zlist": f"a list of {t.n} Z registers"}[t.kind]
-        return f"{INVALID}: expected {want}"
-    if t.kind == "vreg" and p.suffix != t.suffix:
-        if t.prefix == "v":
-            return f"{INVALID}: expected arrangement .{t.suffix}, got .{p.suffix or '(none)'}"
-        return None  # a Z register's wrong width is reported with its value check, as LLVM does
-    if t.kind == "za":
-        if p.vgx is not None and p.vgx != t.n:
-            return f"{INVALID}: vgx{p.vgx} does not fit this form"
-    if t.kind == "zlist":
-        if p.count != t.n:
-            return f"{INVALID}: expected a list of {t.n} registers, got {p.count}"
-        if p.suffix != t.suffix:
-            return f"{INVALID}: expected element type .{t.suffix} in the list, got .{p.suffix or '(none)'}"
-    return None
+@dataclass
+class _Failure:
+    """Why one form does not fit the parsed operands, as LLVM's matcher records it:
+    the operand slot it failed at (LLVM numbers a lane index, and each part of a
+    ZA group, as operands of their own), and whether the diagnostic is specific
+    to that operand class or the generic "invalid operand for instruction"."""
+
+    slot: int
+    message: str
+    col: int
+    cls: type = AsmSyntaxError
+    specific: bool = False
+    list_align: bool = False
 
 
-def _check_values(reader: _Reader, form: Form, t: Operand, p: Parsed, ops: dict[str, int]) -> None:
+def _generic(slot: int, why: str, col: int) -> _Failure:
+    return _Failure(slot, f"{INVALID}: {why}", col)
+
+
+def _specific(slot: int, message: str, col: int, **kw) -> _Failure:
+    return _Failure(slot, message, col, OperandConstraintError, True, **kw)
+
+
+def _fit(form: Form, t: Operand, p: Parsed, ops: dict[str, int], after: tuple[int, int]) -> _Failure | None:
+    """Fill ``ops`` from parsed operand ``p`` for template operand ``t``, or say why it does not fit.
+    ``after`` is the (slot, column) of whatever follows ``p`` (where a missing index is missed)."""
     lay = form.layout
-    bad = OperandConstraintError
+    if t.kind != p.kind or (t.kind == "vreg" and t.prefix != p.prefix):
+        want = {"vreg": f"a {t.prefix} register" + (" with a lane index" if t.indexed else ""),
+                "za": f"a ZA array group za.{t.suffix}[wv, offset, vgx{t.n}]",
+                "zlist": f"a list of {t.n} Z registers"}[t.kind]
+        return _generic(p.slot, f"expected {want}", p.col)
     if t.kind == "vreg":
-        fld = lay.fields[t.ops[0]]
-        restricted = len(fld.values) < 32
-        if t.prefix == "z" and p.suffix != t.suffix:
-            if restricted:
-                raise reader.error(RESTRICTED.format(lo=fld.values[0], hi=fld.values[-1], t=t.suffix),
-                                   p.num_col, bad)
-            raise reader.error("invalid element width", p.num_col, bad)
-        if p.num not in fld.values:
-            raise reader.error(RESTRICTED.format(lo=fld.values[0], hi=fld.values[-1], t=t.suffix),
-                               p.num_col, bad)
-        ops[t.ops[0]] = p.num
-        if t.indexed:
-            ifld = lay.fields[t.ops[1]]
-            if p.index not in ifld.values:
-                raise reader.error(LANE.format(lo=ifld.values[0], hi=ifld.values[-1]), p.index_col, bad)
-            ops[t.ops[1]] = p.index
-    elif t.kind == "za":
+        return _fit_vreg(lay, t, p, ops, after)
+    if t.kind == "za":
         if p.suffix != t.suffix:
-            raise reader.error(f"invalid matrix operand, expected suffix .{t.suffix}", p.col, bad)
+            return _specific(p.slot, f"invalid matrix operand, expected suffix .{t.suffix}", p.col)
         wfld, ofld = lay.fields[t.ops[0]], lay.fields[t.ops[1]]
         m = re.fullmatch(r"w" + _NUM, p.wreg)
         if not m or small_decimal(m.group(1)) not in wfld.values:
-            raise reader.error(WREG.format(lo=wfld.values[0], hi=wfld.values[-1]), p.wreg_col, bad)
+            return _specific(p.slot + 1, WREG.format(lo=wfld.values[0], hi=wfld.values[-1]), p.wreg_col)
         if p.off not in ofld.values:
-            raise reader.error(IMM.format(lo=ofld.values[0], hi=ofld.values[-1]), p.off_col, bad)
+            return _specific(p.slot + 2, IMM.format(lo=ofld.values[0], hi=ofld.values[-1]), p.off_col)
+        if p.vgx is not None and p.vgx != t.n:
+            return _generic(p.slot + 3, f"vgx{p.vgx} does not fit this form", p.col)
         ops[t.ops[0]], ops[t.ops[1]] = int(m.group(1)), p.off
-    else:
-        fld = lay.fields[t.ops[0]]
-        if p.num not in fld.values:
-            raise reader.error(f"{LIST_ALIGN.format(n=fld.scale)} (got a list starting at z{p.num})",
-                               p.col, bad)
-        ops[t.ops[0]] = p.num
+        return None
+    if p.count != t.n:
+        return _generic(p.slot, f"expected a list of {t.n} registers, got {p.count}", p.col)
+    if p.suffix != t.suffix:
+        return _generic(p.slot, f"expected element type .{t.suffix} in the list, got .{p.suffix or '(none)'}", p.col)
+    fld = lay.fields[t.ops[0]]
+    if p.num not in fld.values:
+        return _specific(p.slot, f"{LIST_ALIGN.format(n=fld.scale)} (got a list starting at z{p.num})", p.col,
+                         list_align=True)
+    ops[t.ops[0]] = p.num
+    return None
+
+
+def _fit_vreg(lay, t: Operand, p: Parsed, ops: dict[str, int], after: tuple[int, int]) -> _Failure | None:
+    fld = lay.fields[t.ops[0]]
+    restricted = RESTRICTED.format(lo=fld.values[0], hi=fld.values[-1], t=t.suffix)
+    if p.suffix != t.suffix:
+        if t.prefix == "v":
+            return _generic(p.slot, f"expected arrangement .{t.suffix}, got .{p.suffix or '(none)'}", p.col)
+        if len(fld.values) < 32:
+            return _specific(p.slot, restricted, p.num_col)
+        return _specific(p.slot, "invalid element width", p.num_col)
+    if p.num not in fld.values:
+        return _specific(p.slot, restricted, p.num_col)
+    ops[t.ops[0]] = p.num
+    if t.indexed and p.index is None:
+        if t.prefix == "v":  # LLVM's by-element NEON operand is the register and its index together
+            return _generic(p.slot, "expected a lane index", p.col)
+        return _generic(after[0], "expected a lane index", after[1])
+    if not t.indexed and p.index is not None:
+        return _generic(p.slot + 1, "this form takes no lane index", p.index_col)
+    if t.indexed:
+        ifld = lay.fields[t.ops[1]]
+        if p.index not in ifld.values:
+            return _specific(p.slot + 1, LANE.format(lo=ifld.values[0], hi=ifld.values[-1]), p.index_col)
+        ops[t.ops[1]] = p.index
+    return None
+
+
+def _slots(p: Parsed) -> int:
+    """How many operands LLVM's parser makes of ``p``."""
+    if p.kind == "vreg":
+        return 1 + (p.index is not None)
+    if p.kind == "za":
+        return 3 + (p.vgx is not None)
+    return 1
+
+
+def _match(form: Form, parsed: list[Parsed], total: int, mnemonic_col: int) -> Insn | _Failure:
+    tmpl = form.layout.operands
+    ops: dict[str, int] = dict(form.layout.consts)
+    for i, t in enumerate(tmpl):
+        if i >= len(parsed):
+            return _Failure(total, "too few operands for instruction", mnemonic_col)
+        nxt = parsed[i + 1] if i + 1 < len(parsed) else None
+        failure = _fit(form, t, parsed[i], ops, (nxt.slot, nxt.col) if nxt else (total, mnemonic_col))
+        if failure is not None:
+            if failure.slot >= total:  # LLVM: an operand the text does not have
+                return _Failure(total, "too few operands for instruction", mnemonic_col)
+            return failure
+    if len(parsed) > len(tmpl):
+        extra = parsed[len(tmpl)]
+        return _generic(extra.slot, "too many operands", extra.col)
+    return Insn(form, {k: ops[k] for k in _op_order(form)})
+
+
+def _pick(failures: list[_Failure]) -> _Failure:
+    """LLVM's choice among the forms' failures: the one that got furthest; at the
+    same operand a specific diagnostic beats the generic one (the last specific
+    wins).  intdot's one departure: a misaligned register list is named even
+    where another form got further (LLVM then blames a later operand)."""
+    last = max(f.slot for f in failures)
+    at_last = [f for f in failures if f.slot == last]
+    specific = [f for f in at_last if f.specific]
+    best = specific[-1] if specific else at_last[0]
+    if not best.specific:
+        aligned = [f for f in failures if f.list_align]
+        if aligned:
+            return aligned[0]
+    return best
 
 
 def parse(text: str) -> Insn:
@@ -268,36 +339,24 @@ def parse(text: str) -> Insn:
     for i, ch in enumerate(line):
         if ord(ch) > 127:  # LLVM reads ASCII only: no-break spaces, fullwidth letters or digits
             raise reader.error(f"unexpected character {ch!r} (U+{ord(ch):04X}); instructions are ASCII text", i + 1)
-    mnemonic, _, raw_ops = split_line(line, reader)
+    mnemonic, mnemonic_col, raw_ops = split_line(line, reader)
     forms = _BY_MNEMONIC.get(mnemonic.lower())
     if not forms:
         raise UnknownInstruction(
-            f"mnemonic {mnemonic!r} is not in intdot's Arm table (it has: {', '.join(MNEMONICS)}; "
-            "sdot/udot/usdot are planned)")
+            f"mnemonic {mnemonic!r} is not in intdot's Arm table (it has: {', '.join(MNEMONICS)})")
     parsed = [reader.operand(t, c) for t, c in raw_ops]
-    best = None  # (score, error message, column) of the closest failing form
+    slot = 1  # LLVM's operand 0 is the mnemonic
+    for p in parsed:
+        p.slot = slot
+        slot += _slots(p)
+    failures = []
     for form in forms:
-        tmpl = form.layout.operands
-        score, failure = 0, None
-        for i, t in enumerate(tmpl):
-            if i >= len(parsed):
-                failure = ("too few operands for instruction", 1)
-                break
-            why = _shape_error(t, parsed[i])
-            if why:
-                failure = (why, parsed[i].col)
-                break
-            score += 1
-        if failure is None and len(parsed) > len(tmpl):
-            failure = (f"{INVALID}: too many operands", parsed[len(tmpl)].col)
-        if failure is None:
-            ops: dict[str, int] = dict(form.layout.consts)
-            for t, p in zip(tmpl, parsed):
-                _check_values(reader, form, t, p, ops)
-            return Insn(form, {k: ops[k] for k in _op_order(form)})
-        if best is None or score > best[0]:
-            best = (score, *failure)
-    raise reader.error(best[1], best[2])
+        got = _match(form, parsed, slot, mnemonic_col)
+        if isinstance(got, Insn):
+            return got
+        failures.append(got)
+    best = _pick(failures)
+    raise reader.error(best.message, best.col, best.cls)
 
 
 def _op_order(form: Form) -> list[str]:
@@ -305,4 +364,31 @@ def _op_order(form: Form) -> list[str]:
     return order + [k for k in form.layout.consts if k not in order]
 
 
-__all__ = ["parse", "split_line"]
+def _zlist(first: int, n: int, suffix: str) -> str:
+    regs = [(first + k) % 32 for k in range(n)]
+    if n > 2 and regs[-1] > regs[0]:  # LLVM prints a run of four as a range unless it wraps
+        return f"{{ z{regs[0]}.{suffix} - z{regs[-1]}.{suffix} }}"
+    return "{ " + ", ".join(f"z{r}.{suffix}" for r in regs) + " }"
+
+
+def format_operand(t: Operand, ops) -> str:
+    """One operand of the template, as LLVM prints it."""
+    if t.kind == "vreg":
+        s = f"{t.prefix}{ops[t.ops[0]]}.{t.suffix}"
+        return f"{s}[{ops[t.ops[1]]}]" if t.indexed else s
+    if t.kind == "za":
+        return f"za.{t.suffix}[w{ops[t.ops[0]]}, {ops[t.ops[1]]}, vgx{t.n}]"
+    return _zlist(ops[t.ops[0]], t.n, t.suffix)
+
+
+def format_insn(insn: Insn, *, check: bool = True) -> str:
+    """LLVM's canonical text of an instruction (its operands checked through
+    :func:`~intdot.arm.codec.encode` unless ``check=False``, for instructions the decoder made)."""
+    if check:
+        encode(insn)
+    return insn.form.mnemonic + " " + ", ".join(format_operand(t, insn.ops) for t in insn.form.layout.operands)
+
+
+_HOOKS["format"] = format_insn
+
+__all__ = ["format_insn", "format_operand", "parse", "split_line"]
