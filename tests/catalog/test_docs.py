@@ -1,0 +1,86 @@
+"""docs/catalog.md and the catalog modules' docstrings: their examples run, and the doc's tables
+say what the code says."""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+import pathlib
+import re
+import shlex
+
+import pytest
+
+from intdot.cli import main
+
+DOC = pathlib.Path(__file__).resolve().parents[2] / "docs" / "catalog.md"
+FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
+DOT = ("dotprod", "i8mm", "sve", "sve2", "sve2p1", "sme", "sme2", "sme-i16i64")
+
+
+@pytest.mark.parametrize("name", ["intdot.catalog", "intdot.core.features", "intdot.arm.targets"])
+def test_module_doctests(name):
+    result = doctest.testmod(importlib.import_module(name), optionflags=FLAGS)
+    assert result.attempted > 0 and result.failed == 0
+
+
+def test_markdown_examples():
+    result = doctest.testfile(str(DOC), module_relative=False, optionflags=FLAGS)
+    assert result.attempted > 0 and result.failed == 0
+
+
+def sessions(text: str):
+    for block in re.findall(r"```console\n(.*?)```", text, re.S):
+        cmd, out = None, []
+        for line in block.splitlines():
+            if line.startswith("$ "):
+                if cmd:
+                    yield cmd, out
+                cmd, out = shlex.split(line[2:])[1:], []
+            else:
+                out.append(line)
+        if cmd:
+            yield cmd, out
+
+
+@pytest.mark.parametrize("argv, expected", list(sessions(DOC.read_text())))
+def test_console_examples(capsys, argv, expected):
+    rc = main(argv)
+    out, err = capsys.readouterr()
+    assert (out + err).splitlines() == expected
+    assert rc == (1 if err else 0)
+
+
+def table(heading: str) -> list[tuple[str, str]]:
+    """The (first cell, second cell) rows of the two-column table under ``heading``, header excluded."""
+    section = DOC.read_text().split(heading, 1)[1].split("\n#")[0]
+    rows = re.findall(r"^\| ([^|]+) \| ([^|]+) \|$", section, re.M)
+    return [(a.strip(), b.strip()) for a, b in rows[1:]]
+
+
+def features(t) -> str:
+    from intdot.arm.targets import target
+
+    return " ".join(f for f in DOT if f in target(t).features) or "-"
+
+
+def test_architecture_table_matches_the_code():
+    from intdot.arm.targets import ARCHS
+
+    seen = []
+    for archs, feats in table("### Arm architecture versions"):
+        for arch in archs.split(", "):
+            assert features(arch) == feats, arch
+            seen.append(arch)
+    assert sorted(seen) == sorted(ARCHS)
+
+
+def test_core_table_matches_the_code():
+    from intdot.arm.targets import CORES
+
+    seen = []
+    for feats, cores in table("### Named Arm cores"):
+        for core in cores.split(", "):
+            assert features(core) == feats, core
+            seen.append(core)
+    assert sorted(seen) == sorted(CORES)
