@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 
 import numpy as np
@@ -261,30 +262,65 @@ def _details(words: list) -> dict:
 
 
 def _json(chunks, texts, is_dot, args) -> int:
+    if not args.fields:
+        return _json_fast(chunks, texts, is_dot, args)
     parts = []
     for c, t, d in zip(chunks, texts, is_dot):
         idx = np.flatnonzero(d) if args.only_dot else np.arange(len(c.words))
         words = c.words[idx].tolist()
-        tt = t[idx].tolist()
-        wtext = [f"0x{w:08x}" for w in words]
-        if c.addresses is None:
-            recs = [{"word": h, "text": s} for h, s in zip(wtext, tt)]
-        else:
-            owner = _owner_index(c)
-            names = [c.symbols[o][1] if o is not None else None for o in owner]
-            addrs = c.addresses[idx].tolist()
-            recs = [{"section": c.name, "address": f"0x{a:x}", "symbol": names[i], "word": h, "text": s}
-                    for i, a, h, s in zip(idx.tolist(), addrs, wtext, tt)]
-        if args.fields:
-            dot = d[idx].tolist()
-            details = _details([w for w, k in zip(words, dot) if k])
-            for r, w, k in zip(recs, words, dot):
-                r.update(details[w] if k else {"form": None})
+        recs = _records(c, idx, t)
+        dot = d[idx].tolist()
+        details = _details([w for w, k in zip(words, dot) if k])
+        for r, w, k in zip(recs, words, dot):
+            r.update(details[w] if k else {"form": None})
         parts.extend(recs)
     dumps = json.JSONEncoder(separators=(", ", ": ")).encode
     # One object a line: valid JSON, readable, and much faster to write than indent=2.
-    sys.stdout.write("[\n" + ",\n".join(" " + dumps(r) for r in parts) + ("\n]\n" if parts else "]\n"))
+    _write_list([" " + dumps(r) for r in parts])
     return 0
+
+
+def _records(c, idx, t) -> list[dict]:
+    words = c.words[idx].tolist()
+    tt = t[idx].tolist()
+    if c.addresses is None:
+        return [{"word": f"0x{w:08x}", "text": s} for w, s in zip(words, tt)]
+    owner = _owner_index(c)
+    names = [c.symbols[o][1] if o is not None else None for o in owner]
+    return [{"section": c.name, "address": f"0x{a:x}", "symbol": names[i], "word": f"0x{w:08x}", "text": s}
+            for i, a, w, s in zip(idx.tolist(), c.addresses[idx].tolist(), words, tt)]
+
+
+def _json_fast(chunks, texts, is_dot, args) -> int:
+    """The records written as text, as the text output is: the disassembler's strings
+    need no JSON escaping (checked once per chunk), so no per-record encoder runs."""
+    lines = []
+    enc = json.JSONEncoder().encode
+    for c, t, d in zip(chunks, texts, is_dot):
+        idx = np.flatnonzero(d) if args.only_dot else np.arange(len(c.words))
+        tt = t[idx].tolist()
+        if _NEEDS_ESCAPE.search("".join(tt)):
+            lines += [" " + enc(r) for r in _records(c, idx, t)]
+            continue
+        words = c.words[idx].tolist()
+        if c.addresses is None:
+            lines += [f' {{"word": "0x{w:08x}", "text": "{s}"}}' for w, s in zip(words, tt)]
+            continue
+        owner = _owner_index(c)
+        names = [enc(c.symbols[o][1]) if o is not None else "null" for o in owner]
+        sec = enc(c.name)
+        lines += [f' {{"section": {sec}, "address": "0x{a:x}", "symbol": {names[i]}, "word": "0x{w:08x}", '
+                  f'"text": "{s}"}}'
+                  for i, a, w, s in zip(idx.tolist(), c.addresses[idx].tolist(), words, tt)]
+    _write_list(lines)
+    return 0
+
+
+_NEEDS_ESCAPE = re.compile(r'["\\\x00-\x1f\x7f-\U0010ffff]')
+
+
+def _write_list(lines: list[str]) -> None:
+    sys.stdout.write("[\n" + ",\n".join(lines) + ("\n]\n" if lines else "]\n"))
 
 
 # -- --stats -------------------------------------------------------------------------------------
