@@ -90,7 +90,7 @@ def test_disasm_json_and_fields(capsys):
     (["disasm"], "no words given"),
     (["disasm", "--file", "/nonexistent/words"], "--file '/nonexistent/words'"),
     (["disasm", "--json", "0"], "not a supported encoding"),
-    (["asm", "sdot v0.4s, v1.16b, v2.4b[1]"], "'sdot' is not in intdot's Arm table"),
+    (["asm", "smmla v0.4s, v1.16b, v2.16b"], "'smmla' is not in intdot's Arm table"),
     (["asm", ""], "no instruction given"),
     (["asm", " ; // nothing"], "no instruction given"),
 ])

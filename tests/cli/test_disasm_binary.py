@@ -17,7 +17,7 @@ import pytest
 from intdot.errors import IntdotError
 from tests.oracles import find_tool, missing
 
-MARCH = "-march=armv9.2-a+sme2+i8mm"
+MARCH = "-march=armv9.2-a+sme2+i8mm+sme-i16i64"
 SOURCE = r"""
 #include <arm_neon.h>
 #include <arm_sve.h>
@@ -29,11 +29,24 @@ void za(uint32_t slice, svint8x2_t zn, svuint8_t zm) __arm_streaming __arm_inout
   svsudot_lane_za32_s8_vg1x2(slice, zn, zm, 1);
   svsudot_single_za32_s8_vg1x4(slice, svcreate4(svget2(zn, 0), svget2(zn, 1), svget2(zn, 0), svget2(zn, 1)), zm);
 }
+int32x4_t nsd(int32x4_t a, int8x16_t b, int8x16_t c) { return vdotq_s32(a, b, c); }
+uint32x2_t nud(uint32x2_t a, uint8x8_t b, uint8x8_t c) { return vdot_lane_u32(a, b, c, 1); }
+int32x4_t nus(int32x4_t a, uint8x16_t b, int8x16_t c) { return vusdotq_s32(a, b, c); }
+svint64_t ssd64(svint64_t a, svint16_t b, svint16_t c) { return svdot_s64(a, b, c); }
+svint32_t sus(svint32_t a, svuint8_t b, svint8_t c) { return svusdot_s32(a, b, c); }
+void zsd(uint32_t slice, svint8x2_t zn, svint8x2_t zm) __arm_streaming __arm_inout("za") {
+  svdot_za32_s8_vg1x2(slice, zn, zm);
+}
+void zud64(uint32_t slice, svuint16x4_t zn, svuint16_t zm) __arm_streaming __arm_inout("za") {
+  svdot_single_za64_u16_vg1x4(slice, zn, zm);
+}
 static int helper(int x) { return x * 3 + 1; }
 int plain(int x) { return helper(x) ^ 5; }
 """
 # What the source asks for, per function: the mnemonic and register kind of each dot instruction.
-KNOWN = {"nsu": ["sudot v"], "nsu64": ["sudot v"], "ssu": ["sudot z"], "za": ["sudot za", "sudot za"], "plain": []}
+KNOWN = {"nsu": ["sudot v"], "nsu64": ["sudot v"], "ssu": ["sudot z"], "za": ["sudot za", "sudot za"],
+         "nsd": ["sdot v"], "nud": ["udot v"], "nus": ["usdot v"], "ssd64": ["sdot z"], "sus": ["usdot z"],
+         "zsd": ["sdot za"], "zud64": ["udot za"], "plain": []}
 DOT = re.compile(r"^(sdot|udot|usdot|sudot)\s")
 
 
@@ -120,12 +133,12 @@ def test_dot_instructions_are_those_of_the_source(cli, built, kind):
 def test_stats_per_function(cli, built):
     rc, out, _ = cli("disasm", "-f", built["object"], "--stats", "--json")
     stats = json.loads(out)
-    assert rc == 0 and stats["dot"] == 5
+    assert rc == 0 and stats["dot"] == 12
     assert {fn: sum(forms.values()) for fn, forms in stats["functions"].items()} == {
-        "nsu": 1, "nsu64": 1, "ssu": 1, "za": 2}
+        fn: len(v) for fn, v in KNOWN.items() if v}
     assert len(stats["functions"]["za"]) == 2  # two forms: indexed vgx2 and single vgx4
     rc, out, _ = cli("disasm", "-f", built["shared"], "--stats")
-    assert out.splitlines()[0].startswith("5 dot instruction(s) in ")
+    assert out.splitlines()[0].startswith("12 dot instruction(s) in ")
     assert re.search(r"^za +\S+ +1$", out, re.M)
 
 
@@ -135,7 +148,7 @@ def test_text_listing_looks_like_objdump(cli, built):
     assert rc == 0 and "Disassembly of section .text:" in out
     assert "\n0000000000000000 <nsu>:\n" in out
     shown = [t for t in theirs if DOT.match(t["text"]) and f"  {t['text']}\n" in out]
-    assert len(shown) == 5  # every sudot of the source, on objdump's line: address, word, LLVM's text
+    assert len(shown) == 12  # every dot instruction of the source, on objdump's line: address, word, LLVM's text
     for t in shown:
         assert f"{t['address']:>8x}: {t['word']:08x}  {t['text']}\n" in out
 
