@@ -20,7 +20,7 @@ them here.
 from __future__ import annotations
 
 import difflib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache, lru_cache
 from typing import Any
 
@@ -87,8 +87,7 @@ class Instruction:
         if not isinstance(a_signed, bool) or not isinstance(b_signed, bool):
             raise OperandError(f"a_signed={a_signed!r}, b_signed={b_signed!r}: {self.name} takes its operands' "
                                f"signedness as arguments; expected True or False for each")
-        s = self.spec
-        return _spec(s.a_width, s.b_width, s.lanes, a_signed, b_signed, s.acc_bits, s.acc_signed)
+        return replace(self.spec, a_signed=a_signed, b_signed=b_signed)
 
     @property
     def lanes(self) -> str:
@@ -125,30 +124,6 @@ def _lane(rec: Instruction, which: str) -> str:
 # ---------------------------------------------------------------------------
 
 
-def _spec(a_width, b_width, lanes, a_signed, b_signed, acc_bits=32, acc_signed=True):
-    """The core's DotSpec, whichever of its two signatures the core has (per-operand widths, or one width)."""
-    from .core import DotSpec
-
-    if "a_width" in DotSpec.__dataclass_fields__:
-        return DotSpec(a_width, b_width, lanes, a_signed, b_signed, acc_bits=acc_bits, acc_signed=acc_signed)
-    return _OldSpecView(DotSpec(a_width, a_signed, b_signed, acc_signed), b_width, acc_bits)
-
-
-@dataclass(frozen=True)
-class _OldSpecView:
-    """The per-operand field names over a core DotSpec that has only one width (until the core's change lands)."""
-
-    core: Any
-    b_width: int
-    acc_bits: int
-
-    a_width = property(lambda self: self.core.width)
-    lanes = property(lambda self: self.core.lanes)
-    a_signed = property(lambda self: self.core.a_signed)
-    b_signed = property(lambda self: self.core.b_signed)
-    acc_signed = property(lambda self: self.core.result_signed)
-
-
 def _spec_fields(spec) -> tuple:
     return (spec.a_width, spec.b_width, spec.lanes, spec.a_signed, spec.b_signed, spec.acc_bits, spec.acc_signed)
 
@@ -164,8 +139,6 @@ def _amd_records() -> list[Instruction]:
     for row in BUILTINS:
         sign_args = row.src0 == "flag"
         spec = row.spec(True, True) if sign_args else row.spec()
-        if not hasattr(spec, "a_width"):  # a core DotSpec with one width: view it with per-operand names
-            spec = _spec(row.width, row.width, row.lanes, spec.a_signed, spec.b_signed, 32, spec.result_signed)
         out.append(Instruction(
             isa="amd", name=f"amd.{row.name}", mnemonic=row.name, spellings=(row.name, PREFIX + row.name),
             spec=spec, k_step=_k_step(spec), neg=None, clamp=None, sign_args=sign_args, features=row.feature,
@@ -174,50 +147,23 @@ def _amd_records() -> list[Instruction]:
 
 
 def _arm_template(form) -> str:
-    layout = getattr(form, "layout", None)
-    text = getattr(form, "syntax", None) or getattr(layout, "syntax", "") or ""
+    """The row's syntax template with ``<operand>`` where the row writes ``{operand}``."""
+    text = form.layout.syntax
     return text.replace("{", "<").replace("}", ">").replace("< ", "{ ").replace(" >", " }")
-
-
-def _arm_acle() -> dict[str, tuple[str, ...]]:
-    """form id -> ACLE intrinsic names, from the ACLE layer's own table."""
-    try:
-        from .arm import acle
-    except ImportError:  # pragma: no cover - the ACLE layer is part of the package
-        return {}
-    by_form = getattr(acle, "BY_FORM", None)
-    if by_form is not None:
-        return dict(by_form)
-    table = getattr(acle, "INTRINSICS", {})
-    out: dict[str, tuple[str, ...]] = {}
-    for name, rec in table.items():
-        form = getattr(rec, "form", rec)
-        out[form] = out.get(form, ()) + (name,)
-    return out
-
-
-def _arm_spec(form):
-    spec = getattr(form, "spec", None)
-    if spec is not None:
-        return spec
-    # Rows from before the table carried a spec are all .b -> .s, four byte lanes per 32-bit element.
-    return _spec(8, 8, 4, form.a_signed, form.b_signed, 32, form.mnemonic != "udot")
 
 
 def _arm_records() -> list[Instruction]:
     from .arm import FORMS
+    from .arm.acle import BY_FORM as acle_names  # form id -> the ACLE intrinsics that compile to it
 
-    acle = _arm_acle()
     out = []
     for form in FORMS:
-        spec = _arm_spec(form)
-        features = getattr(form, "features", None) or getattr(form, "feature", "")
         template = _arm_template(form)
-        names = (form.name, form.mnemonic, template, *acle.get(form.name, ()))
+        names = (form.name, form.mnemonic, template, *acle_names.get(form.name, ()))
         out.append(Instruction(
             isa="arm", name=f"arm.{form.name}", mnemonic=form.mnemonic,
-            spellings=tuple(dict.fromkeys(n for n in names if n)), spec=spec, k_step=_k_step(spec),
-            neg=False, clamp=False, sign_args=False, features=features, syntax=template,
+            spellings=tuple(dict.fromkeys(names)), spec=form.spec, k_step=_k_step(form.spec),
+            neg=False, clamp=False, sign_args=False, features=form.features, syntax=template,
             summary=f"{form.mnemonic.upper()} ({form.kind.replace('_', ' ')})", row=form))
     return out
 

@@ -3,6 +3,8 @@ and availability that agrees with the AMD front end for every builtin, target an
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from intdot import amd, arm, catalog
@@ -69,13 +71,12 @@ def test_sign_args_specs():
 def test_arm_records_follow_their_forms(form):
     f, r = FORMS[form], catalog.find(f"arm.{form}")
     assert r.isa == "arm" and r.mnemonic == f.mnemonic and r.row is f
-    assert r.features == (getattr(f, "features", None) or f.feature)
+    assert r.features == f.features
     assert (r.neg, r.clamp, r.sign_args) == (False, False, False)
     assert r.spec.a_signed == f.a_signed and r.spec.b_signed == f.b_signed
     assert form in r.spellings and f.mnemonic in r.spellings
-    # Bytes per step: a group of the sources is 32 bits (.b->.s, 2-way .h->.s) or 64 (.h->.d).
-    group = 8 if "_d" in form.split("sve")[-1] or form.endswith(("_d_vgx2", "_d_vgx4")) or "_vec_d" in form \
-        or "_indexed_d" in form else 4
+    # Bytes per step: a group of the sources is 32 bits (.b->.s, 2-way .h->.s) or 64 (.h->.d, ids ending _d).
+    group = 8 if re.search(r"_(vec|indexed)_d$|_d_vgx[24]$", form) else 4
     assert r.k_step == (group, group)
     assert r.spec.acc_bits == (64 if group == 8 else 32)
     assert r.spec.acc_signed == (f.mnemonic != "udot")
@@ -94,13 +95,22 @@ def test_arm_signedness_is_the_mnemonics(form):
 def test_acle_names_are_spellings_of_their_form():
     from intdot.arm import acle
 
-    table = getattr(acle, "INTRINSICS", None)
-    if table is None:
-        pytest.skip("the ACLE layer exposes no INTRINSICS table")
-    for name, rec in table.items():
-        if rec.form in FORMS:
-            assert name in catalog.find(f"arm.{rec.form}").spellings
-            assert catalog.find(name).name == f"arm.{rec.form}"
+    assert len(acle.INTRINSICS) > 0
+    for name, rec in acle.INTRINSICS.items():
+        assert name in catalog.find(f"arm.{rec.form}").spellings
+        assert catalog.find(name).name == f"arm.{rec.form}"
+
+
+def test_every_spelling_finds_its_record():
+    for r in catalog.records():
+        for s in (r.name, *r.spellings):
+            assert r in catalog.find_all(s), (r.name, s)
+            try:
+                found = catalog.find(s)
+            except catalog.AmbiguousInstruction as exc:
+                assert r in exc.candidates
+            else:
+                assert spec_tuple(found.spec) == spec_tuple(r.spec)
 
 
 # --- find: every kind of spelling ----------------------------------------------------------------------------------

@@ -36,7 +36,7 @@ def test_list_arm_shows_features(capsys):
     assert len(body) == len(arm.FORMS)
     for line, form in zip(body, arm.FORMS):
         assert line.startswith(f"arm.{form.name} ")
-        assert (getattr(form, "features", None) or form.feature) in line
+        assert form.features in line
         assert line.rstrip().endswith(catalog.find(f"arm.{form.name}").syntax)
 
 
