@@ -5,6 +5,9 @@ multiplied with Python's unbounded ints, and the result is reduced at the end,
 exactly as the formulas in ``shared/spec/`` read:
 
     result = src2 + (-1)**neg * sum_k src0[k] * src1[k]      (then wrap or clamp)
+
+:func:`ref_dot_step` is the general step: each operand with its own lane
+width and signedness, any number of lanes, a 32- or 64-bit accumulator.
 """
 
 from __future__ import annotations
@@ -12,8 +15,13 @@ from __future__ import annotations
 
 def to_unsigned32(x: int) -> int:
     """The 32-bit pattern of x (which may be given signed or unsigned)."""
-    assert -(2**31) <= x < 2**32
-    return x % 2**32
+    return to_unsigned(x, 32)
+
+
+def to_unsigned(x: int, bits: int) -> int:
+    """The bits-bit pattern of x (which may be given signed or unsigned)."""
+    assert -(2 ** (bits - 1)) <= x < 2**bits
+    return x % 2**bits
 
 
 def field(word: int, lo: int, width: int) -> int:
@@ -42,13 +50,39 @@ def lanes(word: int, width: int, signed: bool) -> list[int]:
 
 def ref_dot(a: int, b: int, acc: int, *, width: int, a_signed: bool, b_signed: bool,
             result_signed: bool, neg: bool = False, clamp: bool = False) -> int:
-    """The exact dot product, accumulated, then wrapped or clamped to the result type."""
-    products = [x * y for x, y in zip(lanes(a, width, a_signed), lanes(b, width, b_signed))]
-    dot = sum(products)
-    start = as_signed(to_unsigned32(acc), 32) if result_signed else to_unsigned32(acc)
+    """The 32-bit step: both operands one 32-bit word of 32 // width lanes, a 32-bit accumulator."""
+    return ref_dot_step(a, b, acc, a_width=width, b_width=width, lanes=32 // width, a_signed=a_signed,
+                        b_signed=b_signed, acc_bits=32, acc_signed=result_signed, neg=neg, clamp=clamp)
+
+
+def operand_lanes(word: int, width: int, count: int, signed: bool) -> list[int]:
+    """The first ``count`` lanes of an operand of width * count bits, lane 0 lowest."""
+    word = to_unsigned(word, width * count)
+    out = []
+    for k in range(count):
+        v = field(word, k * width, width)
+        out.append(as_signed(v, width) if signed else v)
+    return out
+
+
+def ref_dot_step(a: int, b: int, acc: int, *, a_width: int, b_width: int, lanes: int, a_signed: bool,
+                 b_signed: bool, acc_bits: int, acc_signed: bool, neg: bool = False, clamp: bool = False) -> int:
+    """One dot step of any shape: the exact sum of lane products added to (or, with neg, subtracted
+    from) the accumulator, then wrapped modulo 2**acc_bits or saturated once to the accumulator type."""
+    la = operand_lanes(a, a_width, lanes, a_signed)
+    lb = operand_lanes(b, b_width, lanes, b_signed)
+    dot = 0
+    for k in range(lanes):
+        dot += la[k] * lb[k]
+    start = to_unsigned(acc, acc_bits)
+    if acc_signed:
+        start = as_signed(start, acc_bits)
     exact = start - dot if neg else start + dot
-    lo, hi = (-(2**31), 2**31 - 1) if result_signed else (0, 2**32 - 1)
+    if acc_signed:
+        lo, hi = -(2 ** (acc_bits - 1)), 2 ** (acc_bits - 1) - 1
+    else:
+        lo, hi = 0, 2**acc_bits - 1
     if clamp:
         return max(lo, min(hi, exact))
-    wrapped = exact % 2**32
-    return as_signed(wrapped, 32) if result_signed else wrapped
+    wrapped = exact % 2**acc_bits
+    return as_signed(wrapped, acc_bits) if acc_signed else wrapped

@@ -45,7 +45,7 @@ def _disk_cache(py_func):
     if where is None:
         return None
     try:
-        from numba.core.caching import FunctionCache, UserProvidedCacheLocator
+        from numba.core.caching import CompileResultCacheImpl, FunctionCache, UserProvidedCacheLocator
     except ImportError:  # a numba whose internals moved: no disk cache, still correct
         return None
 
@@ -59,8 +59,11 @@ def _disk_cache(py_func):
             # Skip UserProvidedCacheLocator's test of NUMBA_CACHE_DIR; its parent checks the directory is writable.
             return super(UserProvidedCacheLocator, cls).from_function(func, py_file)
 
-    class Cache(FunctionCache):
+    class Impl(CompileResultCacheImpl):
         _locator_classes = [Locator]
+
+    class Cache(FunctionCache):
+        _impl_class = Impl
 
     try:
         return Cache(py_func)
