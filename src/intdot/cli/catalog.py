@@ -19,8 +19,6 @@ Columns: the catalog name, the lanes of each operand per step (count x
 signedness and width; ? = chosen by an argument), the accumulator, the
 features the instruction needs ('+' all of, '|' any of) and the spellings
 intdot accepts for it (builtins, ACLE intrinsics, mnemonics).
-
-exit status: 0 success, 1 bad input (unknown name or target), 2 usage error
 """
 
 AVAILABLE_EPILOG = """\
@@ -29,8 +27,8 @@ examples:
   intdot available 'sdot za.d[w8, 0, vgx2], { z0.h, z1.h }, z2.h' armv9.2-a+sme2+sme-i16i64
   intdot available sudot4 gfx1100 --profile llvm
 
-exit status: 0 the target has the instruction, 1 it does not (the message names
-the missing features) or bad input, 2 usage error
+Exit status 0 means the target has the instruction; 1 means it does not (the
+one-line message names the missing features) or the input is bad.
 """
 
 # The Arm extensions that gate some dot form, in the order the target listing shows them.
