@@ -171,5 +171,15 @@ def _available(args) -> int:
     from .. import catalog
 
     rec = catalog.require(args.name, args.target, profile=args.profile)
-    print(f"{rec.name} is available on {args.target} (needs {rec.features})")
+    if rec.isa == "amd":
+        from ..amd.targets import canonical_name
+
+        where = f"{canonical_name(args.target, args.profile)} ({args.profile} profile"
+        # The reference profile's table is by family; features are the llvm profile's rule.
+        why = f"; needs {rec.features})" if args.profile == "llvm" else ")"
+    else:
+        from ..arm.targets import target
+
+        where, why = target(args.target).name, f" (needs {rec.features})"
+    print(f"{rec.name} is available on {where}{why}")
     return 0
