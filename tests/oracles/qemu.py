@@ -34,7 +34,7 @@ from . import PREFIX, find_tool
 
 ROOT = Path(__file__).resolve().parents[2]
 CACHE = ROOT / ".oracle-cache" / "qemu"
-MARCH = "armv9-a+sve+i8mm+sme2"
+MARCH = "armv9-a+sve+i8mm+sme2+sve2p1+sme-i16i64"
 BUF_BYTES = 32 * 256 + 256 * 256 + 32 + 64  # the largest blob: VL = SVL = 2048 bits
 
 
@@ -42,9 +42,9 @@ def clang() -> str | None:
     return find_tool("INTDOT_CLANG", "clang-19", "clang")
 
 
-def qemu(streaming: bool) -> str | None:
-    """qemu-aarch64 for the program kind: SME2 needs QEMU 9 or newer."""
-    if streaming:
+def qemu(streaming: bool, new: bool = False) -> str | None:
+    """qemu-aarch64 for the program kind: SME2 needs QEMU 9 or newer, SVE2.1 (``new``) QEMU 11's ``max`` CPU."""
+    if streaming or new:
         return find_tool("INTDOT_QEMU_SME2", os.path.join(PREFIX, "qemu-unstable/usr/bin/qemu-aarch64"))
     return find_tool("INTDOT_QEMU", "/usr/bin/qemu-aarch64", "qemu-aarch64")
 
@@ -165,7 +165,7 @@ def blob_size(zbytes: int, svl_bytes: int, streaming: bool) -> int:
 
 
 def run(exe: Path, blobs: list[bytes], *, vl: int, svl: int, streaming: bool, size: int | None = None,
-        timeout: float = 120) -> list[bytes]:
+        timeout: float = 120, new: bool = False) -> list[bytes]:
     """Run the program on each state blob; return the blobs it wrote back.
 
     ``vl`` and ``svl`` are in bits; the header the program writes is checked
@@ -181,7 +181,7 @@ def run(exe: Path, blobs: list[bytes], *, vl: int, svl: int, streaming: bool, si
     for b in blobs:
         if len(b) != size:
             raise ValueError(f"state blob of {len(b)} bytes; expected {size}")
-    r = subprocess.run([qemu(streaming), "-cpu", props, str(exe)], input=b"".join(blobs),
+    r = subprocess.run([qemu(streaming, new), "-cpu", props, str(exe)], input=b"".join(blobs),
                        capture_output=True, timeout=timeout)
     if r.returncode:
         raise RuntimeError(f"{exe.name} under qemu ({props}) exited with {r.returncode}: "
