@@ -87,6 +87,10 @@ def test_available(capsys):
     code, out, err = run(capsys, "available", "vsudotq_lane_s32", "cortex-a78")
     assert code == 1 and out == ""
     assert err.count("\n") == 1 and "cortex-a78 lacks i8mm" in err and err.startswith("intdot available: error:")
+    code, out, err = run(capsys, "available", "sdot4", "GFX942", "--profile", "llvm")
+    assert code == 0 and out == "amd.sdot4 is available on gfx942 (llvm profile; needs dot1-insts)\n"
+    code, out, err = run(capsys, "available", "sdot4", "cdna3")
+    assert code == 0 and out == "amd.sdot4 is available on CDNA3 (reference profile)\n"
     code, out, err = run(capsys, "available", "sudot4", "gfx1030", "--profile", "llvm")
     assert code == 1 and "dot8-insts" in err
     code, out, err = run(capsys, "available", "sudot z0.s, z1.b, z2.b[0]", "neoverse-v1")
