@@ -113,6 +113,7 @@ def _batch(args) -> int:
                 print(json.dumps({"line": n, "expr": text.strip(), "error": str(err).splitlines()[0]}))
             else:
                 print("error")
+            sys.stdout.flush()  # so that a terminal or 2>&1 shows the message after its line's output
             print(f"intdot eval: error: {err}", file=sys.stderr)
             if args.fail_fast:
                 break
