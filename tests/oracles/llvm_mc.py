@@ -13,7 +13,7 @@ import subprocess
 from . import find_tool
 
 TRIPLE = "aarch64"
-MATTR = "+sve,+i8mm,+sme2"
+MATTR = "+dotprod,+i8mm,+sve,+sve2p1,+sme2,+sme-i16i64"
 _ENCODED = re.compile(r"^\s+([a-z][a-z0-9.]*)\s+(.*?)\s*// encoding: \[([^\]]*)\]\s*$")
 _DIAG = re.compile(r"^<stdin>:(\d+):(\d+): error: (.*)$")
 
@@ -48,6 +48,36 @@ def assemble(lines: list[str]) -> list[tuple[str, int]]:
             out.append((_text(m.group(1), m.group(2)), int.from_bytes(bytes(data), "little")))
     if len(out) != len(lines):
         raise AssertionError(f"llvm-mc gave {len(out)} results for {len(lines)} lines:\n{proc.stdout[:2000]}")
+    return out
+
+
+_NOP = 0xD503201F
+
+
+def assemble_each(lines: list[str]) -> list[tuple[str, int] | None]:
+    """(canonical text, word) of every line, or None for a line that holds no
+    instruction (a comment, say); raises if llvm-mc rejects any line.  Each line
+    is followed by a ``nop``, which tells the lines apart in llvm-mc's listing."""
+    proc = _run(["-show-encoding"], "".join(f"{line}\nnop\n" for line in lines))
+    errors = [m.groups() for m in map(_DIAG.match, proc.stderr.splitlines()) if m]
+    if proc.returncode or errors:
+        raise AssertionError(f"llvm-mc rejected {len(errors)} line(s): {errors[:3]}\n{proc.stderr[:2000]}")
+    out: list[tuple[str, int] | None] = []
+    current: list[tuple[str, int]] = []
+    for line in proc.stdout.splitlines():
+        m = _ENCODED.match(line)
+        if not m:
+            continue
+        word = int.from_bytes(bytes(int(b, 16) for b in m.group(3).split(",")), "little")
+        if word == _NOP and m.group(1) == "nop":
+            if len(current) > 1:
+                raise AssertionError(f"llvm-mc made {len(current)} instructions of line {len(out)}")
+            out.append(current[0] if current else None)
+            current = []
+        else:
+            current.append((_text(m.group(1), m.group(2)), word))
+    if len(out) != len(lines):
+        raise AssertionError(f"llvm-mc gave {len(out)} results for {len(lines)} lines")
     return out
 
 

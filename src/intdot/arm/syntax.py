@@ -40,6 +40,76 @@ LIST_ALIGN = ("Invalid vector list, expected list with {n} consecutive SVE vecto
               "vector is a multiple of {n} and with matching element types")
 
 
+def _literal(m: re.Match) -> int:
+    sign, hexa, binary, octal, decimal = m.groups()
+    value = (int(hexa, 16) if hexa else int(binary, 2) if binary else int(octal, 8) if octal
+             else small_decimal(decimal))
+    return -value if sign == "-" else value
+
+
+# Constant expressions, which LLVM's assembler folds wherever it wants an immediate
+# ("[1+1]", "[(3)]", "[0-0]"), with GNU as' precedence: * / % << >> above | & ^ above + -.
+_TOKEN = re.compile(r"\s*(?:(0x[0-9a-f]+|0b[01]+|0[0-7]*|[1-9][0-9]*)|(<<|>>|[-+*/%&|^~()]))", re.I)
+_LEVELS = ({"+", "-"}, {"|", "&", "^"}, {"*", "/", "%", "<<", ">>"})
+_MAX_EXPRESSION = 200  # characters: longer text is not a plausible immediate
+
+
+def _expression(text: str) -> int | None:
+    """The value of a constant expression, or None if ``text`` is not one."""
+    if len(text) > _MAX_EXPRESSION:
+        return None
+    tokens, pos = [], 0
+    while pos < len(text):
+        m = _TOKEN.match(text, pos)
+        if not m or m.end() == pos:
+            if text[pos:].strip():
+                return None
+            break
+        tokens.append(("n", _literal(_INT.fullmatch(m.group(1)))) if m.group(1) else ("o", m.group(2)))
+        pos = m.end()
+    try:
+        value, rest = _binary(tokens, 0)
+    except (IndexError, ValueError, ZeroDivisionError):
+        return None
+    return value if not rest else None
+
+
+def _binary(tokens: list, level: int) -> tuple[int, list]:
+    if level == len(_LEVELS):
+        return _unary(tokens)
+    left, tokens = _binary(tokens, level + 1)
+    while tokens and tokens[0][0] == "o" and tokens[0][1] in _LEVELS[level]:
+        op = tokens[0][1]
+        right, tokens = _binary(tokens[1:], level + 1)
+        if op in ("/", "%") and right == 0:
+            raise ZeroDivisionError
+        if op in ("<<", ">>") and not 0 <= right < 64:
+            raise ValueError
+        # LLVM folds in 64-bit two's complement; division truncates toward zero, as in C
+        left = {"+": lambda: left + right, "-": lambda: left - right, "|": lambda: left | right,
+                "&": lambda: left & right, "^": lambda: left ^ right, "*": lambda: left * right,
+                "/": lambda: abs(left) // abs(right) * (1 if (left < 0) == (right < 0) else -1),
+                "%": lambda: left - right * int(left / right), "<<": lambda: left << right,
+                ">>": lambda: left >> right}[op]()
+        left = (left + (1 << 63)) % (1 << 64) - (1 << 63)
+    return left, tokens
+
+
+def _unary(tokens: list) -> tuple[int, list]:
+    kind, value = tokens[0]
+    if kind == "n":
+        return value, tokens[1:]
+    if value == "(":
+        inner, rest = _binary(tokens[1:], 0)
+        if not rest or rest[0] != ("o", ")"):
+            raise ValueError
+        return inner, rest[1:]
+    if value in ("-", "+", "~"):
+        operand, rest = _unary(tokens[1:])
+        return {"-": -operand, "+": operand, "~": ~operand}[value], rest
+    raise ValueError
+
+
 @dataclass
 class Parsed:
     """A generic operand as read from the text (columns are 1-based)."""
@@ -74,12 +144,12 @@ class _Reader:
         if allow_hash and t.startswith("#"):
             t = t[1:].strip()
         m = _INT.fullmatch(t)
-        if not m:
+        if m:  # the common case: one literal
+            return _literal(m)
+        value = _expression(t)
+        if value is None:
             raise self.error(f"expected an integer {what}, got {text.strip()!r}", col)
-        sign, hexa, binary, octal, decimal = m.groups()
-        value = (int(hexa, 16) if hexa else int(binary, 2) if binary else int(octal, 8) if octal
-                 else small_decimal(decimal))
-        return -value if sign == "-" else value
+        return value
 
     def operand(self, text: str, col: int) -> Parsed:
         lead = len(text) - len(text.lstrip())
@@ -125,6 +195,8 @@ class _Reader:
                 pieces.append((part, inner_col + pos))
                 pos += len(part) + 1
             regs = [self.listreg(p, c) for p, c in pieces]
+            for (p, c), r in zip(pieces[1:], regs[1:]):
+                self.same_suffix(regs[0], r, c + len(p) - len(p.lstrip()))
             for k in range(1, len(regs)):
                 if regs[k][0] != (regs[k - 1][0] + 1) % 32:
                     raise self.error(f"{INVALID}: registers of a list must be consecutive (mod 32), "
@@ -137,6 +209,7 @@ class _Reader:
             ra = self.listreg(a, inner_col)
             b_col = inner_col + len(a) + 1
             regs = [ra, self.listreg(b, b_col)]
+            self.same_suffix(ra, regs[1], b_col + len(b) - len(b.lstrip()))
             start, count = ra[0], (regs[1][0] - ra[0]) % 32 + 1
             # AArch64 lists hold at most four registers; a range must step at least once
             # ({z0.b-z0.b} is an error in LLVM, not a one-register list)
@@ -145,11 +218,13 @@ class _Reader:
         else:
             regs = [self.listreg(inner, inner_col)]
             start, count = regs[0][0], 1
-        suffixes = {r[1] for r in regs}
-        if len(suffixes) != 1:
-            raise self.error(f"{INVALID}: mismatched element types in register list", col)
-        return Parsed("zlist", col, body, prefix="z", num=start, num_col=col,
-                      suffix=suffixes.pop(), count=count)
+        return Parsed("zlist", col, body, prefix="z", num=start, num_col=col, suffix=regs[0][1], count=count)
+
+    def same_suffix(self, first: tuple, reg: tuple, col: int) -> None:
+        # LLVM compares the suffixes as written (.h and .H differ), before the numbers,
+        # and reports the register that differs
+        if reg[2] != first[2]:
+            raise self.error("mismatched register size suffix", col)
 
     def listreg(self, text: str, col: int) -> tuple[int, str | None]:
         m = _LIST_REG.match(text)
@@ -157,7 +232,7 @@ class _Reader:
         if not m or small_decimal(m.group(2)) > 31:
             raise self.error(f"{INVALID}: expected a Z register (z0-z31) in the list, got {text.strip()!r}",
                              col + lead)
-        return int(m.group(2)), (m.group(3) or "").lower() or None
+        return int(m.group(2)), (m.group(3) or "").lower() or None, m.group(3)
 
 
 def split_line(line: str, reader: _Reader | None = None) -> tuple[str, int, list[tuple[str, int]]]:
