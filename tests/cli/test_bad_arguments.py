@@ -124,3 +124,13 @@ def test_an_unexpected_exception_is_one_line_with_status_3(cli, monkeypatch):
     rc, out, err = cli("table")
     assert rc == 3 and out == ""
     assert err.startswith("intdot table: internal error: ZeroDivisionError: deep inside") and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("argv", [["asm", "sdot z0.s, z1.b, z2.b"], ["disasm", "44ba1c20"], ["table"],
+                                  ["exec", "44ba1c20"], ["eval", "sdot4(1, 2, 3, false)"]])
+def test_a_bad_backend_is_reported_by_every_command(cli, monkeypatch, argv):
+    """Issue 8, defect 9 (the core checks the value; the command line asks it to at start-up)."""
+    monkeypatch.setenv("INTDOT_BACKEND", "bogus")
+    rc, out, err = cli(*argv)
+    assert rc == 1 and out == ""
+    assert err.startswith(f"intdot {argv[0]}: error: ") and "INTDOT_BACKEND='bogus'" in err

@@ -101,6 +101,10 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
     try:
+        # A misspelt INTDOT_BACKEND is reported by every command, not only by those that reach the array path.
+        from ..core import check_environment
+
+        check_environment()
         return int(args.func(args) or 0)
     except IntdotError as exc:
         # The first line is the message; AsmSyntaxError adds a caret line under the text.
