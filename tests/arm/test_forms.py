@@ -1,134 +1,202 @@
-"""The form table: its rows agree with the reference's "Instruction Forms"
-table, and the load-time validation catches broken rows."""
+"""The form table: its rows are the contract's (ids, kinds, specs, features,
+operands), the families are strict, and the load-time validation catches
+broken rows.  Encodings and texts are checked against independent oracles in
+test_asm_reference.py, test_llvm_vectors.py and test_llvm_mc.py."""
 
 from __future__ import annotations
 
+import random
+import re
+
 import pytest
 
-from intdot.arm import FORMS, Form
-from intdot.arm import forms as F
-from intdot.arm.insn import SEMANTIC_KINDS
+from intdot.arm import FORMS, Form, form_named
+from intdot.arm import codec, families, forms
+from intdot.arm.insn import SEMANTIC_KINDS, Insn
+from intdot.arm.records import FormTableError
+from intdot.arm.syntax import format_insn, parse
 
-# Opcode column of the reference's table (shared/spec/arm-sudot.txt); the NEON
-# opcode has Q=0, the 128-bit form sets bit 30.
-SPEC_OPCODES = {
-    "sudot_neon_elem_64": 0x0F00F000,
-    "sudot_neon_elem_128": 0x0F00F000 | 1 << 30,
-    "sudot_sve_indexed": 0x44A01C00,
-    "sudot_sme2_indexed_vgx2": 0xC1501038,
-    "sudot_sme2_indexed_vgx4": 0xC1509038,
-    "sudot_sme2_single_vgx2": 0xC1201418,
-    "sudot_sme2_single_vgx4": 0xC1301418,
-}
+OLD_IDS = ("sudot_neon_elem_64", "sudot_neon_elem_128", "sudot_sve_indexed", "sudot_sme2_indexed_vgx2",
+           "sudot_sme2_indexed_vgx4", "sudot_sme2_single_vgx2", "sudot_sme2_single_vgx4")
+SIGNS = {"sdot": (True, True), "udot": (False, False), "usdot": (False, True), "sudot": (True, False)}
+ID = re.compile(r"(sdot|udot|usdot|sudot)_(neon_vec|neon_elem|sve_vec|sve_indexed|sme2_single|sme2_multi|"
+                r"sme2_indexed)(_d|_hs)?(_64|_128|_vgx2|_vgx4)?$")
 
-# Field widths and bit positions as the reference draws them (lsb of each slice).
+
+def expected(name: str) -> dict:
+    """What the contract says a row with this id is."""
+    mnemonic, family, elem, size = ID.match(name).groups()
+    isa, how = family.split("_", 1)
+    kind = {"neon": f"neon_dot_{how}", "sve": f"sve_dot_{how}", "sme2": f"sme2_dot_{how}"}[isa]
+    shape = {None: (8, 4, 32), "_d": (16, 4, 64), "_hs": (16, 2, 32)}[elem]
+    mixed = mnemonic in ("usdot", "sudot")
+    features = {"neon": "i8mm" if mixed else "dotprod",
+                "sve": "i8mm+(sve|sme)" if mixed else "sve2p1|sme2" if elem == "_hs" else "sve|sme",
+                "sme2": "sme2+sme-i16i64" if elem == "_d" else "sme2"}[isa]
+    return dict(mnemonic=mnemonic, kind=kind, shape=shape, features=features,
+                nvec=int(size[-1]) if size and "vgx" in size else 1, signs=SIGNS[mnemonic])
+
+
+def test_the_contract_list_of_forms():
+    names = [f.name for f in FORMS]
+    assert len(names) == len(set(names)) == 75
+    assert set(OLD_IDS) <= set(names)
+    counts = {}
+    for name in names:
+        isa = name.split("_")[1]
+        counts[isa] = counts.get(isa, 0) + 1
+    assert counts == {"neon": 14, "sve": 15, "sme2": 46}
+
+
+@pytest.mark.parametrize("form", FORMS, ids=lambda f: f.name)
+def test_row_is_what_its_id_says(form):
+    want = expected(form.name)
+    assert isinstance(form, Form) and form_named(form.name) is form
+    assert form.mnemonic == want["mnemonic"] and form.kind == want["kind"] and form.kind in SEMANTIC_KINDS
+    s = form.spec
+    assert (s.a_width, s.lanes, s.acc_bits) == want["shape"] and s.b_width == s.a_width
+    assert (s.a_signed, s.b_signed) == (form.a_signed, form.b_signed) == want["signs"]
+    assert s.acc_signed == (form.mnemonic != "udot")
+    assert form.features == form.feature == want["features"]
+    assert form.nvec == want["nvec"]
+
+
+def test_executor_contract_ops():
+    want = {
+        "neon_dot_vec": {"vd", "vn", "vm", "q"},
+        "neon_dot_elem": {"vd", "vn", "vm", "index", "q"},
+        "sve_dot_vec": {"zda", "zn", "zm"},
+        "sve_dot_indexed": {"zda", "zn", "zm", "index"},
+        "sme2_dot_single": {"wv", "off", "zn", "zm"},
+        "sme2_dot_multi": {"wv", "off", "zn", "zm"},
+        "sme2_dot_indexed": {"wv", "off", "zn", "zm", "index"},
+    }
+    for f in FORMS:
+        assert set(f.layout.fields) | set(f.layout.consts) == want[f.kind], f.name
+        if "neon" in f.name:
+            assert f.layout.consts == {"q": int(f.name.endswith("_128"))}
+
+
+def test_operand_values():
+    lay = form_named("sudot_sme2_indexed_vgx4").layout
+    assert list(lay.fields["zn"].values) == list(range(0, 32, 4))
+    assert list(lay.fields["wv"].values) == [8, 9, 10, 11]
+    assert lay.fields["wv"].mapping == "offset register" and lay.fields["zn"].mapping == "scaled register"
+    neon = form_named("sudot_neon_elem_128").layout
+    assert neon.fields["vm"].spec == "M:Rm" and list(neon.fields["vm"].values) == list(range(32))
+    assert neon.fields["index"].extract(1 << 11) == 2  # H is the high bit of H:L
+    assert neon.fields["index"].extract(1 << 21) == 1
+    multi = form_named("udot_sme2_multi_d_vgx4").layout
+    assert list(multi.fields["zm"].values) == list(range(0, 32, 4))
+    assert list(form_named("sdot_sve_indexed_d").layout.fields["zm"].values) == list(range(16))
+    assert list(form_named("sdot_sve_indexed_hs").layout.fields["zm"].values) == list(range(8))
+
+
+# Field positions of the SUDOT rows as the reference (shared/spec/arm-sudot.txt) draws them.
 SPEC_FIELDS = {
     "sudot_neon_elem_64": {"Rd": (4, 0), "Rn": (9, 5), "Rm": (19, 16), "M": (20, 20), "L": (21, 21), "H": (11, 11)},
-    "sudot_sve_indexed": {"Zda": (4, 0), "Zn": (9, 5), "Zm": (18, 16), "i2": (20, 19)},
-    "sudot_sme2_indexed_vgx2": {"off3": (2, 0), "Zn": (9, 6), "i2": (11, 10), "Rv": (14, 13), "Zm": (19, 16)},
-    "sudot_sme2_indexed_vgx4": {"off3": (2, 0), "Zn": (9, 7), "i2": (11, 10), "Rv": (14, 13), "Zm": (19, 16)},
+    "sudot_sve_indexed": {"Zda": (4, 0), "Zn": (9, 5), "Zm": (18, 16), "i": (20, 19)},
+    "sudot_sme2_indexed_vgx2": {"off3": (2, 0), "Zn": (9, 6), "i": (11, 10), "Rv": (14, 13), "Zm": (19, 16)},
+    "sudot_sme2_indexed_vgx4": {"off3": (2, 0), "Zn": (9, 7), "i": (11, 10), "Rv": (14, 13), "Zm": (19, 16)},
     "sudot_sme2_single_vgx2": {"off3": (2, 0), "Zn": (9, 5), "Rv": (14, 13), "Zm": (19, 16)},
 }
 
 
-def test_rows_are_the_reference_forms():
-    assert {f.name for f in FORMS} == set(SPEC_OPCODES)
-    for f in FORMS:
-        assert isinstance(f, Form)
-        assert f.layout.match == SPEC_OPCODES[f.name], f.name
-        assert f.mnemonic == "sudot" and f.a_signed is True and f.b_signed is False
-        assert f.kind in SEMANTIC_KINDS
-        assert f.nvec == (2 if "vgx2" in f.name else 4 if "vgx4" in f.name else 1)
-
-
 @pytest.mark.parametrize("name", sorted(SPEC_FIELDS))
 def test_field_positions(name):
-    slices = {s.name: (s.hi, s.lo) for s in F.form_named(name).layout.slices}
-    assert slices == SPEC_FIELDS[name]
+    assert {s.name: (s.hi, s.lo) for s in form_named(name).layout.slices} == SPEC_FIELDS[name]
 
 
-def test_operand_mappings():
-    lay = F.form_named("sudot_sme2_indexed_vgx4").layout
-    assert list(lay.fields["zn"].values) == list(range(0, 32, 4))
-    assert list(lay.fields["wv"].values) == [8, 9, 10, 11]
-    assert lay.fields["wv"].mapping == "offset register" and lay.fields["zn"].mapping == "scaled register"
-    neon = F.form_named("sudot_neon_elem_128").layout
-    assert neon.fields["vm"].spec == "M:Rm" and list(neon.fields["vm"].values) == list(range(32))
-    assert neon.fields["index"].extract(1 << 11) == 2  # H is the high bit of H:L
-    assert neon.fields["index"].extract(1 << 21) == 1
-    assert neon.consts == {"q": 1}
+@pytest.mark.parametrize("form", FORMS, ids=lambda f: f.name)
+def test_print_parse_round_trip(form):
+    """Every row's template reads back what it prints: at the fields' corners and at random."""
+    rng = random.Random(form.name)
+    lay = form.layout
+    for k in range(12):
+        pick = {0: lambda v: v[0], 1: lambda v: v[-1]}.get(k, rng.choice)
+        insn = Insn(form, {**{op: pick(f.values) for op, f in lay.fields.items()}, **lay.consts})
+        assert parse(format_insn(insn)) == insn
+        assert codec.decode(codec.encode(insn)) == insn
 
 
-def test_executor_contract_ops():
-    """The ops names the executor reads (documented in intdot.arm.insn)."""
-    want = {
-        "neon_dot_elem": {"vd", "vn", "vm", "index", "q"},
-        "sve_dot_indexed": {"zda", "zn", "zm", "index"},
-        "sme2_dot_indexed": {"wv", "off", "zn", "zm", "index"},
-        "sme2_dot_single": {"wv", "off", "zn", "zm"},
-    }
-    for f in FORMS:
-        assert set(f.layout.fields) | set(f.layout.consts) == want[f.kind]
+# -- the families: strict instances, one line per row --------------------------------
+
+def test_an_instance_is_one_line():
+    extra = forms.SVE_INDEXED("xdot_demo", "sdot", op="000010")  # a made-up opcode of the family
+    families.validate(FORMS + (extra,))
+    insn = Insn(extra, {"zda": 0, "zn": 1, "zm": 7, "index": 3})
+    assert codec.encode(insn) == 0x44BF0820
+    assert format_insn(insn, check=False) == "sdot z0.s, z1.b, z7.b[3]"
+    assert extra.spec == form_named("sdot_sve_indexed").spec and extra.features == "sve|sme"
 
 
-def _row(**change):
-    row = dict(F._ROWS[2])
-    row.update(change)
-    return row
+@pytest.mark.parametrize("args, kwargs, message", [
+    (("x", "sdot"), dict(op="000000", size=1), r"unknown \['size'\]"),
+    (("x", "sdot"), dict(), r"missing \['op'\]"),
+    (("x", "fdot"), dict(op="000000"), "mnemonic 'fdot' is not one of"),
+    (("x", "sdot"), dict(op="0000"), "covers 30 bits"),
+    (("x", "sdot"), dict(op="00000x"), "bad token"),
+])
+def test_instances_are_strict(args, kwargs, message):
+    with pytest.raises(FormTableError, match=message):
+        forms.SVE_INDEXED(*args, **kwargs)
+
+
+def test_derived_parameters_are_checked():
+    with pytest.raises(FormTableError, match="Q=2 is not one of"):
+        forms.NEON_VEC("x", "sdot", Q=2, U=0, op="0010")
+
+
+def _family(**change):
+    base = dict(name="t", kind="sve_dot_indexed", shape=(8, 4, 32), features="sve",
+                bits="01000100 1 0 1 i:2 Zm:3 $op Zn:5 Zda:5",
+                fields={"zda": "Zda", "zn": "Zn", "zm": "Zm", "index": "i"},
+                syntax="z{zda}.s, z{zn}.b, z{zm}.b[{index}]")
+    base.update(change)
+    return families.Family(**base)("t_row", "sdot", op="000000")
 
 
 @pytest.mark.parametrize("change, message", [
-    (dict(bits="01000100 1 0 1 i2:2 Zm:3 00011 1 Zn:5 Zda:4"), "covers 31 bits"),
-    (dict(bits="01000100 1 0 1 i2:2 Zm:3 00011 1 Zn:5 Zda:5 1"), "more than 32 bits"),
-    (dict(bits="01000100 1 0 1 i2:2 Zm:3 0001x 1 Zn:5 Zda:5"), "bad token"),
+    (dict(bits="01000100 1 0 1 i:2 Zm:3 $op Zn:5 Zda:4"), "covers 31 bits"),
+    (dict(bits="01000100 1 0 1 i:2 Zm:3 $op Zn:5 Zda:5 1"), "more than 32 bits"),
     (dict(fields={"zda": "Zda", "zn": "Zn", "zm": "Zm", "index": "i3"}), "unknown slice"),
     (dict(fields={"zda": "Zda", "zn": "Zn", "zm": "Zm"}), "every slice must belong"),
-    (dict(fields={"zda": "Zda", "zn": "Zn", "zm": "Zm", "index": "i2", "x": "i2"}), "every slice must belong"),
-    (dict(syntax="sudot z{zda}.s, z{zn}.b, z{zm}.b"), "template shows"),
-    (dict(syntax="sudot z{zda}.s, z{zn}.b, q{zm}.b[{index}]"), "cannot read template"),
+    (dict(fields={"zda": "Zda", "zn": "Zn", "zm": "Zm", "index": "i", "x": "i"}), "every slice must belong"),
+    (dict(syntax="z{zda}.s, z{zn}.b, z{zm}.b"), "template shows"),
+    (dict(syntax="z{zda}.s, z{zn}.b, q{zm}.b[{index}]"), "cannot read template"),
+    (dict(kind="sve_dot_sideways"), "unknown kind"),
 ])
 def test_validation_rejects_broken_rows(change, message):
-    with pytest.raises(F.FormTableError, match=message):
-        F.validate((F._build(_row(**change)),))
+    with pytest.raises(FormTableError, match=message):
+        families.validate((_family(**change),))
 
 
 def test_validation_rejects_overlapping_rows():
-    wider = F._build(_row(name="other", bits="01000100 1 0 1 i2:2 Zm:3 00011 Zx:1 Zn:5 Zda:5",
-                          fields={"zda": "Zda", "zn": "Zn", "zm": "Zm", "index": "i2", "x": "Zx"},
-                          syntax="sudot z{zda}.s, z{zn}.b, z{zm}.b[{index}], z{x}.b"))
-    with pytest.raises(F.FormTableError, match="overlap"):
-        F.validate(FORMS + (wider,))
-    with pytest.raises(F.FormTableError, match="duplicate"):
-        F.validate(FORMS + (FORMS[0],))
+    wider = families.Family(
+        "wide", kind="sve_dot_indexed", shape=(8, 4, 32), features="sve",
+        bits="01000100 1 0 1 i:2 Zm:3 00011 1 Zn:5 Zx:5",  # SUDOT's fixed bits, another template
+        fields={"zda": "Zx", "zn": "Zn", "zm": "Zm", "index": "i"},
+        syntax="z{zda}.s, z{zm}.b, z{zn}.b[{index}]")("wide_row", "sudot")
+    with pytest.raises(FormTableError, match="overlap"):
+        families.validate(FORMS + (wider,))
+    families.validate(FORMS + (wider,), aliases=frozenset({frozenset({"wide_row", "sudot_sve_indexed"})}))
+    with pytest.raises(FormTableError, match="duplicate"):
+        families.validate(FORMS + (FORMS[0],))
 
 
-def test_a_new_row_is_all_it_takes():
-    """An SVE SDOT-like row with other fixed bits decodes and prints through the same code."""
-    from intdot.arm import asm
+# -- the decoder's decision table ------------------------------------------------------
 
-    sdot = F._build(_row(name="sdot_sve_indexed", mnemonic="sdot", a_signed=True, b_signed=True,
-                         bits="01000100 1 0 1 i2:2 Zm:3 00000 0 Zn:5 Zda:5",
-                         syntax="sdot z{zda}.s, z{zn}.b, z{zm}.b[{index}]"))
-    F.validate(FORMS + (sdot,))
-    insn = asm.Insn(sdot, {"zda": 0, "zn": 1, "zm": 7, "index": 3})
-    assert asm.encode(insn) == 0x44BF0020  # arm_llvm_mc.tsv: sdot z0.s, z1.b, z7.b[3]
-    assert asm.format_insn(insn) == "sdot z0.s, z1.b, z7.b[3]"
+def test_decoding_dispatches_on_key_bits():
+    table = codec.dispatch()
+    width = sum(w for _, w, _ in table.runs)
+    assert width <= 16 and len(table.table) == 1 << width
+    # every row owns at least one key, and each key names at most one row (by construction)
+    assert set(table.table.tolist()) - {-1} == set(range(len(FORMS)))
+    for f in FORMS:
+        assert table.form_of(f.layout.match) is f
 
 
-def test_a_za_d_row_reads_its_suffix_from_the_template():
-    """The ZA operand's element suffix comes from the template (``za.d`` for the 16-bit SDOT
-    into 64-bit lanes), not from a ``.s`` written into the reader."""
-    from intdot.arm import asm
-
-    row = F._build(dict(
-        name="sdot_sme2_za64_indexed_vgx2", mnemonic="sdot", kind="sme2_dot_indexed", nvec=2,
-        a_signed=True, b_signed=True, feature="sme2+sme-i16i64",
-        bits="110000011101 Zm:4 0 Rv:2 0 0 i1:1 Zn:4 0 0 1 off3:3",
-        fields={"wv": "Rv+8", "off": "off3", "zn": "Zn*2", "zm": "Zm", "index": "i1"},
-        syntax="sdot za.d[w{wv}, {off}, vgx2], { z{zn}.h x2 }, z{zm}.h[{index}]"))
-    F.validate(FORMS + (row,))
-    assert row.layout.operands[0].suffix == "d"
-    insn = asm.Insn(row, {"wv": 9, "off": 5, "zn": 2, "zm": 15, "index": 1})
-    # llvm-mc-19 -mattr=+sme2,+sme-i16i64: sdot za.d[w9, 5, vgx2], { z2.h, z3.h }, z15.h[1] -> [0x4d,0x24,0xdf,0xc1]
-    assert asm.encode(insn) == 0xC1DF244D
-    assert asm.format_insn(insn) == "sdot za.d[w9, 5, vgx2], { z2.h, z3.h }, z15.h[1]"
+def test_a_table_the_key_bits_cannot_split_is_refused():
+    twin = forms.SVE_INDEXED("twin", "sdot", op="000000")
+    with pytest.raises(FormTableError, match="cannot be told apart"):
+        codec._Dispatch((form_named("sdot_sve_indexed"), twin))
