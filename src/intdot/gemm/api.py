@@ -120,6 +120,10 @@ def gemm(a, b, c=None, *, op, clamp=False, neg=False, target=None, backend="auto
     if neg and not o.neg_arg:
         raise OperandError(f"neg=True: {o.name} has no negate operand; expected neg=False")
     check_target(o, target)
+    if type(a).__module__ == "torch" and getattr(a, "is_cuda", False):
+        from . import gpu
+
+        return gpu.gemm_tensors(a, b, c, o, bool(clamp), bool(neg))
     if _is_dask(a) or _is_dask(b) or _is_dask(c):
         from .blockwise import dask_gemm
 

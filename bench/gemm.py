@@ -1,0 +1,234 @@
+"""intdot.gemm speed, as ratios against baselines measured in the same run.
+
+    python bench/gemm.py            # CPU parts (n=4096 wrap, clamp chain, INT4 unpacking), GPU if present
+    python bench/gemm.py --quick    # smaller shapes
+    python bench/gemm.py --gpu-only # the 8192^3 GPU comparison (scripts/gpu/run.sh)
+
+Every line gives a rate and the ratio to its baseline; thresholds from issue 7 are printed beside them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+
+import numpy as np
+
+from intdot.gemm import gemm, installed
+
+
+def best(fn, repeat=3):
+    fn()
+    times = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+    return min(times)
+
+
+def header():
+    blas = "unknown"
+    try:
+        cfg = np.__config__.CONFIG["Build Dependencies"]["blas"]
+        blas = f"{cfg.get('name')} {cfg.get('version', '')}".strip()
+    except Exception:
+        pass
+    threads = {"cpus": os.cpu_count()}
+    try:
+        import threadpoolctl
+
+        threads["blas"] = [p["num_threads"] for p in threadpoolctl.threadpool_info()]
+    except ImportError:
+        pass
+    try:
+        import torch
+
+        threads["torch"] = torch.get_num_threads()
+    except ImportError:
+        pass
+    try:
+        import numba
+
+        threads["numba"] = numba.get_num_threads()
+    except ImportError:
+        pass
+    print(f"numpy {np.__version__}, BLAS {blas}, threads {threads}, backends {installed()}")
+
+
+def line(what, seconds, ops, base_what, base_seconds, goal=None):
+    ratio = base_seconds / seconds
+    g = f"  (goal >= {goal}x)" if goal else ""
+    print(f"{what:<44} {ops / seconds / 1e9:9.1f} GOPS   {ratio:7.2f}x {base_what}{g}")
+
+
+def cpu_wrap(n):
+    rng = np.random.default_rng(0)
+    a = rng.integers(-128, 128, (n, n), dtype=np.int8)
+    b = rng.integers(-128, 128, (n, n), dtype=np.int8)
+    ops = 2 * n**3
+    t_auto = best(lambda: gemm(a, b, op="sdot4", backend="auto"))
+    t_f64 = best(lambda: a.astype(np.float64) @ b.astype(np.float64), 2)
+    print(f"-- CPU int8 wrap, n={n} (auto picks {_auto_name(a, b)})")
+    if installed()["torch"]:
+        import torch
+
+        ta, tb = torch.from_numpy(a), torch.from_numpy(b)
+        t_torch = best(lambda: torch._int_mm(ta, tb))
+        line("gemm(op='sdot4') auto vs torch._int_mm", t_auto, ops, "torch._int_mm", t_torch, 0.9)
+    line("gemm(op='sdot4') auto vs float64 BLAS", t_auto, ops, "float64 @", t_f64)
+    ua = rng.integers(0, 256, (n, n), dtype=np.uint8)
+    t_us = best(lambda: gemm(ua, b, op="usdot"))
+    line("gemm(op='usdot') uint8 x int8 vs sdot4", t_us, ops, "sdot4 auto", t_auto)
+    m = min(n, 1024)
+    a1, b1 = a[:m, :m], b[:m, :m]
+    t_np = best(lambda: a1.astype(np.int32) @ b1.astype(np.int32), 1)
+    t_f32 = best(lambda: gemm(a1, b1, op="sdot4", backend="float32"))
+    line(f"gemm float32 path (no torch) n={m}", t_f32, 2 * m**3, "NumPy integer @", t_np, 200)
+
+
+def _auto_name(a, b):
+    from intdot.gemm.api import _pick
+
+    return _pick("auto", a, b)
+
+
+def cpu_clamp(m, k, n):
+    rng = np.random.default_rng(1)
+    a = rng.integers(-128, 128, (m, k), dtype=np.int8)
+    b = rng.integers(-128, 128, (k, n), dtype=np.int8)
+    # Adversarial: every accumulator starts at a limit, so no bound proves any output safe.
+    c = rng.choice(np.array([-(2**31), 2**31 - 1], np.int64), (m, n))
+    ops = 2 * m * n * k
+    gemm(a[:2], b, c[:2], op="sdot4", clamp=True)  # compile outside the timing
+    t_clamp = best(lambda: gemm(a, b, c, op="sdot4", clamp=True), 2)
+    af, bf = a.astype(np.float32), b.astype(np.float32)
+    t_f32 = best(lambda: af @ bf)
+    print(f"-- CPU clamp chain {m}x{n}x{k}, accumulators at the limits")
+    line("gemm(op='sdot4', clamp=True) vs float32 BLAS", t_clamp, ops, "float32 @ same shape", t_f32, 0.05)
+
+
+def cpu_int4(n):
+    import ml_dtypes
+
+    rng = np.random.default_rng(2)
+    a = rng.integers(-8, 8, (n, n), dtype=np.int8)
+    b = rng.integers(-8, 8, (n, n), dtype=np.int8)
+    # What a kernel holds: eight nibbles per 32-bit word along K, lane 0 in the low bits.
+    words = np.zeros((n, n // 8), np.uint32)
+    for i in range(8):
+        words |= (a[:, i::8].astype(np.uint32) & 0xF) << np.uint32(4 * i)
+
+    def unpack():
+        shifts = np.arange(0, 32, 4, dtype=np.uint32)
+        nib = ((words[:, :, None] >> shifts) & 0xF).astype(np.int8)
+        return ((nib ^ 8) - 8).reshape(n, n)
+
+    assert np.array_equal(unpack(), a)
+    t_unpack = best(unpack)
+    t_gemm = best(lambda: gemm(a, b, op="sdot8"))
+    a4 = a.astype(ml_dtypes.int4)
+    t_ml = best(lambda: gemm(a4, b, op="sdot8"))
+    ops = 2 * n**3
+    print(f"-- CPU INT4 sdot8, n={n}")
+    print(f"{'unpack packed nibbles + gemm(op=sdot8)':<44} {ops / (t_unpack + t_gemm) / 1e9:9.1f} GOPS   "
+          f"unpacking is {t_unpack / (t_unpack + t_gemm):.1%} of the time")
+    print(f"{'gemm on ml_dtypes int4 a':<44} {ops / t_ml / 1e9:9.1f} GOPS   "
+          f"conversion is {(t_ml - t_gemm) / t_ml:.1%} of the time")
+
+
+def gpu(n):
+    import torch
+
+    from intdot.gemm import gpu as g
+
+    dev = torch.device("cuda")
+    print(f"-- GPU {torch.cuda.get_device_name()} n={n}, torch {torch.__version__}")
+    # Exact on the worst case before any timing is trusted.
+    w = torch.full((n, n), -128, dtype=torch.int8, device=dev)
+    r = gemm(w, w, op="sdot4")
+    assert int(r.min()) == int(r.max()) == (n * 16384 + 2**31) % 2**32 - 2**31, "worst case not exact"
+    del w, r
+    a = torch.randint(-128, 128, (n, n), dtype=torch.int8, device=dev)
+    b = torch.randint(-128, 128, (n, n), dtype=torch.int8, device=dev)
+
+    def timed(fn, reps=10):
+        fn()
+        torch.cuda.synchronize()
+        ts = []
+        for _ in range(reps):
+            s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            s.record()
+            fn()
+            e.record()
+            torch.cuda.synchronize()
+            ts.append(s.elapsed_time(e) / 1e3)
+        return sorted(ts)[len(ts) // 2]
+
+    ops = 2 * n**3
+    t_ref = timed(lambda: torch._int_mm(a, b))
+    t_us = timed(lambda: gemm(a, b, op="sdot4"))
+    c = torch.randint(-(2**31), 2**31 - 1, (n, n), dtype=torch.int32, device=dev)
+    t_c = timed(lambda: gemm(a, b, c, op="sdot4"))
+    ua = torch.randint(0, 256, (n, n), dtype=torch.uint8, device=dev)
+    t_u = timed(lambda: gemm(ua, b, op="usdot"))
+    t_layout = timed(lambda: g.transposed(b))
+    t_torch_t = timed(lambda: b.t().contiguous())
+    kernels = {}
+    for kind in ("plain", "tma", "persist"):
+        os.environ["INTDOT_GEMM_KERNEL"] = kind
+        try:
+            kernels[kind] = timed(lambda: gemm(a, b, op="sdot4"))
+            r = gemm(a, b, op="sdot4")
+            if kind == "plain":
+                first = r
+            else:
+                same = torch.equal(r, first)
+                print(f"  kernel {kind} bit-identical to plain: {same}")
+        except Exception as exc:  # a variant that does not compile on this Triton is reported, not fatal
+            print(f"  kernel {kind}: {type(exc).__name__}: {str(exc)[:300]}")
+    os.environ.pop("INTDOT_GEMM_KERNEL")
+    for name in ("mm_tma", "mm_persist"):
+        if name in g._KERNELS:
+            print(f"  {name} best config: {getattr(g._KERNELS[name], 'best_config', None)}")
+    t_tiles = {tile: timed(lambda tile=tile: g.transposed(b, tile)) for tile in (32, 64, 128)}
+    print(f"  transpose by tile: { {t: round(v * 1e3, 3) for t, v in t_tiles.items()} } ms")
+    peak = 1979e12
+    print(f"{'torch._int_mm':<44} {ops / t_ref / 1e12:8.0f} TOPS")
+    for what, t in (("gemm(op='sdot4') layout change included", t_us), ("... with c added in the epilogue", t_c),
+                    ("gemm(op='usdot') uint8 x int8", t_u)):
+        print(f"{what:<44} {ops / t / 1e12:8.0f} TOPS  {t_ref / t:6.2f}x torch._int_mm (goal >= 8x)  "
+              f"{ops / t / peak:.0%} of the 1979 TOPS peak")
+    print(f"  of which the B transpose copy: {t_layout * 1e3:.3f} ms of {t_us * 1e3:.3f} ms "
+          f"(torch's b.t().contiguous(): {t_torch_t * 1e3:.3f} ms)")
+    for kind, t in kernels.items():
+        print(f"{'  kernel ' + kind:<44} {ops / t / 1e12:8.0f} TOPS  {t_ref / t:6.2f}x torch._int_mm")
+    m = 2048
+    sa, sb = a[:m, :m].contiguous(), b[:m, :m].contiguous()
+    cs = torch.full((m, m), 2**31 - 1, dtype=torch.int32, device=dev)
+    t_cl = timed(lambda: gemm(sa, sb, cs, op="sdot4", clamp=True), 3)
+    print(f"{'gemm clamp chain 2048^3 (per-step kernel)':<44} {2 * m**3 / t_cl / 1e12:8.2f} TOPS")
+    s16 = torch.randint(-(2**15), 2**15, (m, m), dtype=torch.int16, device=dev)
+    t_64 = timed(lambda: gemm(s16, s16, op="svdot_s64"), 3)
+    print(f"{'gemm svdot_s64 16-bit into 64, 2048^3':<44} {2 * m**3 / t_64 / 1e12:8.2f} TOPS")
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--quick", action="store_true")
+    p.add_argument("--gpu-only", action="store_true")
+    p.add_argument("--cpu-only", action="store_true")
+    p.add_argument("--n", type=int, default=None)
+    args = p.parse_args()
+    header()
+    if not args.gpu_only:
+        cpu_wrap(args.n or (1024 if args.quick else 4096))
+        cpu_clamp(512, 1024 if args.quick else 4096, 512)
+        cpu_int4(1024 if args.quick else 2048)
+    if not args.cpu_only and installed()["gpu"]:
+        gpu(args.n if args.gpu_only and args.n else 8192)
+
+
+if __name__ == "__main__":
+    main()

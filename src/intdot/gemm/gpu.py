@@ -1,0 +1,381 @@
+"""The CUDA backend: Triton int8 tensor-core GEMM, a per-step saturating kernel, float64 for 16-bit lanes.
+
+Exactness, not hope:
+- 8- and 4-bit lanes: unsigned operands are centred to int8 (``x ^ 0x80`` is ``x - 128``), the int8 x int8
+  products accumulate in int32 on the tensor cores, and the centring is corrected in the kernel's epilogue;
+  every step is arithmetic modulo 2**32, which is what a 32-bit accumulator keeps, so even sums that pass
+  2**31 come out right (tested on the device with worst-case inputs, scripts/gpu/).
+- 16-bit lanes and 64-bit accumulators: float64 matmul over K blocks in which no partial sum reaches
+  2**53, summed in int64.
+- clamp: a Triton kernel walks the K steps in order for a tile of outputs, saturating at each step.
+
+B is given to the tensor-core kernel K-contiguous (``b.T`` made contiguous), which roughly quadruples the
+rate on an H200; the copy is part of every call and of every timing.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+_KERNELS: dict = {}
+
+
+def _triton():
+    """The Triton kernels, compiled on first use (None where Triton is missing)."""
+    if "mm" in _KERNELS:
+        return _KERNELS
+    import triton
+    import triton.language as tl
+
+    configs = [
+        triton.Config({"BM": 128, "BN": 256, "BK": 128, "G": 8}, num_stages=3, num_warps=8),
+        triton.Config({"BM": 256, "BN": 128, "BK": 128, "G": 8}, num_stages=3, num_warps=8),
+        triton.Config({"BM": 128, "BN": 128, "BK": 128, "G": 8}, num_stages=4, num_warps=4),
+        triton.Config({"BM": 64, "BN": 64, "BK": 64, "G": 8}, num_stages=3, num_warps=4),
+    ]
+
+    @triton.autotune(configs=configs, key=["M", "N", "K"])
+    @triton.jit
+    def mm(a_ptr, bt_ptr, c_ptr, out_ptr, ra_ptr, cb_ptr, M, N, K, za, zb, zz, sign,
+           HAS_C: tl.constexpr, CENTRED: tl.constexpr, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
+           G: tl.constexpr):
+        pid = tl.program_id(0)
+        n_m = tl.cdiv(M, BM)
+        n_n = tl.cdiv(N, BN)
+        # Grouped order: neighbouring programs share rows of A, so tiles stay in L2.
+        group = pid // (G * n_n)
+        first_m = group * G
+        size_m = min(n_m - first_m, G)
+        pm = first_m + (pid % (G * n_n)) % size_m
+        pn = (pid % (G * n_n)) // size_m
+        rm = pm * BM + tl.arange(0, BM)
+        rn = pn * BN + tl.arange(0, BN)
+        rk = tl.arange(0, BK)
+        a_p = a_ptr + rm[:, None].to(tl.int64) * K + rk[None, :]
+        b_p = bt_ptr + rn[:, None].to(tl.int64) * K + rk[None, :]
+        acc = tl.zeros((BM, BN), dtype=tl.int32)
+        for k0 in range(0, K, BK):
+            mk = (rk[None, :] + k0) < K
+            a = tl.load(a_p, mask=(rm[:, None] < M) & mk, other=0)
+            b = tl.load(b_p, mask=(rn[:, None] < N) & mk, other=0)
+            acc = tl.dot(a, tl.trans(b), acc, out_dtype=tl.int32)
+            a_p += BK
+            b_p += BK
+        if CENTRED:
+            ra = tl.load(ra_ptr + rm, mask=rm < M, other=0)
+            cb = tl.load(cb_ptr + rn, mask=rn < N, other=0)
+            acc += zb * ra[:, None] + za * cb[None, :] + zz
+        acc = acc * sign
+        mask = (rm[:, None] < M) & (rn[None, :] < N)
+        offs = rm[:, None].to(tl.int64) * N + rn[None, :]
+        if HAS_C:
+            acc += tl.load(c_ptr + offs, mask=mask, other=0)
+        tl.store(out_ptr + offs, acc, mask=mask)
+
+    @triton.jit
+    def chain(a_ptr, b_ptr, c_ptr, out_ptr, M, N, K, lo, hi, sign, STEP: tl.constexpr, BM: tl.constexpr,
+              BN: tl.constexpr):
+        rm = tl.program_id(0) * BM + tl.arange(0, BM)
+        rn = tl.program_id(1) * BN + tl.arange(0, BN)
+        mask = (rm[:, None] < M) & (rn[None, :] < N)
+        offs = rm[:, None].to(tl.int64) * N + rn[None, :]
+        acc = tl.load(c_ptr + offs, mask=mask, other=0)
+        for t in range(0, K, STEP):
+            d = tl.zeros((BM, BN), dtype=tl.int64)
+            for j in tl.static_range(STEP):
+                kk = t + j
+                av = tl.load(a_ptr + rm.to(tl.int64) * K + kk, mask=(rm < M) & (kk < K), other=0).to(tl.int64)
+                bv = tl.load(b_ptr + kk * N + rn, mask=(rn < N) & (kk < K), other=0).to(tl.int64)
+                d += av[:, None] * bv[None, :]
+            acc = tl.minimum(tl.maximum(acc + sign * d, lo), hi)
+        tl.store(out_ptr + offs, acc, mask=mask)
+
+    @triton.jit
+    def transpose(x_ptr, y_ptr, R, C, FLIP: tl.constexpr, BR: tl.constexpr, BC: tl.constexpr):
+        # y[c, r] = x[r, c] (optionally x ^ 0x80: uint8 centred to int8 on the way).
+        r = tl.program_id(0) * BR + tl.arange(0, BR)
+        c = tl.program_id(1) * BC + tl.arange(0, BC)
+        t = tl.load(x_ptr + r[:, None].to(tl.int64) * C + c[None, :], mask=(r[:, None] < R) & (c[None, :] < C))
+        if FLIP:
+            t = t ^ 0x80
+        tl.store(y_ptr + c[:, None].to(tl.int64) * R + r[None, :], tl.trans(t).to(tl.int8, bitcast=True),
+                 mask=(c[:, None] < C) & (r[None, :] < R))
+
+    kernels = dict(mm=mm, chain=chain, transpose=transpose, triton=triton)
+    try:
+        from triton.tools.tensor_descriptor import TensorDescriptor
+    except ImportError:
+        TensorDescriptor = None
+    if TensorDescriptor is not None:
+        def _blocks(nargs):
+            nargs["a_desc"].block_shape = [nargs["BM"], nargs["BK"]]
+            nargs["b_desc"].block_shape = [nargs["BN"], nargs["BK"]]
+
+        tma_configs = [
+            triton.Config({"BM": 128, "BN": 256, "BK": 128, "G": 8}, num_stages=3, num_warps=8, pre_hook=_blocks),
+            triton.Config({"BM": 256, "BN": 128, "BK": 128, "G": 8}, num_stages=3, num_warps=8, pre_hook=_blocks),
+            triton.Config({"BM": 128, "BN": 256, "BK": 64, "G": 8}, num_stages=4, num_warps=8, pre_hook=_blocks),
+            triton.Config({"BM": 128, "BN": 128, "BK": 128, "G": 8}, num_stages=4, num_warps=8, pre_hook=_blocks),
+            triton.Config({"BM": 128, "BN": 256, "BK": 128, "G": 8}, num_stages=4, num_warps=8, pre_hook=_blocks),
+            triton.Config({"BM": 256, "BN": 128, "BK": 64, "G": 8}, num_stages=5, num_warps=8, pre_hook=_blocks),
+        ]
+
+        @triton.autotune(configs=tma_configs, key=["M", "N", "K"])
+        @triton.jit
+        def mm_tma(a_desc, b_desc, c_ptr, out_ptr, ra_ptr, cb_ptr, M, N, K, za, zb, zz, sign,
+                   HAS_C: tl.constexpr, CENTRED: tl.constexpr, BM: tl.constexpr, BN: tl.constexpr,
+                   BK: tl.constexpr, G: tl.constexpr):
+            pid = tl.program_id(0)
+            n_m = tl.cdiv(M, BM)
+            n_n = tl.cdiv(N, BN)
+            group = pid // (G * n_n)
+            first_m = group * G
+            size_m = min(n_m - first_m, G)
+            pm = first_m + (pid % (G * n_n)) % size_m
+            pn = (pid % (G * n_n)) // size_m
+            acc = tl.zeros((BM, BN), dtype=tl.int32)
+            for k0 in range(0, K, BK):
+                a = a_desc.load([pm * BM, k0])
+                b = b_desc.load([pn * BN, k0])
+                acc = tl.dot(a, b.T, acc, out_dtype=tl.int32)
+            rm = pm * BM + tl.arange(0, BM)
+            rn = pn * BN + tl.arange(0, BN)
+            if CENTRED:
+                ra = tl.load(ra_ptr + rm, mask=rm < M, other=0)
+                cb = tl.load(cb_ptr + rn, mask=rn < N, other=0)
+                acc += zb * ra[:, None] + za * cb[None, :] + zz
+            acc = acc * sign
+            mask = (rm[:, None] < M) & (rn[None, :] < N)
+            offs = rm[:, None].to(tl.int64) * N + rn[None, :]
+            if HAS_C:
+                acc += tl.load(c_ptr + offs, mask=mask, other=0)
+            tl.store(out_ptr + offs, acc, mask=mask)
+
+        @triton.autotune(configs=tma_configs, key=["M", "N", "K"])
+        @triton.jit
+        def mm_persist(a_desc, b_desc, c_ptr, out_ptr, ra_ptr, cb_ptr, M, N, K, za, zb, zz, sign,
+                       HAS_C: tl.constexpr, CENTRED: tl.constexpr, BM: tl.constexpr, BN: tl.constexpr,
+                       BK: tl.constexpr, G: tl.constexpr, NUM_SMS: tl.constexpr):
+            # One program per multiprocessor walks tiles; flatten lets the next tile's loads overlap
+            # this tile's epilogue.
+            n_m = tl.cdiv(M, BM)
+            n_n = tl.cdiv(N, BN)
+            k_tiles = tl.cdiv(K, BK)
+            tiles = n_m * n_n
+            tile = tl.program_id(0) - NUM_SMS
+            ki = -1
+            acc = tl.zeros((BM, BN), dtype=tl.int32)
+            pm = 0
+            pn = 0
+            for _ in tl.range(0, k_tiles * tl.cdiv(tiles - tl.program_id(0), NUM_SMS), flatten=True):
+                ki = tl.where(ki == k_tiles - 1, 0, ki + 1)
+                if ki == 0:
+                    tile += NUM_SMS
+                    group = tile // (G * n_n)
+                    first_m = group * G
+                    size_m = min(n_m - first_m, G)
+                    pm = first_m + (tile % (G * n_n)) % size_m
+                    pn = (tile % (G * n_n)) // size_m
+                a = a_desc.load([pm * BM, ki * BK])
+                b = b_desc.load([pn * BN, ki * BK])
+                acc = tl.dot(a, b.T, acc, out_dtype=tl.int32)
+                if ki == k_tiles - 1:
+                    rm = pm * BM + tl.arange(0, BM)
+                    rn = pn * BN + tl.arange(0, BN)
+                    if CENTRED:
+                        ra = tl.load(ra_ptr + rm, mask=rm < M, other=0)
+                        cb = tl.load(cb_ptr + rn, mask=rn < N, other=0)
+                        acc += zb * ra[:, None] + za * cb[None, :] + zz
+                    acc = acc * sign
+                    mask = (rm[:, None] < M) & (rn[None, :] < N)
+                    offs = rm[:, None].to(tl.int64) * N + rn[None, :]
+                    if HAS_C:
+                        acc += tl.load(c_ptr + offs, mask=mask, other=0)
+                    tl.store(out_ptr + offs, acc, mask=mask)
+                    acc = tl.zeros((BM, BN), dtype=tl.int32)
+
+        kernels.update(mm_tma=mm_tma, mm_persist=mm_persist, TensorDescriptor=TensorDescriptor)
+    _KERNELS.update(kernels)
+    return _KERNELS
+
+
+def _centre(x):
+    """int8 view of a uint8/int8 tensor and its zero point (x - 128 is x ^ 0x80 read as int8)."""
+    import torch
+
+    if x.dtype == torch.uint8:
+        return (x ^ 0x80).view(torch.int8), 128
+    return x, 0
+
+
+def transposed(b, tile: int = 64):
+    """b.T contiguous as int8 (uint8 centred on the way) and b's zero point: one pass over b."""
+    import torch
+
+    k = _triton()
+    r, c = b.shape
+    y = torch.empty((c, r), dtype=torch.int8, device=b.device)
+    grid = (k["triton"].cdiv(r, tile), k["triton"].cdiv(c, tile))
+    k["transpose"][grid](b.contiguous(), y, r, c, FLIP=b.dtype == torch.uint8, BR=tile, BC=tile)
+    return y, 128 if b.dtype == torch.uint8 else 0
+
+
+def use_tma(k: int) -> bool:
+    # The tensor-copy engine needs 16-byte aligned rows: K a multiple of 16 int8 values.
+    return "mm_tma" in _triton() and k % 16 == 0 and os.environ.get("INTDOT_GEMM_TMA", "1") != "0"
+
+
+def mm_int8(a, b, c=None, *, neg: bool = False):
+    """``c ± a @ b`` modulo 2**32 as an int32 CUDA tensor; a: (M, K), b: (K, N), int8 or uint8 tensors.
+
+    ``c`` (int32, (M, N), optional) is added in the epilogue; the transposed copy of b is made here.
+    """
+    import torch
+
+    k = _triton()
+    m, kk = a.shape
+    n = b.shape[1]
+    a8, za = _centre(a.contiguous())
+    bt, zb = transposed(b)
+    out = torch.empty((m, n), dtype=torch.int32, device=a.device)
+    if za or zb:
+        ra = a8.sum(dim=1, dtype=torch.int32)
+        cb = bt.sum(dim=1, dtype=torch.int32)
+    else:
+        ra = cb = out
+    zz = (za * zb * kk) % (1 << 32)
+    zz = zz - (1 << 32) if zz >= 1 << 31 else zz
+    cc = c if c is not None else out
+
+    def grid(meta):
+        return (k["triton"].cdiv(m, meta["BM"]) * k["triton"].cdiv(n, meta["BN"]),)
+
+    args = (cc, out, ra, cb, m, n, kk, za, zb, zz, -1 if neg else 1)
+    flags = dict(HAS_C=c is not None, CENTRED=bool(za or zb))
+    kind = os.environ.get("INTDOT_GEMM_KERNEL", "persist")
+    if use_tma(kk) and kind in ("tma", "persist"):
+        desc = k["TensorDescriptor"]
+        # Block shapes are placeholders; each autotune config sets its own (pre_hook).
+        da, db = desc.from_tensor(a8, [128, 128]), desc.from_tensor(bt, [128, 128])
+        if kind == "persist":
+            sms = torch.cuda.get_device_properties(a.device).multi_processor_count
+            k["mm_persist"][lambda meta: (min(sms, grid(meta)[0]),)](da, db, *args, **flags, NUM_SMS=sms)
+        else:
+            k["mm_tma"][grid](da, db, *args, **flags)
+    else:
+        k["mm"][grid](a8, bt, *args, **flags)
+    return out
+
+
+def _f64_product(a, b):
+    """Exact int64 a @ b for 16-bit lanes: float64 over K blocks whose partial sums stay below 2**53."""
+    import torch
+
+    p = max(int(a.abs().max()), 1) * max(int(b.abs().max()), 1) if a.numel() and b.numel() else 1
+    kb = max(1, (1 << 53) // p)
+    s = torch.zeros((a.shape[0], b.shape[1]), dtype=torch.int64, device=a.device)
+    for k0 in range(0, a.shape[1], kb):
+        s += (a[:, k0:k0 + kb].double() @ b[k0:k0 + kb].double()).to(torch.int64)
+    return s
+
+
+def _as_torch(x):
+    import torch
+
+    return torch.from_numpy(np.ascontiguousarray(x)).cuda()
+
+
+def product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Exact int64 a @ b (NumPy in and out) on the GPU."""
+    import torch
+
+    ta, tb = _as_torch(a), _as_torch(b)
+    if a.dtype.itemsize == 1 and b.dtype.itemsize == 1 and a.shape[1] < (1 << 17):
+        # |sum| < 2**31 for K < 2**17, so the int32 result is the exact sum.
+        return mm_int8(ta, tb).to(torch.int64).cpu().numpy()
+    return _f64_product(ta.to(torch.int64), tb.to(torch.int64)).cpu().numpy()
+
+
+def wrap_gemm(a, b, acc, o, neg):
+    """The wrapping result (NumPy, the instruction's dtype) computed on the GPU."""
+    import torch
+
+    if o.acc_bits == 32 and a.dtype.itemsize == 1 and b.dtype.itemsize == 1:
+        c = None if acc is None else _as_torch(acc.astype(np.uint32).view(np.int32))
+        out = mm_int8(_as_torch(a), _as_torch(b), c, neg=neg).cpu().numpy()
+        return out.view(o.result_dtype)
+    s = _f64_product(_as_torch(a).to(torch.int64), _as_torch(b).to(torch.int64)).cpu().numpy().view(np.uint64)
+    if acc is not None:
+        s = acc - s if neg else acc + s
+    elif neg:
+        s = np.uint64(0) - s
+    return s.astype(np.uint32 if o.acc_bits == 32 else np.uint64).view(o.result_dtype)
+
+
+def chain_tensors(a, b, start, step: int, lo: int, hi: int, neg: bool):
+    """Saturating chain on CUDA tensors: a (M, K), b (K, N), start int64 (M, N) -> int64 (M, N)."""
+    import torch
+
+    k = _triton()
+    m, kk = a.shape
+    n = b.shape[1]
+    out = torch.empty((m, n), dtype=torch.int64, device=a.device)
+    bm, bn = 32, 64
+    grid = (k["triton"].cdiv(m, bm), k["triton"].cdiv(n, bn))
+    k["chain"][grid](a.contiguous(), b.contiguous(), start.contiguous(), out, m, n, kk, lo, hi,
+                     -1 if neg else 1, STEP=step, BM=bm, BN=bn)
+    return out
+
+
+def clamp_gemm(a, b, acc, o, neg):
+    """The saturating result (int64 NumPy) computed on the GPU."""
+    from .inputs import read_acc
+
+    lo, hi = o.acc_range
+    start = np.zeros((a.shape[0], b.shape[1]), np.int64) if acc is None else read_acc(acc, o)
+    return chain_tensors(_as_torch(a), _as_torch(b), _as_torch(start), o.k_step, lo, hi, neg).cpu().numpy()
+
+
+def gemm_tensors(a, b, c, o, clamp: bool, neg: bool):
+    """gemm on 2-D CUDA tensors, staying on the device: returns a CUDA tensor of the instruction's type."""
+    import torch
+
+    from ..core.errors import OperandError
+
+    for name, x, which in (("a", a, "a"), ("b", b, "b")):
+        if x.dim() != 2 or x.dtype in (torch.float16, torch.float32, torch.float64, torch.bfloat16, torch.bool):
+            raise OperandError(f"{name} is a {x.dim()}-D {x.dtype} tensor; expected a 2-D integer CUDA tensor")
+        lo, hi = o.lane_range(which)
+        info = torch.iinfo(x.dtype)
+        # A dtype whose every value is a lane needs no pass over the data (int8 for 8-bit signed lanes).
+        if (info.min < lo or info.max > hi) and x.numel() and (int(x.min()) < lo or int(x.max()) > hi):
+            raise OperandError(f"{name} holds values outside [{lo}, {hi}], the lanes of {o.name}")
+    if a.shape[1] != b.shape[0]:
+        raise OperandError(f"a has shape {tuple(a.shape)} and b {tuple(b.shape)}: K differs")
+    m, n = a.shape[0], b.shape[1]
+    lo, hi = o.acc_range
+    if clamp:
+        start = torch.zeros((m, n), dtype=torch.int64, device=a.device) if c is None else c.to(torch.int64)
+        if not o.acc_signed:
+            start = start % (1 << 32)
+        elif c is not None and c.dtype in (torch.uint32, torch.int64):
+            start = torch.where(start > hi, start - (1 << 32), start)
+        r = chain_tensors(a, b, start, o.k_step, lo, hi, neg)
+        return r.to(torch.int32) if o.acc_signed else r.to(torch.uint32)
+    small = a.element_size() == 1 and b.element_size() == 1 and a.dtype != torch.int16
+    if o.acc_bits == 32 and small:
+        cc = None if c is None else c.to(torch.int64).remainder(1 << 32).to(torch.int32) if c.dtype != torch.int32 \
+            else c.contiguous()
+        out = mm_int8(a, b, cc, neg=neg)
+        return out if o.acc_signed else out.view(torch.uint32)
+    s = _f64_product(a.to(torch.int64), b.to(torch.int64))
+    s = -s if neg else s
+    if c is not None:
+        s = s + c.to(torch.int64)
+    if o.acc_bits == 32:
+        s = s.remainder(1 << 32).to(torch.int64)
+        return (torch.where(s > hi, s - (1 << 32), s) if o.acc_signed else s).to(
+            torch.int32 if o.acc_signed else torch.uint32)
+    return s if o.acc_signed else s.view(torch.uint64)

@@ -1,0 +1,58 @@
+"""The CUDA backend against the slow reference; skipped with a reason where no GPU is visible (CI)."""
+
+import numpy as np
+import pytest
+
+from intdot.gemm import gemm, installed
+
+from . import reference_gemm as ref
+from .test_gemm import SHAPES, _acc, _lanes, _rng
+
+pytestmark = pytest.mark.skipif(not installed()["gpu"], reason="no CUDA GPU visible (CI has none); "
+                                "scripts/gpu/run.sh runs these on one")
+
+
+@pytest.mark.parametrize("name", sorted(ref.OPS))
+def test_gpu_backend_every_op(name):
+    row = ref.OPS[name]
+    for m, k, n in SHAPES:
+        rng = _rng("gpu", name, m, k, n)
+        a = _lanes(rng, row[0], row[1], (m, k))
+        b = _lanes(rng, row[2], row[3], (k, n))
+        for c in (None, _acc(rng, row, (m, n))):
+            want = ref.gemm(row, a.tolist(), b.tolist(), c)
+            cv = None if c is None else np.array(c, dtype=np.uint64 if row[5] == 64 and not row[6] else np.int64)
+            assert gemm(a, b, cv, op=name, backend="gpu").tolist() == want
+        if row[7]:
+            c = _acc(rng, row, (m, n), near_limits=True)
+            for neg in (False, True):
+                want = ref.gemm(row, a.tolist(), b.tolist(), c, neg=neg, clamp=True)
+                assert gemm(a, b, np.array(c), op=name, backend="gpu", clamp=True, neg=neg).tolist() == want
+
+
+def test_gpu_worst_cases_wrap_past_int32():
+    """All -128 x -128 with K = 2**18 sums to exactly 2**32: the int32 tensor-core result must wrap to 0."""
+    torch = pytest.importorskip("torch")
+    k = 1 << 18
+    a = torch.full((32, k), -128, dtype=torch.int8, device="cuda")
+    b = torch.full((k, 16), -128, dtype=torch.int8, device="cuda")
+    assert int(gemm(a, b, op="sdot4").abs().max()) == 0
+    a = torch.full((20, 70001), 255, dtype=torch.uint8, device="cuda")
+    b = torch.full((70001, 8), 255, dtype=torch.uint8, device="cuda")
+    r = gemm(a, b, op="udot4").cpu().numpy()
+    assert (r == np.uint32((70001 * 65025) % 2**32)).all()
+
+
+def test_gpu_tensors_large_stress_against_the_cpu_float64_path():
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(7)
+    a = rng.choice(np.array([-128, -127, 127], np.int8), (1024, 8192))
+    b = rng.choice(np.array([-128, -127, 127], np.int8), (8192, 512))
+    c = rng.integers(-(2**31), 2**31, (1024, 512)).astype(np.int32)
+    want = gemm(a, b, c, op="sdot4", backend="float64")
+    got = gemm(torch.from_numpy(a).cuda(), torch.from_numpy(b).cuda(), torch.from_numpy(c).cuda(), op="sdot4")
+    assert np.array_equal(got.cpu().numpy(), want)
+    ua = rng.choice(np.array([0, 254, 255], np.uint8), (1024, 8192))
+    want = gemm(ua, b, c, op="usdot", backend="float64")
+    got = gemm(torch.from_numpy(ua).cuda(), torch.from_numpy(b).cuda(), torch.from_numpy(c).cuda(), op="usdot")
+    assert np.array_equal(got.cpu().numpy(), want)
