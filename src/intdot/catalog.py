@@ -20,6 +20,7 @@ them here.
 from __future__ import annotations
 
 import difflib
+import re
 from dataclasses import dataclass, field, replace
 from functools import cache, lru_cache
 from typing import Any
@@ -147,9 +148,18 @@ def _amd_records() -> list[Instruction]:
 
 
 def _arm_template(form) -> str:
-    """The row's syntax template with ``<operand>`` where the row writes ``{operand}``."""
-    text = form.layout.syntax
-    return text.replace("{", "<").replace("}", ">").replace("< ", "{ ").replace(" >", " }")
+    """The row's syntax template as LLVM prints the instruction, ``<operand>`` standing for each operand.
+
+    The row writes a register list as ``{ z{zn}.b x2 }``; LLVM prints ``{ z0.b, z1.b }`` and ``{ z0.b - z3.b }``.
+    """
+
+    def reglist(m: re.Match) -> str:
+        reg, op, suffix, n = m[1], m[2], m[3], int(m[4])
+        sep = ", " if n == 2 else " - "
+        return f"{{ {reg}<{op}>.{suffix}{sep}{reg}<{op}+{n - 1}>.{suffix} }}"
+
+    text = re.sub(r"\{ (\w)\{(\w+)\}\.(\w+) x(\d) \}", reglist, form.layout.syntax)
+    return re.sub(r"\{(\w+)\}", r"<\1>", text)
 
 
 def _arm_records() -> list[Instruction]:

@@ -129,9 +129,8 @@ def test_core_features_match_clang(core):
 
 def example_text(rec) -> str:
     """A legal instance of the record's assembly template (register 0, first legal W, index 0)."""
-    text = rec.syntax
-    text = re.sub(r"\{ z<(\w+)>\.(\w) x(\d) \}", lambda m: f"{{z0.{m[2]}-z{int(m[3]) - 1}.{m[2]}}}", text)
-    text = text.replace("w<wv>", "w8")
+    text = rec.syntax.replace("w<wv>", "w8")
+    text = re.sub(r"<\w+\+(\d)>", r"\1", text)  # the last register of a list starting at 0
     return re.sub(r"<\w+>", "0", text)
 
 
