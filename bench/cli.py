@@ -93,8 +93,10 @@ def main() -> None:
             rates[name] = (args.n / t_in, args.n / t_new)
             print(f"{name:18s} {t_in:11.3f}s {args.n / t_in:12,.0f} {t_new:11.3f}s {args.n / t_new:12,.0f}")
         for name in ("--json", "--json --fields"):
-            print(f"ratio {name} / text rate: in-process {rates[name][0] / rates['text'][0]:.2f}x, "
-                  f"new process {rates[name][1] / rates['text'][1]:.2f}x")
+            print(
+                f"ratio {name} / text rate: in-process {rates[name][0] / rates['text'][0]:.2f}x, "
+                f"new process {rates[name][1] / rates['text'][1]:.2f}x"
+            )
 
 
 if __name__ == "__main__":

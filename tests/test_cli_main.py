@@ -11,8 +11,7 @@ def test_positionals_may_follow_options(capsys):
     # The words come from LLVM's tests (tests/data/arm_llvm_mc.tsv).
     assert main(["disasm", "0x4f22f83f", "--mark", "0x44ba1c20"]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert [line.split(None, 1)[1] for line in out] == [
-        "sudot v31.4s, v1.16b, v2.4b[3]", "sudot z0.s, z1.b, z2.b[3]"]
+    assert [line.split(None, 1)[1] for line in out] == ["sudot v31.4s, v1.16b, v2.4b[3]", "sudot z0.s, z1.b, z2.b[3]"]
 
 
 def test_unknown_option_is_a_usage_error(capsys):

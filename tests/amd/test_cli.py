@@ -38,17 +38,26 @@ EVAL_CASES = [
     ("__builtin_amdgcn_sudot4(true, 0xffffffff, false, 0xffffffff, 0, false)", [], -1020),
     ("sudot8(false, 0xffffffff, true, 0x88888888, 0x7fffffff, false)", ["--clamp"], 2147482687),
     ("sudot8(false, 0xffffffff, true, 0x88888888, 0x7fffffff, true)", ["--profile", "llvm"], 2147482687),
-    ("__builtin_amdgcn_sudot4(true, 0x80FF7F01, false, 0x01020304, 100, false)", [],
-     ref("sudot4", 0x80FF7F01, 0x01020304, 100, src0_neg=True, src1_neg=False)),
-    ("sdot4(-1, 0x7f7f7f7f, 5, false)", [], ref("sdot4", -1, 0x7f7f7f7f, 5)),
+    (
+        "__builtin_amdgcn_sudot4(true, 0x80FF7F01, false, 0x01020304, 100, false)",
+        [],
+        ref("sudot4", 0x80FF7F01, 0x01020304, 100, src0_neg=True, src1_neg=False),
+    ),
+    ("sdot4(-1, 0x7f7f7f7f, 5, false)", [], ref("sdot4", -1, 0x7F7F7F7F, 5)),
     ("sdot4((int)0x80808080, (unsigned)-1, 5, false)", [], ref("sdot4", 0x80808080, 0xFFFFFFFF, 5)),
     ("sdot2((short2){-3, 7}, (short2){2, 5}, 0, false)", [], 29),
     ("sdot2((short2){-32768, -32768}, (short2){-32768, -32768}, 0, 0)", ["--clamp"], 2**31 - 1),
-    ("udot2((ushort2){65535, 1}, 0x00020003, 4294967295U, 1)", [], ref("udot2", 0x0001FFFF, 0x00020003, 2**32 - 1,
-                                                                          neg=True)),
+    (
+        "udot2((ushort2){65535, 1}, 0x00020003, 4294967295U, 1)",
+        [],
+        ref("udot2", 0x0001FFFF, 0x00020003, 2**32 - 1, neg=True),
+    ),
     ("sdot4(0x01020304, 0x05060708, 10, false);", ["--target", "gfx942"], 80),
-    ("udot8(0x12345678, 017, -1, false)", ["--target", "rdna3.5", "--profile", "llvm"],
-     ref("udot8", 0x12345678, 0o17, -1)),
+    (
+        "udot8(0x12345678, 017, -1, false)",
+        ["--target", "rdna3.5", "--profile", "llvm"],
+        ref("udot8", 0x12345678, 0o17, -1),
+    ),
 ]
 
 
@@ -71,8 +80,8 @@ def test_explain(capsys, expr, opts, want):
     src0 = int(re.search(r"src0 = (0x[0-9a-f]{8}):", out).group(1), 16)
     src1 = int(re.search(r"src1 = (0x[0-9a-f]{8}):", out).group(1), 16)
     width = 32 // len(table)
-    s0 = "src0 = 0x%08x: %d signed" % (src0, len(table)) in out
-    s1 = "src1 = 0x%08x: %d signed" % (src1, len(table)) in out
+    s0 = f"src0 = 0x{src0:08x}: {len(table)} signed" in out
+    s1 = f"src1 = 0x{src1:08x}: {len(table)} signed" in out
     # Each lane as the reference reads it, and its product.
     for k, (x, y) in enumerate(zip(lanes(src0, width, s0), lanes(src1, width, s1))):
         assert table[k] == [str(k), str(x), str(y), str(x * y)]
@@ -92,27 +101,32 @@ def test_explain_mentions_neg_and_saturation(capsys):
     assert "wrap modulo 2**32" in out and "2147549183 -> -2147418113" in out
 
 
-@pytest.mark.parametrize("argv,message", [
-    (["eval", "sdot4(1, 2, 3)"], "takes 4 arguments (src0, src1, src2, neg) in the reference profile, got 3"),
-    (["eval", "sdot4(1, 2, 3, 4, 5)"], "takes 4 arguments"),
-    (["eval", "sdot4(1, 2, 3, false, false)", "--profile", "llvm"], "(src0, src1, src2, clamp) in the llvm"),
-    (["eval", "sdot4(1, 2, 3, 2)"], "neg is a bool parameter; expected true, false, 0 or 1, got 2"),
-    (["eval", "sudot4(1, 2, 3, 4, 5, false)"], "src1_neg is a bool parameter"),
-    (["eval", "sdot4(true, 2, 3, false)"], "src0 is int; expected an integer, got true"),
-    (["eval", "sdot4((short2){1, 2}, 2, 3, false)"], "src0 is int; expected an integer"),
-    (["eval", "sdot2(true, 2, 3, false)"], "src0 is short2; expected (short2){a, b}"),
-    (["eval", "sdot4(1, 2, 0x100000000, false)"], "src2=4294967296 does not fit int"),
-    (["eval", "sdot4(-0x80000001, 2, 3, false)"], "src0=-2147483649 does not fit int"),
-    (["eval", "vdot4(1, 2, 3, false)"], "is not an AMD dot builtin"),
-    (["eval", "sdot4(1, 2, 3, false"], "expected ',' or ')'"),
-    (["eval", "sdot4(1.0, 2, 3, false)"], "floating-point literals are not accepted"),
-    (["eval", "sdot4(1, 2, 3, false)", "--target", "RDNA3"], "sdot4 is not available on RDNA3"),
-    (["eval", "sudot4(true, 2, true, 3, 0, false)", "--target", "gfx1030", "--profile", "llvm"],
-     "lacks target feature dot8-insts"),
-    (["eval", "sdot4(1, 2, 3, false)", "--target", "gfx906"], "profile='llvm'"),
-    (["eval", "sdot4(1, 2, 3, false)", "--target", "gfx2000", "--profile", "llvm"], "is not known"),
-    (["eval", "sdot4(1, 2, 3, false)", "--profile", "llvm", "--clamp"], "drop --clamp"),
-])
+@pytest.mark.parametrize(
+    "argv,message",
+    [
+        (["eval", "sdot4(1, 2, 3)"], "takes 4 arguments (src0, src1, src2, neg) in the reference profile, got 3"),
+        (["eval", "sdot4(1, 2, 3, 4, 5)"], "takes 4 arguments"),
+        (["eval", "sdot4(1, 2, 3, false, false)", "--profile", "llvm"], "(src0, src1, src2, clamp) in the llvm"),
+        (["eval", "sdot4(1, 2, 3, 2)"], "neg is a bool parameter; expected true, false, 0 or 1, got 2"),
+        (["eval", "sudot4(1, 2, 3, 4, 5, false)"], "src1_neg is a bool parameter"),
+        (["eval", "sdot4(true, 2, 3, false)"], "src0 is int; expected an integer, got true"),
+        (["eval", "sdot4((short2){1, 2}, 2, 3, false)"], "src0 is int; expected an integer"),
+        (["eval", "sdot2(true, 2, 3, false)"], "src0 is short2; expected (short2){a, b}"),
+        (["eval", "sdot4(1, 2, 0x100000000, false)"], "src2=4294967296 does not fit int"),
+        (["eval", "sdot4(-0x80000001, 2, 3, false)"], "src0=-2147483649 does not fit int"),
+        (["eval", "vdot4(1, 2, 3, false)"], "is not an AMD dot builtin"),
+        (["eval", "sdot4(1, 2, 3, false"], "expected ',' or ')'"),
+        (["eval", "sdot4(1.0, 2, 3, false)"], "floating-point literals are not accepted"),
+        (["eval", "sdot4(1, 2, 3, false)", "--target", "RDNA3"], "sdot4 is not available on RDNA3"),
+        (
+            ["eval", "sudot4(true, 2, true, 3, 0, false)", "--target", "gfx1030", "--profile", "llvm"],
+            "lacks target feature dot8-insts",
+        ),
+        (["eval", "sdot4(1, 2, 3, false)", "--target", "gfx906"], "profile='llvm'"),
+        (["eval", "sdot4(1, 2, 3, false)", "--target", "gfx2000", "--profile", "llvm"], "is not known"),
+        (["eval", "sdot4(1, 2, 3, false)", "--profile", "llvm", "--clamp"], "drop --clamp"),
+    ],
+)
 def test_eval_errors(capsys, argv, message):
     rc, out, err = run(capsys, *argv)
     assert rc == 1 and out == ""
@@ -171,8 +185,10 @@ def test_table_diff(capsys):
     _, out, _ = run(capsys, "table", "--diff", "--format", "json")
     diffs = json.loads(out)["differences"]
     cells = {(d["builtin"], d["target"]): (d["reference"], d["llvm"]) for d in diffs}
-    assert cells == {**{(b, "RDNA2"): (False, True) for b in ["sdot4", "sdot8", "sdot2", "udot2"]},
-                     **{(b, "RDNA2"): (True, False) for b in ["sudot4", "sudot8"]}}
+    assert cells == {
+        **{(b, "RDNA2"): (False, True) for b in ["sdot4", "sdot8", "sdot2", "udot2"]},
+        **{(b, "RDNA2"): (True, False) for b in ["sudot4", "sudot8"]},
+    }
     _, out, _ = run(capsys, "table", "--diff", "--processors")
     assert "(42 cells)" in out and "sudot4   gfx1036    yes        no    dot8-insts" in out
     assert "only in the llvm profile" in out and "gfx1250" in out

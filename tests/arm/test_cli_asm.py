@@ -21,12 +21,26 @@ def test_asm_one(capsys):
 
 
 def test_asm_several_and_shell_split(capsys):
-    argv = ["asm", "sudot", "za.s[w11,", "7],", "{z31.b", "-", "z2.b},", "z15.b", "SUDOT z0.s, z1.b, z2.b[3]",
-            "sudot v31.4s, v1.16b, v2.4b[3]; sudot z0.s, z1.b, z2.b[0]"]
+    argv = [
+        "asm",
+        "sudot",
+        "za.s[w11,",
+        "7],",
+        "{z31.b",
+        "-",
+        "z2.b},",
+        "z15.b",
+        "SUDOT z0.s, z1.b, z2.b[3]",
+        "sudot v31.4s, v1.16b, v2.4b[3]; sudot z0.s, z1.b, z2.b[0]",
+    ]
     assert main(argv) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines == [f"0xc13f77ff  {WRAP[0]}", "0x44ba1c20  sudot z0.s, z1.b, z2.b[3]",
-                     f"0x4f22f83f  {NEON[0]}", "0x44a21c20  sudot z0.s, z1.b, z2.b[0]"]
+    assert lines == [
+        f"0xc13f77ff  {WRAP[0]}",
+        "0x44ba1c20  sudot z0.s, z1.b, z2.b[3]",
+        f"0x4f22f83f  {NEON[0]}",
+        "0x44a21c20  sudot z0.s, z1.b, z2.b[0]",
+    ]
 
 
 def test_asm_fields(capsys):
@@ -83,17 +97,20 @@ def test_disasm_json_and_fields(capsys):
     assert "zn=31 (Zn)" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["disasm", "0"], "0x00000000 is not a supported encoding"),
-    (["disasm", "xyz"], "'xyz' is not a 32-bit hex word"),
-    (["disasm", "123456789"], "is not a 32-bit hex word"),
-    (["disasm"], "no words given"),
-    (["disasm", "--file", "/nonexistent/words"], "--file '/nonexistent/words'"),
-    (["disasm", "--json", "0"], "not a supported encoding"),
-    (["asm", "smmla v0.4s, v1.16b, v2.16b"], "'smmla' is not in intdot's Arm table"),
-    (["asm", ""], "no instruction given"),
-    (["asm", " ; // nothing"], "no instruction given"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["disasm", "0"], "0x00000000 is not a supported encoding"),
+        (["disasm", "xyz"], "'xyz' is not a 32-bit hex word"),
+        (["disasm", "123456789"], "is not a 32-bit hex word"),
+        (["disasm"], "no words given"),
+        (["disasm", "--file", "/nonexistent/words"], "--file '/nonexistent/words'"),
+        (["disasm", "--json", "0"], "not a supported encoding"),
+        (["asm", "smmla v0.4s, v1.16b, v2.16b"], "'smmla' is not in intdot's Arm table"),
+        (["asm", ""], "no instruction given"),
+        (["asm", " ; // nothing"], "no instruction given"),
+    ],
+)
 def test_cli_errors(capsys, argv, message):
     assert main(argv) == 1
     err = capsys.readouterr().err
@@ -102,18 +119,24 @@ def test_cli_errors(capsys, argv, message):
 
 def test_disasm_mark(capsys):
     assert main(["disasm", "--mark", "0", "44ba1c20"]) == 0
-    assert capsys.readouterr().out.splitlines() == ["0x00000000  .inst 0x00000000",
-                                                    "0x44ba1c20  sudot z0.s, z1.b, z2.b[3]"]
+    assert capsys.readouterr().out.splitlines() == [
+        "0x00000000  .inst 0x00000000",
+        "0x44ba1c20  sudot z0.s, z1.b, z2.b[3]",
+    ]
     assert main(["disasm", "--mark", "--json", "0"]) == 0
     assert json.loads(capsys.readouterr().out)[0]["text"] == ".inst 0x00000000"
 
 
 def test_asm_stdin(capsys, monkeypatch):
-    monkeypatch.setattr("sys.stdin", io.StringIO("// SME2\nSUDOT ZA.S[W8, 0, VGx2], { Z0.B-Z1.B }, Z0.B[0]\n\n"
-                                                 "sudot z0.s, z1.b, z2.b[3]  // SVE\n"))
+    monkeypatch.setattr(
+        "sys.stdin",
+        io.StringIO("// SME2\nSUDOT ZA.S[W8, 0, VGx2], { Z0.B-Z1.B }, Z0.B[0]\n\nsudot z0.s, z1.b, z2.b[3]  // SVE\n"),
+    )
     assert main(["asm", "-"]) == 0
     assert capsys.readouterr().out.splitlines() == [
-        "0xc1501038  sudot za.s[w8, 0, vgx2], { z0.b, z1.b }, z0.b[0]", "0x44ba1c20  sudot z0.s, z1.b, z2.b[3]"]
+        "0xc1501038  sudot za.s[w8, 0, vgx2], { z0.b, z1.b }, z0.b[0]",
+        "0x44ba1c20  sudot z0.s, z1.b, z2.b[3]",
+    ]
 
 
 def test_asm_comment_may_hold_a_semicolon(capsys):
@@ -126,8 +149,10 @@ def test_disasm_file_comments_and_binary_files(capsys, tmp_path):
     words = tmp_path / "words.txt"
     words.write_text("44ba1c20 // sudot z0.s, z1.b, z2.b[3]\n// a line of comment, 0 1 2\n0x4f22f83f\n")
     assert main(["disasm", "-f", str(words)]) == 0
-    assert capsys.readouterr().out.splitlines() == ["0x44ba1c20  sudot z0.s, z1.b, z2.b[3]",
-                                                    "0x4f22f83f  sudot v31.4s, v1.16b, v2.4b[3]"]
+    assert capsys.readouterr().out.splitlines() == [
+        "0x44ba1c20  sudot z0.s, z1.b, z2.b[3]",
+        "0x4f22f83f  sudot v31.4s, v1.16b, v2.4b[3]",
+    ]
     binary = tmp_path / "words.bin"
     binary.write_bytes(bytes([0x3F, 0xF8, 0x22, 0x4F, 0xFF, 0xFE]))
     assert main(["disasm", "-f", str(binary)]) == 1
@@ -137,4 +162,7 @@ def test_disasm_file_comments_and_binary_files(capsys, tmp_path):
 def test_disasm_arguments_may_be_comma_separated(capsys):
     assert main(["disasm", "44ba1c20,0x4f22f83f", "c13f77ff"]) == 0
     assert [line.split()[0] for line in capsys.readouterr().out.splitlines()] == [
-        "0x44ba1c20", "0x4f22f83f", "0xc13f77ff"]
+        "0x44ba1c20",
+        "0x4f22f83f",
+        "0xc13f77ff",
+    ]

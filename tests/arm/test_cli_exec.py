@@ -27,9 +27,24 @@ def test_neon_text_output(capsys):
 
 
 def test_sme2_json_rows_and_streaming_by_default(capsys):
-    code, out, _ = run(capsys, "exec", "--svl", "256", "--set", "w9=0xFFFFFFFF", "--set", "z30.b=1",
-                       "--set", "z31.b=2", "--set", "z0.b=3", "--set", "z5.b=0..31",
-                       "sudot za.s[w9, 2, vgx4], { z30.b, z31.b, z0.b, z1.b }, z5.b", "--json")
+    code, out, _ = run(
+        capsys,
+        "exec",
+        "--svl",
+        "256",
+        "--set",
+        "w9=0xFFFFFFFF",
+        "--set",
+        "z30.b=1",
+        "--set",
+        "z31.b=2",
+        "--set",
+        "z0.b=3",
+        "--set",
+        "z5.b=0..31",
+        "sudot za.s[w9, 2, vgx4], { z30.b, z31.b, z0.b, z1.b }, z5.b",
+        "--json",
+    )
     assert code == 0
     d = json.loads(out)
     assert d["streaming"] is True and d["svl"] == 256
@@ -44,8 +59,20 @@ def test_sme2_json_rows_and_streaming_by_default(capsys):
 
 
 def test_words_and_several_instructions(capsys):
-    code, out, _ = run(capsys, "exec", "--vl", "256", "--set", "v1.16b=1", "--set", "z2.s=1..8",
-                       "0x44aa1c23", "-e", "sudot v2.2s, v1.8b, v2.4b[1]", "--json")
+    code, out, _ = run(
+        capsys,
+        "exec",
+        "--vl",
+        "256",
+        "--set",
+        "v1.16b=1",
+        "--set",
+        "z2.s=1..8",
+        "0x44aa1c23",
+        "-e",
+        "sudot v2.2s, v1.8b, v2.4b[1]",
+        "--json",
+    )
     d = json.loads(out)
     assert [s["insn"] for s in d["steps"]] == ["sudot z3.s, z1.b, z2.b[1]", "sudot v2.2s, v1.8b, v2.4b[1]"]
     assert d["steps"][0]["changed"] == {"z3.s": [2, 2, 2, 2, 0, 0, 0, 0]}
@@ -57,8 +84,18 @@ def test_state_file_save_and_show(tmp_path, capsys):
     f = tmp_path / "s.json"
     f.write_text(json.dumps({"vl": 128, "regs": {"v1.b": [1] * 16, "v2.s": [0, 0, 0, 0x01010101]}}))
     saved = tmp_path / "out.json"
-    code, out, _ = run(capsys, "exec", "--state", str(f), "--save", str(saved), "--show", "w8",
-                       "sudot v3.4s, v1.16b, v2.4b[3]", "sudot v3.4s, v1.16b, v2.4b[3]")
+    code, out, _ = run(
+        capsys,
+        "exec",
+        "--state",
+        str(f),
+        "--save",
+        str(saved),
+        "--show",
+        "w8",
+        "sudot v3.4s, v1.16b, v2.4b[3]",
+        "sudot v3.4s, v1.16b, v2.4b[3]",
+    )
     assert code == 0
     assert out.count("v3.s       [ 0] ") == 2 and "8 8 8 8" in out
     again = json.loads(saved.read_text())
@@ -70,25 +107,28 @@ def test_no_change_is_reported(capsys):
     assert code == 0 and "(no register changed)" in out
 
 
-@pytest.mark.parametrize("argv, msg", [
-    (["exec"], "no instruction"),
-    (["exec", "--no-streaming", "sudot za.s[w8, 0, vgx2], { z0.b, z1.b }, z0.b"], "drop --no-streaming"),
-    (["exec", "--set", "z1.b=300", "sudot z0.s, z1.b, z2.b[0]"], "z1.b=300"),
-    (["exec", "--set", "z1.b", "sudot z0.s, z1.b, z2.b[0]"], "REG=VALUES"),
-    (["exec", "--set", "z1.b=abc", "sudot z0.s, z1.b, z2.b[0]"], "not an integer"),
-    (["exec", "--set", "q1=1", "sudot z0.s, z1.b, z2.b[0]"], "not known"),
-    (["exec", "--vl", "100", "sudot z0.s, z1.b, z2.b[0]"], "vl=100"),
-    (["exec", "sudot z0.s, z1.b, z9.b[0]"], "z0.b..z7.b"),
-    (["exec", "--state", "/nonexistent/x.json", "sudot z0.s, z1.b, z2.b[0]"], "--state"),
-    # the range's own message, not "not an integer"
-    (["exec", "--set", "z1.b=0..100000", "sudot z0.s, z1.b, z2.b[0]"], "at most 4097 values"),
-    (["exec", "--set", "z1.b=9..1", "sudot z0.s, z1.b, z2.b[0]"], "must run upwards"),
-    (["exec", "--save", "/nonexistent/dir/x.json", "sudot z0.s, z1.b, z2.b[0]"], "--save"),
-    (["exec", ""], "holds no instruction"),
-    (["exec", "--set", "v1.8b=hex:ff", "sudot z0.s, z1.b, z2.b[0]"], "8 bytes"),
-    (["exec", "--set", "w8=" + "9" * 5000, "sudot z0.s, z1.b, z2.b[0]"], "5000 digits"),
-    (["exec", "--set", "v1." + "9" * 5000 + "b=1", "sudot z0.s, z1.b, z2.b[0]"], "not known"),
-])
+@pytest.mark.parametrize(
+    "argv, msg",
+    [
+        (["exec"], "no instruction"),
+        (["exec", "--no-streaming", "sudot za.s[w8, 0, vgx2], { z0.b, z1.b }, z0.b"], "drop --no-streaming"),
+        (["exec", "--set", "z1.b=300", "sudot z0.s, z1.b, z2.b[0]"], "z1.b=300"),
+        (["exec", "--set", "z1.b", "sudot z0.s, z1.b, z2.b[0]"], "REG=VALUES"),
+        (["exec", "--set", "z1.b=abc", "sudot z0.s, z1.b, z2.b[0]"], "not an integer"),
+        (["exec", "--set", "q1=1", "sudot z0.s, z1.b, z2.b[0]"], "not known"),
+        (["exec", "--vl", "100", "sudot z0.s, z1.b, z2.b[0]"], "vl=100"),
+        (["exec", "sudot z0.s, z1.b, z9.b[0]"], "z0.b..z7.b"),
+        (["exec", "--state", "/nonexistent/x.json", "sudot z0.s, z1.b, z2.b[0]"], "--state"),
+        # the range's own message, not "not an integer"
+        (["exec", "--set", "z1.b=0..100000", "sudot z0.s, z1.b, z2.b[0]"], "at most 4097 values"),
+        (["exec", "--set", "z1.b=9..1", "sudot z0.s, z1.b, z2.b[0]"], "must run upwards"),
+        (["exec", "--save", "/nonexistent/dir/x.json", "sudot z0.s, z1.b, z2.b[0]"], "--save"),
+        (["exec", ""], "holds no instruction"),
+        (["exec", "--set", "v1.8b=hex:ff", "sudot z0.s, z1.b, z2.b[0]"], "8 bytes"),
+        (["exec", "--set", "w8=" + "9" * 5000, "sudot z0.s, z1.b, z2.b[0]"], "5000 digits"),
+        (["exec", "--set", "v1." + "9" * 5000 + "b=1", "sudot z0.s, z1.b, z2.b[0]"], "not known"),
+    ],
+)
 def test_errors_are_one_line(capsys, argv, msg):
     code, out, err = run(capsys, *argv)
     assert code == 1 and msg in err and err.startswith("intdot exec: error:")
@@ -96,8 +136,20 @@ def test_errors_are_one_line(capsys, argv, msg):
 
 
 def test_64_bit_arrangements_set_the_low_half(capsys):
-    code, out, _ = run(capsys, "exec", "--set", "v1.16b=5", "--set", "v1.8b=1..8", "--set", "v2.2s=0x01010101,7",
-                       "sudot v0.4s, v1.16b, v2.4b[0]", "--show", "v1.b", "--json")
+    code, out, _ = run(
+        capsys,
+        "exec",
+        "--set",
+        "v1.16b=5",
+        "--set",
+        "v1.8b=1..8",
+        "--set",
+        "v2.2s=0x01010101,7",
+        "sudot v0.4s, v1.16b, v2.4b[0]",
+        "--show",
+        "v1.b",
+        "--json",
+    )
     d = json.loads(out)
     assert d["show"]["v1.b"] == list(range(1, 9)) + [5] * 8
     # lanes: 1+2+3+4, 5+6+7+8, 4*5, 4*5
@@ -113,14 +165,32 @@ def test_malformed_state_files_are_one_line_errors(tmp_path, capsys, content):
 
 
 def test_short_hex_words_semicolons_and_comments(capsys):
-    code, out, _ = run(capsys, "exec", "--set", "v1.b=1", "--set", "v2.b=2",
-                       "0x4f22f020; sudot v0.4s, v1.16b, v2.4b[0] // again", "--json")
+    code, out, _ = run(
+        capsys,
+        "exec",
+        "--set",
+        "v1.b=1",
+        "--set",
+        "v2.b=2",
+        "0x4f22f020; sudot v0.4s, v1.16b, v2.4b[0] // again",
+        "--json",
+    )
     steps = json.loads(out)["steps"]
     # 0x4f22f020 is sudot v0.4s, v1.16b, v2.4b[1]; each lane adds 4 * 1 * 2
     assert [s["changed"]["v0.s"] for s in steps] == [[8] * 4, [16] * 4]
 
 
 def test_64_bit_arrangement_hex_sets_the_low_8_bytes(capsys):
-    code, out, _ = run(capsys, "exec", "--set", "v1.b=5", "--set", "v1.8b=hex:0102030405060708",
-                       "--show", "v1.b", "--json", "sudot v0.4s, v1.16b, v2.4b[0]")
+    code, out, _ = run(
+        capsys,
+        "exec",
+        "--set",
+        "v1.b=5",
+        "--set",
+        "v1.8b=hex:0102030405060708",
+        "--show",
+        "v1.b",
+        "--json",
+        "sudot v0.4s, v1.16b, v2.4b[0]",
+    )
     assert json.loads(out)["show"]["v1.b"] == list(range(1, 9)) + [5] * 8

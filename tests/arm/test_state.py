@@ -79,12 +79,23 @@ def test_w_and_x():
         s.w[8] = 2**32
 
 
-@pytest.mark.parametrize("name, value, err", [
-    ("z32", 0, OperandError), ("q1", 0, OperandError), ("z1.b", 256, OperandError),
-    ("z1.b", -129, OperandError), ("z1.s", [1, 2, 3], OperandError), ("z1.b", 1.0, OperandTypeError),
-    ("za[16]", 0, OperandError), ("x31", 0, OperandError), ("w1.s", 0, OperandError),
-    ("z1", "xyz", OperandError), ("z1", "00", OperandError), (5, 0, OperandTypeError),
-])
+@pytest.mark.parametrize(
+    "name, value, err",
+    [
+        ("z32", 0, OperandError),
+        ("q1", 0, OperandError),
+        ("z1.b", 256, OperandError),
+        ("z1.b", -129, OperandError),
+        ("z1.s", [1, 2, 3], OperandError),
+        ("z1.b", 1.0, OperandTypeError),
+        ("za[16]", 0, OperandError),
+        ("x31", 0, OperandError),
+        ("w1.s", 0, OperandError),
+        ("z1", "xyz", OperandError),
+        ("z1", "00", OperandError),
+        (5, 0, OperandTypeError),
+    ],
+)
 def test_named_access_errors(name, value, err):
     with pytest.raises(err):
         State().set(name, value)
@@ -164,11 +175,14 @@ def test_w_registers_iterate():
     assert len(w) == 31 and w[3] == 0xFFFFFFFF and w[4] == 0xFFFFFFFF and w[5] == 0
 
 
-@pytest.mark.parametrize("value, err", [
-    ([[1, 2], [3]], OperandError),       # ragged: was NumPy's ValueError from np.ndim
-    ((v for v in range(4)), OperandTypeError),
-    (np.array(3), OperandTypeError),
-])
+@pytest.mark.parametrize(
+    "value, err",
+    [
+        ([[1, 2], [3]], OperandError),  # ragged: was NumPy's ValueError from np.ndim
+        ((v for v in range(4)), OperandTypeError),
+        (np.array(3), OperandTypeError),
+    ],
+)
 def test_set_refuses_ragged_and_unsized_values(value, err):
     with pytest.raises(err):
         State().set("v0.s", value)
@@ -176,13 +190,13 @@ def test_set_refuses_ragged_and_unsized_values(value, err):
 
 def test_set_reads_nested_lists_and_ranges_like_arrays():
     s = State(svl=256)
-    s.set("za.s", [[r] * 8 for r in range(32)])            # (SVL/8, SVL/32), C order
+    s.set("za.s", [[r] * 8 for r in range(32)])  # (SVL/8, SVL/32), C order
     assert s.get("za.s[31]").tolist() == [31] * 8
     s.set("za.s", np.arange(256).reshape(32, 8))
     assert s.get("za.s[1]").tolist() == list(range(8, 16))
     s.set("v0.b", range(16))
     assert s.get("v0.b").tolist() == list(range(16))
-    s.set("z1.d", [2**64 - 1, -1])                        # beyond int64, as Python ints
+    s.set("z1.d", [2**64 - 1, -1])  # beyond int64, as Python ints
     assert s.get("z1.d", unsigned=True).tolist() == [2**64 - 1, 2**64 - 1]
 
 
@@ -194,9 +208,17 @@ def test_register_numbers_of_thousands_of_digits(name):
 
 # -- issue 8, defect 3: every spelling the command line and assembly use --------------------------
 
-@pytest.mark.parametrize("name, same", [
-    ("v1.16b", "v1.b"), ("v1.8h", "v1.h"), ("v1.4s", "v1.s"), ("v1.2d", "v1.d"), ("V1.4S", "v1.s"),
-])
+
+@pytest.mark.parametrize(
+    "name, same",
+    [
+        ("v1.16b", "v1.b"),
+        ("v1.8h", "v1.h"),
+        ("v1.4s", "v1.s"),
+        ("v1.2d", "v1.d"),
+        ("V1.4S", "v1.s"),
+    ],
+)
 def test_128_bit_arrangements_are_the_whole_v_register(name, same):
     s = State(vl=256)
     s.set(name, 1)

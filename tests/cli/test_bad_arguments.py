@@ -13,41 +13,100 @@ from intdot.cli import EXIT_STATUS_HELP, build_parser, subcommand_parser
 
 # Arguments no command should choke on.
 GENERIC = [
-    ["--bogus"], [""], [" "], ["\x00"], ["-"], ["--", "x"], ["\ufeff"], ["\U0001f4a5"], ["9" * 5000],
-    ["0x"], ["[0x1,0x2]"], ["{"], ["--json", "\udcff"], ["-1"], ["a" * 100000],
+    ["--bogus"],
+    [""],
+    [" "],
+    ["\x00"],
+    ["-"],
+    ["--", "x"],
+    ["\ufeff"],
+    ["\U0001f4a5"],
+    ["9" * 5000],
+    ["0x"],
+    ["[0x1,0x2]"],
+    ["{"],
+    ["--json", "\udcff"],
+    ["-1"],
+    ["a" * 100000],
 ]
 
 ELF_X86 = "/bin/true"  # an ELF file of another machine
 
 CASES = {
     "eval": [
-        ["sdot4(1,2,3,false)", "--bogus"], ["sdot4(1,2,3,false)", "extra"], [], ["-f", ""],
-        ["-f", "/nonexistent/exprs"], ["sdot4(1,2,3,false)", "-f", "-"], ["-f", "-", "--json", "--explain"],
-        ["sdot4(\U0001f4a5)"], ["sdot4(" + "1" * 5000 + ", 2, 3, false)"], ["--json", "sdot4(1, 2)"],
-        ["--target", "", "sdot4(1,2,3,false)"], ["--target", "\x00", "sdot4(1,2,3,false)"],
+        ["sdot4(1,2,3,false)", "--bogus"],
+        ["sdot4(1,2,3,false)", "extra"],
+        [],
+        ["-f", ""],
+        ["-f", "/nonexistent/exprs"],
+        ["sdot4(1,2,3,false)", "-f", "-"],
+        ["-f", "-", "--json", "--explain"],
+        ["sdot4(\U0001f4a5)"],
+        ["sdot4(" + "1" * 5000 + ", 2, 3, false)"],
+        ["--json", "sdot4(1, 2)"],
+        ["--target", "", "sdot4(1,2,3,false)"],
+        ["--target", "\x00", "sdot4(1,2,3,false)"],
         ["-f", ELF_X86],
     ],
     "table": [["extra"], ["--format", "xml"], ["--processors", "--diff", "--format", "json"]],
     "asm": [
-        ["-"], ["sudot"], ["sudot z0.s"], ["sudot z0.s, z1.b, z2.b[99999999999999999999]"], ["za.s[w8, 0]"],
-        ["sudot v0.4s, v1.16b, v2.4b[\u0663]"], ["sudot z0.s, z1.b, z2.b[3]", "--fields", "--json"],
-        ["sudot z0.s, z1.b, z2.b[3]; ;;; // x"], ["\t\r\n"],
+        ["-"],
+        ["sudot"],
+        ["sudot z0.s"],
+        ["sudot z0.s, z1.b, z2.b[99999999999999999999]"],
+        ["za.s[w8, 0]"],
+        ["sudot v0.4s, v1.16b, v2.4b[\u0663]"],
+        ["sudot z0.s, z1.b, z2.b[3]", "--fields", "--json"],
+        ["sudot z0.s, z1.b, z2.b[3]; ;;; // x"],
+        ["\t\r\n"],
     ],
     "disasm": [
-        [], ["zz"], ["0"], ["--mark", "0", "--fields"], ["--json", "--fields", "0"], ["-f", ""],
-        ["-f", "/nonexistent"], ["-f", "/"], ["--raw"], ["--offset", "-1", "-f", "-"], ["--offset", "x"],
-        ["--endian", "middle"], ["-f", ELF_X86], ["-f", ELF_X86, "--raw", "--offset", "99999999999"],
-        ["[0x1,0x2,0x3]"], ["[0x1,0x2,0x3,0x4,0x5]"], ["--stats"], ["--stats", "zz"], ["--only-dot", "0"],
-        ["-f", "-", "--raw", "--endian", "big"], ["--offset", "4", "44ba1c20"],
+        [],
+        ["zz"],
+        ["0"],
+        ["--mark", "0", "--fields"],
+        ["--json", "--fields", "0"],
+        ["-f", ""],
+        ["-f", "/nonexistent"],
+        ["-f", "/"],
+        ["--raw"],
+        ["--offset", "-1", "-f", "-"],
+        ["--offset", "x"],
+        ["--endian", "middle"],
+        ["-f", ELF_X86],
+        ["-f", ELF_X86, "--raw", "--offset", "99999999999"],
+        ["[0x1,0x2,0x3]"],
+        ["[0x1,0x2,0x3,0x4,0x5]"],
+        ["--stats"],
+        ["--stats", "zz"],
+        ["--only-dot", "0"],
+        ["-f", "-", "--raw", "--endian", "big"],
+        ["--offset", "4", "44ba1c20"],
     ],
     "exec": [
-        ["sudot z0.s, z1.b, z2.b[0]", "--show", "za"], ["sudot z0.s, z1.b, z2.b[0]", "--show", "za.d"],
-        ["sudot z0.s, z1.b, z2.b[0]", "--show", "za.s[99]"], ["sudot z0.s, z1.b, z2.b[0]", "--show", ""],
-        ["sudot z0.s, z1.b, z2.b[0]", "--save", ""], ["sudot z0.s, z1.b, z2.b[0]", "--state", ""],
-        ["-f", ""], ["-f", "/nonexistent"], ["-f", "-"], ["--vl", "abc", "44ba1c20"], ["--svl", "0", "44ba1c20"],
-        ["--set", "za.s=1", "44ba1c20"], ["--set", "v1.3s=1", "44ba1c20"], ["--set", "=", "44ba1c20"],
-        ["--set", "v1.b=1..", "44ba1c20"], ["44ba1c2"], ["0"], ["ffffffff"], ["0x"], ["-e", ""],
-        ["--state", ELF_X86, "44ba1c20"], ["--state", "/", "44ba1c20"], ["44ba1c20", "--json", "--show", "x30"],
+        ["sudot z0.s, z1.b, z2.b[0]", "--show", "za"],
+        ["sudot z0.s, z1.b, z2.b[0]", "--show", "za.d"],
+        ["sudot z0.s, z1.b, z2.b[0]", "--show", "za.s[99]"],
+        ["sudot z0.s, z1.b, z2.b[0]", "--show", ""],
+        ["sudot z0.s, z1.b, z2.b[0]", "--save", ""],
+        ["sudot z0.s, z1.b, z2.b[0]", "--state", ""],
+        ["-f", ""],
+        ["-f", "/nonexistent"],
+        ["-f", "-"],
+        ["--vl", "abc", "44ba1c20"],
+        ["--svl", "0", "44ba1c20"],
+        ["--set", "za.s=1", "44ba1c20"],
+        ["--set", "v1.3s=1", "44ba1c20"],
+        ["--set", "=", "44ba1c20"],
+        ["--set", "v1.b=1..", "44ba1c20"],
+        ["44ba1c2"],
+        ["0"],
+        ["ffffffff"],
+        ["0x"],
+        ["-e", ""],
+        ["--state", ELF_X86, "44ba1c20"],
+        ["--state", "/", "44ba1c20"],
+        ["44ba1c20", "--json", "--show", "x30"],
     ],
 }
 
@@ -99,12 +158,15 @@ def test_top_level_help_states_the_exit_statuses(cli):
     assert rc == 0 and " ".join(EXIT_STATUS_HELP.split()) in " ".join(out.split())
 
 
-@pytest.mark.parametrize("argv, command", [
-    (["eval", "sdot4(1,2,3,false)", "--bogus"], "eval"),
-    (["table", "extra"], "table"),
-    (["disasm", "44ba1c20", "--bogus"], "disasm"),
-    (["exec", "44ba1c20", "--nope"], "exec"),
-])
+@pytest.mark.parametrize(
+    "argv, command",
+    [
+        (["eval", "sdot4(1,2,3,false)", "--bogus"], "eval"),
+        (["table", "extra"], "table"),
+        (["disasm", "44ba1c20", "--bogus"], "disasm"),
+        (["exec", "44ba1c20", "--nope"], "exec"),
+    ],
+)
 def test_usage_errors_print_the_subcommands_usage(cli, argv, command):
     """Defect 4: was the top-level 'usage: intdot [-h] [--version] COMMAND ...'."""
     rc, _, err = cli(*argv)
@@ -126,8 +188,16 @@ def test_an_unexpected_exception_is_one_line_with_status_3(cli, monkeypatch):
     assert err.startswith("intdot table: internal error: ZeroDivisionError: deep inside") and err.count("\n") == 1
 
 
-@pytest.mark.parametrize("argv", [["asm", "sdot z0.s, z1.b, z2.b"], ["disasm", "44ba1c20"], ["table"],
-                                  ["exec", "44ba1c20"], ["eval", "sdot4(1, 2, 3, false)"]])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["asm", "sdot z0.s, z1.b, z2.b"],
+        ["disasm", "44ba1c20"],
+        ["table"],
+        ["exec", "44ba1c20"],
+        ["eval", "sdot4(1, 2, 3, false)"],
+    ],
+)
 def test_a_bad_backend_is_reported_by_every_command(cli, monkeypatch, argv):
     """Issue 8, defect 9 (the core checks the value; the command line asks it to at start-up)."""
     monkeypatch.setenv("INTDOT_BACKEND", "bogus")

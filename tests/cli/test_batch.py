@@ -16,8 +16,10 @@ EXPRS = [
     ("sdot4(0x01020304, 0x05060708, 10, false)", ref("sdot4", 0x01020304, 0x05060708, 10)),
     ("udot4(0xffffffff, 0xffffffff, 0xffffffff, true)", ref("udot4", 0xFFFFFFFF, 0xFFFFFFFF, 0xFFFFFFFF, neg=True)),
     ("sdot8(0x88888888, 0x77777777, 0, false)", ref("sdot8", 0x88888888, 0x77777777, 0)),
-    ("__builtin_amdgcn_sudot4(true, 0x80FF7F01, false, 0x01020304, 100, false)",
-     ref("sudot4", 0x80FF7F01, 0x01020304, 100, src0_neg=True, src1_neg=False)),
+    (
+        "__builtin_amdgcn_sudot4(true, 0x80FF7F01, false, 0x01020304, 100, false)",
+        ref("sudot4", 0x80FF7F01, 0x01020304, 100, src0_neg=True, src1_neg=False),
+    ),
 ]
 BAD = "sdot4(1, 2)"
 
@@ -77,11 +79,14 @@ def test_eval_single_expression_json(cli):
     assert rc == 0 and json.loads(out)["value"] == EXPRS[0][1]
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["eval"], "no expression given"),
-    (["eval", "sdot4(1,2,3,false)", "-f", "-"], "both given"),
-    (["eval", "-f", "/nonexistent/e.txt"], "--file '/nonexistent/e.txt'"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["eval"], "no expression given"),
+        (["eval", "sdot4(1,2,3,false)", "-f", "-"], "both given"),
+        (["eval", "-f", "/nonexistent/e.txt"], "--file '/nonexistent/e.txt'"),
+    ],
+)
 def test_eval_batch_errors(cli, argv, message):
     rc, _, err = cli(*argv, stdin="")
     assert rc == 1 and message in err
@@ -100,8 +105,18 @@ def test_exec_file_runs_on_one_state(cli, tmp_path):
 
 
 def test_exec_file_after_arguments_and_stdin(cli):
-    rc, out, _ = cli("exec", "--set", "v1.b=1", "--set", "v2.b=1", "sudot v0.4s, v1.16b, v2.4b[0]", "-f", "-",
-                     "--json", stdin="0x4f22f020\n")
+    rc, out, _ = cli(
+        "exec",
+        "--set",
+        "v1.b=1",
+        "--set",
+        "v2.b=1",
+        "sudot v0.4s, v1.16b, v2.4b[0]",
+        "-f",
+        "-",
+        "--json",
+        stdin="0x4f22f020\n",
+    )
     steps = json.loads(out)["steps"]
     assert rc == 0 and [s["changed"]["v0.s"] for s in steps] == [[4] * 4, [8] * 4]
 

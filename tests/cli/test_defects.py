@@ -67,20 +67,34 @@ def test_show_za_with_an_element_size_is_rows_by_elements(cli, elem, per_row):
     rows = [ln.split() for ln in out.splitlines() if re.match(rf"\s+za\.{elem}\[\d+\]", ln)]
     assert [r[0] for r in rows] == [f"za.{elem}[{r}]" for r in range(16)]
     for r, row in enumerate(rows):
-        values = [int(v) for v in row[row.index("0]") + 1:]][:8]
+        values = [int(v) for v in row[row.index("0]") + 1 :]][:8]
         assert values == ([7] if r == 3 else [0]) * min(per_row, 8)
 
 
 def test_exec_columns_line_up(cli):
     """Defect 3: widths were per register, so rows of one step did not line up."""
-    rc, out, _ = cli("exec", "--svl", "256", "--set", "z0.b=-100", "--set", "z1.b=1", "--set", "z4.b=0..31",
-                     "sudot za.s[w8, 0, vgx2], { z0.b, z1.b }, z4.b[2]", "--show", "v1.4s", "--show", "w8")
+    rc, out, _ = cli(
+        "exec",
+        "--svl",
+        "256",
+        "--set",
+        "z0.b=-100",
+        "--set",
+        "z1.b=1",
+        "--set",
+        "z4.b=0..31",
+        "sudot za.s[w8, 0, vgx2], { z0.b, z1.b }, z4.b[2]",
+        "--show",
+        "v1.4s",
+        "--show",
+        "w8",
+    )
     assert rc == 0
     rows = [ln for ln in out.splitlines() if "[ 0]" in ln]
     assert len(rows) == 3
     # The element-index column and every value column end at the same offsets in every row.
     ends = [[m.end() for m in re.finditer(r"\S+", ln)][1:] for ln in rows]
-    assert ends[0] == ends[1] and ends[2] == ends[0][:len(ends[2])], out
+    assert ends[0] == ends[1] and ends[2] == ends[0][: len(ends[2])], out
     # Hand check: row 0 = z0 (-100) x z4 bytes 8..11 (index 2 of 128-bit segment 0): -100 * (8+9+10+11)
     assert rows[0].split()[3] == str(-100 * (8 + 9 + 10 + 11)) and rows[1].split()[3] == str(8 + 9 + 10 + 11)
 

@@ -44,9 +44,20 @@ static int helper(int x) { return x * 3 + 1; }
 int plain(int x) { return helper(x) ^ 5; }
 """
 # What the source asks for, per function: the mnemonic and register kind of each dot instruction.
-KNOWN = {"nsu": ["sudot v"], "nsu64": ["sudot v"], "ssu": ["sudot z"], "za": ["sudot za", "sudot za"],
-         "nsd": ["sdot v"], "nud": ["udot v"], "nus": ["usdot v"], "ssd64": ["sdot z"], "sus": ["usdot z"],
-         "zsd": ["sdot za"], "zud64": ["udot za"], "plain": []}
+KNOWN = {
+    "nsu": ["sudot v"],
+    "nsu64": ["sudot v"],
+    "ssu": ["sudot z"],
+    "za": ["sudot za", "sudot za"],
+    "nsd": ["sdot v"],
+    "nud": ["udot v"],
+    "nus": ["usdot v"],
+    "ssd64": ["sdot z"],
+    "sus": ["usdot z"],
+    "zsd": ["sdot za"],
+    "zud64": ["udot za"],
+    "plain": [],
+}
 DOT = re.compile(r"^(sdot|udot|usdot|sudot)\s")
 
 
@@ -66,17 +77,18 @@ def built(tmp_path_factory):
     base = [clang, "--target=aarch64-linux-gnu", MARCH, "-O2"]
     out = {"object": d / "k.o", "shared": d / "libk.so", "executable": d / "k.exe"}
     subprocess.run(base + ["-c", d / "k.c", "-o", out["object"]], check=True)
-    subprocess.run(base + ["-fuse-ld=lld", "-nostdlib", "-shared", "-fPIC", d / "k.c", "-o", out["shared"]],
-                   check=True)
-    subprocess.run(base + ["-fuse-ld=lld", "-nostdlib", "-static", "-Wl,-e,nsu", d / "k.c", "-o",
-                           out["executable"]], check=True)
+    subprocess.run(base + ["-fuse-ld=lld", "-nostdlib", "-shared", "-fPIC", d / "k.c", "-o", out["shared"]], check=True)
+    subprocess.run(
+        base + ["-fuse-ld=lld", "-nostdlib", "-static", "-Wl,-e,nsu", d / "k.c", "-o", out["executable"]], check=True
+    )
     return out
 
 
 def objdump(path) -> list[dict]:
     """llvm-objdump-19 -d as records: address, symbol, word, text (LLVM's, tabs made spaces)."""
-    text = subprocess.run([_tool("llvm-objdump-19"), "-d", "--no-show-raw-insn", path], check=True,
-                          capture_output=True, text=True).stdout
+    text = subprocess.run(
+        [_tool("llvm-objdump-19"), "-d", "--no-show-raw-insn", path], check=True, capture_output=True, text=True
+    ).stdout
     raw = subprocess.run([_tool("llvm-objdump-19"), "-d", path], check=True, capture_output=True, text=True).stdout
     words = {}
     for line in raw.splitlines():
@@ -92,8 +104,14 @@ def objdump(path) -> list[dict]:
         m = re.match(r"^\s*([0-9a-f]+):\s+(.*)$", line)
         if m:
             addr = int(m[1], 16)
-            out.append({"address": addr, "symbol": symbol, "word": words.get(addr),
-                        "text": " ".join(m[2].replace("\t", " ").split())})
+            out.append(
+                {
+                    "address": addr,
+                    "symbol": symbol,
+                    "word": words.get(addr),
+                    "text": " ".join(m[2].replace("\t", " ").split()),
+                }
+            )
     return out
 
 
@@ -135,7 +153,8 @@ def test_stats_per_function(cli, built):
     stats = json.loads(out)
     assert rc == 0 and stats["dot"] == 12
     assert {fn: sum(forms.values()) for fn, forms in stats["functions"].items()} == {
-        fn: len(v) for fn, v in KNOWN.items() if v}
+        fn: len(v) for fn, v in KNOWN.items() if v
+    }
     assert len(stats["functions"]["za"]) == 2  # two forms: indexed vgx2 and single vgx4
     rc, out, _ = cli("disasm", "-f", built["shared"], "--stats")
     assert out.splitlines()[0].startswith("12 dot instruction(s) in ")
@@ -154,8 +173,9 @@ def test_text_listing_looks_like_objdump(cli, built):
 
 
 def test_objdump_listing_as_input(cli, built, tmp_path):
-    listing = subprocess.run([_tool("llvm-objdump-19"), "-d", built["shared"]], check=True, capture_output=True,
-                             text=True).stdout
+    listing = subprocess.run(
+        [_tool("llvm-objdump-19"), "-d", built["shared"]], check=True, capture_output=True, text=True
+    ).stdout
     from_listing = ours(cli, "-f", "-", stdin=listing)
     from_elf = ours(cli, "-f", built["shared"])
     assert from_listing == from_elf
@@ -164,30 +184,34 @@ def test_objdump_listing_as_input(cli, built, tmp_path):
 def test_data_in_code_is_not_decoded(cli, tmp_path):
     clang = _tool("clang-19")
     src = tmp_path / "d.s"
-    src.write_text(".text\n.globl f\n.type f,%function\nf:\n  sudot z0.s, z1.b, z2.b[3]\n  ret\n"
-                   "  .word 0x44ba1c20\ng:\n  sudot z0.s, z1.b, z2.b[1]\n")
+    src.write_text(
+        ".text\n.globl f\n.type f,%function\nf:\n  sudot z0.s, z1.b, z2.b[3]\n  ret\n"
+        "  .word 0x44ba1c20\ng:\n  sudot z0.s, z1.b, z2.b[1]\n"
+    )
     obj = tmp_path / "d.o"
     subprocess.run([clang, "--target=aarch64-linux-gnu", MARCH, "-c", src, "-o", obj], check=True)
     mine = ours(cli, "-f", obj)
     assert [(r["address"], r["symbol"], r["text"]) for r in mine] == [
-        ("0x0", "f", "sudot z0.s, z1.b, z2.b[3]"), ("0x4", "f", ".inst 0xd65f03c0"),
-        ("0x8", "f", ".word 0x44ba1c20"), ("0xc", "g", "sudot z0.s, z1.b, z2.b[1]")]
-    listing = subprocess.run([_tool("llvm-objdump-19"), "-d", obj], check=True, capture_output=True,
-                             text=True).stdout
+        ("0x0", "f", "sudot z0.s, z1.b, z2.b[3]"),
+        ("0x4", "f", ".inst 0xd65f03c0"),
+        ("0x8", "f", ".word 0x44ba1c20"),
+        ("0xc", "g", "sudot z0.s, z1.b, z2.b[1]"),
+    ]
+    listing = subprocess.run([_tool("llvm-objdump-19"), "-d", obj], check=True, capture_output=True, text=True).stdout
     assert [r["text"] for r in ours(cli, "-f", "-", stdin=listing)] == [r["text"] for r in mine]
 
 
 def test_raw_section_bytes(cli, built, tmp_path):
     raw = tmp_path / "text.bin"
-    subprocess.run([_tool("llvm-objcopy-19"), "-O", "binary", "--only-section=.text", built["object"], raw],
-                   check=True)
+    subprocess.run([_tool("llvm-objcopy-19"), "-O", "binary", "--only-section=.text", built["object"], raw], check=True)
     from_elf = ours(cli, "-f", built["object"])
     from_raw = ours(cli, "-f", raw, "--raw")
-    assert [(r["address"], r["word"], r["text"]) for r in from_raw] == \
-        [(r["address"], r["word"], r["text"]) for r in from_elf]
+    assert [(r["address"], r["word"], r["text"]) for r in from_raw] == [
+        (r["address"], r["word"], r["text"]) for r in from_elf
+    ]
     data = raw.read_bytes()
     swapped = tmp_path / "be.bin"
-    swapped.write_bytes(b"\xaa\xbb" + b"".join(data[i:i + 4][::-1] for i in range(0, len(data), 4)))
+    swapped.write_bytes(b"\xaa\xbb" + b"".join(data[i : i + 4][::-1] for i in range(0, len(data), 4)))
     from_be = ours(cli, "-f", swapped, "--raw", "--endian", "big", "--offset", "2")
     assert [r["text"] for r in from_be] == [r["text"] for r in from_raw]
     assert from_be[0]["address"] == "0x2"
@@ -196,12 +220,19 @@ def test_raw_section_bytes(cli, built, tmp_path):
 def test_llvm_mc_output_as_input(cli):
     mc = _tool("llvm-mc-19")
     text = "sudot z0.s, z1.b, z2.b[3]\nsudot v31.4s, v1.16b, v2.4b[3]\n"
-    shown = subprocess.run([mc, "-triple=aarch64", "-mattr=+sme2,+i8mm", "-show-encoding"], input=text,
-                           check=True, capture_output=True, text=True).stdout
+    shown = subprocess.run(
+        [mc, "-triple=aarch64", "-mattr=+sme2,+i8mm", "-show-encoding"],
+        input=text,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
     assert "encoding: [" in shown
     rc, out, _ = cli("disasm", "-f", "-", stdin=shown)
-    assert rc == 0 and out.splitlines() == ["0x44ba1c20  sudot z0.s, z1.b, z2.b[3]",
-                                            "0x4f22f83f  sudot v31.4s, v1.16b, v2.4b[3]"]
+    assert rc == 0 and out.splitlines() == [
+        "0x44ba1c20  sudot z0.s, z1.b, z2.b[3]",
+        "0x4f22f83f  sudot v31.4s, v1.16b, v2.4b[3]",
+    ]
     rc, out, _ = cli("disasm", "[0x20,0x1c,0xba,0x44]")
     assert rc == 0 and out == "0x44ba1c20  sudot z0.s, z1.b, z2.b[3]\n"
 

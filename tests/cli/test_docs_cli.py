@@ -58,8 +58,9 @@ def run_block(cmds, cwd) -> list[list[str]]:
     env = {**os.environ, "COLUMNS": "100"}
     src = str(Path(__file__).resolve().parents[2] / "src")
     env["PYTHONPATH"] = src + os.pathsep + env.get("PYTHONPATH", "")
-    res = subprocess.run(["bash", "-c", "\n".join(script)], cwd=cwd, env=env, capture_output=True, text=True,
-                         timeout=300)
+    res = subprocess.run(
+        ["bash", "-c", "\n".join(script)], cwd=cwd, env=env, capture_output=True, text=True, timeout=300
+    )
     parts = re.split(rf"^{MARK} \d+\n", res.stdout, flags=re.M)[1:]
     return [p.splitlines() for p in parts]
 

@@ -31,8 +31,10 @@ _NAME = re.compile(
 )
 # NEON arrangements as assembly writes them (v1.16b); the 64-bit ones name the low 8 bytes.
 _ARRANGEMENTS = ("8b", "16b", "4h", "8h", "2s", "4s", "1d", "2d")
-_NAMES_HELP = ("z0-z31 or v0-v31 (optionally .b/.h/.s/.d), v0-v31 with an arrangement (.16b .8b .8h .4h "
-               ".4s .2s .2d .1d), za or za.b/.h/.s/.d (all rows), za[ROW] or za.s[ROW], x0-x30 or w0-w30")
+_NAMES_HELP = (
+    "z0-z31 or v0-v31 (optionally .b/.h/.s/.d), v0-v31 with an arrangement (.16b .8b .8h .4h "
+    ".4s .2s .2d .1d), za or za.b/.h/.s/.d (all rows), za[ROW] or za.s[ROW], x0-x30 or w0-w30"
+)
 
 
 def _check_length(value, name: str) -> int:
@@ -78,12 +80,16 @@ def _gpr_number(n, letter: str) -> int:
 def _check_scalar(value, bits: int, name: str) -> int:
     """A value of ``bits`` bits in its signed or unsigned spelling -> unsigned."""
     if not is_int_scalar(value):
-        raise OperandTypeError(f"{name}={describe(value)} is not an integer; expected an integer in "
-                               f"[{-(1 << (bits - 1))}, {(1 << bits) - 1}]")
+        raise OperandTypeError(
+            f"{name}={describe(value)} is not an integer; expected an integer in "
+            f"[{-(1 << (bits - 1))}, {(1 << bits) - 1}]"
+        )
     value = int(value)
     if not -(1 << (bits - 1)) <= value < (1 << bits):
-        raise OperandError(f"{name}={value} does not fit {bits} bits; expected an integer in "
-                           f"[{-(1 << (bits - 1))}, {(1 << bits) - 1}] (signed or unsigned spelling)")
+        raise OperandError(
+            f"{name}={value} does not fit {bits} bits; expected an integer in "
+            f"[{-(1 << (bits - 1))}, {(1 << bits) - 1}] (signed or unsigned spelling)"
+        )
     return value & ((1 << bits) - 1)
 
 
@@ -227,8 +233,10 @@ class State:
         elem = (m["elem"] or "").lower() or None
         lanes = m["lanes"]
         if lanes is not None and (m["vec"] or "").lower() != "v":
-            raise OperandError(f"register name {describe(name)} is not known; an arrangement such as .16b "
-                               f"belongs to a V register (z and za take .b/.h/.s/.d); expected {_NAMES_HELP}")
+            raise OperandError(
+                f"register name {describe(name)} is not known; an arrangement such as .16b "
+                f"belongs to a V register (z and za take .b/.h/.s/.d); expected {_NAMES_HELP}"
+            )
         if m["vec"]:
             n = small_decimal(m["vn"])
             if n > 31 or m["row"] is not None:
@@ -238,8 +246,10 @@ class State:
             size = 16
             if lanes is not None:
                 if f"{int(lanes)}{elem}" not in _ARRANGEMENTS:
-                    raise OperandError(f"register name {describe(name)} is not known: .{lanes}{elem} is not an "
-                                       f"arrangement; expected one of {', '.join(_ARRANGEMENTS)}")
+                    raise OperandError(
+                        f"register name {describe(name)} is not known: .{lanes}{elem} is not an "
+                        f"arrangement; expected one of {', '.join(_ARRANGEMENTS)}"
+                    )
                 size = int(lanes) * np.dtype(_ELEM[elem][1]).itemsize
             return "vec", self._z[n, :size], elem
         if m["za"]:
@@ -247,9 +257,11 @@ class State:
                 return "vec", self._za, elem
             row = small_decimal(m["row"])
             if row >= self._za.shape[0]:
-                raise OperandError(f"ZA row {m['row'][:12]} in {describe(name)} does not exist; SVL={self._svl} "
-                                   "gives rows "
-                                   f"0-{self._za.shape[0] - 1}")
+                raise OperandError(
+                    f"ZA row {m['row'][:12]} in {describe(name)} does not exist; SVL={self._svl} "
+                    "gives rows "
+                    f"0-{self._za.shape[0] - 1}"
+                )
             return "vec", self._za[row], elem
         n = small_decimal(m["gn"])
         if n > 30 or elem or m["row"] is not None:
@@ -315,23 +327,28 @@ class State:
         if is_int_scalar(value):
             values = [_check_scalar(value, bits, name)] * count
         elif not isinstance(value, (list, tuple, range, np.ndarray)) or getattr(value, "ndim", 1) == 0:
-            raise OperandTypeError(f"{name}={describe(value)} has type {type(value).__name__}; expected an "
-                                   "integer, a sequence of integers or a hex byte string")
+            raise OperandTypeError(
+                f"{name}={describe(value)} has type {type(value).__name__}; expected an "
+                "integer, a sequence of integers or a hex byte string"
+            )
         else:
             try:  # nested lists read like arrays: C order, any shape with one value per element
-                seq = np.asarray(value, dtype=object if isinstance(value, (list, tuple)) else None) \
-                    .reshape(-1).tolist()  # (a ragged list raises ValueError)
+                seq = (
+                    np.asarray(value, dtype=object if isinstance(value, (list, tuple)) else None).reshape(-1).tolist()
+                )  # (a ragged list raises ValueError)
             except (TypeError, ValueError):
                 raise OperandTypeError(f"{name}={describe(value)} is not an integer or a sequence of them") from None
             if len(seq) != count:
-                raise OperandError(f"{name} has {count} elements of {bits} bits; got {len(seq)} values "
-                                   "(give one value to fill them all, or exactly one per element)")
+                raise OperandError(
+                    f"{name} has {count} elements of {bits} bits; got {len(seq)} values "
+                    "(give one value to fill them all, or exactly one per element)"
+                )
             values = [_check_scalar(v, bits, f"{name}[{i}]") for i, v in enumerate(seq)]
         udt = np.dtype(_ELEM[elem or "b"][1]).newbyteorder("<")
         target[:] = np.array(values, dtype=np.uint64).astype(udt).view(np.uint8)
 
     # -- comparison and copying ------------------------------------------------
-    def copy(self) -> "State":
+    def copy(self) -> State:
         """An independent copy."""
         new = State.__new__(State)
         new._vl, new._svl, new._streaming = self._vl, self._svl, self._streaming
@@ -339,7 +356,7 @@ class State:
         new._w = _WRegs(new._x)
         return new
 
-    def diff(self, other: "State") -> list[str]:
+    def diff(self, other: State) -> list[str]:
         """Names of the registers that differ from ``other`` (``z3``, ``za[5]``, ``x8``, ...).
 
         Lengths or modes that differ are listed as ``vl``, ``svl``, ``streaming``;
@@ -368,8 +385,7 @@ class State:
 
     def __repr__(self) -> str:
         nz = sum(1 for i in range(32) if self._z[i].any()) + int(self._za.any()) + int(np.count_nonzero(self._x))
-        return (f"State(vl={self._vl}, svl={self._svl}, streaming={self._streaming}) "
-                f"<{nz} non-zero register(s)>")
+        return f"State(vl={self._vl}, svl={self._svl}, streaming={self._streaming}) <{nz} non-zero register(s)>"
 
     # -- JSON ------------------------------------------------------------------
     def to_dict(self) -> dict:
@@ -389,7 +405,7 @@ class State:
         return {"vl": self._vl, "svl": self._svl, "streaming": self._streaming, "regs": regs}
 
     @classmethod
-    def from_dict(cls, data) -> "State":
+    def from_dict(cls, data) -> State:
         """A State from :meth:`to_dict`'s layout.
 
         ``regs`` maps any name :meth:`set` accepts to a value it accepts, so a

@@ -17,16 +17,18 @@ import sys
 from ..core.errors import IntdotError
 
 # Modules of this package that add subcommands, in the order --help lists them.
-COMMAND_MODULES = ("amd", "arm", "arm_exec", "catalog")
+COMMAND_MODULES = ("amd", "arm", "arm_exec", "catalog", "demo")
 
 EXIT_ERROR = 1  # an IntdotError: bad input, unsupported instruction, ...
 EXIT_USAGE = 2  # argparse's own exit status for bad command lines
 EXIT_BUG = 3  # an exception intdot did not mean to raise: a bug, reported in one line
 
-EXIT_STATUS_HELP = ("exit status: 0 success; 1 bad input (one line 'intdot COMMAND: error: ...' on stderr, "
-                    "plus the text and a caret under the column for a syntax error); 2 usage error (the "
-                    "command's usage on stderr); 3 internal error (a bug in intdot: please report it; "
-                    "INTDOT_DEBUG=1 shows the traceback)")
+EXIT_STATUS_HELP = (
+    "exit status: 0 success; 1 bad input (one line 'intdot COMMAND: error: ...' on stderr, "
+    "plus the text and a caret under the column for a syntax error); 2 usage error (the "
+    "command's usage on stderr); 3 internal error (a bug in intdot: please report it; "
+    "INTDOT_DEBUG=1 shows the traceback)"
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -59,8 +61,11 @@ def _wrap(text: str) -> str:
 
 def _raw_if_needed(formatter):
     # A plain formatter would re-flow a command's example lines together with the statuses.
-    return formatter if issubclass(formatter, argparse.RawDescriptionHelpFormatter) \
+    return (
+        formatter
+        if issubclass(formatter, argparse.RawDescriptionHelpFormatter)
         else argparse.RawDescriptionHelpFormatter
+    )
 
 
 def subcommand_parser(parser: argparse.ArgumentParser, name: str | None) -> argparse.ArgumentParser:
@@ -84,7 +89,8 @@ def _parse(parser: argparse.ArgumentParser, argv: list[str] | None) -> argparse.
     if extras and (dest is None or stray):
         # The error belongs to the subcommand: show its usage, not the top-level one.
         subcommand_parser(parser, getattr(args, "command", None)).error(
-            f"unrecognized arguments: {' '.join(stray or extras)}")
+            f"unrecognized arguments: {' '.join(stray or extras)}"
+        )
     if extras:
         getattr(args, dest).extend(extras)
     return args
@@ -120,8 +126,10 @@ def main(argv: list[str] | None = None) -> int:
         if os.environ.get("INTDOT_DEBUG", "") not in ("", "0"):
             raise
         first = (str(exc).splitlines() or [""])[0]
-        _say(f"intdot {args.command}: internal error: {type(exc).__name__}: {first} (a bug in intdot; "
-             "please report it with the command line; INTDOT_DEBUG=1 shows the traceback)")
+        _say(
+            f"intdot {args.command}: internal error: {type(exc).__name__}: {first} (a bug in intdot; "
+            "please report it with the command line; INTDOT_DEBUG=1 shows the traceback)"
+        )
         return EXIT_BUG
 
 

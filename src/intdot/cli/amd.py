@@ -39,38 +39,68 @@ examples:
 
 def register(subparsers) -> None:
     p = subparsers.add_parser(
-        "eval", help="evaluate one AMD dot builtin call written in C",
+        "eval",
+        help="evaluate one AMD dot builtin call written in C",
         description="Evaluate one AMD GPU dot builtin call, written as in kernel source, bit for bit. "
-                    "Prints the result in decimal and hex.",
-        epilog=EVAL_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+        "Prints the result in decimal and hex.",
+        epilog=EVAL_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("expr", metavar="EXPR", nargs="?", help="the call, e.g. 'sdot4(-1, 0x7f7f7f7f, 5, false)'")
     p.add_argument("-f", "--file", metavar="FILE", help="evaluate each line of FILE ('-' for stdin)")
-    p.add_argument("--target", metavar="T", help="a family (CDNA3) or processor (gfx942): fail if the builtin "
-                                                 "does not exist there")
-    p.add_argument("--profile", choices=("reference", "llvm"), default="reference",
-                   help="reference (default; last argument neg) or llvm (clang: last argument clamp)")
-    p.add_argument("--clamp", action="store_true",
-                   help="reference profile: saturate instead of wrapping (the hardware's clamp bit)")
-    p.add_argument("--explain", action="store_true",
-                   help="show each lane, the products, the dot product, the accumulation and the clamp step "
-                        "(with --json: the lanes)")
-    p.add_argument("--json", action="store_true",
-                   help="print a JSON object per expression: value, hex, builtin, target, profile, ...")
+    p.add_argument(
+        "--target", metavar="T", help="a family (CDNA3) or processor (gfx942): fail if the builtin does not exist there"
+    )
+    p.add_argument(
+        "--profile",
+        choices=("reference", "llvm"),
+        default="reference",
+        help="reference (default; last argument neg) or llvm (clang: last argument clamp)",
+    )
+    p.add_argument(
+        "--clamp",
+        action="store_true",
+        help="reference profile: saturate instead of wrapping (the hardware's clamp bit)",
+    )
+    p.add_argument(
+        "--explain",
+        action="store_true",
+        help="show each lane, the products, the dot product, the accumulation and the clamp step "
+        "(with --json: the lanes)",
+    )
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="print a JSON object per expression: value, hex, builtin, target, profile, ...",
+    )
     p.add_argument("--fail-fast", action="store_true", help="with -f: stop at the first line that fails")
     p.set_defaults(func=_eval)
 
     t = subparsers.add_parser(
-        "table", help="where each AMD dot builtin is available",
+        "table",
+        help="where each AMD dot builtin is available",
         description="The availability matrix of the AMD GPU dot builtins: builtins x families "
-                    "(or x processors), in the reference or the llvm profile.",
-        epilog=TABLE_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    t.add_argument("--profile", choices=("reference", "llvm"), default="reference",
-                   help="reference (default: the reference's table by family) or llvm (clang's target features)")
+        "(or x processors), in the reference or the llvm profile.",
+        epilog=TABLE_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    t.add_argument(
+        "--profile",
+        choices=("reference", "llvm"),
+        default="reference",
+        help="reference (default: the reference's table by family) or llvm (clang's target features)",
+    )
     t.add_argument("--processors", action="store_true", help="one column per processor instead of per family")
-    t.add_argument("--diff", action="store_true",
-                   help="list where the reference and llvm profiles disagree (ignores --profile)")
-    t.add_argument("--format", choices=("text", "markdown", "csv", "json"), default="text", dest="fmt",
-                   help="output format (default: text)")
+    t.add_argument(
+        "--diff", action="store_true", help="list where the reference and llvm profiles disagree (ignores --profile)"
+    )
+    t.add_argument(
+        "--format",
+        choices=("text", "markdown", "csv", "json"),
+        default="text",
+        dest="fmt",
+        help="output format (default: text)",
+    )
     t.set_defaults(func=_table)
 
 
@@ -132,18 +162,35 @@ def _batch(args) -> int:
 def _record(ev, lanes: bool) -> dict:
     from ..amd.evaluate import hex32
 
-    out = {"expr": ev.text, "value": ev.result, "hex": hex32(ev.result), "builtin": ev.row.full_name,
-           "target": ev.target, "profile": ev.profile, "neg": ev.neg, "clamp": ev.clamp}
+    out = {
+        "expr": ev.text,
+        "value": ev.result,
+        "hex": hex32(ev.result),
+        "builtin": ev.row.full_name,
+        "target": ev.target,
+        "profile": ev.profile,
+        "neg": ev.neg,
+        "clamp": ev.clamp,
+    }
     if lanes:
         from ..core import trace
 
         spec = ev.row.spec(ev.src0_signed, ev.src1_signed)
         t = trace(spec, ev.words["src0"], ev.words["src1"], ev.words["src2"], neg=ev.neg, clamp=ev.clamp)
-        out.update({
-            "src0": hex32(ev.words["src0"]), "src1": hex32(ev.words["src1"]), "src2": hex32(ev.words["src2"]),
-            "lanes": [{"lane": k, "src0": x, "src1": y, "product": p}
-                      for k, (x, y, p) in enumerate(zip(t.a_lanes, t.b_lanes, t.products))],
-            "dot": t.dot, "acc": t.acc, "exact": t.exact})
+        out.update(
+            {
+                "src0": hex32(ev.words["src0"]),
+                "src1": hex32(ev.words["src1"]),
+                "src2": hex32(ev.words["src2"]),
+                "lanes": [
+                    {"lane": k, "src0": x, "src1": y, "product": p}
+                    for k, (x, y, p) in enumerate(zip(t.a_lanes, t.b_lanes, t.products))
+                ],
+                "dot": t.dot,
+                "acc": t.acc,
+                "exact": t.exact,
+            }
+        )
     return out
 
 
@@ -190,8 +237,15 @@ def _table(args) -> int:
     for row in BUILTINS:
         for c in cols:
             if ref[row.name][c] != llvm[row.name][c]:
-                diffs.append({"builtin": row.name, "target": c, "reference": ref[row.name][c],
-                              "llvm": llvm[row.name][c], "feature": row.feature})
+                diffs.append(
+                    {
+                        "builtin": row.name,
+                        "target": c,
+                        "reference": ref[row.name][c],
+                        "llvm": llvm[row.name][c],
+                        "feature": row.feature,
+                    }
+                )
     header = ["builtin", by, "reference", "llvm", "llvm feature"]
     rows = [[d["builtin"], d["target"], _yes(d["reference"]), _yes(d["llvm"]), d["feature"]] for d in diffs]
     title = f"Where the reference and llvm profiles disagree, by {by} ({len(diffs)} cells)"
@@ -201,7 +255,6 @@ def _table(args) -> int:
         data["llvm_only_processors"] = only_llvm
     text = _render(title, header, rows, args.fmt, data)
     if args.processors and args.fmt in ("text", "markdown"):
-        text += (f"\n\nProcessors known only in the llvm profile (no family in the reference): "
-                 f"{', '.join(only_llvm)}")
+        text += f"\n\nProcessors known only in the llvm profile (no family in the reference): {', '.join(only_llvm)}"
     print(text)
     return 0

@@ -18,9 +18,11 @@ end of its line.
 
 example:  intdot asm 'sudot za.s[w8, 0], {z0.b-z3.b}, z0.b[0]' --fields"""
 
+
 def register(subparsers) -> None:
-    p = subparsers.add_parser("asm", help="assemble Arm instructions to 32-bit words",
-                              description=_ASM_HELP, formatter_class=_raw_formatter())
+    p = subparsers.add_parser(
+        "asm", help="assemble Arm instructions to 32-bit words", description=_ASM_HELP, formatter_class=_raw_formatter()
+    )
     p.add_argument("text", nargs="+", metavar="TEXT", help="instruction text")
     p.set_defaults(late_positionals="text")
     p.add_argument("--fields", action="store_true", help="show a bit-field diagram of each word")
@@ -50,8 +52,13 @@ def split_instructions(args: list[str]) -> list[str]:
             if not piece.strip():
                 continue
             first = piece.split(None, 1)[0].lower()
-            starts = k > 0 or not lines or first in MNEMONICS or re.fullmatch(r"[a-z][a-z0-9]*", first) \
+            starts = (
+                k > 0
+                or not lines
+                or first in MNEMONICS
+                or re.fullmatch(r"[a-z][a-z0-9]*", first)
                 and not re.match(r"[vzw]\d|za|\{", first)
+            )
             if starts:
                 lines.append(piece.strip())
             else:
@@ -88,8 +95,9 @@ def _record(word: int, insn) -> dict:
         "form": insn.form.name,
         "feature": insn.form.feature,
         "ops": dict(insn.ops),
-        "fields": [{"name": s.name, "bits": [s.hi, s.lo], "value": (word >> s.lo) & ((1 << s.width) - 1)}
-                   for s in lay.slices],
+        "fields": [
+            {"name": s.name, "bits": [s.hi, s.lo], "value": (word >> s.lo) & ((1 << s.width) - 1)} for s in lay.slices
+        ],
     }
 
 

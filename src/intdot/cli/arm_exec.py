@@ -48,25 +48,59 @@ _PER_LINE = 8
 
 
 def register(subparsers) -> None:
-    p = subparsers.add_parser("exec", help="run Arm instructions on a register state",
-                              description=_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = subparsers.add_parser(
+        "exec",
+        help="run Arm instructions on a register state",
+        description=_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("insns", nargs="*", metavar="INSN", help="instruction text or a hex word")
     p.set_defaults(late_positionals="insns")
-    p.add_argument("-e", dest="more", action="append", default=[], metavar="INSN",
-                   help="another instruction (may repeat; runs after the positional ones)")
-    p.add_argument("-f", "--file", metavar="FILE",
-                   help="instructions from FILE, one a line ('-' for stdin); they run after the others")
+    p.add_argument(
+        "-e",
+        dest="more",
+        action="append",
+        default=[],
+        metavar="INSN",
+        help="another instruction (may repeat; runs after the positional ones)",
+    )
+    p.add_argument(
+        "-f",
+        "--file",
+        metavar="FILE",
+        help="instructions from FILE, one a line ('-' for stdin); they run after the others",
+    )
     p.add_argument("--vl", type=int, default=None, help="SVE vector length in bits (default 128)")
     p.add_argument("--svl", type=int, default=None, help="streaming vector length in bits (default 128)")
-    p.add_argument("--streaming", dest="streaming", action="store_true", default=None,
-                   help="start in streaming mode (default: when an SME2 instruction is given)")
-    p.add_argument("--no-streaming", dest="streaming", action="store_false",
-                   help="start outside streaming mode (SME2 instructions then fail, as on hardware)")
+    p.add_argument(
+        "--streaming",
+        dest="streaming",
+        action="store_true",
+        default=None,
+        help="start in streaming mode (default: when an SME2 instruction is given)",
+    )
+    p.add_argument(
+        "--no-streaming",
+        dest="streaming",
+        action="store_false",
+        help="start outside streaming mode (SME2 instructions then fail, as on hardware)",
+    )
     p.add_argument("--state", metavar="FILE", help="start from a JSON state (as written by --save)")
-    p.add_argument("--set", dest="sets", action="append", default=[], metavar="REG=VALUES",
-                   help="write a register before running (may repeat; see above)")
-    p.add_argument("--show", action="append", default=[], metavar="REG",
-                   help="also print this register at the end (e.g. z0.s, za.s[4], w8)")
+    p.add_argument(
+        "--set",
+        dest="sets",
+        action="append",
+        default=[],
+        metavar="REG=VALUES",
+        help="write a register before running (may repeat; see above)",
+    )
+    p.add_argument(
+        "--show",
+        action="append",
+        default=[],
+        metavar="REG",
+        help="also print this register at the end (e.g. z0.s, za.s[4], w8)",
+    )
     p.add_argument("--save", metavar="FILE", help="write the final state as JSON")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
     p.set_defaults(func=run_exec)
@@ -200,7 +234,7 @@ def _block(rows: list, grid: tuple[int, int, int]) -> list[str]:
         vals = [int(v) for v in values]
         for s in range(0, len(vals), _PER_LINE):
             head = label if s == 0 else ""
-            cells = " ".join(f"{v:>{width}d}" for v in vals[s:s + _PER_LINE])
+            cells = " ".join(f"{v:>{width}d}" for v in vals[s : s + _PER_LINE])
             out.append(f"  {head:{lw}s} [{s:>{iw}d}] {cells}")
     return out
 
@@ -219,8 +253,9 @@ def _load_state(args):
     except OSError as exc:
         raise OperandError(f"--state {args.state}: {exc.strerror}") from None
     except json.JSONDecodeError as exc:
-        raise OperandError(f"--state {args.state}: not JSON ({exc.msg}, line {exc.lineno}, "
-                           f"column {exc.colno})") from None
+        raise OperandError(
+            f"--state {args.state}: not JSON ({exc.msg}, line {exc.lineno}, column {exc.colno})"
+        ) from None
     except UnicodeDecodeError:
         raise OperandError(f"--state {args.state}: not JSON (not UTF-8 text)") from None
     except ValueError as exc:  # e.g. an integer of more digits than Python converts
@@ -228,8 +263,10 @@ def _load_state(args):
     state = State.from_dict(data)
     if args.streaming is not None and args.streaming != state.streaming:
         # Switching modes would zero the Z registers the file sets; say so rather than do it.
-        raise OperandError(f"--state {args.state} has streaming={str(state.streaming).lower()}; "
-                           "change it in the file instead of with --streaming/--no-streaming")
+        raise OperandError(
+            f"--state {args.state} has streaming={str(state.streaming).lower()}; "
+            "change it in the file instead of with --streaming/--no-streaming"
+        )
     return state
 
 
@@ -240,8 +277,10 @@ def run_exec(args) -> int:
 
     for option, path in (("--save", args.save), ("--state", args.state), ("--file", args.file)):
         if path == "":
-            raise OperandError(f"{option} '': the file name is empty; give a path"
-                               + (" or '-' for stdin" if option == "--file" else ""))
+            raise OperandError(
+                f"{option} '': the file name is empty; give a path"
+                + (" or '-' for stdin" if option == "--file" else "")
+            )
     texts = list(args.insns) + list(args.more)
     insns = [insn for t in texts for insn in _as_insns(t)]
     if args.file is not None:
@@ -251,8 +290,9 @@ def run_exec(args) -> int:
         if not insns:
             raise OperandError(f"--file {src!r} holds no instruction")
     if not insns:
-        raise OperandError("no instruction given; pass instruction text (or a hex word) as an argument, "
-                           "with -e, or in -f FILE")
+        raise OperandError(
+            "no instruction given; pass instruction text (or a hex word) as an argument, with -e, or in -f FILE"
+        )
     if args.state:
         if args.vl is not None or args.svl is not None:
             raise OperandError("--state FILE fixes the vector lengths; leave out --vl/--svl")
@@ -261,8 +301,9 @@ def run_exec(args) -> int:
         streaming = args.streaming
         if streaming is None:
             streaming = any(_is_sme(i) for i in insns)
-        state = State(args.vl if args.vl is not None else 128, args.svl if args.svl is not None else 128,
-                      streaming=streaming)
+        state = State(
+            args.vl if args.vl is not None else 128, args.svl if args.svl is not None else 128, streaming=streaming
+        )
     for item in args.sets:
         apply_set(state, item)
     for name in args.show:  # a bad name fails before anything runs
@@ -273,20 +314,28 @@ def run_exec(args) -> int:
         before = state.copy()
         if _is_sme(insn) and not state.streaming:
             # The library's message speaks of State/smstart; here the remedy is a flag.
-            remedy = (f'set "streaming": true in {args.state}' if args.state
-                      else "drop --no-streaming (SME2 instructions then start the state in streaming mode)")
-            raise StateError(f"{asm.format_insn(insn)} is an SME2 instruction and runs only in streaming mode "
-                             f"(hardware traps it as UNDEFINED otherwise); {remedy}")
+            remedy = (
+                f'set "streaming": true in {args.state}'
+                if args.state
+                else "drop --no-streaming (SME2 instructions then start the state in streaming mode)"
+            )
+            raise StateError(
+                f"{asm.format_insn(insn)} is an SME2 instruction and runs only in streaming mode "
+                f"(hardware traps it as UNDEFINED otherwise); {remedy}"
+            )
         execute(state, insn)
         dest = _destination(insn)
         changed = state.diff(before)
         labels = [_reg_label(state, n, dest) for n in changed]
-        steps.append({
-            "insn": asm.format_insn(insn),
-            "word": f"{asm.encode(insn):#010x}",
-            "changed": {label: _value(state, label if not n.startswith("x") else n)
-                        for n, label in zip(changed, labels)},
-        })
+        steps.append(
+            {
+                "insn": asm.format_insn(insn),
+                "word": f"{asm.encode(insn):#010x}",
+                "changed": {
+                    label: _value(state, label if not n.startswith("x") else n) for n, label in zip(changed, labels)
+                },
+            }
+        )
     shown = {name: _value(state, name) for name in args.show}
     if args.save:
         try:
@@ -297,8 +346,18 @@ def run_exec(args) -> int:
             raise OperandError(f"--save {args.save}: {exc.strerror}") from None
 
     if args.json:
-        json.dump({"vl": state.vl, "svl": state.svl, "streaming": state.streaming, "steps": steps,
-                   "show": shown, "state": state.to_dict()}, sys.stdout, indent=1)
+        json.dump(
+            {
+                "vl": state.vl,
+                "svl": state.svl,
+                "streaming": state.streaming,
+                "steps": steps,
+                "show": shown,
+                "state": state.to_dict(),
+            },
+            sys.stdout,
+            indent=1,
+        )
         sys.stdout.write("\n")
         return 0
     mode = "streaming, Z = SVL" if state.streaming else "not streaming, Z = VL"

@@ -45,31 +45,38 @@ _TOKEN = re.compile(r"[^\s,]+")
 # llvm-mc -show-encoding: "// encoding: [0x20,0x1c,0xba,0x44]"; also a bare list.
 _BYTE_LIST = re.compile(r"\[\s*(0x[0-9a-f]{1,2}(?:\s*,\s*0x[0-9a-f]{1,2})*)\s*\]", re.IGNORECASE)
 # objdump -d: "  10:	44ba1c20 	sudot ..." (GNU and LLVM) or "  10: 20 1c ba 44  ..." (bytes).
-_OBJDUMP_INSN = re.compile(r"^\s*([0-9a-f]+):\s+((?:[0-9a-f]{8})|(?:[0-9a-f]{2} ){3}[0-9a-f]{2})(?=\s|$)",
-                           re.IGNORECASE)
+_OBJDUMP_INSN = re.compile(
+    r"^\s*([0-9a-f]+):\s+((?:[0-9a-f]{8})|(?:[0-9a-f]{2} ){3}[0-9a-f]{2})(?=\s|$)", re.IGNORECASE
+)
 _OBJDUMP_SYMBOL = re.compile(r"^([0-9a-f]+) <(.+)>:\s*$", re.IGNORECASE)
 _OBJDUMP_SECTION = re.compile(r"^Disassembly of section (\S+?):?\s*$")
 
 
 def _hex_word(token: str, source: str, line: int, column: int, unit: str = "line") -> int:
     if not _HEX_WORD.fullmatch(token):
-        raise OperandError(f"{source}, {unit} {line}, column {column}: {token!r} is not a 32-bit hex word "
-                           "(expected up to 8 hex digits, optionally prefixed by 0x)")
+        raise OperandError(
+            f"{source}, {unit} {line}, column {column}: {token!r} is not a 32-bit hex word "
+            "(expected up to 8 hex digits, optionally prefixed by 0x)"
+        )
     return int(token, 16)
 
 
 def _byte_list(m: re.Match, source: str, line: int, unit: str = "line") -> int:
     values = [int(b, 16) for b in m[1].split(",")]
     if len(values) != 4:
-        raise OperandError(f"{source}, {unit} {line}, column {m.start() + 1}: the byte list {m[0]!r} has "
-                           f"{len(values)} bytes; an AArch64 instruction is 4 (little-endian, as llvm-mc prints)")
+        raise OperandError(
+            f"{source}, {unit} {line}, column {m.start() + 1}: the byte list {m[0]!r} has "
+            f"{len(values)} bytes; an AArch64 instruction is 4 (little-endian, as llvm-mc prints)"
+        )
     return int.from_bytes(bytes(values), "little")
 
 
 def is_objdump_listing(text: str) -> bool:
     """Whether ``text`` looks like ``objdump -d`` output (a section or symbol header, or an address line)."""
-    return any(_OBJDUMP_SECTION.match(ln) or _OBJDUMP_SYMBOL.match(ln) or _OBJDUMP_INSN.match(ln)
-               for ln in text.splitlines()[:200])
+    return any(
+        _OBJDUMP_SECTION.match(ln) or _OBJDUMP_SYMBOL.match(ln) or _OBJDUMP_INSN.match(ln)
+        for ln in text.splitlines()[:200]
+    )
 
 
 def words_from_text(text: str | list, source: str, *, unit: str = "line") -> Chunk:
@@ -101,8 +108,16 @@ def words_from_objdump(text: str, source: str) -> list[Chunk]:
 
     def flush():
         if words:
-            chunks.append(Chunk(section, np.array(words, dtype=np.uint32), np.array(addrs, dtype=np.uint64),
-                                list(symbols), np.array(data, dtype=bool), where=list(where)))
+            chunks.append(
+                Chunk(
+                    section,
+                    np.array(words, dtype=np.uint32),
+                    np.array(addrs, dtype=np.uint64),
+                    list(symbols),
+                    np.array(data, dtype=bool),
+                    where=list(where),
+                )
+            )
 
     for n, line in enumerate(text.splitlines(), 1):
         m = _OBJDUMP_SECTION.match(line)
@@ -122,15 +137,18 @@ def words_from_objdump(text: str, source: str) -> list[Chunk]:
             addrs.append(int(m[1], 16))
             where.append((n, m.start(2) + 1))
             # objdump shows data inside code ('$d' regions) as .word/.byte: not instructions.
-            data.append(line[m.end():].split(None, 1)[:1] in ([".word"], [".byte"], [".short"], [".hword"]))
+            data.append(line[m.end() :].split(None, 1)[:1] in ([".word"], [".byte"], [".short"], [".hword"]))
     flush()
     if not chunks:
-        raise OperandError(f"{source}: no instruction lines found in this objdump listing "
-                           "(expected lines such as '  10:  44ba1c20   sudot ...')")
+        raise OperandError(
+            f"{source}: no instruction lines found in this objdump listing "
+            "(expected lines such as '  10:  44ba1c20   sudot ...')"
+        )
     return chunks
 
 
 # -- binaries ------------------------------------------------------------------------------------
+
 
 def words_from_raw(data: bytes, source: str, *, offset: int = 0, endian: str = "little") -> tuple[Chunk, int]:
     """The words of a raw binary from byte ``offset``; also the count of trailing bytes left over."""
@@ -151,16 +169,18 @@ def words_from_elf(data: bytes, source: str) -> list[Chunk]:
         from elftools.common.exceptions import ELFError
         from elftools.elf.elffile import ELFFile
     except ImportError:
-        raise OperandError(f"{source} is an ELF file; reading it needs pyelftools "
-                           "(pip install 'intdot[elf]')") from None
+        raise OperandError(
+            f"{source} is an ELF file; reading it needs pyelftools (pip install 'intdot[elf]')"
+        ) from None
     try:
         elf = ELFFile(io.BytesIO(data))
         machine = elf["e_machine"]
         if machine != "EM_AARCH64":
             raise OperandError(f"{source} is an ELF file for {machine}; intdot disassembles AArch64 (EM_AARCH64) only")
         endian = "<" if elf.little_endian else ">"
-        sections = [(i, s) for i, s in enumerate(elf.iter_sections())
-                    if s["sh_flags"] & 0x4 and s["sh_type"] != "SHT_NOBITS"]  # SHF_EXECINSTR
+        sections = [
+            (i, s) for i, s in enumerate(elf.iter_sections()) if s["sh_flags"] & 0x4 and s["sh_type"] != "SHT_NOBITS"
+        ]  # SHF_EXECINSTR
         syms = _symbols(elf)
         chunks = []
         for index, sec in sections:
@@ -172,7 +192,7 @@ def words_from_elf(data: bytes, source: str) -> list[Chunk]:
             named, mapping = {}, []
             for value, name, kind in syms.get(index, []):
                 # In a relocatable object a symbol's value is an offset into its section.
-                k = (value - base if elf["e_type"] != "ET_REL" else value)
+                k = value - base if elf["e_type"] != "ET_REL" else value
                 if not 0 <= k < 4 * n + 4:
                     continue
                 if kind == "map":
@@ -210,8 +230,9 @@ def _symbols(elf) -> dict:
         if sym.name.startswith(("$x", "$d")):
             out.setdefault(shndx, []).append((int(sym["st_value"]), sym.name, "map"))
         elif kind in ("STT_FUNC", "STT_NOTYPE"):
-            out.setdefault(shndx, []).append((int(sym["st_value"]), sym.name,
-                                              "func" if kind == "STT_FUNC" else "label"))
+            out.setdefault(shndx, []).append(
+                (int(sym["st_value"]), sym.name, "func" if kind == "STT_FUNC" else "label")
+            )
     for v in out.values():
         # Functions before labels at one address, as objdump prefers them; then by name for stability.
         v.sort(key=lambda t: (t[0], t[2] != "func", t[1]))

@@ -44,24 +44,42 @@ examples:
 
 
 def register(subparsers) -> None:
-    p = subparsers.add_parser("disasm", help="disassemble AArch64 words, listings and ELF binaries",
-                              description=_HELP, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = subparsers.add_parser(
+        "disasm",
+        help="disassemble AArch64 words, listings and ELF binaries",
+        description=_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument("words", nargs="*", metavar="WORD", help="hex word or llvm-mc byte list")
     p.set_defaults(late_positionals="words")
     p.add_argument("--file", "-f", metavar="FILE", help="read words, a listing or a binary from FILE ('-': stdin)")
     p.add_argument("--raw", action="store_true", help="FILE is a raw binary (not text, not ELF)")
-    p.add_argument("--offset", type=_offset, default=0, metavar="N",
-                   help="--raw: start at byte N (decimal or 0x hex; default 0)")
-    p.add_argument("--endian", choices=("little", "big"), default="little",
-                   help="--raw: byte order of the words (default little, as AArch64 code is)")
-    p.add_argument("--mark", action="store_true",
-                   help="word lists: print '.inst 0x...' for words that are not dot instructions instead of "
-                        "failing (listings and binaries always do)")
+    p.add_argument(
+        "--offset", type=_offset, default=0, metavar="N", help="--raw: start at byte N (decimal or 0x hex; default 0)"
+    )
+    p.add_argument(
+        "--endian",
+        choices=("little", "big"),
+        default="little",
+        help="--raw: byte order of the words (default little, as AArch64 code is)",
+    )
+    p.add_argument(
+        "--mark",
+        action="store_true",
+        help="word lists: print '.inst 0x...' for words that are not dot instructions instead of "
+        "failing (listings and binaries always do)",
+    )
     p.add_argument("--only-dot", action="store_true", help="show only the dot-product instructions")
-    p.add_argument("--stats", action="store_true",
-                   help="print how many dot instructions of each form each function holds, not the listing")
-    p.add_argument("--fields", action="store_true",
-                   help="show a bit-field diagram of each dot word (with --json: form, feature, ops, fields)")
+    p.add_argument(
+        "--stats",
+        action="store_true",
+        help="print how many dot instructions of each form each function holds, not the listing",
+    )
+    p.add_argument(
+        "--fields",
+        action="store_true",
+        help="show a bit-field diagram of each dot word (with --json: form, feature, ops, fields)",
+    )
     p.add_argument("--json", action="store_true", help="print JSON: a list of objects (with --stats, one object)")
     p.set_defaults(func=run_disasm)
 
@@ -88,11 +106,14 @@ def gather(args) -> tuple[list[binary.Chunk], bool]:
     if args.file is not None:
         name = source_name(args.file)
         if args.raw:
-            chunk, left = binary.words_from_raw(read_bytes(args.file, "--file"), name, offset=args.offset,
-                                                endian=args.endian)
+            chunk, left = binary.words_from_raw(
+                read_bytes(args.file, "--file"), name, offset=args.offset, endian=args.endian
+            )
             if left:
-                print(f"intdot disasm: note: the last {left} byte(s) of {name} do not fill a word; not shown",
-                      file=sys.stderr)
+                print(
+                    f"intdot disasm: note: the last {left} byte(s) of {name} do not fill a word; not shown",
+                    file=sys.stderr,
+                )
             chunks.append(chunk)
             code = True
         else:
@@ -120,8 +141,10 @@ def _text(data: bytes, name: str) -> str:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
-        raise OperandError(f"--file {name!r} is not a text file of hex words and not an ELF file (it is not "
-                           "UTF-8 text); for a raw binary add --raw") from None
+        raise OperandError(
+            f"--file {name!r} is not a text file of hex words and not an ELF file (it is not "
+            "UTF-8 text); for a raw binary add --raw"
+        ) from None
     return text[1:] if text.startswith("\ufeff") else text
 
 
@@ -133,7 +156,7 @@ def _texts(chunks) -> list[np.ndarray]:
     texts = disassemble(allw, errors="mark") if allw.size else np.empty(0, dtype=object)
     out, at = [], 0
     for c in chunks:
-        t = texts[at:at + len(c.words)]
+        t = texts[at : at + len(c.words)]
         at += len(c.words)
         if c.data is not None and c.data.any():
             t = t.copy()
@@ -162,7 +185,8 @@ def _refuse_unknown(chunks, texts, is_dot) -> None:
                 where = f"{c.name}, {unit} {line}, column {col}: "
             raise UndefinedEncoding(
                 f"{where}{int(c.words[k]):#010x} is not a supported encoding ({bad_total} of {total} words are "
-                "not); pass --mark to print '.inst 0x...' for them")
+                "not); pass --mark to print '.inst 0x...' for them"
+            )
 
 
 def run_disasm(args) -> int:
@@ -188,6 +212,7 @@ def run_disasm(args) -> int:
 
 
 # -- text ----------------------------------------------------------------------------------------
+
 
 def _plain(c, t, d, args, out) -> None:
     idx = np.flatnonzero(d) if args.only_dot else range(len(c.words))
@@ -247,6 +272,7 @@ def _owner_index(c) -> list:
 
 # -- JSON ----------------------------------------------------------------------------------------
 
+
 def _details(words: list) -> dict:
     """Word -> its form, feature, ops and fields, decoded once per distinct word."""
     from ..arm import decode
@@ -255,9 +281,15 @@ def _details(words: list) -> dict:
     for w in set(words):
         insn = decode(w)
         lay = insn.form.layout
-        out[w] = {"form": insn.form.name, "feature": insn.form.feature, "ops": dict(insn.ops),
-                  "fields": [{"name": s.name, "bits": [s.hi, s.lo], "value": (w >> s.lo) & ((1 << s.width) - 1)}
-                             for s in getattr(lay, "slices", ())]}
+        out[w] = {
+            "form": insn.form.name,
+            "feature": insn.form.feature,
+            "ops": dict(insn.ops),
+            "fields": [
+                {"name": s.name, "bits": [s.hi, s.lo], "value": (w >> s.lo) & ((1 << s.width) - 1)}
+                for s in getattr(lay, "slices", ())
+            ],
+        }
     return out
 
 
@@ -287,8 +319,10 @@ def _records(c, idx, t) -> list[dict]:
         return [{"word": f"0x{w:08x}", "text": s} for w, s in zip(words, tt)]
     owner = _owner_index(c)
     names = [c.symbols[o][1] if o is not None else None for o in owner]
-    return [{"section": c.name, "address": f"0x{a:x}", "symbol": names[i], "word": f"0x{w:08x}", "text": s}
-            for i, a, w, s in zip(idx.tolist(), c.addresses[idx].tolist(), words, tt)]
+    return [
+        {"section": c.name, "address": f"0x{a:x}", "symbol": names[i], "word": f"0x{w:08x}", "text": s}
+        for i, a, w, s in zip(idx.tolist(), c.addresses[idx].tolist(), words, tt)
+    ]
 
 
 def _json_fast(chunks, texts, is_dot, args) -> int:
@@ -309,9 +343,10 @@ def _json_fast(chunks, texts, is_dot, args) -> int:
         owner = _owner_index(c)
         names = [enc(c.symbols[o][1]) if o is not None else "null" for o in owner]
         sec = enc(c.name)
-        lines += [f' {{"section": {sec}, "address": "0x{a:x}", "symbol": {names[i]}, "word": "0x{w:08x}", '
-                  f'"text": "{s}"}}'
-                  for i, a, w, s in zip(idx.tolist(), c.addresses[idx].tolist(), words, tt)]
+        lines += [
+            f' {{"section": {sec}, "address": "0x{a:x}", "symbol": {names[i]}, "word": "0x{w:08x}", "text": "{s}"}}'
+            for i, a, w, s in zip(idx.tolist(), c.addresses[idx].tolist(), words, tt)
+        ]
     _write_list(lines)
     return 0
 
@@ -324,6 +359,7 @@ def _write_list(lines: list[str]) -> None:
 
 
 # -- --stats -------------------------------------------------------------------------------------
+
 
 def _form_names(words: list) -> dict:
     from ..arm import decode
@@ -346,8 +382,9 @@ def _stats(chunks, is_dot, args) -> int:
             totals[form] = totals.get(form, 0) + 1
     words = sum(len(c.words) for c in chunks)
     if args.json:
-        json.dump({"words": words, "dot": sum(totals.values()), "functions": per_fn, "total": totals},
-                  sys.stdout, indent=1)
+        json.dump(
+            {"words": words, "dot": sum(totals.values()), "functions": per_fn, "total": totals}, sys.stdout, indent=1
+        )
         sys.stdout.write("\n")
         return 0
     rows = [(fn, form, str(n)) for fn, forms in per_fn.items() for form, n in sorted(forms.items())]
