@@ -16,8 +16,13 @@ from .ops import check_target, resolve
 BACKENDS = ("auto", "torch", "float32", "float64", "numpy", "gpu")
 
 
+_INSTALLED: dict[str, bool] = {}
+
+
 def installed() -> dict[str, bool]:
     """Which exact backends can run here."""
+    if _INSTALLED:
+        return dict(_INSTALLED)
     have = {"numpy": True, "float32": True, "float64": True, "torch": False, "gpu": False}
     try:
         import torch
@@ -26,12 +31,19 @@ def installed() -> dict[str, bool]:
         have["gpu"] = bool(torch.cuda.is_available())
     except ImportError:
         pass
+    _INSTALLED.update(have)
     return have
 
 
-def _pick(backend, a, b) -> str:
+# Below this many multiply-adds per call, one BLAS call beats importing and calling PyTorch or a GPU.
+SMALL = 1 << 26
+
+
+def _pick(backend, a, b, work: int = SMALL) -> str:
     if backend not in BACKENDS:
         raise OperandError(f"backend={describe(backend)} is not a gemm backend; expected one of {BACKENDS}")
+    if backend == "auto" and work < SMALL:
+        return "float32" if a.dtype.itemsize == 1 and b.dtype.itemsize == 1 else "float64"
     have = installed()
     if backend == "auto":
         if have["gpu"] and os.environ.get("INTDOT_GEMM_GPU", "1") != "0":
@@ -131,7 +143,7 @@ def gemm(a, b, c=None, *, op, clamp=False, neg=False, target=None, backend="auto
     av = operand(a, "a", o, "a")
     bv = operand(b, "b", o, "b")
     batch, m, k, n = shapes(av, bv)
-    chosen = _pick(backend, av, bv)
+    chosen = _pick(backend, av, bv, m * n * k * max(1, int(np.prod(batch))))
     acc = accumulator(c, o, batch + (m, n))
     out = np.empty(batch + (m, n), o.result_dtype)
     ab = np.broadcast_to(av, batch + (m, k)) if batch else av
