@@ -244,3 +244,22 @@ def test_other_machines_and_broken_files(cli, built, tmp_path):
     cut.write_bytes(built["object"].read_bytes()[:200])
     rc, _, err = cli("disasm", "-f", cut)
     assert rc == 1 and "is not a readable ELF file" in err and err.count("\n") == 1
+
+
+def test_big_endian_elf_code_is_little_endian(cli, tmp_path):
+    """In aarch64_be files instructions stay little-endian (A64 fetches them so); data follows the file."""
+    clang = _tool("clang-19")
+    src = tmp_path / "be.s"
+    src.write_text(".text\n.globl f\nf:\n  sdot v0.4s, v1.16b, v2.16b\n  ret\n  .word 0x11223344\n")
+    obj = tmp_path / "be.o"
+    subprocess.run(
+        [clang, "--target=aarch64_be-linux-gnu", "-march=armv8.2-a+dotprod", "-c", src, "-o", obj], check=True
+    )
+    theirs = subprocess.run([_tool("llvm-objdump-19"), "-d", obj], check=True, capture_output=True, text=True).stdout
+    assert re.search(r"^\s+0: 4e829420 ", theirs, re.M) and ".word\t0x11223344" in theirs
+    mine = ours(cli, "-f", obj)
+    assert [(r["word"], r["text"]) for r in mine] == [
+        ("0x4e829420", "sdot v0.4s, v1.16b, v2.16b"),
+        ("0xd65f03c0", ".inst 0xd65f03c0"),
+        ("0x11223344", ".word 0x11223344"),
+    ]

@@ -177,7 +177,6 @@ def words_from_elf(data: bytes, source: str) -> list[Chunk]:
         machine = elf["e_machine"]
         if machine != "EM_AARCH64":
             raise OperandError(f"{source} is an ELF file for {machine}; intdot disassembles AArch64 (EM_AARCH64) only")
-        endian = "<" if elf.little_endian else ">"
         sections = [
             (i, s) for i, s in enumerate(elf.iter_sections()) if s["sh_flags"] & 0x4 and s["sh_type"] != "SHT_NOBITS"
         ]  # SHF_EXECINSTR
@@ -186,7 +185,8 @@ def words_from_elf(data: bytes, source: str) -> list[Chunk]:
         for index, sec in sections:
             raw = sec.data()
             n = len(raw) // 4
-            words = np.frombuffer(raw, dtype=f"{endian}u4", count=n).astype(np.uint32)
+            # A64 instructions are little-endian even in a big-endian (aarch64_be) file; only data is not.
+            words = np.frombuffer(raw, dtype="<u4", count=n).astype(np.uint32)
             base = int(sec["sh_addr"])
             addrs = base + 4 * np.arange(n, dtype=np.uint64)
             named, mapping = {}, []
@@ -204,6 +204,8 @@ def words_from_elf(data: bytes, source: str) -> list[Chunk]:
             for j, (start, name) in enumerate(mapping):
                 end = mapping[j + 1][0] if j + 1 < len(mapping) else n
                 data_mask[start:end] = name.startswith("$d")
+            if not elf.little_endian and data_mask.any():
+                words[data_mask] = words[data_mask].byteswap()
             chunks.append(Chunk(sec.name, words, addrs, sorted(named.items()), data_mask))
         return chunks
     except ELFError as exc:
