@@ -1,0 +1,42 @@
+"""gemm over Dask arrays: one in-memory gemm per (row block, column block), through the same backends.
+
+K is gathered into one chunk per block, because a saturating chain must see its steps in order; the
+result's chunks are a's row chunks by b's column chunks.  The graph runs on any Dask scheduler, so a
+verification sweep larger than one machine runs on a cluster.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.errors import OperandError, OperandTypeError
+from .ops import GemmOp
+
+
+def _block(a, b, c=None, *, op, clamp, neg, backend):
+    from .api import gemm
+
+    return gemm(a, b, c, op=op, clamp=clamp, neg=neg, backend=backend)
+
+
+def dask_gemm(a, b, c, *, op: GemmOp, clamp: bool, neg: bool, backend: str):
+    import dask.array as da
+
+    a = da.asarray(a)
+    b = da.asarray(b)
+    for name, x in (("a", a), ("b", b)):
+        if x.ndim != 2:
+            raise OperandError(f"{name} is a {x.ndim}-D Dask array; gemm over Dask takes 2-D arrays "
+                               f"(compute batches as separate calls)")
+        if x.dtype.kind not in "iu" and x.dtype.name not in ("int4", "uint4"):
+            raise OperandTypeError(f"{name} has dtype {x.dtype}; expected an integer dtype")
+    if a.shape[1] != b.shape[0]:
+        raise OperandError(f"a has shape {a.shape} and b has shape {b.shape}: a's last axis (K={a.shape[1]}) "
+                           f"must equal b's first (K={b.shape[0]})")
+    a = a.rechunk({1: -1})
+    b = b.rechunk({0: -1})
+    kw = dict(op=op, clamp=clamp, neg=neg, backend=backend, dtype=np.dtype(op.result_dtype), concatenate=True)
+    if c is None:
+        return da.blockwise(_block, "ij", a, "ik", b, "kj", **kw)
+    c = da.broadcast_to(da.asarray(c), (a.shape[0], b.shape[1])).rechunk((a.chunks[0], b.chunks[1]))
+    return da.blockwise(_block, "ij", a, "ik", b, "kj", c, "ij", **kw)
