@@ -155,3 +155,16 @@ def test_byte_order_mark_is_accepted_everywhere(cli, tmp_path):
     state.write_text(BOM + json.dumps({"regs": {"w8": 3}}), encoding="utf-8")
     rc, out, _ = cli("exec", "--state", state, "--show", "w8", "--json", SVE)
     assert rc == 0 and json.loads(out)["show"]["w8"] == 3
+
+
+@pytest.mark.parametrize("command", ["asm", "exec"])
+def test_file_errors_count_columns_in_the_whole_line(cli, tmp_path, command):
+    """The second instruction of a line, after blanks and a ';': the column is the line's."""
+    f = tmp_path / "prog.s"
+    line = "  sudot z0.s, z1.b, z2.b[0] ;  sudot z0.s, z1.b, z9.b[1] // x"
+    f.write_text("// first line\n" + line + "\n")
+    rc, _, err = cli(command, "-f", f)
+    lines = err.splitlines()
+    col = line.index("z9") + 1
+    assert rc == 1 and lines[0].startswith(f"intdot {command}: error: {f}, line 2: ")
+    assert lines[0].endswith(f"(column {col})") and lines[1] == "  " + line and lines[2] == "  " + " " * (col - 1) + "^"

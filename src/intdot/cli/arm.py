@@ -6,15 +6,16 @@ import json
 import re
 
 from ..core.errors import IntdotError, OperandError
-from .inputs import at_line, read_text
+from .inputs import at_line, pieces, read_text, source_name
 
 _ASM_HELP = """\
 Assemble AArch64 instructions (LLVM's or the reference's spelling) and print
 each word with LLVM's canonical text.  Quote each instruction, or separate
 instructions with ';' or newlines; an unquoted instruction split by the shell
-is joined back (a new instruction starts at each mnemonic).  TEXT '-' reads
-instructions from stdin, one a line.  '//' starts a comment that runs to the
-end of its line.
+is joined back (a new instruction starts at each mnemonic).  TEXT '-' (or
+-f -) reads instructions from stdin, -f FILE from a file, one a line; an error
+there names the line and column.  '//' starts a comment that runs to the end
+of its line.
 
 example:  intdot asm 'sudot za.s[w8, 0], {z0.b-z3.b}, z0.b[0]' --fields"""
 
@@ -23,8 +24,9 @@ def register(subparsers) -> None:
     p = subparsers.add_parser(
         "asm", help="assemble Arm instructions to 32-bit words", description=_ASM_HELP, formatter_class=_raw_formatter()
     )
-    p.add_argument("text", nargs="+", metavar="TEXT", help="instruction text")
+    p.add_argument("text", nargs="*", metavar="TEXT", help="instruction text ('-' alone: read stdin)")
     p.set_defaults(late_positionals="text")
+    p.add_argument("-f", "--file", metavar="FILE", help="instructions from FILE, one a line ('-' for stdin)")
     p.add_argument("--fields", action="store_true", help="show a bit-field diagram of each word")
     p.add_argument("--json", action="store_true", help="print JSON (a list of objects)")
     p.set_defaults(func=run_asm)
@@ -117,22 +119,25 @@ def run_asm(args) -> int:
 
     out: list = []
     insns = []
-    texts = args.text
+    texts = list(args.text)
+    path = args.file
     if texts == ["-"]:  # only alone: '-' is also the range dash of a list the shell split up
-        # One instruction a line, so an error can name its line.
-        for n, line in enumerate(read_text("-", "TEXT").splitlines(), 1):
-            line = line.split("//")[0]
-            for piece in line.split(";"):
-                if piece.strip():
-                    try:
-                        insn = parse(piece.strip())
-                        insns.append((encode(insn), insn, piece.strip()))
-                    except IntdotError as exc:
-                        raise at_line(exc, "stdin", n) from None
-    else:
-        for line in split_instructions(texts):
-            insn = parse(line)
-            insns.append((encode(insn), insn, line))
+        texts, path = [], path or "-"
+    elif not texts and path is None:
+        raise OperandError("no instruction given; pass TEXT, '-' for stdin, or -f FILE")
+    for line in split_instructions(texts):
+        insn = parse(line)
+        insns.append((encode(insn), insn, line))
+    if path is not None:
+        # One instruction a line (or several split by ';'), so that an error names its line and column.
+        source = source_name(path)
+        for n, line in enumerate(read_text(path, "--file").splitlines(), 1):
+            for offset, piece in pieces(line):
+                try:
+                    insn = parse(piece)
+                    insns.append((encode(insn), insn, piece))
+                except IntdotError as exc:
+                    raise at_line(exc, source, n, text=line, offset=offset) from None
     if not insns:
         raise OperandError("no instruction given (only blank text or comments)")
     for word, insn, line in insns:

@@ -8,7 +8,7 @@ import re
 import sys
 
 from ..core.errors import IntdotError, OperandError, StateError
-from .inputs import at_line, read_text, source_name
+from .inputs import at_line, pieces, read_text, source_name
 
 _HELP = """\
 Run AArch64 instructions on a register state and print the registers each one
@@ -159,17 +159,14 @@ def _as_insns(text: str, where: str | None = None) -> list:
 
     out = []
     for line in text.split("\n"):
-        for piece in line.split("//")[0].split(";"):
-            t = piece.strip()
-            if not t:
-                continue
+        for offset, t in pieces(line):
             try:
                 # No instruction is a lone run of hex digits: such a token is a word.
                 out.append(as_insn(int(t, 16)) if _WORD.fullmatch(t) else as_insn(t))
             except IntdotError as exc:
                 if where is None:
                     raise
-                raise at_line(exc, *where) from None
+                raise at_line(exc, *where, text=line, offset=offset) from None
     if not out and where is None:
         raise OperandError(f"INSN {text!r} holds no instruction")
     return out

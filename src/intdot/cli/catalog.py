@@ -37,33 +37,55 @@ _ARM_DOT_FEATURES = ("simd", "dotprod", "i8mm", "sve", "sve2", "sve2p1", "sme", 
 
 def register(subparsers) -> None:
     p = subparsers.add_parser(
-        "list", help="the catalog of every dot instruction, with its spellings and features",
+        "list",
+        help="the catalog of every dot instruction, with its spellings and features",
         description="List the integer dot instructions intdot models (AMD builtins, Arm forms), one per line, "
-                    "or only those a target has, or those a name spells.",
-        epilog=LIST_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("names", nargs="*", metavar="NAME",
-                   help="only the instructions these names spell (builtin, ACLE intrinsic, mnemonic, assembly line)")
+        "or only those a target has, or those a name spells.",
+        epilog=LIST_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument(
+        "names",
+        nargs="*",
+        metavar="NAME",
+        help="only the instructions these names spell (builtin, ACLE intrinsic, mnemonic, assembly line)",
+    )
     p.add_argument("--isa", choices=("amd", "arm"), help="only this ISA")
-    p.add_argument("--target", metavar="T",
-                   help="only what target T has: an AMD family or processor (CDNA3, gfx942) or an Arm "
-                        "architecture or core (armv9.2-a+sme2, neoverse-v2)")
-    p.add_argument("--profile", choices=("reference", "llvm"), default="reference",
-                   help="AMD availability: the reference's table (default) or clang's target features")
+    p.add_argument(
+        "--target",
+        metavar="T",
+        help="only what target T has: an AMD family or processor (CDNA3, gfx942) or an Arm "
+        "architecture or core (armv9.2-a+sme2, neoverse-v2)",
+    )
+    p.add_argument(
+        "--profile",
+        choices=("reference", "llvm"),
+        default="reference",
+        help="AMD availability: the reference's table (default) or clang's target features",
+    )
     p.add_argument("--syntax", action="store_true", help="add a column with the C signature or assembly template")
     p.add_argument("--targets", action="store_true", help="list the known targets and their dot features instead")
     p.add_argument("--json", action="store_true", help="machine-readable output: a JSON array")
     p.set_defaults(func=_list)
 
     a = subparsers.add_parser(
-        "available", help="whether a target has an instruction (and if not, which features it lacks)",
+        "available",
+        help="whether a target has an instruction (and if not, which features it lacks)",
         description="Say whether TARGET has the instruction NAME (any spelling); exit 1 naming the missing "
-                    "features if it does not.",
-        epilog=AVAILABLE_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
-    a.add_argument("name", metavar="NAME",
-                   help="any spelling: sdot4, vusdotq_s32, arm.sdot_sve_vec_d, an assembly line")
+        "features if it does not.",
+        epilog=AVAILABLE_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    a.add_argument(
+        "name", metavar="NAME", help="any spelling: sdot4, vusdotq_s32, arm.sdot_sve_vec_d, an assembly line"
+    )
     a.add_argument("target", metavar="TARGET", help="gfx942, CDNA3, neoverse-v2, armv8.2-a+dotprod, ...")
-    a.add_argument("--profile", choices=("reference", "llvm"), default="reference",
-                   help="AMD availability: the reference's table (default) or clang's target features")
+    a.add_argument(
+        "--profile",
+        choices=("reference", "llvm"),
+        default="reference",
+        help="AMD availability: the reference's table (default) or clang's target features",
+    )
     a.set_defaults(func=_available)
 
 
@@ -86,8 +108,9 @@ def _target_isa(target: str, profile: str, isa: str | None) -> str:
     except UnknownTarget as arm_error:
         if isa == "arm":
             raise
-        raise UnknownTarget(f"target={target!r} is neither an AMD target ({amd_reason}) nor an Arm one "
-                            f"({arm_error})") from None
+        raise UnknownTarget(
+            f"target={target!r} is neither an AMD target ({amd_reason}) nor an Arm one ({arm_error})"
+        ) from None
 
 
 def _rows(args):
@@ -154,16 +177,20 @@ def _list_targets(args) -> int:
             t = target(name)
             kind = "core" if name in CORES or t.core else "architecture"
             feats = [f for f in _ARM_DOT_FEATURES if f in t.features]
-            out.append({"isa": "arm", "name": name, "kind": kind, "base": t.base if kind == "core" else "",
-                        "features": feats})
+            out.append(
+                {"isa": "arm", "name": name, "kind": kind, "base": t.base if kind == "core" else "", "features": feats}
+            )
     if args.json:
         print(json.dumps(out, indent=2))
         return 0
     header = ["isa", "target", "kind", "architecture", "dot features"]
     note = "(AMD features: clang's, as the llvm profile uses them; Arm: LLVM 19's, dot-relevant ones only)"
     print(f"{len(out)} targets {note}")
-    print("\n".join(_table(header, [[t["isa"], t["name"], t["kind"], t["base"], " ".join(t["features"]) or "-"]
-                                    for t in out])))
+    print(
+        "\n".join(
+            _table(header, [[t["isa"], t["name"], t["kind"], t["base"], " ".join(t["features"]) or "-"] for t in out])
+        )
+    )
     return 0
 
 

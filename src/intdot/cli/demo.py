@@ -32,8 +32,9 @@ def register(subparsers) -> None:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--json", action="store_true", help="print the results as one JSON object")
-    p.add_argument("--plot", metavar="FILE", help="write a PNG: accuracy per instruction and bit width, and a "
-                   "confusion matrix")
+    p.add_argument(
+        "--plot", metavar="FILE", help="write a PNG: accuracy per instruction and bit width, and a confusion matrix"
+    )
     p.add_argument("--seed", type=int, default=0, help="seed of the split and the training (default 0)")
     p.add_argument("--subset", type=int, default=None, metavar="N", help="use N of the 1797 images")
     p.add_argument("--hidden", type=int, default=64, metavar="H", help="hidden units (default 64)")
@@ -97,23 +98,37 @@ def run(args) -> int:
 
 def _table(result):
     f = result["float"]["accuracy"]
-    print(f"digits: {result['n_train']} training and {result['n_test']} test images; float model trained in "
-          f"{result['train_s']:.1f} s, test accuracy {f:.2%}")
-    head = ("instruction", "target", "W/A", "activations", "clamp", "accuracy", "= float", "logits", "clamp Δ",
-            "ms")
+    print(
+        f"digits: {result['n_train']} training and {result['n_test']} test images; float model trained in "
+        f"{result['train_s']:.1f} s, test accuracy {f:.2%}"
+    )
+    head = ("instruction", "target", "W/A", "activations", "clamp", "accuracy", "= float", "logits", "clamp Δ", "ms")
     rows = []
     for r in result["rows"]:
         delta = "" if r["clamp_changed_outputs"] is None else str(r["clamp_changed_outputs"])
-        rows.append((r["instruction"], r["target"], r["group"], r["handling"], "on" if r["clamp"] else "off",
-                     f"{r['accuracy']:.2%}", f"{r['agrees_with_float']:.1%}",
-                     "identical" if r["identical_in_group"] else "DIFFER", delta, f"{r['time_ms']:.0f}"))
+        rows.append(
+            (
+                r["instruction"],
+                r["target"],
+                r["group"],
+                r["handling"],
+                "on" if r["clamp"] else "off",
+                f"{r['accuracy']:.2%}",
+                f"{r['agrees_with_float']:.1%}",
+                "identical" if r["identical_in_group"] else "DIFFER",
+                delta,
+                f"{r['time_ms']:.0f}",
+            )
+        )
     widths = [max(len(h), *(len(x[i]) for x in rows)) for i, h in enumerate(head)]
     print("  ".join(h.ljust(w) for h, w in zip(head, widths)))
     for x in rows:
         print("  ".join(v.ljust(w) for v, w in zip(x, widths)))
-    print("accuracy: on the test images; = float: predictions equal to the float model's; logits: the integer "
-          "logits against the first row of the same W/A group, bit for bit; clamp Δ: outputs that saturating "
-          "accumulation changed against the same instruction without clamp")
+    print(
+        "accuracy: on the test images; = float: predictions equal to the float model's; logits: the integer "
+        "logits against the first row of the same W/A group, bit for bit; clamp Δ: outputs that saturating "
+        "accumulation changed against the same instruction without clamp"
+    )
 
 
 def _plot(result, path):
@@ -137,8 +152,12 @@ def _plot(result, path):
     ax1.set_ylim(max(0, lo - 5), 100)
     ax1.set_ylabel("test accuracy (%)")
     ax1.set_title("integer inference per instruction and bit width")
-    ax1.legend(handles=[plt.Rectangle((0, 0), 1, 1, color=c, label=g) for g, c in colours.items()]
-               + ax1.get_legend_handles_labels()[0], fontsize=8, loc="lower right")
+    ax1.legend(
+        handles=[plt.Rectangle((0, 0), 1, 1, color=c, label=g) for g, c in colours.items()]
+        + ax1.get_legend_handles_labels()[0],
+        fontsize=8,
+        loc="lower right",
+    )
     conf = rows[0]["confusion"]
     ax2.imshow(conf, cmap="Blues")
     for i in range(10):

@@ -42,15 +42,18 @@ def read_bytes(path: str, option: str = "--file") -> bytes:
         raise OperandError(f"{option} {path!r}: {exc.strerror}") from None
 
 
-def at_line(exc: IntdotError, source: str, line: int, column: int | None = None) -> IntdotError:
+def at_line(
+    exc: IntdotError, source: str, line: int, column: int | None = None, *, text: str | None = None, offset: int = 0
+) -> IntdotError:
     """``exc`` again, its message starting with where in a multi-line input it happened.
 
-    A syntax error keeps its text and caret; its column is the one within the line.
+    A syntax error keeps its caret; ``text`` is the whole line and ``offset`` where in it
+    the parsed piece started, so that the column is the line's, as an editor counts it.
     """
     where = f"{source}, line {line}"
     if isinstance(exc, AsmSyntaxError) and exc.text is not None and exc.column is not None:
         try:
-            return type(exc)(f"{where}: {exc.reason}", exc.text, exc.column)
+            return type(exc)(f"{where}: {exc.reason}", text if text is not None else exc.text, exc.column + offset)
         except TypeError:  # a subclass with another constructor: keep its message
             pass
     if column is not None:
@@ -59,3 +62,14 @@ def at_line(exc: IntdotError, source: str, line: int, column: int | None = None)
         return type(exc)(f"{where}: {exc}")
     except TypeError:
         return OperandError(f"{where}: {exc}")
+
+
+def pieces(line: str):
+    """(offset, text) of each instruction on a line: ';' separates them, '//' starts a comment."""
+    code = line.split("//")[0]
+    start = 0
+    for part in code.split(";"):
+        stripped = part.strip()
+        if stripped:
+            yield start + (len(part) - len(part.lstrip())), stripped
+        start += len(part) + 1
