@@ -263,3 +263,9 @@ def test_big_endian_elf_code_is_little_endian(cli, tmp_path):
         ("0xd65f03c0", ".inst 0xd65f03c0"),
         ("0x11223344", ".word 0x11223344"),
     ]
+
+
+def test_a_file_given_as_a_word_gets_a_hint(cli, built, monkeypatch):
+    monkeypatch.chdir(built["object"].parent)
+    rc, _, err = cli("disasm", built["object"].name)
+    assert rc == 1 and f"it names a file: read it with -f {built['object'].name}" in err

@@ -8,6 +8,7 @@ where each word came from, so an error can name a line and column.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 
@@ -54,9 +55,12 @@ _OBJDUMP_SECTION = re.compile(r"^Disassembly of section (\S+?):?\s*$")
 
 def _hex_word(token: str, source: str, line: int, column: int, unit: str = "line") -> int:
     if not _HEX_WORD.fullmatch(token):
+        hint = ""
+        if unit == "argument" and os.path.isfile(token):
+            hint = f"; it names a file: read it with -f {token}"
         raise OperandError(
             f"{source}, {unit} {line}, column {column}: {token!r} is not a 32-bit hex word "
-            "(expected up to 8 hex digits, optionally prefixed by 0x)"
+            f"(expected up to 8 hex digits, optionally prefixed by 0x){hint}"
         )
     return int(token, 16)
 
