@@ -139,8 +139,6 @@ def check(command, rc, out, err):
 
 @pytest.mark.parametrize("command, argv", list(_corpus()))
 def test_bad_arguments_end_in_a_documented_status(cli, command, argv):
-    if command not in CASES and command in ("demo",):
-        pytest.skip("the demo trains a model; its options are tested with it")
     rc, out, err = cli(command, *argv, stdin="garbage \x00 line\n")
     check(command, rc, out, err)
 

@@ -12,7 +12,7 @@ from .inputs import at_line, pieces, read_text, source_name
 
 _HELP = """\
 Run AArch64 instructions on a register state and print the registers each one
-changed, lane by lane, in the element type the instruction writes (.s, int32).
+changed, lane by lane, in the element type the instruction writes (.s int32, .d int64).
 
 The state starts at zero (or from --state FILE.json), with the vector lengths
 --vl (Z registers) and --svl (streaming: Z registers and ZA).  If any
