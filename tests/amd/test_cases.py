@@ -84,13 +84,13 @@ def test_result_spelling():
 
 def test_sdot2_clamp_exact_sum_not_wrapped_products():
     """(-32768)^2 * 2 = 2**31: intdot clamps the exact sum (see docs/differences.md)."""
-    pair = (-32768, -32768)
+    pair = amd.short2(-32768, -32768)
     assert amd.sdot2(pair, pair, 0, False, clamp=True) == INT32_MAX
     assert amd.sdot2(pair, pair, 0, False) == INT32_MIN  # no clamp: wraps mod 2**32
     assert amd.sdot2(pair, pair, 0, True, clamp=True) == INT32_MIN
     assert amd.sdot2(pair, pair, -1, False, clamp=True) == INT32_MAX
-    assert amd.udot2((65535, 65535), (65535, 65535), 0, False, clamp=True) == U32_MAX
-    assert amd.udot2((65535, 65535), (65535, 65535), 0, False) == ref("udot2", 0xFFFFFFFF, 0xFFFFFFFF, 0)
+    assert amd.udot2(amd.short2(65535, 65535), amd.short2(65535, 65535), 0, False, clamp=True) == U32_MAX
+    assert amd.udot2(amd.short2(65535, 65535), amd.short2(65535, 65535), 0, False) == ref("udot2", 0xFFFFFFFF, 0xFFFFFFFF, 0)
 
 
 def test_llvm_profile_last_argument_is_clamp():
@@ -102,7 +102,7 @@ def test_llvm_profile_last_argument_is_clamp():
     assert sudot8(False, 0xffffffff, True, 0x88888888, 0x7fffffff, True) == 2147482687
     with pytest.raises(TypeError):
         sdot4(1, 2, 3, False, neg=True)  # there is no neg in clang's signature
-    assert amd.builtin("udot2", profile="llvm")((65535, 65535), (65535, 65535), 0, True) == U32_MAX
+    assert amd.builtin("udot2", profile="llvm")(amd.short2(65535, 65535), amd.short2(65535, 65535), 0, True) == U32_MAX
 
 
 def test_neg_and_clamp_keywords():

@@ -55,7 +55,7 @@ def test_short2_pairs_in_big_endian():
 
 def test_empty_lists():
     assert amd.sdot4([], 1, 0, False).shape == (0,)
-    assert amd.sdot2([], (1, 2), 0, False).shape == (0,)
+    assert amd.sdot2([], amd.short2(1, 2), 0, False).shape == (0,)
 
 
 def test_object_array_of_words():
@@ -117,21 +117,23 @@ def test_explain_names_the_target_canonically():
     assert ev.target == "CDNA3" and explain(ev)[0].endswith("[reference profile, target CDNA3]")
 
 
-def test_short2_object_arrays_are_checked_element_by_element():
-    pairs = np.array([[-3, 7], [65535, -32768]], dtype=object)
-    assert amd.sdot2(pairs, (2, 5), 0, False).tolist() == [ref("sdot2", w, 0x00050002, 0)
-                                                           for w in (0x0007FFFD, 0x8000FFFF)]
+def test_short2_object_arrays_are_words_checked_element_by_element():
+    words = np.array([0x0007FFFD, 0x8000FFFF], dtype=object)
+    assert amd.sdot2(words, amd.short2(2, 5), 0, False).tolist() == [ref("sdot2", w, 0x00050002, 0)
+                                                                     for w in (0x0007FFFD, 0x8000FFFF)]
     with pytest.raises(OperandError, match=r"src0\[0, 0\]=<an integer of 16610 bits> is out of range"):
         amd.sdot2([[10**5000, 1]], 1, 0, False)
     with pytest.raises(OperandTypeError, match=r"src1\[0, 1\]=None has type NoneType"):
         amd.udot2(1, np.array([[1, None]], dtype=object), 0, False)
     with pytest.raises(OperandError, match=r"src0\[2\]=<an integer of 16610 bits>"):
-        amd.sdot2([1, 2, 10**5000], 1, 0, False)  # not pairs: packed words, checked by the core
+        amd.sdot2([1, 2, 10**5000], 1, 0, False)
 
 
-def test_short2_pairs_of_mixed_numpy_ints():
-    got = amd.sdot2([[np.uint64(5), np.int64(-1)]], (1, 1), 0, False)
+def test_short2_of_mixed_numpy_ints():
+    got = amd.sdot2([amd.short2(np.uint64(5), np.int64(-1))], amd.short2(1, 1), 0, False)
     assert got.tolist() == [ref("sdot2", 0xFFFF0005, 0x00010001, 0)]
+    # The same two NumPy ints as a list are two words.
+    assert amd.sdot2([np.uint64(5), np.int64(-1)], 1, 0, False).tolist() == [5, -1]
 
 
 def test_short2_bool_inside_a_list_of_pairs():

@@ -39,12 +39,13 @@ def calls(draw):
     for i, shape in enumerate(shapes.input_shapes):
         if name in ("sdot2", "udot2") and i < 2 and shape and draw(st.booleans()):
             # 16-bit lanes given as pairs along a last axis of 2
-            lanes = draw(hnp.arrays(np.int64, shape + (2,), elements=st.integers(-(2**15), 2**16 - 1)))
+            dtype = draw(st.sampled_from([np.int16, np.uint16, np.dtype(">i2")]))
+            lanes = draw(hnp.arrays(dtype, shape + (2,)))
             arrays.append(("pairs", lanes))
         elif draw(st.booleans()) and not shape:
             arrays.append(("int", draw(st.integers(-(2**31), 2**32 - 1))))
         elif name in ("sdot2", "udot2") and i < 2:
-            arrays.append(("packed", draw(operand(shape))))  # words that may end in an axis of 2
+            arrays.append(("packed", draw(operand(shape))))  # words that may end in an axis of 2, in packed()
         else:
             arrays.append(("array", draw(operand(shape))))
     flags = draw(st.tuples(st.booleans(), st.booleans())) if name in SUDOT else (None, None)

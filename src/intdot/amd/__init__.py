@@ -13,7 +13,7 @@ for the ``llvm`` profile, whose last argument is clang's ``clamp``.
 80
 >>> amd.__builtin_amdgcn_sudot4(True, 0xFFFFFFFF, False, 0xFFFFFFFF, 0, False)
 -1020
->>> amd.sdot2((-3, 7), (2, 5), 100)
+>>> amd.sdot2(amd.short2(-3, 7), amd.short2(2, 5), 100)
 129
 >>> amd.builtin("__builtin_amdgcn_udot4", profile="llvm")(0xFFFFFFFF, 0xFFFFFFFF, 0xFFFFFFFF, True)
 4294967295
@@ -24,7 +24,7 @@ for the ``llvm`` profile, whose last argument is clang's ``clamp``.
 from __future__ import annotations
 
 from .builtins import BUILTINS, BY_NAME, PREFIX, Builtin, lookup
-from .functions import Packed, make, packed
+from .functions import Packed, make, packed, short2, ushort2
 from .target import BuiltinUnavailable, Target, available, target, where_available
 from .targets import FAMILIES, FAMILY_PROCESSORS, FEATURES, PROCESSOR_FEATURES, PROFILES, processors
 
@@ -85,6 +85,7 @@ def __dir__():
 __all__ = [
     "BUILTINS", "Builtin", "FAMILIES", "FAMILY_PROCESSORS", "FEATURES", "PROCESSOR_FEATURES", "PROFILES",
     "BuiltinUnavailable", "Packed", "Target",
-    "availability", "available", "builtin", "lookup", "packed", "processors", "target", "where_available",
+    "availability", "available", "builtin", "lookup", "packed", "processors", "short2", "target", "ushort2",
+    "where_available",
     *sorted(BY_NAME),
 ]

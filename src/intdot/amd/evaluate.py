@@ -118,7 +118,8 @@ def evaluate(text: str, *, profile: str = "reference", target: str | None = None
         fn, target = t.builtin(row), t.name  # the canonical spelling, for --explain
     else:
         fn = make(row, profile)
-    args = [values[p] for p in params[:-1]]
+    # A (short2){a, b} literal is packed here: the builtins read every other int or sequence as words.
+    args = [_packed_word(values[p], p) if isinstance(values[p], tuple) else values[p] for p in params[:-1]]
     result = fn(*args, clamp) if profile == "llvm" else fn(*args, neg, clamp=clamp)
     if row.layout == "sudot":
         s0, s1 = values["src0_neg"], values["src1_neg"]

@@ -22,10 +22,11 @@ NAMES = ("src0", "src1", "src2")
 
 
 class Packed:
-    """Marks an array as packed 32-bit words for ``sdot2``/``udot2``.
+    """Marks an array as packed 32-bit words.
 
-    Without it, an array whose last axis has length 2 (or a 16-bit dtype) is
-    read as pairs of 16-bit elements.
+    Words are always read as words, so this marker changes nothing; it is
+    kept so that code written for older versions (where ``sdot2``/``udot2``
+    read an array whose last axis had length 2 as pairs) still runs.
 
     >>> import numpy as np
     >>> from intdot import amd
@@ -50,57 +51,77 @@ def packed(words) -> Packed:
 _LANE_LO, _LANE_HI = -(1 << 15), (1 << 16) - 1
 
 
-def short2_operand(x, name: str):
-    """A ``short2``/``ushort2`` operand as the core wants it: packed word(s).
+def short2(e0, e1):
+    """Pack 16-bit elements into ``short2``/``ushort2`` words: element 0 in the low half.
 
-    Accepted: a packed 32-bit int (element 0 in the low half), a pair of ints
-    (each 16 bits, signed or unsigned spelling), an array-like whose last axis
-    has length 2 (pairs), or :func:`packed` words.
+    ``e0`` and ``e1`` are ints or integer arrays (broadcast together), each
+    element in ``[-32768, 65535]`` (signed or unsigned spelling; the builtin's
+    signedness reads the bits).  Ints give a Python int, arrays a uint32 array.
+    This is the explicit way to hand ``sdot2``/``udot2`` a pair: any other int
+    or array (lists and tuples included) is packed 32-bit words, whatever its
+    shape, as for every other builtin.
+
+    >>> from intdot import amd
+    >>> hex(amd.short2(-3, 7)), amd.sdot2(amd.short2(-3, 7), amd.short2(2, 5), 100)
+    ('0x7fffd', 129)
+    >>> amd.short2([1, 2], 3).tolist()
+    [196609, 196610]
     """
-    if isinstance(x, Packed):
-        return x.words
-    if is_int_scalar(x) or isinstance(x, (bool, np.bool_, str, bytes, float, complex)) or x is None:
-        return x  # a packed word, or a type the core rejects with a message naming the argument
-    if isinstance(x, (tuple, list)) and len(x) == 2:
-        if all(not isinstance(v, (tuple, list, np.ndarray)) for v in x):
-            return pack_scalar(list(x), 16, name)
-        # (e0s, e1s) could mean "element arrays" or "two pairs": refuse to guess.
-        raise OperandTypeError(
-            f"{name} is a sequence of 2 non-scalars, which is ambiguous; pass np.stack([e0, e1], axis=-1) for "
-            f"arrays of element 0 and element 1, or np.asarray(...) for an array of pairs (last axis 2)")
+    if is_int_scalar(e0) and is_int_scalar(e1):
+        what = f"a 16-bit element in [{_LANE_LO}, {_LANE_HI}] (signed or unsigned spelling)"
+        return pack_scalar([check_int(e0, "e0", _LANE_LO, _LANE_HI, what),
+                            check_int(e1, "e1", _LANE_LO, _LANE_HI, what)], 16, "short2")
+    elements = [_elements(e0, "e0"), _elements(e1, "e1")]
+    try:
+        parts = np.broadcast_arrays(*elements)
+    except ValueError:
+        raise OperandError(f"e0 and e1 have shapes {np.shape(e0)} and {np.shape(e1)}, which do not broadcast "
+                           f"together; expected arrays NumPy can broadcast to one shape") from None
+    return np.asarray(pack(np.stack(parts, axis=-1), 16), dtype=np.uint32)
+
+
+ushort2 = short2
+
+
+def _elements(x, name: str) -> np.ndarray:
+    """16-bit elements of one half of a pair, as int64, range-checked."""
+    if isinstance(x, (bool, np.bool_, str, bytes, float, complex)) or x is None:
+        raise OperandTypeError(f"{name}={describe(x)} has type {type(x).__name__}; expected an int or an integer "
+                               f"array of 16-bit elements in [{_LANE_LO}, {_LANE_HI}]")
     try:
         arr = asarray_exact(x)
     except (ValueError, TypeError) as exc:
         raise OperandTypeError(f"{name}={describe(x)} is not an integer array: {exc}") from None
-    if arr.size == 0 and arr.dtype == np.float64:
-        return np.empty(arr.shape, dtype=np.uint32)  # an empty list: no elements, no pairs
+    what = f"a 16-bit element in [{_LANE_LO}, {_LANE_HI}] (signed or unsigned spelling)"
     if arr.dtype == object:
-        # Python ints beyond int64, or other objects: the same reading as an integer array, checked one by one.
-        if arr.ndim == 0 or arr.shape[-1] != 2:
-            return arr  # packed words: the core checks each element
-        what = f"a 16-bit element in [{_LANE_LO}, {_LANE_HI}] (signed or unsigned spelling)"
         for index in np.ndindex(arr.shape):
             check_int(arr[index], f"{name}[{', '.join(map(str, index))}]", _LANE_LO, _LANE_HI, what)
-        arr = arr.astype(np.int64)
+        return arr.astype(np.int64)
     if arr.dtype.kind not in "iu" or arr.dtype == np.bool_:
-        raise OperandTypeError(f"{name} has dtype {arr.dtype}; expected integers (packed words, or pairs of "
-                               f"16-bit elements along a last axis of length 2)")
-    if arr.ndim == 0:
-        return arr  # a packed word
-    if arr.shape[-1] != 2:
-        if arr.dtype.itemsize == 2:
-            raise OperandError(f"{name} is a 16-bit array of shape {arr.shape}; 16-bit elements must come in "
+        raise OperandTypeError(f"{name} has dtype {arr.dtype}; expected an integer array of 16-bit elements")
+    if arr.size and (arr.min() < _LANE_LO or arr.max() > _LANE_HI):
+        bad = arr.min() if arr.min() < _LANE_LO else arr.max()
+        raise OperandError(f"{name} holds {int(bad)}, out of range; every element must be {what}")
+    return arr.astype(np.int64)
+
+
+def short2_operand(x, name: str):
+    """A ``short2``/``ushort2`` operand as the core wants it: packed word(s).
+
+    An int16/uint16 array whose last axis has length 2 holds pairs (element 0
+    first) and is packed here; everything else (ints, lists, tuples, arrays of
+    any other dtype) is packed 32-bit words and goes to the core unchanged,
+    so a batch of two words means two words, as for every other builtin.
+    """
+    if isinstance(x, Packed):
+        return x.words
+    if isinstance(x, np.ndarray) and x.dtype.kind in "iu" and x.dtype.itemsize == 2:
+        if x.ndim == 0 or x.shape[-1] != 2:
+            raise OperandError(f"{name} is a 16-bit array of shape {x.shape}; 16-bit elements must come in "
                                f"pairs along the last axis (length 2); packed 32-bit words go in an int32/uint32 "
-                               f"array (wrapped in intdot.amd.packed() if its last axis has length 2)")
-        return arr  # packed words
-    if arr.size:
-        lo, hi = int(arr.min()), int(arr.max())
-        if lo < _LANE_LO or hi > _LANE_HI:
-            bad = lo if lo < _LANE_LO else hi
-            raise OperandError(f"{name} holds the element {bad}; each 16-bit element must be in "
-                               f"[{_LANE_LO}, {_LANE_HI}] (signed or unsigned spelling); an array whose last axis "
-                               f"has length 2 is read as pairs: wrap packed 32-bit words in intdot.amd.packed()")
-    return np.asarray(pack(arr, 16), dtype=np.uint32)
+                               f"array, and intdot.amd.short2(e0, e1) packs separate element arrays")
+        return np.asarray(pack(x, 16), dtype=np.uint32)
+    return x
 
 
 def _plain(row: Builtin, profile: str):
@@ -165,10 +186,10 @@ def _docstring(row: Builtin, profile: str, fn) -> str:
             f"    {row.lanes} packed {row.width}-bit lanes, lane 0 in the low bits.\n")
     elif row.layout == "short2":
         operands = (
-            f"src0, src1 : int, pair of int, or array_like\n"
-            f"    {row.operand_type}: a packed 32-bit word (element 0 in the low half), a pair\n"
-            f"    ``(e0, e1)`` of 16-bit values, an array whose last axis has length 2, or\n"
-            f"    ``intdot.amd.packed(words)``.\n")
+            f"src0, src1 : int or array_like\n"
+            f"    {row.operand_type}: packed 32-bit words (element 0 in the low half), e.g. made by\n"
+            f"    ``intdot.amd.short2(e0, e1)``; or an int16/uint16 array whose last axis (length 2)\n"
+            f"    holds the pairs.  Any other int, list or array is words, whatever its shape.\n")
     else:
         operands = (
             f"src0, src1 : int or array_like of int\n"
@@ -200,7 +221,7 @@ def _docstring(row: Builtin, profile: str, fn) -> str:
 # One example call per layout, as text and as the arguments it stands for.
 _EXAMPLES = {
     "plain": ("0x01020304, 0x05060708, 10", (0x01020304, 0x05060708, 10)),
-    "short2": ("(3, -7), (2, 5), 10", ((3, -7), (2, 5), 10)),
+    "short2": ("amd.short2(3, -7), amd.short2(2, 5), 10", (short2(3, -7), short2(2, 5), 10)),
     "sudot": ("True, 0xFFFFFFFF, False, 0xFFFFFFFF, 0", (True, 0xFFFFFFFF, False, 0xFFFFFFFF, 0)),
 }
 
