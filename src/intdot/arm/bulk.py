@@ -102,7 +102,7 @@ def disassemble_array(words, /, *, errors: str = "raise") -> np.ndarray:
     flat = arr.ravel()
     out = np.empty(flat.shape, dtype=object)
     idx = dispatch().classify(flat)
-    order = np.argsort(idx, kind="stable")
+    order = np.argsort(idx, kind="stable")  # a radix sort of int16 row numbers: one more pass
     counts = np.bincount(idx + 1, minlength=len(FORMS) + 1)
     bounds = np.concatenate(([0], np.cumsum(counts)))
     for k in np.flatnonzero(counts[1:]):

@@ -98,6 +98,10 @@ class _Dispatch:
             table[hit] = k
         self.table = table
         self.table_list = table.tolist()
+        # The key as one Python expression of the word (built from the integers above only):
+        # about twice as fast per word as a loop over the runs.
+        expr = " | ".join(f"((w >> {lo}) & {(1 << width) - 1}) << {place}" for lo, width, place in self.runs)
+        self.key_of = eval(f"lambda w: {expr}")  # noqa: S307
         self.masks = [f.layout.mask for f in forms]
         self.matches = [f.layout.match for f in forms]
         # Index -1 (no row) reads a last entry that no word matches: word & 0 is never 1.
@@ -111,19 +115,19 @@ class _Dispatch:
         return k
 
     def form_of(self, word: int) -> Form | None:
-        i = self.table_list[self.key(word)]
+        i = self.table_list[self.key_of(word)]
         if i >= 0 and word & self.masks[i] == self.matches[i]:
             return self.forms[i]
         return None
 
     def classify(self, words: np.ndarray) -> np.ndarray:
-        """Row index of each uint32 word (-1 where no row matches), in one pass."""
+        """Row index (int16) of each uint32 word (-1 where no row matches), in one pass."""
         key = np.zeros(words.shape, dtype=np.uint32)
         for lo, width, place in self.runs:
             key |= ((words >> np.uint32(lo)) & np.uint32((1 << width) - 1)) << np.uint32(place)
-        idx = self.table[key].astype(np.intp)
+        idx = self.table[key]  # int16: grouping by row is then a radix sort
         ok = (words & self.mask_arr[idx]) == self.match_arr[idx]
-        return np.where(ok, idx, -1)
+        return np.where(ok, idx, np.int16(-1))
 
 
 _DISPATCH: _Dispatch | None = None

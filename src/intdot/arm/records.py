@@ -159,19 +159,16 @@ class Field:
     slices: tuple[Slice, ...]
     scale: int = 1
     base: int = 0
+    # derived once (every reader asks for them): bits, word mask, every encodable value in order
+    width: int = field(init=False, repr=False, compare=False)
+    mask: int = field(init=False, repr=False, compare=False)
+    values: range = field(init=False, repr=False, compare=False)
 
-    @property
-    def width(self) -> int:
-        return sum(s.width for s in self.slices)
-
-    @property
-    def mask(self) -> int:
-        return sum(((1 << s.width) - 1) << s.lo for s in self.slices)
-
-    @property
-    def values(self) -> range:
-        """Every operand value the field can encode, in encoding order."""
-        return range(self.base, self.base + self.scale * (1 << self.width), self.scale)
+    def __post_init__(self):
+        width = sum(s.width for s in self.slices)
+        object.__setattr__(self, "width", width)
+        object.__setattr__(self, "mask", sum(((1 << s.width) - 1) << s.lo for s in self.slices))
+        object.__setattr__(self, "values", range(self.base, self.base + self.scale * (1 << width), self.scale))
 
     @property
     def mapping(self) -> str:
