@@ -38,3 +38,35 @@ def test_backend_names_are_checked():
 
     with pytest.raises(OperandError, match="backend='gpu'"):
         accel.kernel_for(DotSpec.packed32(8, True, True, True), 10, "gpu")
+
+
+def test_bad_environment_is_reported_on_every_path(monkeypatch):
+    """Issue 8 item 9: INTDOT_BACKEND=bogus is a ConfigError wherever the core is first used, not only by arrays."""
+    from intdot import amd
+    from intdot.core import check_environment, dot_function
+    from intdot.errors import ConfigError
+
+    monkeypatch.setenv("INTDOT_BACKEND", "bogus")
+    message = "the environment variable INTDOT_BACKEND='bogus' is not known; expected one of auto, numpy, numba"
+    with pytest.raises(ConfigError, match=message):
+        check_environment()
+    with pytest.raises(ConfigError, match=message):
+        amd.builtin("sdot4")
+    with pytest.raises(ConfigError, match=message):
+        dot_function(DotSpec(4, 16, 3, True, False, 64, False))  # a spec no other test makes
+    with pytest.raises(ConfigError, match=message):
+        z = np.zeros(2, np.uint32)
+        dot_arrays(DotSpec.packed32(8, True, True), z, z, z, neg=False, clamp=False)
+    monkeypatch.setenv("INTDOT_BACKEND", "numpy")
+    assert check_environment() == "numpy"
+
+
+def test_bad_environment_in_a_new_process_scalar_call():
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "INTDOT_BACKEND": "bogus"}
+    code = "import intdot\ntry:\n    intdot.dot(1, 2, 3)\nexcept intdot.errors.ConfigError as e:\n    print(e)\n"
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
+    assert out.stdout.startswith("the environment variable INTDOT_BACKEND='bogus' is not known"), out

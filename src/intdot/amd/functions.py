@@ -12,7 +12,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..core import dot_function, pack, pack_scalar
+from ..core import check_environment, dot_function, pack, pack_scalar
 from ..core.errors import OperandError, OperandTypeError
 from ..core.values import asarray_exact, check_flag, check_int, describe, is_int_scalar
 from .builtins import Builtin, lookup
@@ -241,5 +241,6 @@ def _make(name: str, profile: str):
 
 def make(name, profile: str = "reference"):
     """The function for builtin ``name`` in ``profile`` (cached)."""
+    check_environment()  # reported even when the function was made before, e.g. by an earlier command
     check_profile(profile)
     return _make(lookup(name).name, profile)
