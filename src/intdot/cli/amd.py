@@ -40,7 +40,7 @@ examples:
 def register(subparsers) -> None:
     p = subparsers.add_parser(
         "eval",
-        help="evaluate one AMD dot builtin call written in C",
+        help="evaluate AMD dot builtin calls written in C (one, or a file of them)",
         description="Evaluate one AMD GPU dot builtin call, written as in kernel source, bit for bit. "
         "Prints the result in decimal and hex.",
         epilog=EVAL_EPILOG,
