@@ -120,7 +120,7 @@ def gemm(a, b, c=None, *, op, clamp=False, neg=False, target=None, backend="auto
     >>> gemm(a, a.T, np.int32(2**31 - 70000), op="sdot4", clamp=True).tolist()
     [[2147483647]]
     >>> gemm(a, a.T, np.int32(2**31 - 70000), op="sdot4").tolist()
-    [[-2147352577]]
+    [[-2147422576]]
     """
     o = resolve(op, a_signed, b_signed)
     for flag, v in (("clamp", clamp), ("neg", neg)):
@@ -179,6 +179,14 @@ def _one(a, b, acc, o, clamp, neg, backend):
         from . import gpu
 
         return gpu.wrap_gemm(a, b, acc, o, neg)
+    if backend == "torch" and o.acc_bits == 32 and a.shape[1]:
+        s = cpu.torch_wrap32(a, b)
+        if acc is not None:
+            acc32 = acc.astype(np.uint32)
+            s = np.subtract(acc32, s, out=s) if neg else np.add(s, acc32, out=s)
+        elif neg:
+            s = np.negative(s, out=s)
+        return s.view(o.result_dtype)
     s = product(a, b, backend).view(np.uint64)
     if acc is not None:
         s = acc - s if neg else acc + s

@@ -128,3 +128,30 @@ def torch_product(a: np.ndarray, b: np.ndarray, device: str = "cpu") -> np.ndarr
         part = torch._int_mm(xa.contiguous(), xb.contiguous())[:m, :n]
         s += part.cpu().numpy().astype(np.int64)
     return correct(s, a, za, b, zb)
+
+
+def torch_wrap32(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a @ b`` modulo 2**32 as uint32, through ``torch._int_mm`` with no int64 pass over the result.
+
+    int32 arithmetic wraps, and a 32-bit accumulator keeps only the sum modulo 2**32, so the blocks and the
+    centring corrections are added in uint32 (NumPy's unsigned arithmetic wraps by definition).
+    """
+    import torch
+
+    a, za = centred(a)
+    b, zb = centred(b)
+    k = a.shape[1]
+    ta = torch.from_numpy(_writable(a))
+    tb = torch.from_numpy(_writable(b))
+    s = None
+    for k0 in range(0, max(k, 1), _TORCH_K):
+        part = torch._int_mm(ta[:, k0:k0 + _TORCH_K].contiguous(), tb[k0:k0 + _TORCH_K].contiguous())
+        part = part.numpy().view(np.uint32)
+        s = part if s is None else s + part
+    if zb:
+        s += (zb * a.sum(axis=1, dtype=np.int64)).astype(np.uint32)[:, None]
+    if za:
+        s += (za * b.sum(axis=0, dtype=np.int64)).astype(np.uint32)[None, :]
+    if za and zb:
+        s += np.uint32((za * zb * k) % (1 << 32))
+    return s
