@@ -117,19 +117,14 @@ class Insn:
         return self.text
 
 
-# The codec and the text module register their functions here when they load,
+# The codec and the text module register their functions here when they load
+# (importing any part of intdot.arm loads them, through the package's __init__),
 # so Insn.word/.text work without this bottom module importing upward.
 _HOOKS: dict = {}
 
 
 def _hook(name: str):
-    fn = _HOOKS.get(name)
-    if fn is None:  # an Insn made before anything loaded the codec
-        import importlib
-
-        importlib.import_module("intdot.arm.asm")
-        fn = _HOOKS[name]
-    return fn
+    return _HOOKS[name]
 
 
 @dataclass(frozen=True)
