@@ -86,30 +86,23 @@ def built(tmp_path_factory):
 
 def objdump(path) -> list[dict]:
     """llvm-objdump-19 -d as records: address, symbol, word, text (LLVM's, tabs made spaces)."""
-    text = subprocess.run(
-        [_tool("llvm-objdump-19"), "-d", "--no-show-raw-insn", path], check=True, capture_output=True, text=True
-    ).stdout
-    raw = subprocess.run([_tool("llvm-objdump-19"), "-d", path], check=True, capture_output=True, text=True).stdout
-    words = {}
-    for line in raw.splitlines():
-        m = re.match(r"^\s*([0-9a-f]+):\s+([0-9a-f]{8})\s", line)
-        if m:
-            words[int(m[1], 16)] = int(m[2], 16)
+    listing = subprocess.run([_tool("llvm-objdump-19"), "-d", path], check=True, capture_output=True, text=True).stdout
     out, symbol = [], None
-    for line in text.splitlines():
+    for line in listing.splitlines():
         m = re.match(r"^[0-9a-f]+ <(.+)>:$", line)
         if m:
             symbol = m[1]
             continue
-        m = re.match(r"^\s*([0-9a-f]+):\s+(.*)$", line)
+        m = re.match(r"^\s*([0-9a-f]+):\s+([0-9a-f]{8}|(?:[0-9a-f]{2} ){3}[0-9a-f]{2})\s+(.*)$", line)
         if m:
-            addr = int(m[1], 16)
+            enc = m[2]
+            word = int(enc, 16) if " " not in enc else int.from_bytes(bytes.fromhex(enc.replace(" ", "")), "little")
             out.append(
                 {
-                    "address": addr,
+                    "address": int(m[1], 16),
                     "symbol": symbol,
-                    "word": words.get(addr),
-                    "text": " ".join(m[2].replace("\t", " ").split()),
+                    "word": word,
+                    "text": " ".join(m[3].replace("\t", " ").split()),
                 }
             )
     return out
@@ -269,3 +262,24 @@ def test_a_file_given_as_a_word_gets_a_hint(cli, built, monkeypatch):
     monkeypatch.chdir(built["object"].parent)
     rc, _, err = cli("disasm", built["object"].name)
     assert rc == 1 and f"it names a file: read it with -f {built['object'].name}" in err
+
+
+def test_sections_per_function_and_files_without_code(cli, tmp_path):
+    clang = _tool("clang-19")
+    (tmp_path / "k.c").write_text(SOURCE)
+    obj = tmp_path / "fs.o"
+    subprocess.run(
+        [clang, "--target=aarch64-linux-gnu", MARCH, "-O2", "-ffunction-sections", "-c", tmp_path / "k.c", "-o", obj],
+        check=True,
+    )
+    theirs = objdump(obj)
+    mine = ours(cli, "-f", obj)
+    assert [(int(r["address"], 16), r["symbol"], int(r["word"], 16)) for r in mine] == [
+        (t["address"], t["symbol"], t["word"]) for t in theirs
+    ]
+    assert {r["section"] for r in mine if r["symbol"] == "ssu"} == {".text.ssu"}
+    (tmp_path / "d.c").write_text("int x = 5;\n")
+    data = tmp_path / "d.o"
+    subprocess.run([clang, "--target=aarch64-linux-gnu", "-c", tmp_path / "d.c", "-o", data], check=True)
+    rc, _, err = cli("disasm", "-f", data)
+    assert rc == 1 and "without code" in err

@@ -22,7 +22,10 @@ example:  intdot asm 'sudot za.s[w8, 0], {z0.b-z3.b}, z0.b[0]' --fields"""
 
 def register(subparsers) -> None:
     p = subparsers.add_parser(
-        "asm", help="assemble AArch64 dot-product instructions to 32-bit words", description=_ASM_HELP, formatter_class=_raw_formatter()
+        "asm",
+        help="assemble AArch64 dot-product instructions to 32-bit words",
+        description=_ASM_HELP,
+        formatter_class=_raw_formatter(),
     )
     p.add_argument("text", nargs="*", metavar="TEXT", help="instruction text ('-' alone: read stdin)")
     p.set_defaults(late_positionals="text")

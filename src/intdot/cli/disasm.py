@@ -121,7 +121,12 @@ def gather(args) -> tuple[list[binary.Chunk], bool]:
                 raise OperandError("--offset and --endian apply to raw binaries; add --raw")
             data = read_bytes(args.file, "--file")
             if data.startswith(binary.ELF_MAGIC):
-                chunks += binary.words_from_elf(data, name)
+                found = binary.words_from_elf(data, name)
+                if not any(len(c.words) for c in found):
+                    raise OperandError(
+                        f"{name} is an AArch64 ELF file without code (no executable section holds a word)"
+                    )
+                chunks += found
                 code = True
             else:
                 text = _text(data, name)
