@@ -149,5 +149,6 @@ def run_asm(args) -> int:
         else:
             _emit(word, insn, args, out)
     if args.json:
-        print(json.dumps(out, indent=2))
+        # As intdot disasm --json writes it: a list, one object a line.
+        print("[\n" + ",\n".join(" " + json.dumps(r) for r in out) + "\n]")
     return 0
