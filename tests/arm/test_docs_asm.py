@@ -59,13 +59,15 @@ def test_shell_session(command, expected, capsys):
 
 
 def test_forms_table():
-    """Each row of the page's table of forms names a row of FORMS with its constant and canonical text."""
-    rows = re.findall(r"^\| `(sudot_\w+)` \| `([^`]+)` \| `(0x[0-9A-F]{8})` \|", DOC.read_text(), re.M)
-    assert sorted(name for name, _, _ in rows) == sorted(f.name for f in FORMS)
+    """Each row of the page's table of forms names a row of FORMS with its constant, canonical text and features."""
+    rows = re.findall(r"^\| `((?:s|u|us|su)dot_\w+)` \| `([^`]+)` \| `(0x[0-9A-F]{8})` \| `([^`]+)` \|$",
+                      DOC.read_text(), re.M)
+    assert [name for name, _, _, _ in rows] == [f.name for f in FORMS]
     import intdot.arm as arm
 
-    for name, text, constant in rows:
+    for name, text, constant, features in rows:
         form = next(f for f in FORMS if f.name == name)
         assert form.layout.match == int(constant, 16), name
+        assert form.features == features, name
         insn = arm.asm.parse(text)
         assert insn.form is form and insn.text == text, name
