@@ -27,7 +27,9 @@ def _acc(rng, row, shape, near_limits=False):
     bits, signed = row[5], row[6]
     lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
     if near_limits:
-        return rng.choice([lo, lo + 1, lo + 70000, hi, hi - 1, hi - 70000], shape).tolist()
+        # Indices, not rng.choice on the values: 64-bit limits would pass through float64.
+        vals = [lo, lo + 1, lo + 70000, hi, hi - 1, hi - 70000]
+        return [[vals[i] for i in row] for row in rng.integers(0, len(vals), shape).tolist()]
     return rng.integers(lo, hi, shape, dtype=np.int64 if signed or bits == 32 else np.uint64).tolist()
 
 

@@ -124,7 +124,7 @@ def run_all(model: Model, x_calib, x_test, y_test, variants=VARIANTS, progress=N
         if progress:
             progress(i, len(variants), f"{v.op} {v.group}{' clamp' if v.clamp else ''}")
         # The table never claims an instruction on a target that lacks it.
-        check_target(resolve(v.op, v.flags.get("a_signed"), v.flags.get("b_signed")), v.target)
+        check_target(resolve(v.op, v.flags.get("a_signed"), v.flags.get("b_signed"), a_bits=8), v.target)
         q = quant.setdefault((v.weights, v.acts), quantize(model, x_calib, v.weights, v.acts))
         t0 = time.perf_counter()
         logits = infer(v, q, x_test)

@@ -122,7 +122,7 @@ def gemm(a, b, c=None, *, op, clamp=False, neg=False, target=None, backend="auto
     >>> gemm(a, a.T, np.int32(2**31 - 70000), op="sdot4").tolist()
     [[-2147422576]]
     """
-    o = resolve(op, a_signed, b_signed)
+    o = resolve(op, a_signed, b_signed, a_bits=_bits(a))
     for flag, v in (("clamp", clamp), ("neg", neg)):
         if not isinstance(v, (bool, np.bool_)):
             raise OperandTypeError(f"{flag}={describe(v)} is not a bool; expected True or False")
@@ -151,6 +151,12 @@ def gemm(a, b, c=None, *, op, clamp=False, neg=False, target=None, backend="auto
     for idx in np.ndindex(*batch):
         out[idx] = _one(ab[idx], bb[idx], None if acc is None else acc[idx], o, bool(clamp), bool(neg), chosen)
     return out
+
+
+def _bits(x):
+    """The element width of ``x`` in bits, if it has a dtype (numpy, torch, dask); for ambiguous spellings."""
+    size = getattr(getattr(x, "dtype", None), "itemsize", None)
+    return 8 * size if isinstance(size, int) else None
 
 
 def _is_dask(x) -> bool:

@@ -1,0 +1,50 @@
+"""gemm on every instruction of the catalog, and the spellings that name several of them."""
+
+import numpy as np
+import pytest
+
+from intdot import catalog
+from intdot.gemm import gemm, resolve
+
+from . import reference_gemm as ref
+from .test_gemm import _acc, _lanes, _rng
+
+
+def _row(spec, clamp_neg):
+    return (spec.a_width, spec.a_signed, spec.b_width, spec.b_signed, spec.lanes, spec.acc_bits, spec.acc_signed,
+            clamp_neg)
+
+
+def _distinct():
+    """One record per distinct dot step (the catalog's facts are checked against QEMU/llvm-mc elsewhere;
+    here gemm's chaining of each kind of step is checked against the reference)."""
+    seen = {}
+    for r in catalog.records():
+        key = (_row(r.spec, r.clamp is None), r.sign_args)
+        seen.setdefault(key, r)
+    return sorted(seen.values(), key=lambda r: r.name)
+
+
+@pytest.mark.parametrize("rec", _distinct(), ids=lambda r: r.name)
+def test_every_kind_of_catalog_step(rec):
+    flags = {"a_signed": False, "b_signed": True} if rec.sign_args else {}
+    spec = rec.spec_for(**flags) if rec.sign_args else rec.spec
+    row = _row(spec, rec.clamp is None)
+    rng = _rng("catalog", rec.name)
+    a = _lanes(rng, spec.a_width, spec.a_signed, (4, 2 * spec.lanes + 1))
+    b = _lanes(rng, spec.b_width, spec.b_signed, (2 * spec.lanes + 1, 3))
+    c = _acc(rng, row, (4, 3), near_limits=True)
+    cv = np.array(c, dtype=np.uint64 if spec.acc_bits == 64 and not spec.acc_signed else np.int64)
+    assert gemm(a, b, cv, op=rec.name, **flags).tolist() == ref.gemm(row, a.tolist(), b.tolist(), c)
+    if rec.clamp is None:
+        got = gemm(a, b, cv, op=rec.name, clamp=True, neg=True, **flags).tolist()
+        assert got == ref.gemm(row, a.tolist(), b.tolist(), c, neg=True, clamp=True)
+
+
+def test_a_shared_spelling_is_chosen_by_the_operands_width():
+    assert resolve("sdot", a_bits=8).acc_bits == 32
+    a = np.full((1, 4), -32768, np.int16)
+    with pytest.raises(catalog.AmbiguousInstruction, match="sdot_sve_vec_d"):
+        gemm(a, a.T, op="sdot")  # 16-bit lanes: into 64 bits (4 lanes) or into 32 (SVE2.1, 2 lanes)
+    assert gemm(a, a.T, op="sdot z0.d, z1.h, z2.h").tolist() == [[4 * 2**30]]
+    assert gemm(a, a.T, op="arm.sdot_sve_vec_hs").tolist() == [[(4 * 2**30 + 2**31) % 2**32 - 2**31]]
