@@ -116,8 +116,10 @@ def bench_decoder(n: int = 50_000) -> None:
     t_table, got = best_of(3, lambda: [match_form(w) for w in words])
     t_scan, want = best_of(3, lambda: [scan(w) for w in words])
     assert got == want
-    print(f"row lookup, decision table: {n / t_table:12,.0f} words/s; scan over {len(rows)} rows: "
-          f"{n / t_scan:12,.0f} words/s; ratio {t_scan / t_table:.1f}x")
+    print(
+        f"row lookup, decision table: {n / t_table:12,.0f} words/s; scan over {len(rows)} rows: "
+        f"{n / t_scan:12,.0f} words/s; ratio {t_scan / t_table:.1f}x"
+    )
     t_decode, _ = best_of(3, lambda: [arm.decode(w) for w in words[:20000]])
     print(f"arm.decode (Insn with operands): {20000 / t_decode:12,.0f} words/s")
 
@@ -135,6 +137,7 @@ def bench_cli_text_vs_json(n: int = 20_000) -> None:
     with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as fh:
         fh.write("\n".join(f"{w:#010x}" for w in words.tolist()))
     try:
+
         def run(*extra):
             with contextlib.redirect_stdout(io.StringIO()):
                 return cli(["disasm", "-f", fh.name, *extra])
@@ -143,8 +146,10 @@ def bench_cli_text_vs_json(n: int = 20_000) -> None:
         t_json, _ = best_of(3, lambda: run("--json"))
     finally:
         os.unlink(fh.name)
-    print(f"intdot disasm -f ({n} words): text {n / t_text:10,.0f} words/s, --json {n / t_json:10,.0f} words/s "
-          f"(json/text time {t_json / t_text:.2f}x)")
+    print(
+        f"intdot disasm -f ({n} words): text {n / t_text:10,.0f} words/s, --json {n / t_json:10,.0f} words/s "
+        f"(json/text time {t_json / t_text:.2f}x)"
+    )
 
 
 def bench_import(runs: int = 7) -> None:
@@ -155,15 +160,18 @@ def bench_import(runs: int = 7) -> None:
     import sys
 
     def one(module):
-        err = subprocess.run([sys.executable, "-X", "importtime", "-c", f"import {module}"],
-                             capture_output=True, text=True, check=True).stderr
+        err = subprocess.run(
+            [sys.executable, "-X", "importtime", "-c", f"import {module}"], capture_output=True, text=True, check=True
+        ).stderr
         line = [x for x in err.splitlines() if re.search(rf"\|\s*{re.escape(module)}$", x)][-1]
         return int(line.split("|")[1]) / 1e3
 
     arm_ms = statistics.median(one("intdot.arm") for _ in range(runs))
     base_ms = statistics.median(one("intdot") for _ in range(runs))
-    print(f"import intdot.arm: {arm_ms:.0f} ms (median of {runs}; of which import intdot, numpy included, "
-          f"{base_ms:.0f} ms)")
+    print(
+        f"import intdot.arm: {arm_ms:.0f} ms (median of {runs}; of which import intdot, numpy included, "
+        f"{base_ms:.0f} ms)"
+    )
 
 
 # --- HOOK: SME2 vgx4 executions per second at SVL = 2048 (bench/arm_exec.py, the executor's bench) ---

@@ -14,8 +14,14 @@ from hypothesis import strategies as st
 
 import intdot.arm as arm
 from intdot.arm.asm import parse
-from intdot.errors import (AsmSyntaxError, OperandConstraintError, OperandError, OperandTypeError,
-                           UndefinedEncoding, UnknownInstruction)
+from intdot.errors import (
+    AsmSyntaxError,
+    OperandConstraintError,
+    OperandError,
+    OperandTypeError,
+    UndefinedEncoding,
+    UnknownInstruction,
+)
 
 from .test_asm_reference import ref_text
 
@@ -25,25 +31,39 @@ SPELLINGS = [
     ("  sudot   v0.2s ,v1.8b,  v31.4b[ 2 ]", 0x0F1FF820, "sudot v0.2s, v1.8b, v31.4b[2]"),
     ("sudot z0.s,z1.b,z7.b[0x3]", 0x44BF1C20, "sudot z0.s, z1.b, z7.b[3]"),
     ("sudot za.s[w8, 0], {z0.b-z1.b}, z0.b[0]", 0xC1501038, "sudot za.s[w8, 0, vgx2], { z0.b, z1.b }, z0.b[0]"),
-    ("sudot ZA.S[W9, 7, VGx2], { Z2.B - Z3.B }, Z15.B[3]", 0xC15F3C7F,
-     "sudot za.s[w9, 7, vgx2], { z2.b, z3.b }, z15.b[3]"),
-    ("sudot za.s[w10,#3,vgx4],{z4.b,z5.b,z6.b,z7.b},z1.b[2]", 0xC151D8BB,
-     "sudot za.s[w10, 3, vgx4], { z4.b - z7.b }, z1.b[2]"),
+    (
+        "sudot ZA.S[W9, 7, VGx2], { Z2.B - Z3.B }, Z15.B[3]",
+        0xC15F3C7F,
+        "sudot za.s[w9, 7, vgx2], { z2.b, z3.b }, z15.b[3]",
+    ),
+    (
+        "sudot za.s[w10,#3,vgx4],{z4.b,z5.b,z6.b,z7.b},z1.b[2]",
+        0xC151D8BB,
+        "sudot za.s[w10, 3, vgx4], { z4.b - z7.b }, z1.b[2]",
+    ),
     ("sudot za.s[w11, 2], {z31.b-z0.b}, z3.b", 0xC12377FA, "sudot za.s[w11, 2, vgx2], { z31.b, z0.b }, z3.b"),
     ("sudot za.s[w11, 2], {z31.b, z0.b}, z3.b", 0xC12377FA, "sudot za.s[w11, 2, vgx2], { z31.b, z0.b }, z3.b"),
-    ("sudot za.s[w8, 1], {z30.b-z1.b}, z3.b", 0xC13317D9,
-     "sudot za.s[w8, 1, vgx4], { z30.b, z31.b, z0.b, z1.b }, z3.b"),
-    ("sudot za.s[w8, 1, vgx4], {z29.b, z30.b, z31.b, z0.b}, z3.b", 0xC13317B9,
-     "sudot za.s[w8, 1, vgx4], { z29.b, z30.b, z31.b, z0.b }, z3.b"),
-    ("sudot za.s[w8, 1, vgx4], { z28.b - z31.b }, z3.b", 0xC1331799,
-     "sudot za.s[w8, 1, vgx4], { z28.b - z31.b }, z3.b"),
+    (
+        "sudot za.s[w8, 1], {z30.b-z1.b}, z3.b",
+        0xC13317D9,
+        "sudot za.s[w8, 1, vgx4], { z30.b, z31.b, z0.b, z1.b }, z3.b",
+    ),
+    (
+        "sudot za.s[w8, 1, vgx4], {z29.b, z30.b, z31.b, z0.b}, z3.b",
+        0xC13317B9,
+        "sudot za.s[w8, 1, vgx4], { z29.b, z30.b, z31.b, z0.b }, z3.b",
+    ),
+    (
+        "sudot za.s[w8, 1, vgx4], { z28.b - z31.b }, z3.b",
+        0xC1331799,
+        "sudot za.s[w8, 1, vgx4], { z28.b - z31.b }, z3.b",
+    ),
     ("sudot za.s[w8, 1, VGX4], {z3.b-z6.b}, z3.b", 0xC1331479, "sudot za.s[w8, 1, vgx4], { z3.b - z6.b }, z3.b"),
     ("sudot za.s[w8, 0x7], {z3.b-z6.b}, z3.b", 0xC133147F, "sudot za.s[w8, 7, vgx4], { z3.b - z6.b }, z3.b"),
     ("sudot v0.4s, v1.16b, v2.4b[0b11]", 0x4F22F820, "sudot v0.4s, v1.16b, v2.4b[3]"),
     ("sudot za.s[w8, 07], {z0.b-z1.b}, z0.b", 0xC120141F, "sudot za.s[w8, 7, vgx2], { z0.b, z1.b }, z0.b"),
     # the reference's own spelling (shared/spec/arm-sudot.txt), word from arm_llvm_mc.tsv
-    ("SUDOT ZA.S[W8, 0, VGx2], { Z0.B-Z1.B }, Z0.B[0]", 0xC1501038,
-     "sudot za.s[w8, 0, vgx2], { z0.b, z1.b }, z0.b[0]"),
+    ("SUDOT ZA.S[W8, 0, VGx2], { Z0.B-Z1.B }, Z0.B[0]", 0xC1501038, "sudot za.s[w8, 0, vgx2], { z0.b, z1.b }, z0.b[0]"),
     ("sudot v0.4s, v1.16b, v2.4b[+1]", 0x4F22F020, "sudot v0.4s, v1.16b, v2.4b[1]"),
     ("sudot v0.4s, v1.16b, v2.4b[1]  // a comment", 0x4F22F020, "sudot v0.4s, v1.16b, v2.4b[1]"),
 ]
@@ -66,26 +86,62 @@ ERRORS = [
     ("sudot v0.4s, v1.16b, v2.4b", AsmSyntaxError, "invalid operand for instruction", 22),
     ("sudot z0.s, z1.h, z2.b[0]", OperandConstraintError, "invalid element width", 13),
     ("sudot z0.d, z1.b, z2.b[1]", OperandConstraintError, "invalid element width", 7),
-    ("sudot z0.s, z1.b, z9.b[0]", OperandConstraintError,
-     "Invalid restricted vector register, expected z0.b..z7.b", 19),
+    (
+        "sudot z0.s, z1.b, z9.b[0]",
+        OperandConstraintError,
+        "Invalid restricted vector register, expected z0.b..z7.b",
+        19,
+    ),
     ("sudot z0.s, z1.b, z2.b[4]", OperandConstraintError, "vector lane must be an integer in range [0, 3].", 23),
     ("sudot z0.s, z1.b", AsmSyntaxError, "too few operands for instruction", 1),
-    ("sudot za.s[w7, 0, vgx4], {z0.b-z3.b}, z0.b[0]", OperandConstraintError,
-     "operand must be a register in range [w8, w11]", 12),
-    ("sudot za.s[x8, 0, vgx4], {z0.b-z3.b}, z1.b", OperandConstraintError,
-     "operand must be a register in range [w8, w11]", 12),
-    ("sudot za.s[w8, 8], {z0.b-z1.b}, z0.b[0]", OperandConstraintError,
-     "immediate must be an integer in range [0, 7].", 16),
-    ("sudot za.s[w8, 0], {z0.b-z3.b}, z0.b[-1]", OperandConstraintError,
-     "vector lane must be an integer in range [0, 3].", 37),
-    ("sudot za.s[w8, 5], {z0.b-z1.b}, z16.b[0]", OperandConstraintError,
-     "Invalid restricted vector register, expected z0.b..z15.b", 33),
-    ("sudot za.s[w8, 0, vgx2], {z0.b-z1.b}, z16.b", OperandConstraintError,
-     "Invalid restricted vector register, expected z0.b..z15.b", 39),
-    ("sudot za.s[w8, 0, vgx4], {z0.b-z3.b}, z1.h[0]", OperandConstraintError,
-     "Invalid restricted vector register, expected z0.b..z15.b", 39),
-    ("sudot za.d[w8, 0, vgx4], {z0.b-z3.b}, z1.b[0]", OperandConstraintError,
-     "invalid matrix operand, expected suffix .s", 7),
+    (
+        "sudot za.s[w7, 0, vgx4], {z0.b-z3.b}, z0.b[0]",
+        OperandConstraintError,
+        "operand must be a register in range [w8, w11]",
+        12,
+    ),
+    (
+        "sudot za.s[x8, 0, vgx4], {z0.b-z3.b}, z1.b",
+        OperandConstraintError,
+        "operand must be a register in range [w8, w11]",
+        12,
+    ),
+    (
+        "sudot za.s[w8, 8], {z0.b-z1.b}, z0.b[0]",
+        OperandConstraintError,
+        "immediate must be an integer in range [0, 7].",
+        16,
+    ),
+    (
+        "sudot za.s[w8, 0], {z0.b-z3.b}, z0.b[-1]",
+        OperandConstraintError,
+        "vector lane must be an integer in range [0, 3].",
+        37,
+    ),
+    (
+        "sudot za.s[w8, 5], {z0.b-z1.b}, z16.b[0]",
+        OperandConstraintError,
+        "Invalid restricted vector register, expected z0.b..z15.b",
+        33,
+    ),
+    (
+        "sudot za.s[w8, 0, vgx2], {z0.b-z1.b}, z16.b",
+        OperandConstraintError,
+        "Invalid restricted vector register, expected z0.b..z15.b",
+        39,
+    ),
+    (
+        "sudot za.s[w8, 0, vgx4], {z0.b-z3.b}, z1.h[0]",
+        OperandConstraintError,
+        "Invalid restricted vector register, expected z0.b..z15.b",
+        39,
+    ),
+    (
+        "sudot za.d[w8, 0, vgx4], {z0.b-z3.b}, z1.b[0]",
+        OperandConstraintError,
+        "invalid matrix operand, expected suffix .s",
+        7,
+    ),
     ("sudot za.s[w8, 0, vgx4], {z0.b-z1.b}, z0.b[0]", AsmSyntaxError, "invalid operand for instruction", 26),
     ("sudot za.s[w8, 0, vgx2], {z0.b-z3.b}, z1.b", AsmSyntaxError, "invalid operand for instruction", 26),
     ("sudot za.s[w8, 0, vgx2], {z0.b, z2.b}, z0.b", AsmSyntaxError, "invalid operand for instruction", 26),
@@ -99,12 +155,20 @@ ERRORS = [
     ("sudot za.s[w8, 0], {z0.b-z0.b}, z0.b", AsmSyntaxError, "invalid number of vectors", 26),
     ("sudot za.s[w9, 1], {z16.b,z17.b,z18.b,z19.b,z20.b}, z2.b[1]", AsmSyntaxError, "invalid number of vectors", 20),
     ("sudot za.s[w9, 1], {z16.b}, z2.b[1]", AsmSyntaxError, "invalid operand for instruction", 20),
-    ("sudot za.s[w8, 010], {z0.b-z1.b}, z0.b", OperandConstraintError,
-     "immediate must be an integer in range [0, 7].", 16),  # octal, as LLVM reads it
+    (
+        "sudot za.s[w8, 010], {z0.b-z1.b}, z0.b",
+        OperandConstraintError,
+        "immediate must be an integer in range [0, 7].",
+        16,
+    ),  # octal, as LLVM reads it
     ("sudot v0.4s, v1.16b, v2.4b[08]", AsmSyntaxError, "expected an integer lane index", 28),
     ("sudot z3.s, z05.b, z2.b[1]", AsmSyntaxError, "invalid operand for instruction", 13),
-    ("sudot za.s[w09, 5], {z16.b-z19.b}, z1.b[0]", OperandConstraintError,
-     "operand must be a register in range [w8, w11]", 12),
+    (
+        "sudot za.s[w09, 5], {z16.b-z19.b}, z1.b[0]",
+        OperandConstraintError,
+        "operand must be a register in range [w8, w11]",
+        12,
+    ),
     ("sudot v32.4s, v1.16b, v2.4b[0]", AsmSyntaxError, "invalid operand for instruction", 7),
     ("sudot za.s[w8, 0, vgx3], {z0.b-z1.b}, z0.b", AsmSyntaxError, "expected vgx2 or vgx4", 19),
     ("sudot za.s[w8, x], {z0.b-z1.b}, z0.b", AsmSyntaxError, "expected an integer", 16),
@@ -149,11 +213,14 @@ def test_one_instruction_per_call():
     assert arm.assemble("// SVE\nsudot z0.s, z1.b, z2.b[3]\n") == 0x44BA1C20
 
 
-@pytest.mark.parametrize("text, column", [
-    ("sudot\u00a0v0.4s, v1.16b, v2.4b[3]", 6),          # no-break space
-    ("sudot v0.4s, v1.16b, v2.4b[\uff13]", 28),         # fullwidth 3
-    ("\uff53udot v0.4s, v1.16b, v2.4b[3]", 1),          # fullwidth s
-])
+@pytest.mark.parametrize(
+    "text, column",
+    [
+        ("sudot\u00a0v0.4s, v1.16b, v2.4b[3]", 6),  # no-break space
+        ("sudot v0.4s, v1.16b, v2.4b[\uff13]", 28),  # fullwidth 3
+        ("\uff53udot v0.4s, v1.16b, v2.4b[3]", 1),  # fullwidth s
+    ],
+)
 def test_non_ascii_text_is_rejected_at_its_column(text, column):
     """llvm-mc reads ASCII only; intdot must not accept what llvm-mc rejects."""
     with pytest.raises(AsmSyntaxError, match="unexpected character") as info:
@@ -168,8 +235,16 @@ def test_assemble_argument_type(bad, cls):
         arm.assemble(bad)
 
 
-@pytest.mark.parametrize("bad, cls", [(-1, OperandError), (2**32, OperandError), (1.0, OperandTypeError),
-                                      (True, OperandTypeError), ("0x4f22f020", OperandTypeError)])
+@pytest.mark.parametrize(
+    "bad, cls",
+    [
+        (-1, OperandError),
+        (2**32, OperandError),
+        (1.0, OperandTypeError),
+        (True, OperandTypeError),
+        ("0x4f22f020", OperandTypeError),
+    ],
+)
 def test_decode_argument(bad, cls):
     with pytest.raises(cls):
         arm.decode(bad)
@@ -187,10 +262,12 @@ def test_undefined_word_message():
 
 def test_encode_checks_operands():
     insn = parse("sudot z0.s, z1.b, z2.b[3]")
-    for ops, match in [({**insn.ops, "zm": 8}, r"insn.ops\['zm'\]=8 is out of range.*expected 0..7"),
-                       ({**insn.ops, "index": -1}, "out of range"),
-                       ({k: v for k, v in insn.ops.items() if k != "zn"}, "lacks operand 'zn'"),
-                       ({**insn.ops, "q": 1}, "does not have")]:
+    for ops, match in [
+        ({**insn.ops, "zm": 8}, r"insn.ops\['zm'\]=8 is out of range.*expected 0..7"),
+        ({**insn.ops, "index": -1}, "out of range"),
+        ({k: v for k, v in insn.ops.items() if k != "zn"}, "lacks operand 'zn'"),
+        ({**insn.ops, "q": 1}, "does not have"),
+    ]:
         with pytest.raises(OperandError, match=match):
             arm.encode(arm.Insn(insn.form, ops))
     vgx4 = parse("sudot za.s[w8, 0], {z0.b-z3.b}, z0.b[0]")
@@ -236,6 +313,7 @@ def test_bulk_arguments():
 
 
 # ---- random round trips: operands from the ranges the reference states -----
+
 
 def _list(first, n, spelling):
     regs = [(first + k) % 32 for k in range(n)]
@@ -293,13 +371,16 @@ def test_any_text_gives_a_word_or_an_intdot_error(text):
     assert arm.decode(word).word == word
 
 
-@pytest.mark.parametrize("text", [
-    "sudot z0.s, z1.b, z2.b[" + "9" * 5000 + "]",
-    "sudot za.s[w8, " + "9" * 5000 + "], {z0.b-z1.b}, z0.b",
-    "sudot z" + "9" * 5000 + ".s, z1.b, z2.b[1]",
-    "sudot za.s[w" + "9" * 5000 + ", 0], {z0.b-z1.b}, z0.b",
-    "sudot za.s[w8, 0], {z" + "9" * 5000 + ".b-z1.b}, z0.b",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "sudot z0.s, z1.b, z2.b[" + "9" * 5000 + "]",
+        "sudot za.s[w8, " + "9" * 5000 + "], {z0.b-z1.b}, z0.b",
+        "sudot z" + "9" * 5000 + ".s, z1.b, z2.b[1]",
+        "sudot za.s[w" + "9" * 5000 + ", 0], {z0.b-z1.b}, z0.b",
+        "sudot za.s[w8, 0], {z" + "9" * 5000 + ".b-z1.b}, z0.b",
+    ],
+)
 def test_numbers_of_thousands_of_digits_are_range_errors(text):
     """Python refuses to convert more than 4300 decimal digits (ValueError); intdot reports the range."""
     with pytest.raises(AsmSyntaxError):

@@ -35,8 +35,12 @@ def _ref_forms() -> dict[str, tuple[str, str]]:
     for q, size in ((0, "64"), (1, "128")):
         for mn, u, op in (("sdot", 0, "0010"), ("udot", 1, "0010"), ("usdot", 0, "0011")):
             r[f"{mn}_neon_vec_{size}"] = (_NEON_V.format(Q=q, U=u, op=op), "neon_vec")
-        for mn, u, sz, op in (("sdot", 0, 1, "1110"), ("udot", 1, 1, "1110"), ("usdot", 0, 1, "1111"),
-                              ("sudot", 0, 0, "1111")):
+        for mn, u, sz, op in (
+            ("sdot", 0, 1, "1110"),
+            ("udot", 1, 1, "1110"),
+            ("usdot", 0, 1, "1111"),
+            ("sudot", 0, 0, "1111"),
+        ):
             r[f"{mn}_neon_elem_{size}"] = (_NEON_E.format(Q=q, U=u, sz=sz, op=op), "neon_elem")
     for mn, op in (("sdot", "000000"), ("udot", "000001"), ("usdot", "011110")):
         r[f"{mn}_sve_vec"] = (f"01000100 10 0 Zm:5 {op} Zn:5 Zda:5", "sve_bs")

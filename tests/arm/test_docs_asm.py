@@ -60,8 +60,9 @@ def test_shell_session(command, expected, capsys):
 
 def test_forms_table():
     """Each row of the page's table of forms names a row of FORMS with its constant, canonical text and features."""
-    rows = re.findall(r"^\| `((?:s|u|us|su)dot_\w+)` \| `([^`]+)` \| `(0x[0-9A-F]{8})` \| `([^`]+)` \|$",
-                      DOC.read_text(), re.M)
+    rows = re.findall(
+        r"^\| `((?:s|u|us|su)dot_\w+)` \| `([^`]+)` \| `(0x[0-9A-F]{8})` \| `([^`]+)` \|$", DOC.read_text(), re.M
+    )
     assert [name for name, _, _, _ in rows] == [f.name for f in FORMS]
     import intdot.arm as arm
 

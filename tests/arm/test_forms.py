@@ -10,17 +10,25 @@ import re
 
 import pytest
 
-from intdot.arm import FORMS, Form, form_named
-from intdot.arm import codec, families, forms
+from intdot.arm import FORMS, Form, codec, families, form_named, forms
 from intdot.arm.insn import SEMANTIC_KINDS, Insn
 from intdot.arm.records import FormTableError
 from intdot.arm.syntax import format_insn, parse
 
-OLD_IDS = ("sudot_neon_elem_64", "sudot_neon_elem_128", "sudot_sve_indexed", "sudot_sme2_indexed_vgx2",
-           "sudot_sme2_indexed_vgx4", "sudot_sme2_single_vgx2", "sudot_sme2_single_vgx4")
+OLD_IDS = (
+    "sudot_neon_elem_64",
+    "sudot_neon_elem_128",
+    "sudot_sve_indexed",
+    "sudot_sme2_indexed_vgx2",
+    "sudot_sme2_indexed_vgx4",
+    "sudot_sme2_single_vgx2",
+    "sudot_sme2_single_vgx4",
+)
 SIGNS = {"sdot": (True, True), "udot": (False, False), "usdot": (False, True), "sudot": (True, False)}
-ID = re.compile(r"(sdot|udot|usdot|sudot)_(neon_vec|neon_elem|sve_vec|sve_indexed|sme2_single|sme2_multi|"
-                r"sme2_indexed)(_d|_hs)?(_64|_128|_vgx2|_vgx4)?$")
+ID = re.compile(
+    r"(sdot|udot|usdot|sudot)_(neon_vec|neon_elem|sve_vec|sve_indexed|sme2_single|sme2_multi|"
+    r"sme2_indexed)(_d|_hs)?(_64|_128|_vgx2|_vgx4)?$"
+)
 
 
 def expected(name: str) -> dict:
@@ -30,11 +38,19 @@ def expected(name: str) -> dict:
     kind = {"neon": f"neon_dot_{how}", "sve": f"sve_dot_{how}", "sme2": f"sme2_dot_{how}"}[isa]
     shape = {None: (8, 4, 32), "_d": (16, 4, 64), "_hs": (16, 2, 32)}[elem]
     mixed = mnemonic in ("usdot", "sudot")
-    features = {"neon": "i8mm" if mixed else "dotprod",
-                "sve": "i8mm+(sve|sme)" if mixed else "sve2p1|sme2" if elem == "_hs" else "sve|sme",
-                "sme2": "sme2+sme-i16i64" if elem == "_d" else "sme2"}[isa]
-    return dict(mnemonic=mnemonic, kind=kind, shape=shape, features=features,
-                nvec=int(size[-1]) if size and "vgx" in size else 1, signs=SIGNS[mnemonic])
+    features = {
+        "neon": "i8mm" if mixed else "dotprod",
+        "sve": "i8mm+(sve|sme)" if mixed else "sve2p1|sme2" if elem == "_hs" else "sve|sme",
+        "sme2": "sme2+sme-i16i64" if elem == "_d" else "sme2",
+    }[isa]
+    return dict(
+        mnemonic=mnemonic,
+        kind=kind,
+        shape=shape,
+        features=features,
+        nvec=int(size[-1]) if size and "vgx" in size else 1,
+        signs=SIGNS[mnemonic],
+    )
 
 
 def test_the_contract_list_of_forms():
@@ -121,6 +137,7 @@ def test_print_parse_round_trip(form):
 
 # -- the families: strict instances, one line per row --------------------------------
 
+
 def test_an_instance_is_one_line():
     extra = forms.SVE_INDEXED("xdot_demo", "sdot", op="000010")  # a made-up opcode of the family
     families.validate(FORMS + (extra,))
@@ -130,13 +147,16 @@ def test_an_instance_is_one_line():
     assert extra.spec == form_named("sdot_sve_indexed").spec and extra.features == "sve|sme"
 
 
-@pytest.mark.parametrize("args, kwargs, message", [
-    (("x", "sdot"), dict(op="000000", size=1), r"unknown \['size'\]"),
-    (("x", "sdot"), dict(), r"missing \['op'\]"),
-    (("x", "fdot"), dict(op="000000"), "mnemonic 'fdot' is not one of"),
-    (("x", "sdot"), dict(op="0000"), "covers 30 bits"),
-    (("x", "sdot"), dict(op="00000x"), "bad token"),
-])
+@pytest.mark.parametrize(
+    "args, kwargs, message",
+    [
+        (("x", "sdot"), dict(op="000000", size=1), r"unknown \['size'\]"),
+        (("x", "sdot"), dict(), r"missing \['op'\]"),
+        (("x", "fdot"), dict(op="000000"), "mnemonic 'fdot' is not one of"),
+        (("x", "sdot"), dict(op="0000"), "covers 30 bits"),
+        (("x", "sdot"), dict(op="00000x"), "bad token"),
+    ],
+)
 def test_instances_are_strict(args, kwargs, message):
     with pytest.raises(FormTableError, match=message):
         forms.SVE_INDEXED(*args, **kwargs)
@@ -148,24 +168,32 @@ def test_derived_parameters_are_checked():
 
 
 def _family(**change):
-    base = dict(name="t", kind="sve_dot_indexed", shape=(8, 4, 32), features="sve",
-                bits="01000100 1 0 1 i:2 Zm:3 $op Zn:5 Zda:5",
-                fields={"zda": "Zda", "zn": "Zn", "zm": "Zm", "index": "i"},
-                syntax="z{zda}.s, z{zn}.b, z{zm}.b[{index}]")
+    base = dict(
+        name="t",
+        kind="sve_dot_indexed",
+        shape=(8, 4, 32),
+        features="sve",
+        bits="01000100 1 0 1 i:2 Zm:3 $op Zn:5 Zda:5",
+        fields={"zda": "Zda", "zn": "Zn", "zm": "Zm", "index": "i"},
+        syntax="z{zda}.s, z{zn}.b, z{zm}.b[{index}]",
+    )
     base.update(change)
     return families.Family(**base)("t_row", "sdot", op="000000")
 
 
-@pytest.mark.parametrize("change, message", [
-    (dict(bits="01000100 1 0 1 i:2 Zm:3 $op Zn:5 Zda:4"), "covers 31 bits"),
-    (dict(bits="01000100 1 0 1 i:2 Zm:3 $op Zn:5 Zda:5 1"), "more than 32 bits"),
-    (dict(fields={"zda": "Zda", "zn": "Zn", "zm": "Zm", "index": "i3"}), "unknown slice"),
-    (dict(fields={"zda": "Zda", "zn": "Zn", "zm": "Zm"}), "every slice must belong"),
-    (dict(fields={"zda": "Zda", "zn": "Zn", "zm": "Zm", "index": "i", "x": "i"}), "every slice must belong"),
-    (dict(syntax="z{zda}.s, z{zn}.b, z{zm}.b"), "template shows"),
-    (dict(syntax="z{zda}.s, z{zn}.b, q{zm}.b[{index}]"), "cannot read template"),
-    (dict(kind="sve_dot_sideways"), "unknown kind"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (dict(bits="01000100 1 0 1 i:2 Zm:3 $op Zn:5 Zda:4"), "covers 31 bits"),
+        (dict(bits="01000100 1 0 1 i:2 Zm:3 $op Zn:5 Zda:5 1"), "more than 32 bits"),
+        (dict(fields={"zda": "Zda", "zn": "Zn", "zm": "Zm", "index": "i3"}), "unknown slice"),
+        (dict(fields={"zda": "Zda", "zn": "Zn", "zm": "Zm"}), "every slice must belong"),
+        (dict(fields={"zda": "Zda", "zn": "Zn", "zm": "Zm", "index": "i", "x": "i"}), "every slice must belong"),
+        (dict(syntax="z{zda}.s, z{zn}.b, z{zm}.b"), "template shows"),
+        (dict(syntax="z{zda}.s, z{zn}.b, q{zm}.b[{index}]"), "cannot read template"),
+        (dict(kind="sve_dot_sideways"), "unknown kind"),
+    ],
+)
 def test_validation_rejects_broken_rows(change, message):
     with pytest.raises(FormTableError, match=message):
         families.validate((_family(**change),))
@@ -173,10 +201,14 @@ def test_validation_rejects_broken_rows(change, message):
 
 def test_validation_rejects_overlapping_rows():
     wider = families.Family(
-        "wide", kind="sve_dot_indexed", shape=(8, 4, 32), features="sve",
+        "wide",
+        kind="sve_dot_indexed",
+        shape=(8, 4, 32),
+        features="sve",
         bits="01000100 1 0 1 i:2 Zm:3 00011 1 Zn:5 Zx:5",  # SUDOT's fixed bits, another template
         fields={"zda": "Zx", "zn": "Zn", "zm": "Zm", "index": "i"},
-        syntax="z{zda}.s, z{zm}.b, z{zn}.b[{index}]")("wide_row", "sudot")
+        syntax="z{zda}.s, z{zm}.b, z{zn}.b[{index}]",
+    )("wide_row", "sudot")
     with pytest.raises(FormTableError, match="overlap"):
         families.validate(FORMS + (wider,))
     families.validate(FORMS + (wider,), aliases=frozenset({frozenset({"wide_row", "sudot_sve_indexed"})}))
@@ -185,6 +217,7 @@ def test_validation_rejects_overlapping_rows():
 
 
 # -- the decoder's decision table ------------------------------------------------------
+
 
 def test_decoding_dispatches_on_key_bits():
     table = codec.dispatch()

@@ -104,15 +104,16 @@ _LIST = re.compile(r"\{ ([^}]*) \}")
 
 def respell(text: str, rng: random.Random) -> str:
     """One of the spellings LLVM accepts for canonical ``text``."""
+
     def lists(m):
         inner = m.group(1)
         if " - " in inner:
             a, b = inner.split(" - ")
-            first, t = int(a[1:a.index(".")]), a[a.index(".") + 1:]
-            n = (int(b[1:b.index(".")]) - first) % 32 + 1
+            first, t = int(a[1 : a.index(".")]), a[a.index(".") + 1 :]
+            n = (int(b[1 : b.index(".")]) - first) % 32 + 1
         else:
             regs = inner.split(", ")
-            first, t, n = int(regs[0][1:regs[0].index(".")]), regs[0].split(".")[1], len(regs)
+            first, t, n = int(regs[0][1 : regs[0].index(".")]), regs[0].split(".")[1], len(regs)
         regs = [f"z{(first + k) % 32}.{t}" for k in range(n)]
         style = rng.randrange(4)
         if style == 0:
@@ -171,23 +172,39 @@ def broken_lines(rng: random.Random) -> list[tuple[str, str]]:
                 top = (1 << (w["i"] if "i" in w else 2)) - 1
                 out.append((re.sub(r"\[\d+\]$", f"[{top + 1 + r(6)}]", text), "lane"))
             if "Zm" in w and w["Zm"] < 5 and "multi" not in form:
-                out.append((re.sub(r"z\d+(\.\w)(\[\d+\])?$", lambda m: f"z{(1 << w['Zm']) + r(32 - (1 << w['Zm']))}"
-                                   f"{m.group(1)}{m.group(2) or ''}", text), "zm"))
+                top = 1 << w["Zm"]
+                zm = top + r(32 - top)
+                out.append(
+                    (
+                        re.sub(r"z\d+(\.\w)(\[\d+\])?$", lambda m, zm=zm: f"z{zm}{m.group(1)}{m.group(2) or ''}", text),
+                        "zm",
+                    )
+                )
             if text.startswith(form.split("_")[0] + " z"):
-                out.append((re.sub(r", z(\d+)\.\w", lambda m: f", z{m.group(1)}.{'bhsd'[r(4)]}", text, count=1),
-                            "width"))
+                out.append(
+                    (re.sub(r", z(\d+)\.\w", lambda m: f", z{m.group(1)}.{'bhsd'[r(4)]}", text, count=1), "width")
+                )
             if "za." in text:
                 out.append((re.sub(r"\[w\d+", f"[w{rng.choice([*range(8), *range(12, 31)])}", text), "wv"))
                 out.append((re.sub(r"(\[w\d+, )\d+", lambda m: f"{m.group(1)}{8 + r(30)}", text), "off"))
                 out.append((re.sub(r"vgx(\d)", lambda m: "vgx" + "42"[m.group(1) == "4"], text), "vgx"))
             if "neon" in form:
-                out.append((text.replace(".16b", ".8b", 1) if "16b" in text else text.replace(".8b", ".16b", 1),
-                            "arrangement"))
+                out.append(
+                    (text.replace(".16b", ".8b", 1) if "16b" in text else text.replace(".8b", ".16b", 1), "arrangement")
+                )
             if "multi" in form or "indexed" in form and "sme2" in form:
                 n = 2 if "vgx2" in form else 4
-                out.append((re.sub(r"\{ z(\d+)", lambda m: f"{{ z{(int(m.group(1)) + 1 + r(n - 1)) % 32}", text,
-                                   count=1).replace(" - ", ", ") if n == 2 else
-                            respell(text, rng).replace("{z0", "{z1"), "list"))
+                step = 1 + r(n - 1)
+                out.append(
+                    (
+                        re.sub(
+                            r"\{ z(\d+)", lambda m, step=step: f"{{ z{(int(m.group(1)) + step) % 32}", text, count=1
+                        ).replace(" - ", ", ")
+                        if n == 2
+                        else respell(text, rng).replace("{z0", "{z1"),
+                        "list",
+                    )
+                )
     return out
 
 
@@ -229,11 +246,11 @@ def mutate(line: str, rng: random.Random) -> str:
         i = rng.randrange(len(line))
         op = rng.randrange(3)
         if op == 0:
-            line = line[:i] + line[i + 1:]
+            line = line[:i] + line[i + 1 :]
         elif op == 1:
             line = line[:i] + rng.choice(alphabet) + line[i:]
         else:
-            line = line[:i] + rng.choice(alphabet) + line[i + 1:]
+            line = line[:i] + rng.choice(alphabet) + line[i + 1 :]
     return line
 
 

@@ -25,8 +25,11 @@ FORM_SUFFIX = {
     ("sve", "indexed", "b", "s"): "sve_indexed",
     ("sve", "vector", "h", "d"): "sve_vec_d",
     ("sve", "indexed", "h", "d"): "sve_indexed_d",
-    **{("sme2", f"{kind}_vgx{n}", "b", "s"): f"sme2_{kind}_vgx{n}"
-       for kind in ("single", "multi", "indexed") for n in (2, 4)},
+    **{
+        ("sme2", f"{kind}_vgx{n}", "b", "s"): f"sme2_{kind}_vgx{n}"
+        for kind in ("single", "multi", "indexed")
+        for n in (2, 4)
+    },
 }
 
 
@@ -82,14 +85,18 @@ def test_invalid_row(row):
     if row["expected_error"].startswith(MOVPRFX):
         # Valid alone: LLVM accepts it after an unpredicated or no movprfx (the word is in the valid vectors).
         assert arm.assemble(row["asm_text"]) == ASSEMBLED[row["asm_text"]]
-        pytest.xfail("context-dependent diagnostic: needs the preceding predicated movprfx, which this "
-                     "single-line row does not carry; intdot assembles one instruction at a time")
+        pytest.xfail(
+            "context-dependent diagnostic: needs the preceding predicated movprfx, which this "
+            "single-line row does not carry; intdot assembles one instruction at a time"
+        )
     with pytest.raises(AsmSyntaxError) as info:
         arm.assemble(row["asm_text"])
     reason = info.value.reason
     expected = row["expected_error"]
     # LLVM's test files match a prefix of the message, as FileCheck does (the dotprod file
     # leaves out the final "."); intdot may add its own detail after a colon.
-    assert reason.startswith(expected) and reason[len(expected):] in ("", ".") or \
-        reason.startswith(expected + ": "), (reason, expected)
+    assert reason.startswith(expected) and reason[len(expected) :] in ("", ".") or reason.startswith(expected + ": "), (
+        reason,
+        expected,
+    )
     assert info.value.column is not None and info.value.text == row["asm_text"]

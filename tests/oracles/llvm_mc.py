@@ -26,8 +26,9 @@ def _run(args: list[str], stdin: str) -> subprocess.CompletedProcess:
     exe = tool()
     if exe is None:
         raise FileNotFoundError("llvm-mc")
-    return subprocess.run([exe, f"-triple={TRIPLE}", f"-mattr={MATTR}", *args], input=stdin,
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [exe, f"-triple={TRIPLE}", f"-mattr={MATTR}", *args], input=stdin, capture_output=True, text=True, timeout=120
+    )
 
 
 def _text(mnemonic: str, operands: str) -> str:
@@ -96,8 +97,11 @@ def disassemble(words: list[int]) -> list[str]:
     stdin = "\n".join(",".join(f"{b:#04x}" for b in w.to_bytes(4, "little")) for w in words) + "\n"
     proc = _run(["--disassemble"], stdin)
     texts = []
-    invalid_lines = {int(m.group(1)) for m in (re.match(r"^<stdin>:(\d+):\d+: warning: invalid instruction", s)
-                                                for s in proc.stderr.splitlines()) if m}
+    invalid_lines = {
+        int(m.group(1))
+        for m in (re.match(r"^<stdin>:(\d+):\d+: warning: invalid instruction", s) for s in proc.stderr.splitlines())
+        if m
+    }
     listing = [s for s in proc.stdout.splitlines() if s.startswith("\t") and not s.startswith("\t.")]
     it = iter(listing)
     for k in range(len(words)):

@@ -47,5 +47,17 @@ def __dir__():
     return sorted(set(globals()) | set(_LAZY) | set(_acle_names()))
 
 
-__all__ = ["FORMS", "SEMANTIC_KINDS", "Form", "Insn", "State", "assemble", "decode", "disassemble", "encode",
-           "execute", "form_named", "parse"]
+__all__ = [
+    "FORMS",
+    "SEMANTIC_KINDS",
+    "Form",
+    "Insn",
+    "State",
+    "assemble",
+    "decode",
+    "disassemble",
+    "encode",
+    "execute",
+    "form_named",
+    "parse",
+]

@@ -80,8 +80,9 @@ def _as_words(words) -> np.ndarray:
             raise OperandTypeError(f"words has dtype {arr.dtype}; expected an integer array of 32-bit words")
     if arr.size and (arr.min() < 0 or arr.max() > 0xFFFFFFFF):
         bad = int(np.flatnonzero((arr.ravel() < 0) | (arr.ravel() > 0xFFFFFFFF))[0])
-        raise OperandError(f"words[{bad}]={int(arr.ravel()[bad])} is out of range; "
-                           "every word must be in [0, 0xffffffff]")
+        raise OperandError(
+            f"words[{bad}]={int(arr.ravel()[bad])} is out of range; every word must be in [0, 0xffffffff]"
+        )
     return arr.astype(np.uint32, copy=False)
 
 
@@ -108,7 +109,7 @@ def disassemble_array(words, /, *, errors: str = "raise") -> np.ndarray:
     for k in np.flatnonzero(counts[1:]):
         form = FORMS[k]
         lay = form.layout
-        sel = order[bounds[k + 1]:bounds[k + 2]]
+        sel = order[bounds[k + 1] : bounds[k + 2]]
         w = flat[sel]
         text = None
         for ops, widths, table in _tables(form):
@@ -129,7 +130,8 @@ def disassemble_array(words, /, *, errors: str = "raise") -> np.ndarray:
             raise UndefinedEncoding(
                 f"{where}={int(flat[first]):#010x} is not a supported encoding "
                 f"({bad.size} of {flat.size} words are not); pass errors='mark' "
-                "(intdot disasm --mark) to get '.inst 0x...' for them")
+                "(intdot disasm --mark) to get '.inst 0x...' for them"
+            )
         out[bad] = [f".inst {int(x):#010x}" for x in flat[bad]]
     return out.reshape(arr.shape)
 

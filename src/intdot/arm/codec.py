@@ -57,8 +57,7 @@ def _choose_bits(forms: tuple[Form, ...]) -> list[int]:
                     split.append(part)
         groups = split
     if groups:
-        raise FormTableError(f"rows {[forms[i].name for i in groups[0]]} cannot be told apart by "
-                             f"{_MAX_KEY_BITS} bits")
+        raise FormTableError(f"rows {[forms[i].name for i in groups[0]]} cannot be told apart by {_MAX_KEY_BITS} bits")
     return sorted(chosen, reverse=True)
 
 
@@ -93,8 +92,9 @@ class _Dispatch:
             hit = (keys & np.uint32(kmask)) == np.uint32(kmatch)
             if (table[hit] >= 0).any():
                 other = forms[int(table[hit][table[hit] >= 0][0])]
-                raise FormTableError(f"rows {f.name} and {other.name} share a decode key; "
-                                     "the dispatch needs more key bits")
+                raise FormTableError(
+                    f"rows {f.name} and {other.name} share a decode key; the dispatch needs more key bits"
+                )
             table[hit] = k
         self.table = table
         self.table_list = table.tolist()
@@ -155,7 +155,8 @@ def check_word(word, name: str = "word") -> int:
     if isinstance(word, str):
         raise OperandTypeError(
             f"{name}={word!r} is a str; expected an int in [0, 0xffffffff]: pass int({word!r}, 16) "
-            "for hex text, or use the command line: intdot disasm " + word.strip())
+            "for hex text, or use the command line: intdot disasm " + word.strip()
+        )
     if isinstance(word, bool) or not isinstance(word, numbers.Integral):
         raise OperandTypeError(f"{name}={word!r} has type {type(word).__name__}; expected an int in [0, 0xffffffff]")
     w = int(word)
@@ -227,8 +228,7 @@ def _self_check(table: _Dispatch) -> None:
         for insn in _corners(form):
             word = encode(insn)
             if table.form_of(word) is not form or decode(word) != insn:
-                raise FormTableError(f"{form.name}: {dict(insn.ops)} ({word:#010x}) does not survive "
-                                     "encode -> decode")
+                raise FormTableError(f"{form.name}: {dict(insn.ops)} ({word:#010x}) does not survive encode -> decode")
 
 
 __all__ = ["check_word", "decode", "dispatch", "encode", "match_form"]

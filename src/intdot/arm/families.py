@@ -21,14 +21,18 @@ a missing or unknown parameter is an error.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Mapping
 
 from .records import SEMANTIC_KINDS, Field, Form, FormTableError, Layout, Operand, Slice, make_spec
 
 # Lane signedness of (first source, second source) and the accumulator's, per mnemonic.
-SIGNS = {"sdot": (True, True, True), "udot": (False, False, False),
-         "usdot": (False, True, True), "sudot": (True, False, True)}
+SIGNS = {
+    "sdot": (True, True, True),
+    "udot": (False, False, False),
+    "usdot": (False, True, True),
+    "sudot": (True, False, True),
+}
 _MIXED = ("usdot", "sudot")
 
 _SLICE = re.compile(r"([A-Za-z][A-Za-z0-9]*):(\d+)$")
@@ -68,8 +72,13 @@ class Family:
     def params(self) -> frozenset:
         """The parameters an instance must give: every ``$p`` of the templates that
         ``derive`` does not supply."""
-        named = set(_PARAM.findall(" ".join([self.bits, self.syntax, str(self.nvec), *self.fields.values(),
-                                             *map(str, self.consts.values())])))
+        named = set(
+            _PARAM.findall(
+                " ".join(
+                    [self.bits, self.syntax, str(self.nvec), *self.fields.values(), *map(str, self.consts.values())]
+                )
+            )
+        )
         derived = {k for table in self.derive.values() for entry in table.values() for k in entry}
         return frozenset((named - derived) | set(self.derive))
 
@@ -79,8 +88,10 @@ class Family:
         unknown = set(params) - self.params
         lacking = self.params - set(params)
         if unknown or lacking:
-            raise FormTableError(f"{name}: family {self.name} takes parameters {sorted(self.params)}; "
-                                 f"unknown {sorted(unknown)}, missing {sorted(lacking)}")
+            raise FormTableError(
+                f"{name}: family {self.name} takes parameters {sorted(self.params)}; "
+                f"unknown {sorted(unknown)}, missing {sorted(lacking)}"
+            )
         values = {k: str(v) for k, v in params.items()}
         for param, table in self.derive.items():
             if values[param] not in table:
@@ -88,17 +99,22 @@ class Family:
             values.update(table[values[param]])
         bits = _fill(name, self.bits, values)
         syntax = f"{mnemonic} " + _fill(name, self.syntax, values)
-        consts = {op: int(_fill(name, str(v), values), 2) if "$" in str(v) else int(v)
-                  for op, v in self.consts.items()}
+        consts = {op: int(_fill(name, str(v), values), 2) if "$" in str(v) else int(v) for op, v in self.consts.items()}
         fields = {op: _fill(name, spec, values) for op, spec in self.fields.items()}
         layout = build_layout(name, bits, fields, consts, syntax, self.name)
         nvec = int(_fill(name, str(self.nvec), values))
         width, lanes, acc = self.shape
         a_signed, b_signed, acc_signed = SIGNS[mnemonic]
         features = (self.mixed_features or self.features) if mnemonic in _MIXED else self.features
-        return Form(name=name, mnemonic=mnemonic, kind=self.kind,
-                    spec=make_spec(width, width, lanes, a_signed, b_signed, acc, acc_signed),
-                    nvec=nvec, features=features, layout=layout)
+        return Form(
+            name=name,
+            mnemonic=mnemonic,
+            kind=self.kind,
+            spec=make_spec(width, width, lanes, a_signed, b_signed, acc, acc_signed),
+            nvec=nvec,
+            features=features,
+            layout=layout,
+        )
 
 
 def _fill(name: str, template: str, values: Mapping[str, str]) -> str:
@@ -186,13 +202,23 @@ def _parse_syntax(name: str, syntax: str) -> tuple[Operand, ...]:
     return tuple(operands)
 
 
-def build_layout(name: str, bits: str, fields: Mapping[str, str], consts: Mapping[str, int],
-                 syntax: str, family: str = "") -> Layout:
+def build_layout(
+    name: str, bits: str, fields: Mapping[str, str], consts: Mapping[str, int], syntax: str, family: str = ""
+) -> Layout:
     """The :class:`Layout` of one row from its filled-in bit pattern, fields and template."""
     mask, match, slices = parse_bits(name, bits)
     parsed = {op: _parse_field(name, op, spec, slices) for op, spec in fields.items()}
-    return Layout(bits=bits, mask=mask, match=match, slices=tuple(slices.values()), fields=parsed,
-                  consts=dict(consts), syntax=syntax, operands=_parse_syntax(name, syntax), family=family)
+    return Layout(
+        bits=bits,
+        mask=mask,
+        match=match,
+        slices=tuple(slices.values()),
+        fields=parsed,
+        consts=dict(consts),
+        syntax=syntax,
+        operands=_parse_syntax(name, syntax),
+        family=family,
+    )
 
 
 def validate(forms: tuple[Form, ...], aliases: frozenset = frozenset()) -> None:
@@ -233,7 +259,7 @@ def validate(forms: tuple[Form, ...], aliases: frozenset = frozenset()) -> None:
                 if w & ~fld.mask or fld.extract(w | lay.match) != v:
                     raise FormTableError(f"{f.name}: field {fld.spec} does not round-trip {v}")
     for i, a in enumerate(forms):
-        for b in forms[i + 1:]:
+        for b in forms[i + 1 :]:
             common = a.layout.mask & b.layout.mask
             if (a.layout.match ^ b.layout.match) & common == 0 and frozenset((a.name, b.name)) not in aliases:
                 raise FormTableError(f"rows {a.name} and {b.name} overlap: some word matches both")

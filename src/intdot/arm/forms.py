@@ -21,7 +21,7 @@ sudot with ``+dotprod,+i8mm,+sve,+sve2p1,+sme2,+sme-i16i64`` (LLVM's
 
 from __future__ import annotations
 
-from typing import Mapping
+from collections.abc import Mapping
 
 from ..core.errors import OperandError, OperandTypeError
 from ..core.values import describe, is_int_scalar
@@ -33,16 +33,30 @@ from .records import Form, FormTableError, Insn, Layout
 _ARRANGEMENT = {"Q": {"0": {"ta": "2s", "tb": "8b"}, "1": {"ta": "4s", "tb": "16b"}}}
 
 NEON_VEC = Family(
-    "neon_vec", kind="neon_dot_vec", shape=(8, 4, 32), features="dotprod", mixed_features="i8mm",
+    "neon_vec",
+    kind="neon_dot_vec",
+    shape=(8, 4, 32),
+    features="dotprod",
+    mixed_features="i8mm",
     bits="0 $Q $U 01110 10 0 Rm:5 1 $op 1 Rn:5 Rd:5",
-    fields={"vd": "Rd", "vn": "Rn", "vm": "Rm"}, consts={"q": "$Q"}, derive=_ARRANGEMENT,
-    syntax="v{vd}.$ta, v{vn}.$tb, v{vm}.$tb")
+    fields={"vd": "Rd", "vn": "Rn", "vm": "Rm"},
+    consts={"q": "$Q"},
+    derive=_ARRANGEMENT,
+    syntax="v{vd}.$ta, v{vn}.$tb, v{vm}.$tb",
+)
 
 NEON_ELEM = Family(
-    "neon_elem", kind="neon_dot_elem", shape=(8, 4, 32), features="dotprod", mixed_features="i8mm",
+    "neon_elem",
+    kind="neon_dot_elem",
+    shape=(8, 4, 32),
+    features="dotprod",
+    mixed_features="i8mm",
     bits="0 $Q $U 01111 $size 0 L:1 M:1 Rm:4 $op H:1 0 Rn:5 Rd:5",
-    fields={"vd": "Rd", "vn": "Rn", "vm": "M:Rm", "index": "H:L"}, consts={"q": "$Q"}, derive=_ARRANGEMENT,
-    syntax="v{vd}.$ta, v{vn}.$tb, v{vm}.4b[{index}]")
+    fields={"vd": "Rd", "vn": "Rn", "vm": "M:Rm", "index": "H:L"},
+    consts={"q": "$Q"},
+    derive=_ARRANGEMENT,
+    syntax="v{vd}.$ta, v{vn}.$tb, v{vm}.4b[{index}]",
+)
 
 # -- SVE: .b -> .s and .h -> .d (4-way); SVE2.1/SME2 .h -> .s (2-way) --------------
 
@@ -51,25 +65,61 @@ _SVE4 = {"zda": "Zda", "zn": "Zn", "zm": "Zm", "index": "i"}
 _SVE = "sve|sme"
 
 SVE_VEC = Family(
-    "sve_vec", kind="sve_dot_vec", shape=(8, 4, 32), features=_SVE, mixed_features="i8mm+(sve|sme)",
-    bits="01000100 1 0 0 Zm:5 $op Zn:5 Zda:5", fields=_SVE3, syntax="z{zda}.s, z{zn}.b, z{zm}.b")
+    "sve_vec",
+    kind="sve_dot_vec",
+    shape=(8, 4, 32),
+    features=_SVE,
+    mixed_features="i8mm+(sve|sme)",
+    bits="01000100 1 0 0 Zm:5 $op Zn:5 Zda:5",
+    fields=_SVE3,
+    syntax="z{zda}.s, z{zn}.b, z{zm}.b",
+)
 SVE_VEC_D = Family(
-    "sve_vec_d", kind="sve_dot_vec", shape=(16, 4, 64), features=_SVE,
-    bits="01000100 1 1 0 Zm:5 00000 $U Zn:5 Zda:5", fields=_SVE3, syntax="z{zda}.d, z{zn}.h, z{zm}.h")
+    "sve_vec_d",
+    kind="sve_dot_vec",
+    shape=(16, 4, 64),
+    features=_SVE,
+    bits="01000100 1 1 0 Zm:5 00000 $U Zn:5 Zda:5",
+    fields=_SVE3,
+    syntax="z{zda}.d, z{zn}.h, z{zm}.h",
+)
 SVE_VEC_HS = Family(
-    "sve_vec_hs", kind="sve_dot_vec", shape=(16, 2, 32), features="sve2p1|sme2",
-    bits="01000100 0 0 0 Zm:5 11001 $U Zn:5 Zda:5", fields=_SVE3, syntax="z{zda}.s, z{zn}.h, z{zm}.h")
+    "sve_vec_hs",
+    kind="sve_dot_vec",
+    shape=(16, 2, 32),
+    features="sve2p1|sme2",
+    bits="01000100 0 0 0 Zm:5 11001 $U Zn:5 Zda:5",
+    fields=_SVE3,
+    syntax="z{zda}.s, z{zn}.h, z{zm}.h",
+)
 SVE_INDEXED = Family(
-    "sve_indexed", kind="sve_dot_indexed", shape=(8, 4, 32), features=_SVE, mixed_features="i8mm+(sve|sme)",
-    bits="01000100 1 0 1 i:2 Zm:3 $op Zn:5 Zda:5", fields=_SVE4, syntax="z{zda}.s, z{zn}.b, z{zm}.b[{index}]")
+    "sve_indexed",
+    kind="sve_dot_indexed",
+    shape=(8, 4, 32),
+    features=_SVE,
+    mixed_features="i8mm+(sve|sme)",
+    bits="01000100 1 0 1 i:2 Zm:3 $op Zn:5 Zda:5",
+    fields=_SVE4,
+    syntax="z{zda}.s, z{zn}.b, z{zm}.b[{index}]",
+)
 SVE_INDEXED_D = Family(
-    "sve_indexed_d", kind="sve_dot_indexed", shape=(16, 4, 64), features=_SVE,
-    bits="01000100 1 1 1 i:1 Zm:4 00000 $U Zn:5 Zda:5", fields=_SVE4,
-    syntax="z{zda}.d, z{zn}.h, z{zm}.h[{index}]")
+    "sve_indexed_d",
+    kind="sve_dot_indexed",
+    shape=(16, 4, 64),
+    features=_SVE,
+    bits="01000100 1 1 1 i:1 Zm:4 00000 $U Zn:5 Zda:5",
+    fields=_SVE4,
+    syntax="z{zda}.d, z{zn}.h, z{zm}.h[{index}]",
+)
 SVE_INDEXED_HS = Family(
-    "sve_indexed_hs", kind="sve_dot_indexed", shape=(16, 2, 32), features="sve2p1|sme2",
-    bits="01000100 1 0 0 i:2 Zm:3 11001 $U Zn:5 Zda:5", fields=_SVE4,
-    syntax="z{zda}.s, z{zn}.h, z{zm}.h[{index}]")
+    "sve_indexed_hs",
+    kind="sve_dot_indexed",
+    shape=(16, 2, 32),
+    features="sve2p1|sme2",
+    bits="01000100 1 0 0 i:2 Zm:3 11001 $U Zn:5 Zda:5",
+    fields=_SVE4,
+    syntax="z{zda}.s, z{zn}.h, z{zm}.h[{index}]",
+)
 
 # -- SME2: into ZA, vgx2/vgx4 (parameter N) ------------------------------------------
 # Three element variants share each format: za.s from .b (4-way), za.s from .h
@@ -82,38 +132,65 @@ _SME2_VARIANTS = {
     "_hs": dict(za="s", t="h", h="1", shape=(16, 2, 32), features="sme2"),
     "_d": dict(za="d", t="h", h="1", shape=(16, 4, 64), features="sme2+sme-i16i64"),
 }
-_GROUP = {"N": {"2": {"V": "0", "ZN": "Zn:4", "ZM": "Zm:4 0"},
-                "4": {"V": "1", "ZN": "Zn:3 0", "ZM": "Zm:3 0 1"}}}
+_GROUP = {"N": {"2": {"V": "0", "ZN": "Zn:4", "ZM": "Zm:4 0"}, "4": {"V": "1", "ZN": "Zn:3 0", "ZM": "Zm:3 0 1"}}}
 _ZA_OPS = {"wv": "Rv+8", "off": "off3"}
 
 
 def _sme2(kind: str, variant: str, bits: str, fields: Mapping[str, str], tail: str) -> Family:
     v = _SME2_VARIANTS[variant]
     return Family(
-        f"sme2_{kind}{variant}", kind=f"sme2_dot_{kind}", shape=v["shape"], features=v["features"],
-        bits=bits.replace("$h", v["h"]), fields={**_ZA_OPS, **fields}, nvec="$N", derive=_GROUP,
-        syntax=(_ZA + ", " + tail).format(za=v["za"], t=v["t"]))
+        f"sme2_{kind}{variant}",
+        kind=f"sme2_dot_{kind}",
+        shape=v["shape"],
+        features=v["features"],
+        bits=bits.replace("$h", v["h"]),
+        fields={**_ZA_OPS, **fields},
+        nvec="$N",
+        derive=_GROUP,
+        syntax=(_ZA + ", " + tail).format(za=v["za"], t=v["t"]),
+    )
 
 
 def _single(variant: str) -> Family:
-    return _sme2("single", variant, "11000001 0 $h 1 $V Zm:4 0 Rv:2 101 Zn:5 $op off3:3",
-                 {"zn": "Zn", "zm": "Zm"}, "z{{zm}}.{t}")
+    return _sme2(
+        "single", variant, "11000001 0 $h 1 $V Zm:4 0 Rv:2 101 Zn:5 $op off3:3", {"zn": "Zn", "zm": "Zm"}, "z{{zm}}.{t}"
+    )
 
 
 def _multi(variant: str) -> Family:
     # vgx2: Zm:4 at 20:17 then 0; vgx4: Zm:3 at 20:18 then 01 (the $ZM of _GROUP)
-    return _sme2("multi", variant, "11000001 1 $h 1 $ZM 0 Rv:2 101 $ZN 0 $op off3:3",
-                 {"zn": "Zn*$N", "zm": "Zm*$N"}, "{{ z{{zm}}.{t} x$N }}")
+    return _sme2(
+        "multi",
+        variant,
+        "11000001 1 $h 1 $ZM 0 Rv:2 101 $ZN 0 $op off3:3",
+        {"zn": "Zn*$N", "zm": "Zm*$N"},
+        "{{ z{{zm}}.{t} x$N }}",
+    )
 
 
 SME2_SINGLE, SME2_SINGLE_HS, SME2_SINGLE_D = _single(""), _single("_hs"), _single("_d")
 SME2_MULTI, SME2_MULTI_HS, SME2_MULTI_D = _multi(""), _multi("_hs"), _multi("_d")
-SME2_INDEXED = _sme2("indexed", "", "110000010101 Zm:4 $V Rv:2 1 i:2 $ZN $op off3:3",
-                     {"zn": "Zn*$N", "zm": "Zm", "index": "i"}, "z{{zm}}.{t}[{{index}}]")
-SME2_INDEXED_HS = _sme2("indexed", "_hs", "110000010101 Zm:4 $V Rv:2 1 i:2 $ZN 0 $U 0 off3:3",
-                        {"zn": "Zn*$N", "zm": "Zm", "index": "i"}, "z{{zm}}.{t}[{{index}}]")
-SME2_INDEXED_D = _sme2("indexed", "_d", "110000011101 Zm:4 $V Rv:2 0 0 i:1 $ZN 0 $U 1 off3:3",
-                       {"zn": "Zn*$N", "zm": "Zm", "index": "i"}, "z{{zm}}.{t}[{{index}}]")
+SME2_INDEXED = _sme2(
+    "indexed",
+    "",
+    "110000010101 Zm:4 $V Rv:2 1 i:2 $ZN $op off3:3",
+    {"zn": "Zn*$N", "zm": "Zm", "index": "i"},
+    "z{{zm}}.{t}[{{index}}]",
+)
+SME2_INDEXED_HS = _sme2(
+    "indexed",
+    "_hs",
+    "110000010101 Zm:4 $V Rv:2 1 i:2 $ZN 0 $U 0 off3:3",
+    {"zn": "Zn*$N", "zm": "Zm", "index": "i"},
+    "z{{zm}}.{t}[{{index}}]",
+)
+SME2_INDEXED_D = _sme2(
+    "indexed",
+    "_d",
+    "110000011101 Zm:4 $V Rv:2 0 0 i:1 $ZN 0 $U 1 off3:3",
+    {"zn": "Zn*$N", "zm": "Zm", "index": "i"},
+    "z{{zm}}.{t}[{{index}}]",
+)
 
 # -- The rows: one line each ---------------------------------------------------------
 
@@ -221,30 +298,36 @@ def checked_ops(insn) -> dict:
         raise OperandTypeError(f"insn={describe(insn)} has type {type(insn).__name__}; expected an intdot.arm.Insn")
     form = insn.form
     if not isinstance(form, Form) or not isinstance(form.layout, Layout):
-        raise OperandTypeError(f"insn.form={describe(form)} is not a row of intdot.arm.FORMS "
-                               "(an intdot.arm.Form with an encoding layout)")
+        raise OperandTypeError(
+            f"insn.form={describe(form)} is not a row of intdot.arm.FORMS (an intdot.arm.Form with an encoding layout)"
+        )
     lay, ops = form.layout, insn.ops
     if not isinstance(ops, Mapping):
         raise OperandTypeError(f"insn.ops={describe(ops)} is not a mapping of operand names to integers")
     fields, consts, known = _checks(lay)
     extra = [k for k in ops if k not in known]
     if extra:
-        raise OperandError(f"insn.ops has operands {', '.join(map(repr, extra))} that form {form.name} does not "
-                           f"have (it has {', '.join(list(lay.fields) + list(lay.consts))})")
+        raise OperandError(
+            f"insn.ops has operands {', '.join(map(repr, extra))} that form {form.name} does not "
+            f"have (it has {', '.join(list(lay.fields) + list(lay.consts))})"
+        )
     out = {}
     for op, allowed in fields:
         if op not in ops:
             raise OperandError(f"insn.ops lacks operand {op!r} of form {form.name}")
         value = _as_int(ops[op], op, allowed)
         if value not in allowed:
-            raise OperandError(f"insn.ops[{op!r}]={describe(value)} is out of range for {form.name}; "
-                               f"expected {_describe_range(allowed)}")
+            raise OperandError(
+                f"insn.ops[{op!r}]={describe(value)} is out of range for {form.name}; "
+                f"expected {_describe_range(allowed)}"
+            )
         out[op] = value
     for op, value in consts:
         given = ops.get(op, value)
         if given is not value and (not is_int_scalar(given) or int(given) != value):
-            raise OperandError(f"insn.ops[{op!r}]={describe(given)} does not fit form {form.name} "
-                               f"(which has {op}={value})")
+            raise OperandError(
+                f"insn.ops[{op!r}]={describe(given)} does not fit form {form.name} (which has {op}={value})"
+            )
         out[op] = value
     return out
 
@@ -257,8 +340,10 @@ def _as_int(value, op: str, allowed: range) -> int:
     if type(value) is int:  # the common case; NumPy integers are fine too, bools and strings are not
         return value
     if not is_int_scalar(value):
-        raise OperandTypeError(f"insn.ops[{op!r}]={describe(value)} has type {type(value).__name__}; "
-                               f"expected an int ({_describe_range(allowed)})")
+        raise OperandTypeError(
+            f"insn.ops[{op!r}]={describe(value)} has type {type(value).__name__}; "
+            f"expected an int ({_describe_range(allowed)})"
+        )
     return int(value)
 
 

@@ -27,11 +27,19 @@ element is ``spec.acc_bits`` bits.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
-SEMANTIC_KINDS = ("neon_dot_vec", "neon_dot_elem", "sve_dot_vec", "sve_dot_indexed",
-                  "sme2_dot_single", "sme2_dot_multi", "sme2_dot_indexed")
+SEMANTIC_KINDS = (
+    "neon_dot_vec",
+    "neon_dot_elem",
+    "sve_dot_vec",
+    "sve_dot_indexed",
+    "sme2_dot_single",
+    "sme2_dot_multi",
+    "sme2_dot_indexed",
+)
 
 
 class FormTableError(Exception):
@@ -51,8 +59,9 @@ class _SpecPending:
     acc_signed: bool = True
 
 
-def make_spec(a_width: int, b_width: int, lanes: int, a_signed: bool, b_signed: bool,
-              acc_bits: int = 32, acc_signed: bool = True):
+def make_spec(
+    a_width: int, b_width: int, lanes: int, a_signed: bool, b_signed: bool, acc_bits: int = 32, acc_signed: bool = True
+):
     """The core's ``DotSpec`` for one row (the one place that constructs it)."""
     try:
         from ..core.spec import DotSpec
@@ -224,5 +233,4 @@ class Layout:
         return self.fields[op]
 
 
-__all__ = ["SEMANTIC_KINDS", "Field", "Form", "FormTableError", "Insn", "Layout", "Operand", "Slice",
-           "make_spec"]
+__all__ = ["SEMANTIC_KINDS", "Field", "Form", "FormTableError", "Insn", "Layout", "Operand", "Slice", "make_spec"]

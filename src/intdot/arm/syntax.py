@@ -1,15 +1,17 @@
 """Text <-> operands: assembly text -> :class:`~intdot.arm.records.Insn` and
 back, driven by the templates of ``FORMS``.
 
-Printing follows LLVM's canonical text.  Parsing: the line is read into generic operands (a vector register with an element
-suffix and optional ``[index]``, a ZA slice group ``za.s[wv, off{, vgxN}]``,
-a register list ``{ ... }``), then matched against the template of every row
-with that mnemonic.  Diagnostics follow LLVM's wording and point at the
+Printing follows LLVM's canonical text.  Parsing: the line is read into
+generic operands (a vector register with an element suffix and optional
+``[index]``, a ZA slice group ``za.s[wv, off{, vgxN}]``, a register list
+``{ ... }``), then matched against the template of every row with that
+mnemonic, choosing among failures as LLVM's matcher does.  Diagnostics follow LLVM's wording and point at the
 offending column (1-based, in the original text).
 """
 
 from __future__ import annotations
 
+import operator
 import re
 from dataclasses import dataclass
 
@@ -36,14 +38,15 @@ LANE = "vector lane must be an integer in range [{lo}, {hi}]."
 IMM = "immediate must be an integer in range [{lo}, {hi}]."
 WREG = "operand must be a register in range [w{lo}, w{hi}]"
 RESTRICTED = "Invalid restricted vector register, expected z{lo}.{t}..z{hi}.{t}"
-LIST_ALIGN = ("Invalid vector list, expected list with {n} consecutive SVE vectors, where the first "
-              "vector is a multiple of {n} and with matching element types")
+LIST_ALIGN = (
+    "Invalid vector list, expected list with {n} consecutive SVE vectors, where the first "
+    "vector is a multiple of {n} and with matching element types"
+)
 
 
 def _literal(m: re.Match) -> int:
     sign, hexa, binary, octal, decimal = m.groups()
-    value = (int(hexa, 16) if hexa else int(binary, 2) if binary else int(octal, 8) if octal
-             else small_decimal(decimal))
+    value = int(hexa, 16) if hexa else int(binary, 2) if binary else int(octal, 8) if octal else small_decimal(decimal)
     return -value if sign == "-" else value
 
 
@@ -74,6 +77,26 @@ def _expression(text: str) -> int | None:
     return value if not rest else None
 
 
+def _div(a: int, b: int) -> int:
+    """C's division, as LLVM folds it: truncated toward zero."""
+    q = abs(a) // abs(b)
+    return q if (a < 0) == (b < 0) else -q
+
+
+_OPS = {
+    "+": operator.add,
+    "-": operator.sub,
+    "|": operator.or_,
+    "&": operator.and_,
+    "^": operator.xor,
+    "*": operator.mul,
+    "/": _div,
+    "%": lambda a, b: a - b * _div(a, b),
+    "<<": operator.lshift,
+    ">>": operator.rshift,
+}
+
+
 def _binary(tokens: list, level: int) -> tuple[int, list]:
     if level == len(_LEVELS):
         return _unary(tokens)
@@ -85,13 +108,8 @@ def _binary(tokens: list, level: int) -> tuple[int, list]:
             raise ZeroDivisionError
         if op in ("<<", ">>") and not 0 <= right < 64:
             raise ValueError
-        # LLVM folds in 64-bit two's complement; division truncates toward zero, as in C
-        left = {"+": lambda: left + right, "-": lambda: left - right, "|": lambda: left | right,
-                "&": lambda: left & right, "^": lambda: left ^ right, "*": lambda: left * right,
-                "/": lambda: abs(left) // abs(right) * (1 if (left < 0) == (right < 0) else -1),
-                "%": lambda: left - right * int(left / right), "<<": lambda: left << right,
-                ">>": lambda: left >> right}[op]()
-        left = (left + (1 << 63)) % (1 << 64) - (1 << 63)
+        left = _OPS[op](left, right)
+        left = (left + (1 << 63)) % (1 << 64) - (1 << 63)  # LLVM folds in 64-bit two's complement
     return left, tokens
 
 
@@ -166,10 +184,17 @@ class _Reader:
                     raise self.error(f"expected vgx2 or vgx4, got {m.group(4)!r}", col + m.start(4))
                 vgx = int(g[3])
             off_col = col + m.start(3)
-            return Parsed("za", col, body, suffix=(m.group(1) or "").lower() or None,
-                          wreg=m.group(2).lower(), wreg_col=col + m.start(2),
-                          off=self.integer(m.group(3), off_col, "offset", allow_hash=True),
-                          off_col=off_col, vgx=vgx)
+            return Parsed(
+                "za",
+                col,
+                body,
+                suffix=(m.group(1) or "").lower() or None,
+                wreg=m.group(2).lower(),
+                wreg_col=col + m.start(2),
+                off=self.integer(m.group(3), off_col, "offset", allow_hash=True),
+                off_col=off_col,
+                vgx=vgx,
+            )
         m = _LIST.match(body)
         if m:
             return self.reglist(m.group(1), col, col + 1, body)
@@ -182,9 +207,17 @@ class _Reader:
             index = None
             if m.group(4):
                 index = self.integer(m.group(5), col + m.start(5), "lane index")
-            return Parsed("vreg", col, body, prefix=m.group(1).lower(), num=num, num_col=col,
-                          suffix=(m.group(3) or "").lower() or None, index=index,
-                          index_col=col + m.start(4) if m.group(4) else 0)
+            return Parsed(
+                "vreg",
+                col,
+                body,
+                prefix=m.group(1).lower(),
+                num=num,
+                num_col=col,
+                suffix=(m.group(3) or "").lower() or None,
+                index=index,
+                index_col=col + m.start(4) if m.group(4) else 0,
+            )
         raise self.error(f"{INVALID}: cannot read operand {body!r}", col)
 
     def reglist(self, inner: str, col: int, inner_col: int, body: str) -> Parsed:
@@ -199,8 +232,11 @@ class _Reader:
                 self.same_suffix(regs[0], r, c + len(p) - len(p.lstrip()))
             for k in range(1, len(regs)):
                 if regs[k][0] != (regs[k - 1][0] + 1) % 32:
-                    raise self.error(f"{INVALID}: registers of a list must be consecutive (mod 32), "
-                                     f"z{regs[k - 1][0]} is followed by z{regs[k][0]}", col)
+                    raise self.error(
+                        f"{INVALID}: registers of a list must be consecutive (mod 32), "
+                        f"z{regs[k - 1][0]} is followed by z{regs[k][0]}",
+                        col,
+                    )
             start, count = regs[0][0], len(regs)
             if count > 4:
                 raise self.error("invalid number of vectors", col)
@@ -230,8 +266,7 @@ class _Reader:
         m = _LIST_REG.match(text)
         lead = len(text) - len(text.lstrip())
         if not m or small_decimal(m.group(2)) > 31:
-            raise self.error(f"{INVALID}: expected a Z register (z0-z31) in the list, got {text.strip()!r}",
-                             col + lead)
+            raise self.error(f"{INVALID}: expected a Z register (z0-z31) in the list, got {text.strip()!r}", col + lead)
         return int(m.group(2)), (m.group(3) or "").lower() or None, m.group(3)
 
 
@@ -291,9 +326,11 @@ def _fit(form: Form, t: Operand, p: Parsed, ops: dict[str, int], after: tuple[in
     ``after`` is the (slot, column) of whatever follows ``p`` (where a missing index is missed)."""
     lay = form.layout
     if t.kind != p.kind or (t.kind == "vreg" and t.prefix != p.prefix):
-        want = {"vreg": f"a {t.prefix} register" + (" with a lane index" if t.indexed else ""),
-                "za": f"a ZA array group za.{t.suffix}[wv, offset, vgx{t.n}]",
-                "zlist": f"a list of {t.n} Z registers"}[t.kind]
+        want = {
+            "vreg": f"a {t.prefix} register" + (" with a lane index" if t.indexed else ""),
+            "za": f"a ZA array group za.{t.suffix}[wv, offset, vgx{t.n}]",
+            "zlist": f"a list of {t.n} Z registers",
+        }[t.kind]
         return _generic(p.slot, f"expected {want}", p.col)
     if t.kind == "vreg":
         return _fit_vreg(lay, t, p, ops, after)
@@ -316,8 +353,9 @@ def _fit(form: Form, t: Operand, p: Parsed, ops: dict[str, int], after: tuple[in
         return _generic(p.slot, f"expected element type .{t.suffix} in the list, got .{p.suffix or '(none)'}", p.col)
     fld = lay.fields[t.ops[0]]
     if p.num not in fld.values:
-        return _specific(p.slot, f"{LIST_ALIGN.format(n=fld.scale)} (got a list starting at z{p.num})", p.col,
-                         list_align=True)
+        return _specific(
+            p.slot, f"{LIST_ALIGN.format(n=fld.scale)} (got a list starting at z{p.num})", p.col, list_align=True
+        )
     ops[t.ops[0]] = p.num
     return None
 
@@ -417,8 +455,7 @@ def parse(text: str) -> Insn:
     mnemonic, mnemonic_col, raw_ops = split_line(line, reader)
     forms = _BY_MNEMONIC.get(mnemonic.lower())
     if not forms:
-        raise UnknownInstruction(
-            f"mnemonic {mnemonic!r} is not in intdot's Arm table (it has: {', '.join(MNEMONICS)})")
+        raise UnknownInstruction(f"mnemonic {mnemonic!r} is not in intdot's Arm table (it has: {', '.join(MNEMONICS)})")
     parsed = [reader.operand(t, c) for t, c in raw_ops]
     slot = 1  # LLVM's operand 0 is the mnemonic
     for p in parsed:
