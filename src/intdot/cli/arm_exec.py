@@ -175,9 +175,7 @@ def _as_insns(text: str, where: str | None = None) -> list:
 def _destination(insn) -> tuple[str, str]:
     """(register letter v/z/za, element suffix b/h/s/d) of what ``insn`` writes, read
     from its first operand as LLVM prints it: v0.4s, z0.s, za.s[w8, 0, vgx2], za.d[...]."""
-    from ..arm import asm
-
-    first = asm.format_insn(insn).split(None, 1)[1].split(",")[0].strip().lower()
+    first = insn.text.split(None, 1)[1].split(",")[0].strip().lower()
     m = re.match(r"\{?\s*(za|[vz])\d*\.\d*([bhsdq])", first)
     if not m:
         return "z", "b"
@@ -268,7 +266,6 @@ def _load_state(args):
 
 
 def run_exec(args) -> int:
-    from ..arm import asm
     from ..arm.executor import execute
     from ..arm.state import State
 
@@ -317,7 +314,7 @@ def run_exec(args) -> int:
                 else "drop --no-streaming (SME2 instructions then start the state in streaming mode)"
             )
             raise StateError(
-                f"{asm.format_insn(insn)} is an SME2 instruction and runs only in streaming mode "
+                f"{insn.text} is an SME2 instruction and runs only in streaming mode "
                 f"(hardware traps it as UNDEFINED otherwise); {remedy}"
             )
         execute(state, insn)
@@ -326,8 +323,8 @@ def run_exec(args) -> int:
         labels = [_reg_label(state, n, dest) for n in changed]
         steps.append(
             {
-                "insn": asm.format_insn(insn),
-                "word": f"{asm.encode(insn):#010x}",
+                "insn": insn.text,
+                "word": f"{insn.word:#010x}",
                 "changed": {
                     label: _value(state, label if not n.startswith("x") else n) for n, label in zip(changed, labels)
                 },
