@@ -66,6 +66,35 @@ SPELLINGS = [
     ("SUDOT ZA.S[W8, 0, VGx2], { Z0.B-Z1.B }, Z0.B[0]", 0xC1501038, "sudot za.s[w8, 0, vgx2], { z0.b, z1.b }, z0.b[0]"),
     ("sudot v0.4s, v1.16b, v2.4b[+1]", 0x4F22F020, "sudot v0.4s, v1.16b, v2.4b[1]"),
     ("sudot v0.4s, v1.16b, v2.4b[1]  // a comment", 0x4F22F020, "sudot v0.4s, v1.16b, v2.4b[1]"),
+    # the other mnemonics and forms (llvm-mc-19 -mattr=+dotprod,+i8mm,+sve,+sve2p1,+sme2,+sme-i16i64)
+    ("SDOT V0.2S, V1.8B, V2.8B", 0x0E829420, "sdot v0.2s, v1.8b, v2.8b"),
+    ("udot v31.4s,v30.16b,v29.16b", 0x6E9D97DF, "udot v31.4s, v30.16b, v29.16b"),
+    ("usdot v3.4s, v15.16b, v30.4b[3]", 0x4FBEF9E3, "usdot v3.4s, v15.16b, v30.4b[3]"),
+    ("sdot z0.d, z1.h, z15.h[0x1]", 0x44FF0020, "sdot z0.d, z1.h, z15.h[1]"),
+    ("udot z31.s, z30.h, z7.h[3]", 0x449FCFDF, "udot z31.s, z30.h, z7.h[3]"),
+    ("usdot z0.s, z1.b, z31.b", 0x449F7820, "usdot z0.s, z1.b, z31.b"),
+    (
+        "sdot za.s[w8, 7], {z30.b, z31.b}, {z2.b-z3.b}",
+        0xC1A217C7,
+        "sdot za.s[w8, 7, vgx2], { z30.b, z31.b }, { z2.b, z3.b }",
+    ),
+    (
+        "udot za.d[w11, #0, VGX4], {z28.h-z31.h}, {z0.h - z3.h}",
+        0xC1E17790,
+        "udot za.d[w11, 0, vgx4], { z28.h - z31.h }, { z0.h - z3.h }",
+    ),
+    (
+        "usdot za.s[w9, 1+1], {z31.b-z2.b}, z15.b",
+        0xC13F37EA,
+        "usdot za.s[w9, 2, vgx4], { z31.b, z0.b, z1.b, z2.b }, z15.b",
+    ),
+    ("sdot za.s[w10, 3, vgx2], {z6.h, z7.h}, z7.h[3]", 0xC1575CC3, "sdot za.s[w10, 3, vgx2], { z6.h, z7.h }, z7.h[3]"),
+    ("udot za.d[w8, 0], {z4.h-z7.h}, z9.h[1]", 0xC1D98498, "udot za.d[w8, 0, vgx4], { z4.h - z7.h }, z9.h[1]"),
+    (
+        "sdot za.s[w8, 0, vgx4], { z12.h - z15.h }, { z16.h - z19.h }",
+        0xC1F11588,
+        "sdot za.s[w8, 0, vgx4], { z12.h - z15.h }, { z16.h - z19.h }",
+    ),
 ]
 
 
@@ -175,6 +204,22 @@ ERRORS = [
     ("sudot v0.4s, v1.16b, v2.4b[1], v3.4s", AsmSyntaxError, "invalid operand for instruction", 32),
     ("sudot v0.4s, v1.16b, v2.4b[1", AsmSyntaxError, "unbalanced brackets", None),
     ("   ", AsmSyntaxError, "expected an instruction mnemonic", None),
+    # other mnemonics: LLVM's message and column, chosen among several forms as its matcher does
+    ("sdot za.d[w8, 0, vgx2], {z0.b-z1.b}, z0.b[0]", AsmSyntaxError, "invalid operand for instruction", 25),
+    ("sdot z0.d, z1.h, z16.h[1]", AsmSyntaxError, "invalid operand for instruction", 23),
+    ("sdot z0.s, z1.h, z8.h[1]", AsmSyntaxError, "invalid operand for instruction", 22),
+    ("sdot z0.s, z1.h, z2.h[4]", OperandConstraintError, "vector lane must be an integer in range [0, 3].", 22),
+    ("udot v0.2s, v1.8b, v2.16b", AsmSyntaxError, "invalid operand for instruction", 20),
+    ("sudot z0.s, z1.b, z2.b", AsmSyntaxError, "too few operands for instruction", 1),
+    (
+        "sdot za.d[w8, 0, vgx2], {z0.h-z1.h}, z0.h[2]",
+        OperandConstraintError,
+        "vector lane must be an integer in range [0, 1].",
+        42,
+    ),
+    ("usdot za.s[w8, 0, vgx2], {z0.b, z1.h}, z0.b", AsmSyntaxError, "mismatched register size suffix", 33),
+    ("usdot za.s[w8, 0, vgx4], {z0.b-z3.b}, {z2.b-z5.b}", OperandConstraintError, "Invalid vector list", 39),
+    ("sdot z0.s, z1.b, z2.b[1+]", AsmSyntaxError, "expected an integer lane index", 23),
 ]
 
 

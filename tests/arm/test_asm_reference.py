@@ -170,6 +170,7 @@ def test_bulk_and_scalar_match_reference(name):
         assert text == ref_text(w), hex(w)
     for w in words[:100].tolist():
         assert arm.disassemble(w) == ref_text(w)
+        assert arm.assemble(ref_text(w)) == w  # and back: the reference's text assembles to the word
         insn = arm.decode(w)
         assert insn.form.name == name
         assert arm.encode(insn) == w
