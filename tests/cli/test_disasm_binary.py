@@ -283,3 +283,32 @@ def test_sections_per_function_and_files_without_code(cli, tmp_path):
     subprocess.run([clang, "--target=aarch64-linux-gnu", "-c", tmp_path / "d.c", "-o", data], check=True)
     rc, _, err = cli("disasm", "-f", data)
     assert rc == 1 and "without code" in err
+
+
+GNU_LISTING = """
+k.o:     file format elf64-littleaarch64
+
+
+Disassembly of section .text:
+
+0000000000000000 <nsu>:
+   0:\t4f22f83f \tsudot\tv31.4s, v1.16b, v2.4b[3]
+   4:\td65f03c0 \tret
+
+0000000000000008 <ssu>:
+   8:\t44ba1c20 \tsudot\tz0.s, z1.b, z2.b[3]
+   c:\td65f03c0 \tret
+  10:\t11223344 \t.word\t0x11223344
+"""
+
+
+def test_gnu_objdump_listing(cli):
+    """GNU objdump prints the word, a tab and the text (the words and texts are LLVM's, tests/data)."""
+    mine = ours(cli, "-f", "-", stdin=GNU_LISTING)
+    assert [(r["address"], r["symbol"], r["text"]) for r in mine] == [
+        ("0x0", "nsu", "sudot v31.4s, v1.16b, v2.4b[3]"),
+        ("0x4", "nsu", ".inst 0xd65f03c0"),
+        ("0x8", "ssu", "sudot z0.s, z1.b, z2.b[3]"),
+        ("0xc", "ssu", ".inst 0xd65f03c0"),
+        ("0x10", "ssu", ".word 0x11223344"),
+    ]
