@@ -72,7 +72,7 @@ def _expression(text: str) -> int | None:
         pos = m.end()
     try:
         value, rest = _binary(tokens, 0)
-    except (IndexError, ValueError, ZeroDivisionError):
+    except (IndexError, ValueError, ZeroDivisionError, RecursionError):
         return None
     return value if not rest else None
 
