@@ -17,7 +17,7 @@ import sys
 from ..core.errors import IntdotError
 
 # Modules of this package that add subcommands, in the order --help lists them.
-COMMAND_MODULES = ("amd", "arm", "arm_exec", "catalog", "demo")
+COMMAND_MODULES = ("amd", "arm", "disasm", "arm_exec", "catalog", "demo")
 
 EXIT_ERROR = 1  # an IntdotError: bad input, unsupported instruction, ...
 EXIT_USAGE = 2  # argparse's own exit status for bad command lines

@@ -6,6 +6,7 @@ import json
 import re
 
 from ..core.errors import IntdotError, OperandError
+from .fields import field_diagram
 from .inputs import at_line, pieces, read_text, source_name
 
 _ASM_HELP = """\
@@ -33,10 +34,6 @@ def register(subparsers) -> None:
     p.add_argument("--fields", action="store_true", help="show a bit-field diagram of each word")
     p.add_argument("--json", action="store_true", help="print JSON (a list of objects)")
     p.set_defaults(func=run_asm)
-
-    from . import disasm
-
-    disasm.register(subparsers)
 
 
 def _raw_formatter():
@@ -69,27 +66,6 @@ def split_instructions(args: list[str]) -> list[str]:
             else:
                 lines[-1] += " " + piece.strip()
     return lines
-
-
-def field_diagram(word: int, form) -> list[str]:
-    """Three aligned rows (bit ranges, field names, bits of ``word``) and one of operand values."""
-    lay = form.layout
-    cols, pos = [], 32
-    for token in lay.bits.split():
-        name, _, width = token.partition(":")
-        width = int(width) if width else len(token)
-        hi, lo = pos - 1, pos - width
-        pos = lo
-        bits = format((word >> lo) & ((1 << width) - 1), f"0{width}b")
-        cols.append((str(hi) if hi == lo else f"{hi}:{lo}", name, bits))
-    widths = [max(len(c) for c in col) for col in cols]
-    rows = ["  ".join(c[i].ljust(w) for c, w in zip(cols, widths)).rstrip() for i in range(3)]
-    ops = []
-    for op, fld in lay.fields.items():
-        value = fld.extract(word)
-        ops.append(f"{op}={value} ({fld.spec})" if fld.spec != op else f"{op}={value}")
-    ops += [f"{op}={v} (fixed)" for op, v in lay.consts.items()]
-    return rows + ["  ".join(ops)]
 
 
 def _record(word: int, insn) -> dict:

@@ -17,6 +17,7 @@ import numpy as np
 
 from ..core.errors import OperandError, UndefinedEncoding
 from . import binary
+from .fields import field_diagram
 from .inputs import read_bytes, source_name
 
 _HELP = """\
@@ -233,7 +234,6 @@ def _plain(c, t, d, args, out) -> None:
 
 def _diagram(word: int, out) -> None:
     from ..arm import decode
-    from .arm import field_diagram
 
     insn = decode(word)
     for row in field_diagram(word, insn.form):
