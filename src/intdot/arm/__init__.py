@@ -15,23 +15,20 @@ from __future__ import annotations
 import importlib
 
 from .asm import assemble, decode, disassemble, encode, parse
+from .executor import execute
 from .forms import FORMS, form_named
 from .records import SEMANTIC_KINDS, Form, Insn
-
-# The register-file model, the executor and the ACLE intrinsics load on first use.
-_LAZY = {"State": "state", "execute": "executor"}
+from .state import State
 
 
+# The ACLE intrinsics (generated from the table by intdot.arm.acle) load on first use.
 def __getattr__(name):
-    module = _LAZY.get(name)
-    if module is None:
-        if not name.startswith(("v", "sv")):
-            raise AttributeError(f"module 'intdot.arm' has no attribute {name!r}")
-        module = "acle"
-    mod = importlib.import_module(f".{module}", __name__)
-    if module == "acle" and name not in getattr(mod, "__all__", ()):
+    if not name.startswith(("v", "sv")):
+        raise AttributeError(f"module 'intdot.arm' has no attribute {name!r}")
+    acle = importlib.import_module(".acle", __name__)
+    if name not in getattr(acle, "__all__", ()):
         raise AttributeError(f"module 'intdot.arm' has no attribute {name!r} (nor has intdot.arm.acle)")
-    value = getattr(mod, name)
+    value = getattr(acle, name)
     globals()[name] = value
     return value
 
@@ -44,7 +41,7 @@ def _acle_names() -> list[str]:
 
 
 def __dir__():
-    return sorted(set(globals()) | set(_LAZY) | set(_acle_names()))
+    return sorted(set(globals()) | set(_acle_names()))
 
 
 __all__ = [
