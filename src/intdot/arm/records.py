@@ -46,27 +46,10 @@ class FormTableError(Exception):
     """The table itself is inconsistent (a bug in the table, not user input)."""
 
 
-@dataclass(frozen=True)
-class _SpecPending:
-    """Stand-in with DotSpec's field names, used only while the core lacks the new DotSpec."""
-
-    a_width: int
-    b_width: int
-    lanes: int
-    a_signed: bool
-    b_signed: bool
-    acc_bits: int = 32
-    acc_signed: bool = True
-
-
 def make_spec(
     a_width: int, b_width: int, lanes: int, a_signed: bool, b_signed: bool, acc_bits: int = 32, acc_signed: bool = True
-):
+) -> DotSpec:
     """The core's ``DotSpec`` for one row (the one place that constructs it)."""
-    try:
-        from ..core.spec import DotSpec
-    except ImportError:  # a core without per-operand widths: keep the same fields
-        return _SpecPending(a_width, b_width, lanes, a_signed, b_signed, acc_bits, acc_signed)
     return DotSpec(a_width, b_width, lanes, a_signed, b_signed, acc_bits=acc_bits, acc_signed=acc_signed)
 
 
@@ -83,7 +66,7 @@ class Form:
     name: str  # stable id, e.g. "sdot_neon_vec_128"
     mnemonic: str  # "sdot" | "udot" | "usdot" | "sudot"
     kind: str  # one of SEMANTIC_KINDS
-    spec: Any  # intdot.core DotSpec: lane widths and signs of Vn/Zn (a) and Vm/Zm (b), lanes, acc_bits
+    spec: DotSpec  # lane widths and signs of Vn/Zn (a) and Vm/Zm (b), lanes per group, acc_bits
     nvec: int = 1  # SME2: vectors per group (2 or 4)
     features: str = ""
     layout: Any = field(default=None, compare=False, repr=False)
