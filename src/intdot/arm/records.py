@@ -31,6 +31,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..core.spec import DotSpec
+
 SEMANTIC_KINDS = (
     "neon_dot_vec",
     "neon_dot_elem",
