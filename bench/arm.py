@@ -122,6 +122,10 @@ def bench_decoder(n: int = 50_000) -> None:
     )
     t_decode, _ = best_of(3, lambda: [arm.decode(w) for w in words[:20000]])
     print(f"arm.decode (Insn with operands): {20000 / t_decode:12,.0f} words/s")
+    texts = arm.disassemble(np.array(words[:5000], dtype=np.uint32)).tolist()
+    t_asm, back = best_of(3, lambda: [arm.assemble(t) for t in texts])
+    assert back == words[:5000]
+    print(f"arm.assemble (canonical text of random words of every row): {5000 / t_asm:12,.0f} lines/s")
 
 
 def bench_cli_text_vs_json(n: int = 20_000) -> None:

@@ -25,6 +25,22 @@ _BY_MNEMONIC: dict[str, list[Form]] = {}
 for _f in FORMS:
     _BY_MNEMONIC.setdefault(_f.mnemonic, []).append(_f)
 
+
+def _shape(kind: str, prefix: str, suffix: str | None, indexed: bool, n: int) -> tuple:
+    """What tells the templates of one mnemonic apart, values aside (a ZA group's vgx may be left out)."""
+    if kind == "za":
+        return ("za", suffix)
+    if kind == "zlist":
+        return ("zlist", suffix, n)
+    return ("vreg", prefix, suffix, indexed)
+
+
+# (mnemonic, operand shapes) -> the rows with exactly that template: the one to try first.
+_BY_SHAPE: dict[tuple, list[Form]] = {}
+for _f in FORMS:
+    _key = (_f.mnemonic, *(_shape(t.kind, t.prefix, t.suffix, t.indexed, t.n) for t in _f.layout.operands))
+    _BY_SHAPE.setdefault(_key, []).append(_f)
+
 # Integers as LLVM's assembler reads them: 0x hex, 0b binary, a leading 0 octal.
 _INT = re.compile(r"([+-]?)\s*(?:0x([0-9a-f]+)|0b([01]+)|(0[0-7]*)|([1-9][0-9]*))", re.I)
 _NUM = r"(0|[1-9][0-9]*)"  # register numbers: no leading zeros (LLVM rejects z05)
@@ -461,6 +477,11 @@ def parse(text: str) -> Insn:
     for p in parsed:
         p.slot = slot
         slot += _slots(p)
+    shape = (mnemonic.lower(), *(_shape(p.kind, p.prefix, p.suffix, p.index is not None, p.count) for p in parsed))
+    for form in _BY_SHAPE.get(shape, ()):  # the likely row first; the others only to explain a failure
+        got = _match(form, parsed, slot, mnemonic_col)
+        if isinstance(got, Insn):
+            return got
     failures = []
     for form in forms:
         got = _match(form, parsed, slot, mnemonic_col)
