@@ -28,6 +28,10 @@ from .spec import DotSpec
 from .values import as_word_array, check_flag, check_word
 
 
+def _byte_table_word32(spec: DotSpec) -> bool:
+    return spec.a_width == spec.b_width and spec.a_width in (4, 8) and spec.a_bits == 32
+
+
 @lru_cache(maxsize=None)
 def _scalar_dot(spec: DotSpec):
     """A function (a, b) -> exact dot product, for unsigned Python ints of the operands' sizes."""
@@ -152,27 +156,11 @@ def dot_function(spec: DotSpec, names: tuple[str, str, str] = ("a", "b", "acc"))
     a_lo, a_end, a_mask = -(1 << (a_bits - 1)), 1 << a_bits, (1 << a_bits) - 1
     b_lo, b_end, b_mask = -(1 << (b_bits - 1)), 1 << b_bits, (1 << b_bits) - 1
     c_lo, c_end, c_mask = -(1 << (acc_bits - 1)), 1 << acc_bits, (1 << acc_bits) - 1
-    # Subtracting the wrap where the sign bit is set reads the bits as signed; an unsigned type subtracts nothing.
-    c_sign, c_wrap = 1 << (acc_bits - 1), (1 << acc_bits) if spec.acc_signed else 0
+    # ((x + bias) & mask) - bias reads either spelling of x in the accumulator type: bias 2**(n-1) gives the
+    # signed reading, bias 0 the unsigned one; no branch.
+    bias = 1 << (acc_bits - 1) if spec.acc_signed else 0
 
-    def f(a, b, acc, neg=False, clamp=False):
-        # Fast path: plain Python ints in range and real bools.
-        if (
-            type(a) is int and type(b) is int and type(acc) is int
-            and a_lo <= a < a_end and b_lo <= b < b_end and c_lo <= acc < c_end
-            and (neg is False or neg is True) and (clamp is False or clamp is True)
-        ):
-            d = lanes_dot(a & a_mask, b & b_mask)
-            acc &= c_mask
-            if acc & c_sign:
-                acc -= c_wrap
-            r = acc - d if neg else acc + d
-            if clamp:
-                return lo if r < lo else hi if r > hi else r
-            r &= c_mask
-            if r & c_sign:
-                r -= c_wrap
-            return r
+    def slow(a, b, acc, neg, clamp):
         neg = check_flag(neg, "neg")
         clamp = check_flag(clamp, "clamp")
         if _is_scalar(a) and _is_scalar(b) and _is_scalar(acc):
@@ -181,6 +169,45 @@ def dot_function(spec: DotSpec, names: tuple[str, str, str] = ("a", "b", "acc"))
         wa, wb = as_word_array(a, na, a_bits), as_word_array(b, nb, b_bits)
         wc = as_word_array(acc, nc, acc_bits)
         return dot_arrays(spec, wa, wb, wc, neg=neg, clamp=clamp, names=names)
+
+    if _byte_table_word32(spec):
+        # The common case (8- and 4-bit lanes in 32-bit words) with the byte-pair lookups written out: a call
+        # fewer per dot product, which is most of a scalar call's cost.  Every index is masked, so either
+        # spelling of a and b reads the same bits.
+        t = _numpy_path.byte_pair_table(spec.a_width, spec.a_signed, spec.b_signed).tolist()
+
+        def f(a, b, acc, neg=False, clamp=False):
+            if (
+                type(a) is int and type(b) is int and type(acc) is int
+                and a_lo <= a < a_end and b_lo <= b < b_end and c_lo <= acc < c_end
+                and (neg is False or neg is True) and (clamp is False or clamp is True)
+            ):
+                d = (
+                    t[((a & 0xFF) << 8) | (b & 0xFF)]
+                    + t[(a & 0xFF00) | ((b >> 8) & 0xFF)]
+                    + t[((a >> 8) & 0xFF00) | ((b >> 16) & 0xFF)]
+                    + t[((a >> 16) & 0xFF00) | ((b >> 24) & 0xFF)]
+                )
+                acc = ((acc + bias) & c_mask) - bias
+                r = acc - d if neg else acc + d
+                if clamp:
+                    return lo if r < lo else hi if r > hi else r
+                return ((r + bias) & c_mask) - bias
+            return slow(a, b, acc, neg, clamp)
+    else:
+        def f(a, b, acc, neg=False, clamp=False):
+            if (
+                type(a) is int and type(b) is int and type(acc) is int
+                and a_lo <= a < a_end and b_lo <= b < b_end and c_lo <= acc < c_end
+                and (neg is False or neg is True) and (clamp is False or clamp is True)
+            ):
+                d = lanes_dot(a & a_mask, b & b_mask)
+                acc = ((acc + bias) & c_mask) - bias
+                r = acc - d if neg else acc + d
+                if clamp:
+                    return lo if r < lo else hi if r > hi else r
+                return ((r + bias) & c_mask) - bias
+            return slow(a, b, acc, neg, clamp)
 
     f.spec = spec
     return f
