@@ -272,3 +272,33 @@ def test_docs_exec_sessions(capsys):
     for command, expected in sessions:
         assert main(shlex.split(command)[1:]) == 0
         assert capsys.readouterr().out == expected, command
+
+
+def test_a_hand_made_form_needs_an_arm_dot_spec():
+    import dataclasses
+
+    from intdot.core import DotSpec
+
+    s = State()
+    base = forms.hand_made_form("sdot_sve_vec")
+    ops = dict(zda=0, zn=1, zm=2)
+    with pytest.raises(OperandTypeError, match="spec"):
+        execute(s, Insn(dataclasses.replace(base, spec=(8, 8, 4)), ops))
+    with pytest.raises(OperandError, match="not an Arm dot shape"):
+        execute(s, Insn(dataclasses.replace(base, spec=DotSpec(8, 8, 2, True, True)), ops))
+    with pytest.raises(OperandError, match="not an Arm dot shape"):
+        execute(s, Insn(dataclasses.replace(base, spec=DotSpec(16, 8, 4, True, True, acc_bits=64)), ops))
+
+
+@pytest.mark.parametrize("form_id, ops, match", [
+    ("sdot_sve_indexed_d", dict(zda=0, zn=1, zm=2, index=2), r"index=2 is out of range; expected 0\.\.1"),
+    ("udot_sme2_indexed_d_vgx2", dict(wv=8, off=0, zn=0, zm=2, index=2), r"expected 0\.\.1"),
+    ("sdot_neon_vec_128", dict(vd=0, vn=1, vm=32, q=1), "vm=32"),
+    ("usdot_sme2_multi_vgx4", dict(wv=8, off=0, zn=0), "'zm' is missing"),
+])
+def test_a_hand_made_forms_operands_are_checked(form_id, ops, match):
+    s = State(streaming=True)
+    before = s.copy()
+    with pytest.raises(OperandError, match=match):
+        execute(s, Insn(forms.hand_made_form(form_id), ops))
+    assert s == before

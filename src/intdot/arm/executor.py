@@ -22,17 +22,15 @@ from .semantics import za_group  # noqa: F401  (re-exported: callers used it fro
 from .state import State
 
 
-def spec_for(a_signed: bool, b_signed: bool) -> DotSpec:
-    """The core's parameters for an 8-bit dot product into signed 32-bit elements."""
-    return sem.make_spec(8, 4, a_signed, b_signed, 32, True)
-
-
 def form_spec(form: Form) -> DotSpec:
-    """The row's spec; a hand-made row without one is an 8-bit form into .s."""
-    spec = getattr(form, "spec", None)
-    if spec is not None:
-        return spec
-    return sem.make_spec(8, 4, form.a_signed, form.b_signed, 32, form.mnemonic != "udot")
+    """The row's spec, checked to be one the word kernels can run (a hand-made Form may hold anything)."""
+    spec = form.spec
+    if not isinstance(spec, DotSpec):
+        raise OperandTypeError(f"{form.name}: spec={describe(spec)} is not an intdot.core.DotSpec")
+    if spec.a_width != spec.b_width or spec.a_bits != spec.acc_bits or spec.b_bits != spec.acc_bits:
+        raise OperandError(f"{form.name}: {spec} is not an Arm dot shape; expected equal lane widths whose "
+                           f"groups fill the accumulator element (4 x 8 -> 32, 4 x 16 -> 64 or 2 x 16 -> 32 bits)")
+    return spec
 
 
 # -- the per-kind execute functions ----------------------------------------------
@@ -196,9 +194,10 @@ def execute(state: State, insn) -> State:
     if fn is None:
         raise UnknownInstruction(f"{form.name}: the executor has no semantics for kind "
                                  f"{form.kind!r}; known kinds: {sorted(EXECUTE)}")
+    spec = form_spec(form)
     if form.layout is not None:  # a row of the table: its operands must be encodable
         from .forms import checked_ops
 
         insn = Insn(form, checked_ops(insn))
-    fn(state, insn, form_spec(form))
+    fn(state, insn, spec)
     return state
