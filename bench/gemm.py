@@ -153,18 +153,11 @@ def gpu(n):
     a = torch.randint(-128, 128, (n, n), dtype=torch.int8, device=dev)
     b = torch.randint(-128, 128, (n, n), dtype=torch.int8, device=dev)
 
-    def timed(fn, reps=10):
-        fn()
-        torch.cuda.synchronize()
-        ts = []
-        for _ in range(reps):
-            s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            s.record()
-            fn()
-            e.record()
-            torch.cuda.synchronize()
-            ts.append(s.elapsed_time(e) / 1e3)
-        return sorted(ts)[len(ts) // 2]
+    import triton
+
+    def timed(fn, reps=None):
+        # Triton's do_bench for ours and the baseline alike: L2 flushed before each run, median of many.
+        return triton.testing.do_bench(fn, warmup=25, rep=200 if reps is None else 50, return_mode="median") / 1e3
 
     ops = 2 * n**3
     t_ref = timed(lambda: torch._int_mm(a, b))
@@ -189,11 +182,7 @@ def gpu(n):
         except Exception as exc:  # a variant that does not compile on this Triton is reported, not fatal
             print(f"  kernel {kind}: {type(exc).__name__}: {str(exc)[:300]}")
     os.environ.pop("INTDOT_GEMM_KERNEL")
-    for name in ("mm_tma", "mm_persist"):
-        if name in g._KERNELS:
-            print(f"  {name} best config: {getattr(g._KERNELS[name], 'best_config', None)}")
-    t_tiles = {tile: timed(lambda tile=tile: g.transposed(b, tile)) for tile in (32, 64, 128)}
-    print(f"  transpose by tile: { {t: round(v * 1e3, 3) for t, v in t_tiles.items()} } ms")
+    print(f"  tma kernel configuration: {g.TMA_CONFIG}")
     peak = 1979e12
     print(f"{'torch._int_mm':<44} {ops / t_ref / 1e12:8.0f} TOPS")
     for what, t in (("gemm(op='sdot4') layout change included", t_us), ("... with c added in the epilogue", t_c),

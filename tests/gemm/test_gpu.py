@@ -56,3 +56,18 @@ def test_gpu_tensors_large_stress_against_the_cpu_float64_path():
     want = gemm(ua, b, c, op="usdot", backend="float64")
     got = gemm(torch.from_numpy(ua).cuda(), torch.from_numpy(b).cuda(), torch.from_numpy(c).cuda(), op="usdot")
     assert np.array_equal(got.cpu().numpy(), want)
+
+
+@pytest.mark.parametrize("name", ["sdot4", "usdot", "udot4", "sudot"])
+@pytest.mark.parametrize("kernel", ["tma", "plain", "persist"])
+def test_gpu_tensor_core_kernels_on_odd_tiles(name, kernel, monkeypatch):
+    """K a multiple of 16 takes the TMA kernel; M and N that fill no tile exercise its edges."""
+    monkeypatch.setenv("INTDOT_GEMM_KERNEL", kernel)
+    row = ref.OPS[name]
+    for m, k, n in [(37, 64, 45), (300, 4096, 261), (1, 16, 1)]:
+        rng = _rng("tiles", name, m, k, n)
+        a = _lanes(rng, row[0], row[1], (m, k))
+        b = _lanes(rng, row[2], row[3], (k, n))
+        c = np.array(_acc(rng, row, (m, n)))
+        want = gemm(a, b, c, op=name, backend="float64")
+        assert np.array_equal(gemm(a, b, c, op=name, backend="gpu"), want)

@@ -20,6 +20,7 @@ import os
 import numpy as np
 
 _KERNELS: dict = {}
+TMA_CONFIG = {"BM": 128, "BN": 256, "BK": 128, "G": 8, "num_stages": 4, "num_warps": 8}
 
 
 def _triton():
@@ -36,7 +37,6 @@ def _triton():
         triton.Config({"BM": 64, "BN": 64, "BK": 64, "G": 8}, num_stages=3, num_warps=4),
     ]
 
-    @triton.autotune(configs=configs, key=["M", "N", "K"])
     @triton.jit
     def mm(a_ptr, bt_ptr, c_ptr, out_ptr, ra_ptr, cb_ptr, M, N, K, za, zb, zz, sign,
            HAS_C: tl.constexpr, CENTRED: tl.constexpr, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
@@ -103,7 +103,8 @@ def _triton():
         tl.store(y_ptr + c[:, None].to(tl.int64) * R + r[None, :], tl.trans(t).to(tl.int8, bitcast=True),
                  mask=(c[:, None] < C) & (r[None, :] < R))
 
-    kernels = dict(mm=mm, chain=chain, transpose=transpose, triton=triton)
+    kernels = dict(mm=triton.autotune(configs=configs, key=["M", "N", "K"])(mm), mm_raw=mm, chain=chain,
+                   transpose=transpose, triton=triton)
     try:
         from triton.tools.tensor_descriptor import TensorDescriptor
     except ImportError:
@@ -122,7 +123,6 @@ def _triton():
             triton.Config({"BM": 256, "BN": 128, "BK": 64, "G": 8}, num_stages=5, num_warps=8, pre_hook=_blocks),
         ]
 
-        @triton.autotune(configs=tma_configs, key=["M", "N", "K"])
         @triton.jit
         def mm_tma(a_desc, b_desc, c_ptr, out_ptr, ra_ptr, cb_ptr, M, N, K, za, zb, zz, sign,
                    HAS_C: tl.constexpr, CENTRED: tl.constexpr, BM: tl.constexpr, BN: tl.constexpr,
@@ -153,7 +153,6 @@ def _triton():
                 acc += tl.load(c_ptr + offs, mask=mask, other=0)
             tl.store(out_ptr + offs, acc, mask=mask)
 
-        @triton.autotune(configs=tma_configs, key=["M", "N", "K"])
         @triton.jit
         def mm_persist(a_desc, b_desc, c_ptr, out_ptr, ra_ptr, cb_ptr, M, N, K, za, zb, zz, sign,
                        HAS_C: tl.constexpr, CENTRED: tl.constexpr, BM: tl.constexpr, BN: tl.constexpr,
@@ -196,7 +195,9 @@ def _triton():
                     tl.store(out_ptr + offs, acc, mask=mask)
                     acc = tl.zeros((BM, BN), dtype=tl.int32)
 
-        kernels.update(mm_tma=mm_tma, mm_persist=mm_persist, TensorDescriptor=TensorDescriptor)
+        tune = triton.autotune(configs=tma_configs, key=["M", "N", "K"])
+        kernels.update(mm_tma=tune(mm_tma), mm_persist=tune(mm_persist), mm_tma_raw=mm_tma,
+                       mm_persist_raw=mm_persist, TensorDescriptor=TensorDescriptor)
     _KERNELS.update(kernels)
     return _KERNELS
 
@@ -210,15 +211,15 @@ def _centre(x):
     return x, 0
 
 
-def transposed(b, tile: int = 64):
+def transposed(b, tile: int = 64, cols: int = 256, warps: int = 8):
     """b.T contiguous as int8 (uint8 centred on the way) and b's zero point: one pass over b."""
     import torch
 
     k = _triton()
     r, c = b.shape
     y = torch.empty((c, r), dtype=torch.int8, device=b.device)
-    grid = (k["triton"].cdiv(r, tile), k["triton"].cdiv(c, tile))
-    k["transpose"][grid](b.contiguous(), y, r, c, FLIP=b.dtype == torch.uint8, BR=tile, BC=tile)
+    grid = (k["triton"].cdiv(r, tile), k["triton"].cdiv(c, cols))
+    k["transpose"][grid](b.contiguous(), y, r, c, FLIP=b.dtype == torch.uint8, BR=tile, BC=cols, num_warps=warps)
     return y, 128 if b.dtype == torch.uint8 else 0
 
 
@@ -240,11 +241,9 @@ def mm_int8(a, b, c=None, *, neg: bool = False):
     a8, za = _centre(a.contiguous())
     bt, zb = transposed(b)
     out = torch.empty((m, n), dtype=torch.int32, device=a.device)
-    if za or zb:
-        ra = a8.sum(dim=1, dtype=torch.int32)
-        cb = bt.sum(dim=1, dtype=torch.int32)
-    else:
-        ra = cb = out
+    # Each correction only where its zero point is not 0 (out stands in: multiplied by a zero point of 0).
+    ra = a8.sum(dim=1, dtype=torch.int32) if zb else out
+    cb = bt.sum(dim=1, dtype=torch.int32) if za else out
     zz = (za * zb * kk) % (1 << 32)
     zz = zz - (1 << 32) if zz >= 1 << 31 else zz
     cc = c if c is not None else out
@@ -254,16 +253,21 @@ def mm_int8(a, b, c=None, *, neg: bool = False):
 
     args = (cc, out, ra, cb, m, n, kk, za, zb, zz, -1 if neg else 1)
     flags = dict(HAS_C=c is not None, CENTRED=bool(za or zb))
-    kind = os.environ.get("INTDOT_GEMM_KERNEL", "persist")
+    kind = os.environ.get("INTDOT_GEMM_KERNEL", "tma")
     if use_tma(kk) and kind in ("tma", "persist"):
         desc = k["TensorDescriptor"]
-        # Block shapes are placeholders; each autotune config sets its own (pre_hook).
-        da, db = desc.from_tensor(a8, [128, 128]), desc.from_tensor(bt, [128, 128])
-        if kind == "persist":
+        if kind == "tma":
+            # Measured best on the H200 at 8192^3 (scripts/gpu/tune.py: 1,237 TOPS for the kernel alone); one
+            # fixed configuration, so no call pays an autotuning sweep or the autotuner's dispatch.
+            bm, bn, bk = TMA_CONFIG["BM"], TMA_CONFIG["BN"], TMA_CONFIG["BK"]
+            da, db = desc.from_tensor(a8, [bm, bk]), desc.from_tensor(bt, [bn, bk])
+            k["mm_tma_raw"][(k["triton"].cdiv(m, bm) * k["triton"].cdiv(n, bn),)](
+                da, db, *args, **flags, **TMA_CONFIG)
+        else:
+            # Block shapes are placeholders; each autotune config sets its own (pre_hook).
+            da, db = desc.from_tensor(a8, [128, 128]), desc.from_tensor(bt, [128, 128])
             sms = torch.cuda.get_device_properties(a.device).multi_processor_count
             k["mm_persist"][lambda meta: (min(sms, grid(meta)[0]),)](da, db, *args, **flags, NUM_SMS=sms)
-        else:
-            k["mm_tma"][grid](da, db, *args, **flags)
     else:
         k["mm"][grid](a8, bt, *args, **flags)
     return out
