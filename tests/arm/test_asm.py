@@ -334,6 +334,11 @@ def test_encode_names_a_wrong_type(value):
     assert "out of range" not in str(info.value)
 
 
+def test_words_given_as_text_say_how_to_pass_them():
+    with pytest.raises(OperandTypeError, match=r"words holds text .*int\(s, 16\).*intdot disasm"):
+        arm.disassemble(["0x44ba1c20", "0x4f22f83f"])
+
+
 @pytest.mark.parametrize("call", [arm.disassemble, arm.decode])
 def test_a_word_given_as_text_says_how_to_pass_it(call):
     with pytest.raises(OperandTypeError, match=r"is a str; .*int\('0x44ba1c20', 16\).*intdot disasm 0x44ba1c20"):

@@ -76,6 +76,11 @@ def _as_words(words) -> np.ndarray:
     if arr.dtype == object or arr.dtype.kind not in "iu":
         if arr.size == 0 and arr.dtype.kind == "f":
             arr = arr.astype(np.uint32)
+        elif arr.dtype.kind in "US":
+            raise OperandTypeError(
+                f"words holds text (dtype {arr.dtype}); expected integer words: pass [int(s, 16) for s in words] "
+                "for hex text, or use the command line: intdot disasm -f FILE"
+            )
         else:
             raise OperandTypeError(f"words has dtype {arr.dtype}; expected an integer array of 32-bit words")
     if arr.size and (arr.min() < 0 or arr.max() > 0xFFFFFFFF):
