@@ -84,8 +84,13 @@ def cpu_wrap(n):
     m = min(n, 1024)
     a1, b1 = a[:m, :m], b[:m, :m]
     t_np = best(lambda: a1.astype(np.int32) @ b1.astype(np.int32), 1)
+    t_np64 = best(lambda: a1.astype(np.int64) @ b1.astype(np.int64), 1)
     t_f32 = best(lambda: gemm(a1, b1, op="sdot4", backend="float32"))
-    line(f"gemm float32 path (no torch) n={m}", t_f32, 2 * m**3, "NumPy integer @", t_np, 200)
+    line(f"gemm float32 path (no torch) n={m}", t_f32, 2 * m**3, "NumPy int32 @", t_np, 200)
+    line(f"gemm float32 path (no torch) n={m}", t_f32, 2 * m**3, "NumPy int64 @", t_np64, 200)
+    af, bf = a1.astype(np.float32), b1.astype(np.float32)
+    t_sgemm = best(lambda: af @ bf)
+    line(f"  the ceiling: float32 BLAS itself n={m}", t_sgemm, 2 * m**3, "NumPy int32 @", t_np)
 
 
 def _auto_name(a, b):
@@ -132,10 +137,14 @@ def cpu_int4(n):
     t_ml = best(lambda: gemm(a4, b, op="sdot8"))
     ops = 2 * n**3
     print(f"-- CPU INT4 sdot8, n={n}")
-    print(f"{'unpack packed nibbles + gemm(op=sdot8)':<44} {ops / (t_unpack + t_gemm) / 1e9:9.1f} GOPS   "
-          f"unpacking is {t_unpack / (t_unpack + t_gemm):.1%} of the time")
-    print(f"{'gemm on ml_dtypes int4 a':<44} {ops / t_ml / 1e9:9.1f} GOPS   "
-          f"conversion is {(t_ml - t_gemm) / t_ml:.1%} of the time")
+    print(
+        f"{'unpack packed nibbles + gemm(op=sdot8)':<44} {ops / (t_unpack + t_gemm) / 1e9:9.1f} GOPS   "
+        f"unpacking is {t_unpack / (t_unpack + t_gemm):.1%} of the time"
+    )
+    print(
+        f"{'gemm on ml_dtypes int4 a':<44} {ops / t_ml / 1e9:9.1f} GOPS   "
+        f"conversion is {(t_ml - t_gemm) / t_ml:.1%} of the time"
+    )
 
 
 def gpu(n):
@@ -185,12 +194,19 @@ def gpu(n):
     print(f"  tma kernel configuration: {g.TMA_CONFIG}")
     peak = 1979e12
     print(f"{'torch._int_mm':<44} {ops / t_ref / 1e12:8.0f} TOPS")
-    for what, t in (("gemm(op='sdot4') layout change included", t_us), ("... with c added in the epilogue", t_c),
-                    ("gemm(op='usdot') uint8 x int8", t_u)):
-        print(f"{what:<44} {ops / t / 1e12:8.0f} TOPS  {t_ref / t:6.2f}x torch._int_mm (goal >= 8x)  "
-              f"{ops / t / peak:.0%} of the 1979 TOPS peak")
-    print(f"  of which the B transpose copy: {t_layout * 1e3:.3f} ms of {t_us * 1e3:.3f} ms "
-          f"(torch's b.t().contiguous(): {t_torch_t * 1e3:.3f} ms)")
+    for what, t in (
+        ("gemm(op='sdot4') layout change included", t_us),
+        ("... with c added in the epilogue", t_c),
+        ("gemm(op='usdot') uint8 x int8", t_u),
+    ):
+        print(
+            f"{what:<44} {ops / t / 1e12:8.0f} TOPS  {t_ref / t:6.2f}x torch._int_mm (goal >= 8x)  "
+            f"{ops / t / peak:.0%} of the 1979 TOPS peak"
+        )
+    print(
+        f"  of which the B transpose copy: {t_layout * 1e3:.3f} ms of {t_us * 1e3:.3f} ms "
+        f"(torch's b.t().contiguous(): {t_torch_t * 1e3:.3f} ms)"
+    )
     for kind, t in kernels.items():
         print(f"{'  kernel ' + kind:<44} {ops / t / 1e12:8.0f} TOPS  {t_ref / t:6.2f}x torch._int_mm")
     m = 2048

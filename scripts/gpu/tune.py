@@ -27,9 +27,17 @@ def bench(fn):
 
 t_ref = bench(lambda: torch._int_mm(a, b))
 print(f"torch._int_mm {ops / t_ref / 1e9:.0f} TOPS", flush=True)
-CONFIGS = [(128, 256, 128, 3, 8), (128, 256, 128, 4, 8), (256, 128, 128, 3, 8), (256, 128, 128, 4, 8),
-           (128, 256, 256, 2, 8), (128, 256, 64, 5, 8), (128, 128, 256, 3, 4), (128, 128, 128, 5, 4),
-           (256, 128, 64, 6, 8)]
+CONFIGS = [
+    (128, 256, 128, 3, 8),
+    (128, 256, 128, 4, 8),
+    (256, 128, 128, 3, 8),
+    (256, 128, 128, 4, 8),
+    (128, 256, 256, 2, 8),
+    (128, 256, 64, 5, 8),
+    (128, 128, 256, 3, 4),
+    (128, 128, 128, 5, 4),
+    (256, 128, 64, 6, 8),
+]
 args = (out, out, out, out, n, n, n, 0, 0, 0, 1)
 flags = dict(HAS_C=False, CENTRED=False, G=8)
 results = []
@@ -39,17 +47,21 @@ for kind in ("plain", "tma", "persist"):
         grid = ((n // bm) * (n // bn),)
         try:
             if kind == "plain":
+
                 def run():
                     k["mm_raw"][grid](a, bt, *args, **flags, **cfg)
             else:
                 da = k["TensorDescriptor"].from_tensor(a, [bm, bk])
                 db = k["TensorDescriptor"].from_tensor(bt, [bn, bk])
                 if kind == "tma":
+
                     def run():
                         k["mm_tma_raw"][grid](da, db, *args, **flags, **cfg)
                 else:
+
                     def run():
                         k["mm_persist_raw"][(min(sms, grid[0]),)](da, db, *args, **flags, **cfg, NUM_SMS=sms)
+
             out.zero_()
             run()
             ok = torch.equal(out, ref)

@@ -11,8 +11,16 @@ from .test_gemm import _acc, _lanes, _rng
 
 
 def _row(spec, clamp_neg):
-    return (spec.a_width, spec.a_signed, spec.b_width, spec.b_signed, spec.lanes, spec.acc_bits, spec.acc_signed,
-            clamp_neg)
+    return (
+        spec.a_width,
+        spec.a_signed,
+        spec.b_width,
+        spec.b_signed,
+        spec.lanes,
+        spec.acc_bits,
+        spec.acc_signed,
+        clamp_neg,
+    )
 
 
 def _distinct():

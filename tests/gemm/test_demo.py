@@ -31,10 +31,18 @@ def meets_bounds(result) -> bool:
 
 def test_demo_accuracy_and_bit_identity(setup):
     result = run_all(*setup[:2], *setup[2:])
-    assert meets_bounds(result), json.dumps([{k: v for k, v in r.items() if k != "confusion"}
-                                             for r in result["rows"]], indent=1)
-    assert {r["instruction"] for r in result["rows"]} >= {"sudot4", "sudot8", "sdot4", "sdot8", "usdot", "sudot",
-                                                          "sdot"}
+    assert meets_bounds(result), json.dumps(
+        [{k: v for k, v in r.items() if k != "confusion"} for r in result["rows"]], indent=1
+    )
+    assert {r["instruction"] for r in result["rows"]} >= {
+        "sudot4",
+        "sudot8",
+        "sdot4",
+        "sdot8",
+        "usdot",
+        "sudot",
+        "sdot",
+    }
 
 
 def test_a_wrong_zero_point_is_caught(setup, monkeypatch):

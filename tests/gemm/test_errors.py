@@ -10,29 +10,35 @@ A = np.zeros((2, 4), np.int8)
 B = np.zeros((4, 3), np.int8)
 
 
-@pytest.mark.parametrize("call, exc, words", [
-    (lambda: gemm(np.full((2, 4), 128), B, op="sdot4"), OperandError, ["a[0, 0]=128", "[-128, 127]"]),
-    (lambda: gemm(A, np.full((4, 3), -1), op="udot4"), OperandError, ["b[0, 0]=-1", "[0, 255]"]),
-    (lambda: gemm(np.full((2, 4), 8), B, op="sdot8"), OperandError, ["a[0, 0]=8", "[-8, 7]"]),
-    (lambda: gemm(A.astype(float), B, op="sdot4"), OperandTypeError, ["float64", "integer dtype"]),
-    (lambda: gemm(A, B, op="sdot9"), UnknownInstruction, ["sdot9", "sdot4"]),
-    (lambda: gemm(A, B, op=4), OperandTypeError, ["op=4"]),
-    (lambda: gemm(A, B, op="sdot", clamp=True), OperandError, ["clamp=True", "never saturates"]),
-    (lambda: gemm(A, B, op="usdot", neg=True), OperandError, ["neg=True"]),
-    (lambda: gemm(A, B, op="sdot4", clamp=1), OperandTypeError, ["clamp=1"]),
-    (lambda: gemm(A, B, op="sdot4", target="RDNA3"), UnsupportedOnTarget, ["RDNA3", "sdot4"]),
-    (lambda: gemm(A, B, op="usdot", target="armv8.4-a"), UnsupportedOnTarget, ["i8mm"]),
-    (lambda: gemm(A, B, op="sudot4"), OperandTypeError, ["a_signed=None", "b_signed"]),
-    (lambda: gemm(A, B, op="sdot4", a_signed=True), OperandTypeError, ["fixed"]),
-    (lambda: gemm(A, B.T, op="sdot4"), OperandError, ["K=4", "K=3"]),
-    (lambda: gemm(A[0], B, op="sdot4"), OperandError, ["at least 2 dimensions"]),
-    (lambda: gemm(A, B, np.full((2, 3), 2**32), op="sdot4"), OperandError, ["c contains 4294967296"]),
-    (lambda: gemm(A, B, np.zeros((5, 3)), op="sdot4"), OperandTypeError, ["c has dtype float64"]),
-    (lambda: gemm(A, B, np.zeros((5, 3), int), op="sdot4"), OperandError, ["c has shape (5, 3)"]),
-    (lambda: gemm(A, B, op="sdot4", backend="cuda"), OperandError, ["backend='cuda'", "auto"]),
-    (lambda: gemm(np.zeros((2, 4), np.int16), np.zeros((4, 3), np.int16), op="sdot2", backend="torch"),
-     OperandError, ["8- and 4-bit"]),
-])
+@pytest.mark.parametrize(
+    "call, exc, words",
+    [
+        (lambda: gemm(np.full((2, 4), 128), B, op="sdot4"), OperandError, ["a[0, 0]=128", "[-128, 127]"]),
+        (lambda: gemm(A, np.full((4, 3), -1), op="udot4"), OperandError, ["b[0, 0]=-1", "[0, 255]"]),
+        (lambda: gemm(np.full((2, 4), 8), B, op="sdot8"), OperandError, ["a[0, 0]=8", "[-8, 7]"]),
+        (lambda: gemm(A.astype(float), B, op="sdot4"), OperandTypeError, ["float64", "integer dtype"]),
+        (lambda: gemm(A, B, op="sdot9"), UnknownInstruction, ["sdot9", "sdot4"]),
+        (lambda: gemm(A, B, op=4), OperandTypeError, ["op=4"]),
+        (lambda: gemm(A, B, op="sdot", clamp=True), OperandError, ["clamp=True", "never saturates"]),
+        (lambda: gemm(A, B, op="usdot", neg=True), OperandError, ["neg=True"]),
+        (lambda: gemm(A, B, op="sdot4", clamp=1), OperandTypeError, ["clamp=1"]),
+        (lambda: gemm(A, B, op="sdot4", target="RDNA3"), UnsupportedOnTarget, ["RDNA3", "sdot4"]),
+        (lambda: gemm(A, B, op="usdot", target="armv8.4-a"), UnsupportedOnTarget, ["i8mm"]),
+        (lambda: gemm(A, B, op="sudot4"), OperandTypeError, ["a_signed=None", "b_signed"]),
+        (lambda: gemm(A, B, op="sdot4", a_signed=True), OperandTypeError, ["fixed"]),
+        (lambda: gemm(A, B.T, op="sdot4"), OperandError, ["K=4", "K=3"]),
+        (lambda: gemm(A[0], B, op="sdot4"), OperandError, ["at least 2 dimensions"]),
+        (lambda: gemm(A, B, np.full((2, 3), 2**32), op="sdot4"), OperandError, ["c contains 4294967296"]),
+        (lambda: gemm(A, B, np.zeros((5, 3)), op="sdot4"), OperandTypeError, ["c has dtype float64"]),
+        (lambda: gemm(A, B, np.zeros((5, 3), int), op="sdot4"), OperandError, ["c has shape (5, 3)"]),
+        (lambda: gemm(A, B, op="sdot4", backend="cuda"), OperandError, ["backend='cuda'", "auto"]),
+        (
+            lambda: gemm(np.zeros((2, 4), np.int16), np.zeros((4, 3), np.int16), op="sdot2", backend="torch"),
+            OperandError,
+            ["8- and 4-bit"],
+        ),
+    ],
+)
 def test_errors(call, exc, words):
     with pytest.raises(exc) as info:
         call()
@@ -49,5 +55,7 @@ def test_both_spellings_of_an_accumulator_agree():
 
 def test_empty_shapes():
     assert gemm(np.zeros((0, 4), np.int8), B, op="sdot4").shape == (0, 3)
-    assert gemm(np.zeros((2, 0), np.int8), np.zeros((0, 3), np.int8), np.full((2, 3), 7), op="sdot4",
-                clamp=True).tolist() == [[7] * 3] * 2
+    assert (
+        gemm(np.zeros((2, 0), np.int8), np.zeros((0, 3), np.int8), np.full((2, 3), 7), op="sdot4", clamp=True).tolist()
+        == [[7] * 3] * 2
+    )

@@ -19,8 +19,17 @@ def _rng(*key):
 def _lanes(rng, width, signed, shape, dtype=None):
     lo, hi = (-(1 << (width - 1)), 1 << (width - 1)) if signed else (0, 1 << width)
     x = rng.integers(lo, hi, shape)
-    return x.astype(dtype or {(8, True): np.int8, (8, False): np.uint8, (4, True): np.int8,
-                              (4, False): np.uint8, (16, True): np.int16, (16, False): np.uint16}[width, signed])
+    return x.astype(
+        dtype
+        or {
+            (8, True): np.int8,
+            (8, False): np.uint8,
+            (4, True): np.int8,
+            (4, False): np.uint8,
+            (16, True): np.int16,
+            (16, False): np.uint16,
+        }[width, signed]
+    )
 
 
 def _acc(rng, row, shape, near_limits=False):
@@ -37,8 +46,10 @@ def _check(name, row, a, b, c=None, neg=False, clamp=False, backend="auto", **kw
     want = ref.gemm(row, a.tolist(), b.tolist(), c, neg=neg, clamp=clamp)
     cv = None if c is None else np.array(c, dtype=np.uint64 if row[5] == 64 and not row[6] else np.int64)
     got = gemm(a, b, cv, op=name, neg=neg, clamp=clamp, backend=backend, **kw)
-    assert got.dtype == {(32, True): np.int32, (32, False): np.uint32, (64, True): np.int64,
-                         (64, False): np.uint64}[row[5], row[6]]
+    assert (
+        got.dtype
+        == {(32, True): np.int32, (32, False): np.uint32, (64, True): np.int64, (64, False): np.uint64}[row[5], row[6]]
+    )
     assert got.tolist() == want
 
 
@@ -85,8 +96,14 @@ def test_16_bit_lanes_into_64_bits_wrap(backend):
     _check("svdot_s64", ref.OPS["svdot_s64"], a, b, _acc(rng, ref.OPS["svdot_s64"], (2, 3), True), backend=backend)
     a = np.full((1, 8), 65535, np.uint16)
     _check("svdot_u64", ref.OPS["svdot_u64"], a, a.T.copy(), [[2**64 - 1]], backend=backend)
-    _check("sdot2", ref.OPS["sdot2"], a.astype(np.int32).astype(np.int16), a.T.astype(np.int16),
-           [[2**31 - 1]], backend=backend)
+    _check(
+        "sdot2",
+        ref.OPS["sdot2"],
+        a.astype(np.int32).astype(np.int16),
+        a.T.astype(np.int16),
+        [[2**31 - 1]],
+        backend=backend,
+    )
 
 
 @pytest.mark.parametrize("name", ["sudot4", "sudot8"])
@@ -97,8 +114,16 @@ def test_sudot_flags(name, signs):
     a = _lanes(rng, row[0], signs[0], (5, 11))
     b = _lanes(rng, row[2], signs[1], (11, 4))
     _check(name, row, a, b, _acc(rng, row, (5, 4)), a_signed=signs[0], b_signed=signs[1])
-    _check("__builtin_amdgcn_" + name, row, a, b, _acc(rng, row, (5, 4), True), clamp=True,
-           a_signed=signs[0], b_signed=signs[1])
+    _check(
+        "__builtin_amdgcn_" + name,
+        row,
+        a,
+        b,
+        _acc(rng, row, (5, 4), True),
+        clamp=True,
+        a_signed=signs[0],
+        b_signed=signs[1],
+    )
 
 
 def test_int4_from_ml_dtypes():
@@ -138,7 +163,7 @@ def test_amd_builtin_chained_along_k_agrees():
         for j in range(2):
             acc = int(c[i, j])
             for t in range(0, 12, 4):
-                w0 = int(a[i, t:t + 4].view(np.uint8).astype(np.uint32) @ (256 ** np.arange(4, dtype=np.uint32)))
-                w1 = int(b[t:t + 4, j].view(np.uint8).astype(np.uint32) @ (256 ** np.arange(4, dtype=np.uint32)))
+                w0 = int(a[i, t : t + 4].view(np.uint8).astype(np.uint32) @ (256 ** np.arange(4, dtype=np.uint32)))
+                w1 = int(b[t : t + 4, j].view(np.uint8).astype(np.uint32) @ (256 ** np.arange(4, dtype=np.uint32)))
                 acc = amd.sdot4(w0, w1, acc, False, clamp=True)
             assert got[i, j] == acc

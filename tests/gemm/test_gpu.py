@@ -8,8 +8,9 @@ from intdot.gemm import gemm, installed
 from . import reference_gemm as ref
 from .test_gemm import SHAPES, _acc, _lanes, _rng
 
-pytestmark = pytest.mark.skipif(not installed()["gpu"], reason="no CUDA GPU visible (CI has none); "
-                                "scripts/gpu/run.sh runs these on one")
+pytestmark = pytest.mark.skipif(
+    not installed()["gpu"], reason="no CUDA GPU visible (CI has none); scripts/gpu/run.sh runs these on one"
+)
 
 
 @pytest.mark.parametrize("name", sorted(ref.OPS))

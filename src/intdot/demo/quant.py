@@ -52,8 +52,11 @@ VARIANTS = (
     Variant("sdot8", "CDNA3", 4, 4, "shifted", True),
 )
 
-HANDLING = {"direct": "unsigned, direct", "shifted": "shifted to signed, zero point compensated",
-            "transposed": "unsigned, direct (W as first operand)"}
+HANDLING = {
+    "direct": "unsigned, direct",
+    "shifted": "shifted to signed, zero point compensated",
+    "transposed": "unsigned, direct (W as first operand)",
+}
 
 
 def quantize_weights(w: np.ndarray, bits: int) -> tuple[np.ndarray, np.ndarray]:
@@ -139,13 +142,23 @@ def run_all(model: Model, x_calib, x_test, y_test, variants=VARIANTS, progress=N
             plain[key] = logits
         conf = np.zeros((10, 10), np.int64)
         np.add.at(conf, (y_test, pred), 1)
-        out["rows"].append({
-            "instruction": v.op, "target": v.target, "group": v.group, "weights": f"int{v.weights}",
-            "activations": f"uint{v.acts}", "handling": HANDLING[v.handling], "clamp": v.clamp,
-            "accuracy": float((pred == y_test).mean()), "agrees_with_float": float((pred == float_pred).mean()),
-            "identical_in_group": bool(np.array_equal(ref, logits)), "clamp_changed_outputs": clamp_diff,
-            "time_ms": dt * 1e3, "confusion": conf.tolist(),
-        })
+        out["rows"].append(
+            {
+                "instruction": v.op,
+                "target": v.target,
+                "group": v.group,
+                "weights": f"int{v.weights}",
+                "activations": f"uint{v.acts}",
+                "handling": HANDLING[v.handling],
+                "clamp": v.clamp,
+                "accuracy": float((pred == y_test).mean()),
+                "agrees_with_float": float((pred == float_pred).mean()),
+                "identical_in_group": bool(np.array_equal(ref, logits)),
+                "clamp_changed_outputs": clamp_diff,
+                "time_ms": dt * 1e3,
+                "confusion": conf.tolist(),
+            }
+        )
     if progress:
         progress(len(variants), len(variants), "done")
     return out

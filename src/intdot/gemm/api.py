@@ -56,8 +56,10 @@ def _pick(backend, a, b, work: int = SMALL) -> str:
         why = "PyTorch is not installed (the 'torch' extra)" if backend == "torch" else "no CUDA GPU is visible"
         raise OperandError(f"backend={backend!r} cannot run here: {why}")
     if backend == "torch" and not cpu.torch_fits(a, b):
-        raise OperandError(f"backend='torch' takes 8- and 4-bit lanes only (torch._int_mm is int8); "
-                           f"got {a.dtype} x {b.dtype}; use backend='float64' or 'auto'")
+        raise OperandError(
+            f"backend='torch' takes 8- and 4-bit lanes only (torch._int_mm is int8); "
+            f"got {a.dtype} x {b.dtype}; use backend='float64' or 'auto'"
+        )
     return backend
 
 
@@ -76,8 +78,7 @@ def product(a: np.ndarray, b: np.ndarray, backend: str) -> np.ndarray:
     return cpu.numpy_product(a, b)
 
 
-def gemm(a, b, c=None, *, op, clamp=False, neg=False, target=None, backend="auto", a_signed=None,
-         b_signed=None):
+def gemm(a, b, c=None, *, op, clamp=False, neg=False, target=None, backend="auto", a_signed=None, b_signed=None):
     """Exactly what a kernel computes that walks K in ascending order, one ``op`` step at a time.
 
     Each output starts from ``c`` (zero if omitted) and accumulates one instruction step (``k_step``
@@ -127,8 +128,9 @@ def gemm(a, b, c=None, *, op, clamp=False, neg=False, target=None, backend="auto
         if not isinstance(v, (bool, np.bool_)):
             raise OperandTypeError(f"{flag}={describe(v)} is not a bool; expected True or False")
     if clamp and not o.clamp_arg:
-        raise OperandError(f"clamp=True: {o.name} never saturates (it wraps modulo 2**{o.acc_bits}); "
-                           f"expected clamp=False")
+        raise OperandError(
+            f"clamp=True: {o.name} never saturates (it wraps modulo 2**{o.acc_bits}); expected clamp=False"
+        )
     if neg and not o.neg_arg:
         raise OperandError(f"neg=True: {o.name} has no negate operand; expected neg=False")
     check_target(o, target)

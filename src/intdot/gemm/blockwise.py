@@ -26,13 +26,17 @@ def dask_gemm(a, b, c, *, op: GemmOp, clamp: bool, neg: bool, backend: str):
     b = da.asarray(b)
     for name, x in (("a", a), ("b", b)):
         if x.ndim != 2:
-            raise OperandError(f"{name} is a {x.ndim}-D Dask array; gemm over Dask takes 2-D arrays "
-                               f"(compute batches as separate calls)")
+            raise OperandError(
+                f"{name} is a {x.ndim}-D Dask array; gemm over Dask takes 2-D arrays "
+                f"(compute batches as separate calls)"
+            )
         if x.dtype.kind not in "iu" and x.dtype.name not in ("int4", "uint4"):
             raise OperandTypeError(f"{name} has dtype {x.dtype}; expected an integer dtype")
     if a.shape[1] != b.shape[0]:
-        raise OperandError(f"a has shape {a.shape} and b has shape {b.shape}: a's last axis (K={a.shape[1]}) "
-                           f"must equal b's first (K={b.shape[0]})")
+        raise OperandError(
+            f"a has shape {a.shape} and b has shape {b.shape}: a's last axis (K={a.shape[1]}) "
+            f"must equal b's first (K={b.shape[0]})"
+        )
     a = a.rechunk({1: -1})
     b = b.rechunk({0: -1})
     kw = dict(op=op, clamp=clamp, neg=neg, backend=backend, dtype=np.dtype(op.result_dtype), concatenate=True)

@@ -15,11 +15,14 @@ _KERNEL = None
 
 
 def bound(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Per output (m, n), a bound on |any partial sum of a[m] . b[:, n]| (O(MK + KN) work)."""
-    aa = np.abs(a.astype(np.int64))
-    bb = np.abs(b.astype(np.int64))
-    by_row = aa.sum(axis=1) * (bb.max() if bb.size else 0)
-    by_col = bb.sum(axis=0) * (aa.max() if aa.size else 0)
+    """Per output (m, n), a bound on |any partial sum of a[m] . b[:, n]| (O(MK + KN) work, 2-byte temporaries)."""
+    wide = np.int32 if a.dtype.itemsize > 1 or b.dtype.itemsize > 1 else np.int16
+    aa = np.abs(a.astype(wide))
+    bb = np.abs(b.astype(wide))
+    a_max = int(aa.max()) if aa.size else 0
+    b_max = int(bb.max()) if bb.size else 0
+    by_row = aa.sum(axis=1, dtype=np.int64) * b_max
+    by_col = bb.sum(axis=0, dtype=np.int64) * a_max
     return np.minimum(by_row[:, None], by_col[None, :])
 
 
@@ -72,8 +75,17 @@ def have_numba() -> bool:
     return True
 
 
-def chain(a: np.ndarray, b: np.ndarray, acc: np.ndarray, step: int, lo: int, hi: int, *, neg: bool = False,
-          compiled: bool | None = None) -> np.ndarray:
+def chain(
+    a: np.ndarray,
+    b: np.ndarray,
+    acc: np.ndarray,
+    step: int,
+    lo: int,
+    hi: int,
+    *,
+    neg: bool = False,
+    compiled: bool | None = None,
+) -> np.ndarray:
     """Saturating chain over K steps of ``step`` lanes from ``acc`` (int64, updated and returned).
 
     ``neg`` subtracts each step's dot product instead (the reference's ``neg``), done by negating ``a``.
@@ -90,6 +102,6 @@ def chain(a: np.ndarray, b: np.ndarray, acc: np.ndarray, step: int, lo: int, hi:
         return out
     out = acc.astype(np.int64)
     for t in range(0, a.shape[1], step):
-        d = av[:, t:t + step].astype(np.int64) @ bv[t:t + step].astype(np.int64)
+        d = av[:, t : t + step].astype(np.int64) @ bv[t : t + step].astype(np.int64)
         np.clip(out + d, lo, hi, out=out)
     return out

@@ -68,13 +68,13 @@ def float_product(a: np.ndarray, b: np.ndarray, dtype=np.float32) -> np.ndarray:
         dtype = np.float64
     kb = k_block(a, b, 24 if dtype == np.float32 else 53)
     s = np.zeros((m, n), np.int64)
-    bf = [b[k0:k0 + kb].astype(dtype) for k0 in range(0, k, kb)]
+    bf = [b[k0 : k0 + kb].astype(dtype) for k0 in range(0, k, kb)]
     rows = _rows(m, n, 8)
     for r0 in range(0, m, rows):
-        ar = a[r0:r0 + rows]
-        out = s[r0:r0 + rows]
+        ar = a[r0 : r0 + rows]
+        out = s[r0 : r0 + rows]
         for i, k0 in enumerate(range(0, k, kb)):
-            part = ar[:, k0:k0 + kb].astype(dtype) @ bf[i]
+            part = ar[:, k0 : k0 + kb].astype(dtype) @ bf[i]
             out += part.astype(np.int64)
     return correct(s, a, za, b, zb)
 
@@ -86,7 +86,7 @@ def numpy_product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     b64 = b.astype(np.int64)
     rows = _rows(a.shape[0], b.shape[1], 64)
     for r0 in range(0, a.shape[0], rows):
-        np.matmul(a64[r0:r0 + rows], b64, out=s[r0:r0 + rows])
+        np.matmul(a64[r0 : r0 + rows], b64, out=s[r0 : r0 + rows])
     return s
 
 
@@ -121,7 +121,7 @@ def torch_product(a: np.ndarray, b: np.ndarray, device: str = "cpu") -> np.ndarr
     for k0 in range(0, k, _TORCH_K):
         kk = min(_TORCH_K, k - k0)
         pk = -(-kk // 8) * 8 if device != "cpu" else kk
-        xa, xb = ta[:, k0:k0 + kk], tb[k0:k0 + kk]
+        xa, xb = ta[:, k0 : k0 + kk], tb[k0 : k0 + kk]
         if (pm, pk, pn) != (m, kk, n):
             xa = torch.nn.functional.pad(xa, (0, pk - kk, 0, pm - m))
             xb = torch.nn.functional.pad(xb, (0, pn - n, 0, pk - kk))
@@ -145,7 +145,7 @@ def torch_wrap32(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     tb = torch.from_numpy(_writable(b))
     s = None
     for k0 in range(0, max(k, 1), _TORCH_K):
-        part = torch._int_mm(ta[:, k0:k0 + _TORCH_K].contiguous(), tb[k0:k0 + _TORCH_K].contiguous())
+        part = torch._int_mm(ta[:, k0 : k0 + _TORCH_K].contiguous(), tb[k0 : k0 + _TORCH_K].contiguous())
         part = part.numpy().view(np.uint32)
         s = part if s is None else s + part
     if zb:

@@ -38,9 +38,27 @@ def _triton():
     ]
 
     @triton.jit
-    def mm(a_ptr, bt_ptr, c_ptr, out_ptr, ra_ptr, cb_ptr, M, N, K, za, zb, zz, sign,
-           HAS_C: tl.constexpr, CENTRED: tl.constexpr, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
-           G: tl.constexpr):
+    def mm(
+        a_ptr,
+        bt_ptr,
+        c_ptr,
+        out_ptr,
+        ra_ptr,
+        cb_ptr,
+        M,
+        N,
+        K,
+        za,
+        zb,
+        zz,
+        sign,
+        HAS_C: tl.constexpr,
+        CENTRED: tl.constexpr,
+        BM: tl.constexpr,
+        BN: tl.constexpr,
+        BK: tl.constexpr,
+        G: tl.constexpr,
+    ):
         pid = tl.program_id(0)
         n_m = tl.cdiv(M, BM)
         n_n = tl.cdiv(N, BN)
@@ -75,8 +93,9 @@ def _triton():
         tl.store(out_ptr + offs, acc, mask=mask)
 
     @triton.jit
-    def chain(a_ptr, b_ptr, c_ptr, out_ptr, M, N, K, lo, hi, sign, STEP: tl.constexpr, BM: tl.constexpr,
-              BN: tl.constexpr):
+    def chain(
+        a_ptr, b_ptr, c_ptr, out_ptr, M, N, K, lo, hi, sign, STEP: tl.constexpr, BM: tl.constexpr, BN: tl.constexpr
+    ):
         rm = tl.program_id(0) * BM + tl.arange(0, BM)
         rn = tl.program_id(1) * BN + tl.arange(0, BN)
         mask = (rm[:, None] < M) & (rn[None, :] < N)
@@ -100,16 +119,25 @@ def _triton():
         t = tl.load(x_ptr + r[:, None].to(tl.int64) * C + c[None, :], mask=(r[:, None] < R) & (c[None, :] < C))
         if FLIP:
             t = t ^ 0x80
-        tl.store(y_ptr + c[:, None].to(tl.int64) * R + r[None, :], tl.trans(t).to(tl.int8, bitcast=True),
-                 mask=(c[:, None] < C) & (r[None, :] < R))
+        tl.store(
+            y_ptr + c[:, None].to(tl.int64) * R + r[None, :],
+            tl.trans(t).to(tl.int8, bitcast=True),
+            mask=(c[:, None] < C) & (r[None, :] < R),
+        )
 
-    kernels = dict(mm=triton.autotune(configs=configs, key=["M", "N", "K"])(mm), mm_raw=mm, chain=chain,
-                   transpose=transpose, triton=triton)
+    kernels = dict(
+        mm=triton.autotune(configs=configs, key=["M", "N", "K"])(mm),
+        mm_raw=mm,
+        chain=chain,
+        transpose=transpose,
+        triton=triton,
+    )
     try:
         from triton.tools.tensor_descriptor import TensorDescriptor
     except ImportError:
         TensorDescriptor = None
     if TensorDescriptor is not None:
+
         def _blocks(nargs):
             nargs["a_desc"].block_shape = [nargs["BM"], nargs["BK"]]
             nargs["b_desc"].block_shape = [nargs["BN"], nargs["BK"]]
@@ -124,9 +152,27 @@ def _triton():
         ]
 
         @triton.jit
-        def mm_tma(a_desc, b_desc, c_ptr, out_ptr, ra_ptr, cb_ptr, M, N, K, za, zb, zz, sign,
-                   HAS_C: tl.constexpr, CENTRED: tl.constexpr, BM: tl.constexpr, BN: tl.constexpr,
-                   BK: tl.constexpr, G: tl.constexpr):
+        def mm_tma(
+            a_desc,
+            b_desc,
+            c_ptr,
+            out_ptr,
+            ra_ptr,
+            cb_ptr,
+            M,
+            N,
+            K,
+            za,
+            zb,
+            zz,
+            sign,
+            HAS_C: tl.constexpr,
+            CENTRED: tl.constexpr,
+            BM: tl.constexpr,
+            BN: tl.constexpr,
+            BK: tl.constexpr,
+            G: tl.constexpr,
+        ):
             pid = tl.program_id(0)
             n_m = tl.cdiv(M, BM)
             n_n = tl.cdiv(N, BN)
@@ -154,9 +200,28 @@ def _triton():
             tl.store(out_ptr + offs, acc, mask=mask)
 
         @triton.jit
-        def mm_persist(a_desc, b_desc, c_ptr, out_ptr, ra_ptr, cb_ptr, M, N, K, za, zb, zz, sign,
-                       HAS_C: tl.constexpr, CENTRED: tl.constexpr, BM: tl.constexpr, BN: tl.constexpr,
-                       BK: tl.constexpr, G: tl.constexpr, NUM_SMS: tl.constexpr):
+        def mm_persist(
+            a_desc,
+            b_desc,
+            c_ptr,
+            out_ptr,
+            ra_ptr,
+            cb_ptr,
+            M,
+            N,
+            K,
+            za,
+            zb,
+            zz,
+            sign,
+            HAS_C: tl.constexpr,
+            CENTRED: tl.constexpr,
+            BM: tl.constexpr,
+            BN: tl.constexpr,
+            BK: tl.constexpr,
+            G: tl.constexpr,
+            NUM_SMS: tl.constexpr,
+        ):
             # One program per multiprocessor walks tiles; flatten lets the next tile's loads overlap
             # this tile's epilogue.
             n_m = tl.cdiv(M, BM)
@@ -196,8 +261,13 @@ def _triton():
                     acc = tl.zeros((BM, BN), dtype=tl.int32)
 
         tune = triton.autotune(configs=tma_configs, key=["M", "N", "K"])
-        kernels.update(mm_tma=tune(mm_tma), mm_persist=tune(mm_persist), mm_tma_raw=mm_tma,
-                       mm_persist_raw=mm_persist, TensorDescriptor=TensorDescriptor)
+        kernels.update(
+            mm_tma=tune(mm_tma),
+            mm_persist=tune(mm_persist),
+            mm_tma_raw=mm_tma,
+            mm_persist_raw=mm_persist,
+            TensorDescriptor=TensorDescriptor,
+        )
     _KERNELS.update(kernels)
     return _KERNELS
 
@@ -261,8 +331,7 @@ def mm_int8(a, b, c=None, *, neg: bool = False):
             # fixed configuration, so no call pays an autotuning sweep or the autotuner's dispatch.
             bm, bn, bk = TMA_CONFIG["BM"], TMA_CONFIG["BN"], TMA_CONFIG["BK"]
             da, db = desc.from_tensor(a8, [bm, bk]), desc.from_tensor(bt, [bn, bk])
-            k["mm_tma_raw"][(k["triton"].cdiv(m, bm) * k["triton"].cdiv(n, bn),)](
-                da, db, *args, **flags, **TMA_CONFIG)
+            k["mm_tma_raw"][(k["triton"].cdiv(m, bm) * k["triton"].cdiv(n, bn),)](da, db, *args, **flags, **TMA_CONFIG)
         else:
             # Block shapes are placeholders; each autotune config sets its own (pre_hook).
             da, db = desc.from_tensor(a8, [128, 128]), desc.from_tensor(bt, [128, 128])
@@ -281,7 +350,7 @@ def _f64_product(a, b):
     kb = max(1, (1 << 53) // p)
     s = torch.zeros((a.shape[0], b.shape[1]), dtype=torch.int64, device=a.device)
     for k0 in range(0, a.shape[1], kb):
-        s += (a[:, k0:k0 + kb].double() @ b[k0:k0 + kb].double()).to(torch.int64)
+        s += (a[:, k0 : k0 + kb].double() @ b[k0 : k0 + kb].double()).to(torch.int64)
     return s
 
 
@@ -328,8 +397,21 @@ def chain_tensors(a, b, start, step: int, lo: int, hi: int, neg: bool):
     out = torch.empty((m, n), dtype=torch.int64, device=a.device)
     bm, bn = 32, 64
     grid = (k["triton"].cdiv(m, bm), k["triton"].cdiv(n, bn))
-    k["chain"][grid](a.contiguous(), b.contiguous(), start.contiguous(), out, m, n, kk, lo, hi,
-                     -1 if neg else 1, STEP=step, BM=bm, BN=bn)
+    k["chain"][grid](
+        a.contiguous(),
+        b.contiguous(),
+        start.contiguous(),
+        out,
+        m,
+        n,
+        kk,
+        lo,
+        hi,
+        -1 if neg else 1,
+        STEP=step,
+        BM=bm,
+        BN=bn,
+    )
     return out
 
 
@@ -370,8 +452,13 @@ def gemm_tensors(a, b, c, o, clamp: bool, neg: bool):
         return r.to(torch.int32) if o.acc_signed else r.to(torch.uint32)
     small = a.element_size() == 1 and b.element_size() == 1 and a.dtype != torch.int16
     if o.acc_bits == 32 and small:
-        cc = None if c is None else c.to(torch.int64).remainder(1 << 32).to(torch.int32) if c.dtype != torch.int32 \
+        cc = (
+            None
+            if c is None
+            else c.to(torch.int64).remainder(1 << 32).to(torch.int32)
+            if c.dtype != torch.int32
             else c.contiguous()
+        )
         out = mm_int8(a, b, cc, neg=neg)
         return out if o.acc_signed else out.view(torch.uint32)
     s = _f64_product(a.to(torch.int64), b.to(torch.int64))
@@ -381,5 +468,6 @@ def gemm_tensors(a, b, c, o, clamp: bool, neg: bool):
     if o.acc_bits == 32:
         s = s.remainder(1 << 32).to(torch.int64)
         return (torch.where(s > hi, s - (1 << 32), s) if o.acc_signed else s).to(
-            torch.int32 if o.acc_signed else torch.uint32)
+            torch.int32 if o.acc_signed else torch.uint32
+        )
     return s if o.acc_signed else s.view(torch.uint64)

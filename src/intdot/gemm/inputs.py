@@ -8,8 +8,14 @@ from ..core.errors import OperandError, OperandTypeError
 from ..core.values import describe
 from .ops import GemmOp
 
-_SMALL = {(True, 8): np.int8, (False, 8): np.uint8, (True, 4): np.int8, (False, 4): np.uint8,
-          (True, 16): np.int16, (False, 16): np.uint16}
+_SMALL = {
+    (True, 8): np.int8,
+    (False, 8): np.uint8,
+    (True, 4): np.int8,
+    (False, 4): np.uint8,
+    (True, 16): np.int16,
+    (False, 16): np.uint16,
+}
 
 
 def _as_int_array(x, name: str) -> np.ndarray:
@@ -23,8 +29,10 @@ def _as_int_array(x, name: str) -> np.ndarray:
     if arr.dtype.name in ("int4", "uint4", "int2", "uint2"):
         return arr.astype(np.int8 if arr.dtype.name[0] == "i" else np.uint8)
     if arr.dtype.kind not in "iu":
-        raise OperandTypeError(f"{name} has dtype {arr.dtype}; expected an integer dtype (int8, uint8, int16, "
-                               f"uint16, ml_dtypes int4/uint4, ...)")
+        raise OperandTypeError(
+            f"{name} has dtype {arr.dtype}; expected an integer dtype (int8, uint8, int16, "
+            f"uint16, ml_dtypes int4/uint4, ...)"
+        )
     return arr
 
 
@@ -32,8 +40,9 @@ def operand(x, name: str, op: GemmOp, which: str) -> np.ndarray:
     """``x`` as the smallest NumPy dtype holding the instruction's lanes, every value checked."""
     arr = _as_int_array(x, name)
     if arr.ndim < 2:
-        raise OperandError(f"{name} has shape {arr.shape}; expected at least 2 dimensions ((..., M, K) for a, "
-                           f"(..., K, N) for b)")
+        raise OperandError(
+            f"{name} has shape {arr.shape}; expected at least 2 dimensions ((..., M, K) for a, (..., K, N) for b)"
+        )
     lo, hi = op.lane_range(which)
     if arr.size:
         mn, mx = arr.min(), arr.max()
@@ -42,8 +51,10 @@ def operand(x, name: str, op: GemmOp, which: str) -> np.ndarray:
             at = tuple(int(i) for i in np.argwhere(arr == bad)[0])
             width, signed = (op.a_width, op.a_signed) if which == "a" else (op.b_width, op.b_signed)
             kind = "signed" if signed else "unsigned"
-            raise OperandError(f"{name}[{', '.join(map(str, at))}]={int(bad)} does not fit a {kind} {width}-bit "
-                               f"lane of {op.name}; expected values in [{lo}, {hi}]")
+            raise OperandError(
+                f"{name}[{', '.join(map(str, at))}]={int(bad)} does not fit a {kind} {width}-bit "
+                f"lane of {op.name}; expected values in [{lo}, {hi}]"
+            )
     want = _SMALL[(op.a_signed, op.a_width) if which == "a" else (op.b_signed, op.b_width)]
     return np.ascontiguousarray(arr, dtype=want)
 
@@ -62,13 +73,16 @@ def accumulator(c, op: GemmOp, shape: tuple[int, ...]) -> np.ndarray | None:
         mn, mx = int(arr.min()), int(arr.max())
         if mn < lo or mx > hi:
             bad = mn if mn < lo else mx
-            raise OperandError(f"c contains {bad}, which is not a {n}-bit accumulator value of {op.name}; "
-                               f"expected values in [{lo}, {hi}] (signed or unsigned spelling)")
+            raise OperandError(
+                f"c contains {bad}, which is not a {n}-bit accumulator value of {op.name}; "
+                f"expected values in [{lo}, {hi}] (signed or unsigned spelling)"
+            )
     try:
         arr = np.broadcast_to(arr, shape)
     except ValueError:
-        raise OperandError(f"c has shape {arr.shape}; expected a shape that broadcasts to the result's "
-                           f"{shape}") from None
+        raise OperandError(
+            f"c has shape {arr.shape}; expected a shape that broadcasts to the result's {shape}"
+        ) from None
     words = arr.astype(np.uint64) if arr.dtype.kind == "u" else arr.astype(np.int64).view(np.uint64)
     if n == 32:
         words = words & np.uint64(0xFFFFFFFF)
@@ -89,11 +103,15 @@ def shapes(a: np.ndarray, b: np.ndarray) -> tuple[tuple[int, ...], int, int, int
     """The broadcast batch shape and M, K, N, as numpy.matmul defines them."""
     (m, k), (k2, n) = a.shape[-2:], b.shape[-2:]
     if k != k2:
-        raise OperandError(f"a has shape {a.shape} and b has shape {b.shape}: a's last axis (K={k}) must equal "
-                           f"b's second-to-last (K={k2})")
+        raise OperandError(
+            f"a has shape {a.shape} and b has shape {b.shape}: a's last axis (K={k}) must equal "
+            f"b's second-to-last (K={k2})"
+        )
     try:
         batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
     except ValueError:
-        raise OperandError(f"a has shape {a.shape} and b has shape {b.shape}: their batch dimensions "
-                           f"{a.shape[:-2]} and {b.shape[:-2]} do not broadcast") from None
+        raise OperandError(
+            f"a has shape {a.shape} and b has shape {b.shape}: their batch dimensions "
+            f"{a.shape[:-2]} and {b.shape[:-2]} do not broadcast"
+        ) from None
     return batch, m, k, n

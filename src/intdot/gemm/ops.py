@@ -40,7 +40,8 @@ class GemmOp:
         import numpy as np
 
         return {(32, True): np.int32, (32, False): np.uint32, (64, True): np.int64, (64, False): np.uint64}[
-            self.acc_bits, self.acc_signed]
+            self.acc_bits, self.acc_signed
+        ]
 
     def lane_range(self, which: str) -> tuple[int, int]:
         w, s = (self.a_width, self.a_signed) if which == "a" else (self.b_width, self.b_signed)
@@ -49,8 +50,9 @@ class GemmOp:
 
 def _no_flags(name, a_signed, b_signed):
     if a_signed is not None or b_signed is not None:
-        raise OperandTypeError(f"a_signed={a_signed!r}, b_signed={b_signed!r}: {name} has fixed operand "
-                               f"signedness; leave both as None")
+        raise OperandTypeError(
+            f"a_signed={a_signed!r}, b_signed={b_signed!r}: {name} has fixed operand signedness; leave both as None"
+        )
 
 
 def _from_record(rec, a_signed, b_signed) -> GemmOp:
@@ -58,13 +60,26 @@ def _from_record(rec, a_signed, b_signed) -> GemmOp:
     if not rec.sign_args:
         _no_flags(rec.name, a_signed, b_signed)
     elif a_signed is None or b_signed is None:
-        raise OperandTypeError(f"a_signed={a_signed!r}, b_signed={b_signed!r}: {rec.name} reads each operand's "
-                               f"signedness from a flag; pass a_signed=True/False and b_signed=True/False")
+        raise OperandTypeError(
+            f"a_signed={a_signed!r}, b_signed={b_signed!r}: {rec.name} reads each operand's "
+            f"signedness from a flag; pass a_signed=True/False and b_signed=True/False"
+        )
     spec = rec.spec_for(a_signed, b_signed) if rec.sign_args else rec.spec
     # neg/clamp: None where the instruction takes them as arguments, else fixed (False on every Arm form).
-    return GemmOp(rec.name, rec.isa, spec.a_width, spec.b_width, bool(spec.a_signed), bool(spec.b_signed),
-                  spec.acc_bits, bool(spec.acc_signed), spec.lanes, rec.clamp is None, rec.neg is None,
-                  rec.features)
+    return GemmOp(
+        rec.name,
+        rec.isa,
+        spec.a_width,
+        spec.b_width,
+        bool(spec.a_signed),
+        bool(spec.b_signed),
+        spec.acc_bits,
+        bool(spec.acc_signed),
+        spec.lanes,
+        rec.clamp is None,
+        rec.neg is None,
+        rec.features,
+    )
 
 
 def _by_width(found, bits):
@@ -73,8 +88,18 @@ def _by_width(found, bits):
     if bits is None:
         return None
     fit = [r for r in found if r.spec.a_width == bits or (bits == 8 and r.spec.a_width == 4)]
-    fields = {(r.spec.a_width, r.spec.b_width, r.spec.lanes, r.spec.a_signed, r.spec.b_signed, r.spec.acc_bits,
-               r.spec.acc_signed) for r in fit}
+    fields = {
+        (
+            r.spec.a_width,
+            r.spec.b_width,
+            r.spec.lanes,
+            r.spec.a_signed,
+            r.spec.b_signed,
+            r.spec.acc_bits,
+            r.spec.acc_signed,
+        )
+        for r in fit
+    }
     return fit[0] if len(fields) == 1 else None
 
 
@@ -89,8 +114,10 @@ def resolve(op, a_signed=None, b_signed=None, *, a_bits=None) -> GemmOp:
     if isinstance(op, GemmOp):
         return op
     if not isinstance(op, str):
-        raise OperandTypeError(f"op={describe(op)} is not an instruction name; expected a string such as "
-                               f"'sdot4', '__builtin_amdgcn_sudot4', 'usdot' or 'vusdotq_s32'")
+        raise OperandTypeError(
+            f"op={describe(op)} is not an instruction name; expected a string such as "
+            f"'sdot4', '__builtin_amdgcn_sudot4', 'usdot' or 'vusdotq_s32'"
+        )
     for flag, v in (("a_signed", a_signed), ("b_signed", b_signed)):
         if v is not None and not isinstance(v, bool):
             raise OperandTypeError(f"{flag}={describe(v)} is not a bool; expected True, False or None")
