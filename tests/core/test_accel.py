@@ -70,3 +70,54 @@ def test_bad_environment_in_a_new_process_scalar_call():
     code = "import intdot\ntry:\n    intdot.dot(1, 2, 3)\nexcept intdot.errors.ConfigError as e:\n    print(e)\n"
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
     assert out.stdout.startswith("the environment variable INTDOT_BACKEND='bogus' is not known"), out
+
+
+def _first_call_in_new_process(cache_dir: str) -> str:
+    import os
+    import subprocess
+    import sys
+
+    code = ("import numpy as np\nfrom intdot import amd\na = np.arange(5000, dtype=np.uint32)\n"
+            "print(int(amd.sdot8(a, a, a, False, clamp=True).astype(np.int64).sum()))\n")
+    env = {**os.environ, "INTDOT_BACKEND": "numba", "INTDOT_CACHE_DIR": cache_dir}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    return out.stdout
+
+
+def test_compiled_kernels_are_cached_on_disk(tmp_path):
+    """Issue 8 item 8: a new process loads the kernel an earlier one compiled (numba's index and data files)."""
+    if not accel.numba_available():
+        pytest.skip("numba (the 'fast' extra) is not installed")
+    first = _first_call_in_new_process(str(tmp_path))
+    files = sorted(p.suffix for p in tmp_path.rglob("*") if p.is_file())
+    assert ".nbi" in files and ".nbc" in files, files
+    stamps = {p: p.stat().st_mtime_ns for p in tmp_path.rglob("*.nbc")}
+    assert _first_call_in_new_process(str(tmp_path)) == first
+    # The second process found what it needed: it wrote no new compiled code.
+    assert {p: p.stat().st_mtime_ns for p in tmp_path.rglob("*.nbc")} == stamps
+
+
+def test_cache_off_or_unusable_still_computes(tmp_path):
+    if not accel.numba_available():
+        pytest.skip("numba (the 'fast' extra) is not installed")
+    blocked = tmp_path / "file"
+    blocked.write_text("not a directory")
+    want = _first_call_in_new_process(str(tmp_path / "ok"))
+    assert _first_call_in_new_process("off") == want
+    assert _first_call_in_new_process(str(blocked / "below")) == want
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["file", "ok"]  # "off" and the blocked path wrote nothing
+
+
+def test_cache_dir_default_and_override(monkeypatch):
+    pytest.importorskip("numba")
+    from intdot.core import _numba_kernels as kernels
+
+    monkeypatch.delenv("INTDOT_CACHE_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", "/x/cache")
+    assert kernels.cache_dir() == "/x/cache/intdot"
+    monkeypatch.setenv("INTDOT_CACHE_DIR", "/y")
+    assert kernels.cache_dir() == "/y"
+    for off in ("", "off", "0", "none"):
+        monkeypatch.setenv("INTDOT_CACHE_DIR", off)
+        assert kernels.cache_dir() is None
