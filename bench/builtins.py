@@ -19,7 +19,6 @@ previous process, and with the cache off.
 
     python bench/builtins.py            # N = 2**24
     python bench/builtins.py --quick    # N = 2**22
-    python bench/builtins.py --threads 1   # the compiled kernel on one core, like np.copyto
     python bench/builtins.py --startup  # first-call compile: cold cache, warm cache, no cache
 """
 
@@ -148,14 +147,7 @@ def main(argv=None) -> int:
     p.add_argument("--repeats", type=int, default=None)
     p.add_argument("--startup", action="store_true",
                    help="only measure the first-call compile in new processes (cold, warm and no disk cache)")
-    p.add_argument("--threads", type=int, default=None,
-                   help="numba threads for the compiled kernel (default: numba's, i.e. all cores); "
-                        "np.copyto always runs on one")
     args = p.parse_args(argv)
-    if args.threads is not None:
-        import numba
-
-        numba.set_num_threads(args.threads)
     n = 1 << (22 if args.quick else 24)
     repeats = args.repeats or (3 if args.quick else 5)
     if args.startup:
@@ -176,7 +168,7 @@ def main(argv=None) -> int:
     if numba_available():
         import numba
 
-        accel = f"numba, {numba.get_num_threads()} thread(s)"
+        accel = f"numba {numba.__version__}, one thread (like np.copyto)"
     else:
         accel = "numpy (numba not installed)"
     print(f"intdot AMD builtins, N = 2**{n.bit_length() - 1} words ({4 * n / 2**20:.0f} MiB per array), "
