@@ -33,6 +33,7 @@ SIGNS = {"sdot": (True, True), "udot": (False, False), "usdot": (False, True), "
 #: "b_s": 8-bit lanes into .s; "h_d": 16-bit lanes into .d; "h_s": 2-way 16-bit into .s (SVE2.1/SME2).
 SHAPES = {"b_s": (8, 4, 32), "h_d": (16, 4, 64), "h_s": (16, 2, 32)}
 
+
 @cache
 def make_spec(width: int, lanes: int, a_signed: bool, b_signed: bool, acc_bits: int, acc_signed: bool) -> DotSpec:
     """The core's spec for equal-width lanes (every Arm dot form multiplies equal widths)."""
