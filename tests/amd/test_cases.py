@@ -89,8 +89,9 @@ def test_sdot2_clamp_exact_sum_not_wrapped_products():
     assert amd.sdot2(pair, pair, 0, False) == INT32_MIN  # no clamp: wraps mod 2**32
     assert amd.sdot2(pair, pair, 0, True, clamp=True) == INT32_MIN
     assert amd.sdot2(pair, pair, -1, False, clamp=True) == INT32_MAX
-    assert amd.udot2(amd.short2(65535, 65535), amd.short2(65535, 65535), 0, False, clamp=True) == U32_MAX
-    assert amd.udot2(amd.short2(65535, 65535), amd.short2(65535, 65535), 0, False) == ref("udot2", 0xFFFFFFFF, 0xFFFFFFFF, 0)
+    top = amd.short2(65535, 65535)
+    assert amd.udot2(top, top, 0, False, clamp=True) == U32_MAX
+    assert amd.udot2(top, top, 0, False) == ref("udot2", 0xFFFFFFFF, 0xFFFFFFFF, 0)
 
 
 def test_llvm_profile_last_argument_is_clamp():

@@ -38,7 +38,7 @@ def clang():
     return tool
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def compile_for(tool: str, cpu: str, source: str, tmp: str):
     src = f"{tmp}/k.cl"
     with open(src, "w") as f:

@@ -6,8 +6,14 @@ import numpy as np
 import pytest
 
 from intdot import amd
-from intdot.errors import (IntdotError, OperandError, OperandTypeError, UnknownInstruction, UnknownTarget,
-                           UnsupportedOnTarget)
+from intdot.errors import (
+    IntdotError,
+    OperandError,
+    OperandTypeError,
+    UnknownInstruction,
+    UnknownTarget,
+    UnsupportedOnTarget,
+)
 
 
 @pytest.mark.parametrize("name", ["sdot4", "udot4", "sdot8", "udot8", "sdot2", "udot2"])
@@ -118,7 +124,7 @@ def test_unsupported_on_target_messages():
     with pytest.raises(UnsupportedOnTarget, match="sdot4 is not available on RDNA2 .* CDNA, CDNA2, CDNA3, CDNA4"):
         amd.target("RDNA2").sdot4(1, 2, 3, False)
     with pytest.raises(UnsupportedOnTarget, match=r"gfx1100 .*dot1-insts"):
-        amd.target("gfx1100", profile="llvm").__builtin_amdgcn_sdot4
+        _ = amd.target("gfx1100", profile="llvm").__builtin_amdgcn_sdot4
     with pytest.raises(UnsupportedOnTarget, match="lacks target feature dot8-insts.*gfx1100-gfx1103"):
         amd.target("gfx1030", profile="llvm").builtin("sudot4")
     with pytest.raises(UnsupportedOnTarget, match="RDNA2 .*none of its processors has target feature dot8-insts"):

@@ -39,7 +39,7 @@ def kwargs_for(name, flags):
     return {} if flags is None else {"src0_neg": flags[0], "src1_neg": flags[1]}
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def byte_products(a_signed: bool, b_signed: bool) -> np.ndarray:
     """P[x * 256 + y] = the reference's product of byte patterns x and y (single-lane words)."""
     return np.array([ref_dot(x, y, 0, width=8, a_signed=a_signed, b_signed=b_signed, result_signed=True)

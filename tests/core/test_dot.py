@@ -42,7 +42,7 @@ def all_pairs(width):
     return a, b, acc
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def all_pairs_reference(width, a_signed, b_signed, result_signed, neg):
     a, b, acc = all_pairs(width)
     return [ref_dot(int(p), int(q), int(c), width=width, a_signed=a_signed, b_signed=b_signed,

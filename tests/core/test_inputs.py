@@ -168,7 +168,8 @@ def test_lane_values_validates():
 @pytest.mark.parametrize("neg", [False, True])
 @pytest.mark.parametrize("clamp", [False, True])
 def test_trace_matches_the_reference(neg, clamp):
-    for spec in (DotSpec.packed32(8, True, False, True), DotSpec.packed32(16, False, False, False), DotSpec.packed32(4, True, True, True)):
+    for spec in (DotSpec.packed32(8, True, False, True), DotSpec.packed32(16, False, False, False),
+                 DotSpec.packed32(4, True, True, True)):
         for a, b, c in zip(WORDS, WORDS[::-1], ACCS):
             t = trace(spec, a, b, c, neg=neg, clamp=clamp)
             la, lb = ref_lanes(a, spec.a_width, spec.a_signed), ref_lanes(b, spec.a_width, spec.b_signed)

@@ -20,7 +20,6 @@ feature   the clang target feature that gates it (llvm profile)
 from __future__ import annotations
 
 import difflib
-
 from dataclasses import dataclass
 
 from ..core import DotSpec

@@ -8,7 +8,7 @@ scalar path stays fast.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 
@@ -226,7 +226,7 @@ _EXAMPLES = {
 }
 
 
-@lru_cache(maxsize=None)
+@cache
 def _make(name: str, profile: str):
     row = lookup(name)
     fn = _MAKERS[row.layout](row, profile)

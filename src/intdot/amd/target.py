@@ -5,8 +5,17 @@ from __future__ import annotations
 from ..core.errors import OperandError, UnsupportedOnTarget
 from .builtins import BUILTINS, PREFIX, Builtin, lookup
 from .functions import make
-from .targets import (FAMILIES, FAMILY_PROCESSORS, PROCESSOR_FAMILY, PROCESSOR_FEATURES, canonical_name,
-                      check_profile, compress, family_features, processors)
+from .targets import (
+    FAMILIES,
+    FAMILY_PROCESSORS,
+    PROCESSOR_FAMILY,
+    PROCESSOR_FEATURES,
+    canonical_name,
+    check_profile,
+    compress,
+    family_features,
+    processors,
+)
 
 
 class BuiltinUnavailable(UnsupportedOnTarget, AttributeError):

@@ -14,7 +14,7 @@ disk (see :func:`cache_dir`): a new process loads them instead.
 from __future__ import annotations
 
 import os
-from functools import lru_cache
+from functools import cache
 
 import numba
 import numpy as np
@@ -128,7 +128,7 @@ def _acc64(d, acc, signed, top, bottom, neg, clamp):
     return r
 
 
-@lru_cache(maxsize=None)
+@cache
 def kernel(a_width: int, b_width: int, n_lanes: int, a_signed: bool, b_signed: bool, acc_bits: int,
            acc_signed: bool):
     """``run(a, a_step, b, b_step, acc, acc_step, neg, clamp, out)`` for one spec.

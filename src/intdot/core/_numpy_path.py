@@ -8,14 +8,14 @@ the words, multiplied; any other mix is unpacked with shifts.
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 
 BLOCK = 1 << 16  # elements per block: temporaries stay in cache
 
 
-@lru_cache(maxsize=None)
+@cache
 def byte_pair_table(width: int, a_signed: bool, b_signed: bool) -> np.ndarray:
     """T[(x << 8) | y] = dot product of the lanes of byte x with those of byte y."""
     values = np.arange(256, dtype=np.int32)

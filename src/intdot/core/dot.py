@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import struct
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
 import numpy as np
 
@@ -32,7 +32,7 @@ def _byte_table_word32(spec: DotSpec) -> bool:
     return spec.a_width == spec.b_width and spec.a_width in (4, 8) and spec.a_bits == 32
 
 
-@lru_cache(maxsize=None)
+@cache
 def _scalar_dot(spec: DotSpec):
     """A function (a, b) -> exact dot product, for unsigned Python ints of the operands' sizes."""
     if spec.a_width == spec.b_width == 16:
@@ -138,7 +138,7 @@ def _is_scalar(x) -> bool:
     return not isinstance(x, (np.ndarray, list, tuple))
 
 
-@lru_cache(maxsize=None)
+@cache
 def dot_function(spec: DotSpec, names: tuple[str, str, str] = ("a", "b", "acc")):
     """The dot product of ``spec`` as a fast callable ``f(a, b, acc, neg=False, clamp=False)``.
 

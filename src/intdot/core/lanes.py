@@ -11,7 +11,14 @@ import numpy as np
 
 from .errors import OperandError, OperandTypeError
 from .values import (
-    as_word_array, asarray_exact, check_flag, check_int, check_word, describe, is_int_scalar, word_dtype,
+    as_word_array,
+    asarray_exact,
+    check_flag,
+    check_int,
+    check_word,
+    describe,
+    is_int_scalar,
+    word_dtype,
 )
 
 WIDTHS = (4, 8, 16)
