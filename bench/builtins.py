@@ -35,7 +35,7 @@ import timeit
 import numpy as np
 
 from intdot import amd
-from intdot.core import dot_arrays
+from intdot.core import DotSpec, dot_arrays
 from intdot.core.accel import numba_available
 
 TARGET = {"sdot4": 0.5, "udot4": 0.5, "sdot2": 0.5, "udot2": 0.5, "sudot4": 0.5,
@@ -112,6 +112,43 @@ def startup(repeats: int) -> None:
     for i, name in enumerate(names):
         print(f"{name:8} {rows['off'][i]:9.3f} {rows['cold'][i]:9.3f} {rows['warm'][i]:9.3f}")
     print(f"{'all 8':8} {sum(rows['off']):9.3f} {sum(rows['cold']):9.3f} {sum(rows['warm']):9.3f}")
+
+
+# Core specs beyond the AMD rows, for information (no targets): 64-bit accumulators, 16 x 8 lanes.
+OTHER_SPECS = {
+    "16x16x4 -> s64 (SVE sdot .d)": DotSpec(16, 16, 4, True, True, 64, True),
+    "8x8x8 -> u64": DotSpec(8, 8, 8, False, False, 64, False),
+    "16x8x2 -> s32 (dp2a-like)": DotSpec(16, 8, 2, True, False, 32, True),
+    "8x8x4 -> s64": DotSpec(8, 8, 4, True, True, 64, True),
+}
+
+
+def other_specs(n: int, repeats: int) -> None:
+    """dot_arrays into a preallocated out for OTHER_SPECS, against a copy of the same bytes."""
+    rng = np.random.default_rng(1)
+    print(f"{'core spec (out=, information)':30} {'copy ms':>8} {'op ms':>8} {'ratio':>6}  "
+          f"{'numpy ms':>8} {'ratio':>6}")
+    for label, spec in OTHER_SPECS.items():
+        a = rng.integers(0, 2**spec.a_bits, n, dtype=np.uint64).astype(spec.a_dtype)
+        b = rng.integers(0, 2**spec.b_bits, n, dtype=np.uint64).astype(spec.b_dtype)
+        c = rng.integers(0, 2**spec.acc_bits, n, dtype=np.uint64, endpoint=False).astype(spec.acc_dtype)
+        out = np.empty(n, dtype=spec.result_dtype)
+        bufs = [np.empty_like(x) for x in (a, b, c, out)]
+
+        def copy(bufs=bufs, arrays=(a, b, c, out)):
+            for dst, src in zip(bufs, arrays):
+                np.copyto(dst, src)
+
+        def op(spec=spec, a=a, b=b, c=c, out=out, backend="auto"):
+            dot_arrays(spec, a, b, c, neg=False, clamp=True, out=out, backend=backend)
+
+        copy()
+        op()
+        op(backend="numpy")
+        t_copy, t_op = best(copy, repeats), best(op, repeats)
+        t_np = best(lambda op=op: op(backend="numpy"), max(1, repeats // 2))
+        print(f"{label:30} {1e3 * t_copy:8.1f} {1e3 * t_op:8.1f} {t_copy / t_op:6.2f}  {1e3 * t_np:8.1f} "
+              f"{t_copy / t_np:6.2f}")
 
 
 def call_public(name, a, b, c):
@@ -202,6 +239,8 @@ def main(argv=None) -> int:
         print(f"{name:8} {1e3 * t_copy:8.1f} {1e3 * t_op:8.1f} {ratio:6.2f} {TARGET[name]:6.1f} "
               f"{'yes' if met else 'NO':>4} {ratio / 2:8.2f}  {1e3 * t_pre:8.1f} {t_copy / t_pre:6.2f}  "
               f"{1e3 * t_np:8.1f} {t_copy / t_np:6.2f}")
+    print()
+    other_specs(n, repeats)
     print()
     print(f"{'builtin':8} {'scalar calls/s':>15} {'target':>10} {'met':>4}")
     scalar_args = {"plain": (0x01020304, 0x05060708, 10, False), "short2": (0x0007FFFD, 0x00050002, 10, False),
