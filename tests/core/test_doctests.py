@@ -7,7 +7,8 @@ import importlib
 
 import pytest
 
-MODULES = ["intdot", "intdot.core.dot", "intdot.core.lanes", "intdot.core.values", "intdot.core.errors", "intdot.core.spec"]
+MODULES = ["intdot", "intdot.core.dot", "intdot.core.lanes", "intdot.core.values", "intdot.core.errors",
+           "intdot.core.spec"]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -234,6 +234,12 @@ def test_public_dot_general_keywords():
         dot(0, 0, 0, width=8, a_width=8)
     with pytest.raises(OperandError, match="give both"):
         dot(0, 0, 0, a_width=8)
+    with pytest.raises(OperandError, match=r"width=3 is not a lane width; expected one of \(4, 8, 16\)"):
+        dot(0, 0, 0, width=3)
+    with pytest.raises(OperandError, match="lanes=9 is not allowed with 8-bit lanes; expected 1 to 8"):
+        dot(0, 0, 0, lanes=9)
+    with pytest.raises(OperandError, match="acc_bits=16 is not allowed"):
+        dot(0, 0, 0, acc_bits=16)
 
 
 def test_lane_helpers_any_word_size():

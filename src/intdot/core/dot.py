@@ -23,7 +23,7 @@ import numpy as np
 
 from . import _numpy_path
 from .errors import OperandError
-from .lanes import _lanes
+from .lanes import _lanes, check_width
 from .spec import DotSpec
 from .values import as_word_array, check_flag, check_word
 
@@ -308,6 +308,8 @@ def dot(a, b, acc, /, *, width: int | None = None, a_width: int | None = None, b
                            f"either width (both operands) or a_width and b_width")
     if width is None and a_width is None and b_width is None:
         width = 8
+    if width is not None:
+        width = check_width(width)  # named as the caller spelt it, not as a_width
     a_width = width if a_width is None else a_width
     b_width = width if b_width is None else b_width
     if a_width is None or b_width is None:
