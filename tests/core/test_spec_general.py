@@ -255,3 +255,45 @@ def test_lane_helpers_any_word_size():
         unpack(0, 8, bits=12)
     with pytest.raises(OperandError, match="the last axis must hold 4 lanes of 16 bits"):
         pack([1, 2], 16, bits=64)
+
+
+shapes = st.sampled_from([(), (0,), (1,), (5,), (2, 3), (4097,)])
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=st.data(), spec=general_specs, neg=st.booleans(), clamp=st.booleans(), shape=shapes)
+def test_array_matches_scalar_general(data, spec, neg, clamp, shape):
+    """Any spec, operands in any integer dtype that holds them (or Python ints), broadcasting."""
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    arrays = []
+    for bits in (spec.a_bits, spec.b_bits, spec.acc_bits):
+        choices = [d for d in (np.int8, np.uint16, np.int32, np.uint32, np.int64, np.uint64, np.dtype(">i8"))
+                   if np.iinfo(d).bits <= bits or np.iinfo(d).bits == 64]
+        dtype = data.draw(st.sampled_from(choices))
+        info = np.iinfo(dtype)
+        lo, hi = max(info.min, -(2 ** (bits - 1))), min(info.max, 2**bits - 1)
+        sub = shape[data.draw(st.integers(0, len(shape))):]
+        if info.min < 0:
+            x = rng.integers(lo, hi, size=sub, dtype=np.int64, endpoint=True)
+        else:
+            x = rng.integers(lo, hi, size=sub, dtype=np.uint64, endpoint=True)
+        arrays.append(x.astype(dtype))
+    f = dot_function(spec)
+    got = f(*arrays, neg, clamp)
+    assert got.dtype == spec.result_dtype
+    assert got.shape == np.broadcast_shapes(*(x.shape for x in arrays))
+    a, b, c = np.broadcast_arrays(*arrays)
+    want = [f(int(p), int(q), int(r), neg, clamp) for p, q, r in zip(a.ravel(), b.ravel(), c.ravel())]
+    assert got.ravel().tolist() == want
+
+
+def test_wide_words_in_every_spelling():
+    g = dot_function(DotSpec(16, 16, 4, False, False, 64, False), ("a", "b", "c"))
+    big = [2**64 - 1, 2**63, -(2**63), -1, 0]
+    got = g(np.array(big, dtype=object), np.array([1] * 5, dtype=object), 0)
+    assert got.dtype == np.uint64 and got.tolist() == [g(x, 1, 0) for x in big]
+    assert g(np.array(big[:2], np.uint64), 1, 0).tolist() == [65535, 0]
+    with pytest.raises(OperandError, match=r"a\[1\]=18446744073709551616 is out of range"):
+        g(np.array([0, 2**64], dtype=object), 1, 0)
+    with pytest.raises(OperandTypeError, match="a has dtype float64"):
+        g(np.zeros(2), 1, 0)
