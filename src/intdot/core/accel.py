@@ -13,10 +13,11 @@ from .errors import ConfigError, OperandError
 BACKENDS = ("auto", "numpy", "numba")
 ENV = "INTDOT_BACKEND"
 # Below MIN_AUTO elements a call is small: the compiled kernel still wins (a few
-# microseconds against tens for NumPy), but compiling it costs a second or two
-# (loading it from the disk cache about a tenth of that), so "auto" uses it for
-# small calls only once a spec has been used HOT times (a loop, e.g. an
-# instruction executed many times), never for one-off use.
+# microseconds against tens for NumPy), but its first use in a process costs
+# importing numba (0.2-0.3 s) and compiling (0.35-0.7 s) or loading it from the
+# disk cache (a few ms), so "auto" uses it for small calls only once a spec has
+# been used HOT times (a loop, e.g. an instruction executed many times), never
+# for one-off use.
 MIN_AUTO = 4096
 HOT = 64
 _small_calls: dict = {}
