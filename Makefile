@@ -1,27 +1,38 @@
-# The README's two commands: `make demo` and `make test`. Both create .venv on first use.
+# The README's two commands: `make demo` (the main job) and `make test`. Both create .venv on first use.
 PYTHON ?= python3
 VENV   ?= .venv
 PY      = $(VENV)/bin/python
 INTDOT  = $(VENV)/bin/intdot
+# PyTorch's CPU build gives intdot.gemm its fastest exact CPU path (torch._int_mm) and lets the tests check it.
+# `make TORCH= test` skips it: gemm then uses float BLAS, and the torch tests skip with a reason.
+TORCH  ?= torch==2.13.0
+EXTRAS ?= fast,test,demo,dask,elf
 
-.PHONY: demo test bench oracles clean
+.PHONY: demo test tour bench oracles clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[fast,test]'
+	$(if $(TORCH),$(PY) -m pip install -q $(TORCH))
+	$(PY) -m pip install -q -e '.[$(EXTRAS)]'
 	touch $@
 
 demo: $(VENV)/.installed
-	@bash scripts/demo.sh $(INTDOT)
+	$(INTDOT) demo
 
 test: $(VENV)/.installed
 	$(PY) -m pytest -q $(PYTEST_ARGS)
+
+tour: $(VENV)/.installed
+	@bash scripts/tour.sh $(INTDOT)
 
 bench: $(VENV)/.installed
 	$(PY) -m pip install -q -e '.[fast,bench]'
 	$(PY) bench/builtins.py
 	$(PY) bench/arm.py
+	$(PY) bench/arm_exec.py
+	$(PY) bench/cli.py
+	$(PY) bench/gemm.py
 
 oracles:
 	bash scripts/install-oracles.sh

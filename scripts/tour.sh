@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The main job, as `make demo` runs it: a tour of what intdot computes and knows.
-# Usage: scripts/demo.sh [path/to/intdot]
+# A tour of what intdot computes and knows, one command at a time (`make tour`).
+# Usage: scripts/tour.sh [path/to/intdot]
 set -euo pipefail
 intdot=${1:-intdot}
 if [ -t 1 ]; then bold=$'\033[1m' plain=$'\033[0m'; else bold='' plain=''; fi
