@@ -5,10 +5,10 @@ extension is done with xor/subtract rather than by shifting.  A 64-bit
 accumulator is added in uint64 (wrapping), and overflow for ``clamp`` is read
 from the direction of the wrap; numba turns a mix of uint64 and int64 into
 float64, so every value there is cast explicitly.  The output is an unsigned
-view made by the caller (views made inside a parallel kernel lose writes).
+view made by the caller (views made inside a numba kernel have lost writes).
 
-Compiling one kernel takes a second or two, so compiled kernels are cached on
-disk (see :func:`cache_dir`): a new process loads them instead.
+Compiling one kernel takes 0.35-0.7 s, so compiled kernels are cached on disk
+(see :func:`cache_dir`): a new process loads one in a few milliseconds.
 """
 
 from __future__ import annotations
