@@ -39,12 +39,8 @@ def test_generated_function_docstrings():
             assert runner.failures == 0 and test.examples, (row.name, profile)
 
 
-# docs/differences.md (not the core's file) still passes tuples as short2 pairs, which sdot2/udot2 now read as
-# two words (issue 8 item 7); strict xfail, so the marker must go once the page uses amd.short2(...).
-PENDING_DOC = pytest.mark.xfail(strict=True, reason="docs/differences.md section 6 must write amd.short2(...) pairs")
 
-
-@pytest.mark.parametrize("doc", ["amd.md", pytest.param("differences.md", marks=PENDING_DOC)])
+@pytest.mark.parametrize("doc", ["amd.md", "differences.md"])
 def test_markdown_examples(doc):
     result = doctest.testfile(str(DOCS / doc), module_relative=False, optionflags=FLAGS)
     assert result.attempted > 0 and result.failed == 0
