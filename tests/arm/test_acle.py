@@ -324,3 +324,15 @@ def test_functions_carry_their_prototype_and_signature():
     assert acle.vdotq_laneq_u32.__doc__.startswith(
         "``uint32x4_t vdotq_laneq_u32(uint32x4_t r, uint8x16_t a, uint8x16_t b, const int lane)``")
     assert acle.__all__[:3] == ["INTRINSICS", "BY_FORM", "Intrinsic"] and set(acle.__all__[3:]) == set(ALL)
+
+
+def test_the_type_stub_is_current():
+    """src/intdot/arm/acle.pyi spells out the generated functions for type checkers; it must match them."""
+    import ast
+    from pathlib import Path
+
+    path = Path(acle.__file__).with_suffix(".pyi")
+    text = path.read_text()
+    assert text == acle.stub_text(), "refresh it: see acle.stub_text's docstring"
+    defs = {n.name for n in ast.parse(text).body if isinstance(n, ast.FunctionDef)}
+    assert defs == set(acle.INTRINSICS) | {"stub_text"}
