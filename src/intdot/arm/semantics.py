@@ -74,14 +74,23 @@ def words(region: np.ndarray, spec: DotSpec) -> np.ndarray:
 
 # -- the kernels: word arrays in (last axis = elements), result-type array out -------------------
 
+def _dot(spec: DotSpec, acc: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The core on operands brought to one shape first: the core's equal-shape path is its fastest,
+    and the copies are small (one register group)."""
+    if not a.shape == b.shape == acc.shape:
+        shape = np.broadcast_shapes(acc.shape, a.shape, b.shape)
+        acc, a, b = (x if x.shape == shape else np.ascontiguousarray(np.broadcast_to(x, shape)) for x in (acc, a, b))
+    return dot_arrays(spec, a, b, acc, neg=False, clamp=False)
+
+
 def elementwise(spec: DotSpec, acc: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """acc[..., e] + dot(a[..., e], b[..., e]) (NumPy broadcasting)."""
-    return dot_arrays(spec, a, b, acc, neg=False, clamp=False)
+    return _dot(spec, acc, a, b)
 
 
 def by_element(spec: DotSpec, acc: np.ndarray, a: np.ndarray, b: np.ndarray, index: int) -> np.ndarray:
     """acc[..., e] + dot(a[..., e], b[..., index]): one element of the second source for all."""
-    return dot_arrays(spec, a, b[..., index:index + 1], acc, neg=False, clamp=False)
+    return _dot(spec, acc, a, b[..., index:index + 1])
 
 
 def by_segment(spec: DotSpec, acc: np.ndarray, a: np.ndarray, b: np.ndarray, index: int) -> np.ndarray:
@@ -91,11 +100,8 @@ def by_segment(spec: DotSpec, acc: np.ndarray, a: np.ndarray, b: np.ndarray, ind
     element ``index`` of the same segment of ``b``.
     """
     per = per_segment(spec)
-    shape = np.broadcast_shapes(acc.shape, a.shape)
-    seg = b.reshape(b.shape[:-1] + (-1, per))[..., index:index + 1]
-    out = dot_arrays(spec, a.reshape(a.shape[:-1] + (-1, per)), seg, acc.reshape(acc.shape[:-1] + (-1, per)),
-                     neg=False, clamp=False)
-    return out.reshape(shape)
+    selected = b.reshape(b.shape[:-1] + (-1, per))[..., index]
+    return _dot(spec, acc, a, np.repeat(selected, per, axis=-1))
 
 
 def za_group(za: np.ndarray, nvec: int, slice_value: int) -> np.ndarray:
