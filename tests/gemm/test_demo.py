@@ -82,3 +82,11 @@ def test_cli_table_and_bad_arguments(capsys):
     assert "sudot8" in text and "RDNA3" in text and "identical" in text
     assert main(["demo", "--subset", "5"]) == 1
     assert "--subset 5" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("args, words", [(["--seed", "-5"], "--seed -5"), (["--hidden", "2"], "--hidden 2"),
+                                         (["--epochs", "0"], "--epochs 0")])
+def test_cli_bad_numbers_are_bad_input_not_internal_errors(args, words, capsys):
+    assert main(["demo", *args]) == 1
+    err = capsys.readouterr().err
+    assert words in err and "internal error" not in err and len(err.strip().splitlines()) == 1

@@ -26,8 +26,10 @@ def register(subparsers) -> None:
     p = subparsers.add_parser(
         "demo",
         help="quantized MLP inference on the digits through every fitting dot instruction",
-        description="Train a small MLP on scikit-learn's digits, quantize it, and run integer inference through "
-        "intdot.gemm with AMD and Arm dot instructions (needs the 'demo' extra: scikit-learn, matplotlib).",
+        # The formatter keeps the epilog's line breaks, so the description is broken by hand too.
+        description="Train a small MLP on scikit-learn's digits, quantize it, and run integer inference\n"
+        "through intdot.gemm with AMD and Arm dot instructions (needs the 'demo' extra:\n"
+        "scikit-learn, matplotlib).",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -35,10 +37,12 @@ def register(subparsers) -> None:
     p.add_argument(
         "--plot", metavar="FILE", help="write a PNG: accuracy per instruction and bit width, and a confusion matrix"
     )
-    p.add_argument("--seed", type=int, default=0, help="seed of the split and the training (default 0)")
-    p.add_argument("--subset", type=int, default=None, metavar="N", help="use N of the 1797 images")
-    p.add_argument("--hidden", type=int, default=64, metavar="H", help="hidden units (default 64)")
-    p.add_argument("--epochs", type=int, default=60, help="training epochs (default 60)")
+    p.add_argument(
+        "--seed", type=int, default=0, help="seed of the split and the training, a non-negative integer (default 0)"
+    )
+    p.add_argument("--subset", type=int, default=None, metavar="N", help="use N of the 1797 images, 50 to 1797 (default all)")
+    p.add_argument("--hidden", type=int, default=64, metavar="H", help="hidden units, 4 to 1024 (default 64)")
+    p.add_argument("--epochs", type=int, default=60, help="training epochs, 1 to 1000 (default 60)")
     p.set_defaults(func=run)
 
 
@@ -63,6 +67,9 @@ class _Progress:
 def _check_args(args):
     from ..core.errors import OperandError
 
+    if args.seed < 0:
+        # NumPy's generators take any non-negative int and raise a bare ValueError for the rest.
+        raise OperandError(f"--seed {args.seed}: expected a non-negative integer")
     if args.subset is not None and not 50 <= args.subset <= 1797:
         raise OperandError(f"--subset {args.subset}: expected a number of images in [50, 1797]")
     if not 4 <= args.hidden <= 1024:
