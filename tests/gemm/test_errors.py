@@ -32,6 +32,11 @@ B = np.zeros((4, 3), np.int8)
         (lambda: gemm(A, B, np.zeros((5, 3)), op="sdot4"), OperandTypeError, ["c has dtype float64"]),
         (lambda: gemm(A, B, np.zeros((5, 3), int), op="sdot4"), OperandError, ["c has shape (5, 3)"]),
         (lambda: gemm(A, B, op="sdot4", backend="cuda"), OperandError, ["backend='cuda'", "auto"]),
+        # NumPy reads these lists as float64 or turns the bool into 1: each element is checked instead.
+        (lambda: gemm([[2**64 - 1, -1, 0, 0]], B, op="sdot4"), OperandError, ["a[0, 0]=18446744073709551615"]),
+        (lambda: gemm([[True, 1, 1, 1]], B, op="sdot4"), OperandTypeError, ["a[0, 0]=True", "bool"]),
+        (lambda: gemm(A, B, [[0, True, 0]], op="sdot4"), OperandTypeError, ["c[0, 1]=True", "bool"]),
+        (lambda: gemm(A, B, [[0, None, 0]], op="sdot4"), OperandTypeError, ["c[0, 1]=None"]),
         (
             lambda: gemm(np.zeros((2, 4), np.int16), np.zeros((4, 3), np.int16), op="sdot2", backend="torch"),
             OperandError,
@@ -51,6 +56,14 @@ def test_both_spellings_of_an_accumulator_agree():
     a = np.ones((1, 4), np.int8)
     assert gemm(a, a.T, np.array([[0xFFFFFFFF]], np.uint32), op="sdot4").tolist() == [[3]]
     assert gemm(a, a.T, np.array([[-1]]), op="sdot4").tolist() == [[3]]
+
+
+@pytest.mark.parametrize("name", ["svdot_s64", "svdot_u64"])
+def test_a_list_of_64_bit_accumulators_in_both_spellings(name):
+    # [-1, 2**64 - 1] is one bit pattern twice; NumPy alone makes the list float64 and loses it.
+    a = np.ones((1, 4), np.uint16 if name.endswith("u64") else np.int16)
+    got = gemm(a, np.ones((4, 2), a.dtype), [[-1, 2**64 - 1]], op=name)
+    assert got.tolist() == [[3, 3]]
 
 
 def test_empty_shapes():

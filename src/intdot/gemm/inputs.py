@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.errors import OperandError, OperandTypeError
-from ..core.values import describe
+from ..core.values import asarray_exact, describe, is_int_scalar
 from .ops import GemmOp
 
 _SMALL = {
@@ -22,9 +22,19 @@ def _as_int_array(x, name: str) -> np.ndarray:
     if isinstance(x, (bool, np.bool_)):
         raise OperandTypeError(f"{name}={describe(x)} is a bool; expected an integer array")
     try:
-        arr = np.asarray(x)
+        # Not np.asarray: it reads [[2**64 - 1, -1]] as float64 and [[True, 2]] as [[1, 2]].
+        arr = asarray_exact(x)
     except (ValueError, TypeError) as exc:  # ragged lists
         raise OperandTypeError(f"{name} is not an array: {exc}") from None
+    if arr.dtype == object:
+        for index in np.ndindex(arr.shape):
+            if not is_int_scalar(arr[index]):
+                v = arr[index]
+                raise OperandTypeError(
+                    f"{name}[{', '.join(map(str, index))}]={describe(v)} has type {type(v).__name__}; "
+                    f"expected an integer"
+                )
+        return arr  # Python ints, each range-checked by the caller before conversion
     # ml_dtypes' int4/uint4 are not NumPy integer kinds; their values convert to int8/uint8 exactly.
     if arr.dtype.name in ("int4", "uint4", "int2", "uint2"):
         return arr.astype(np.int8 if arr.dtype.name[0] == "i" else np.uint8)
@@ -83,7 +93,10 @@ def accumulator(c, op: GemmOp, shape: tuple[int, ...]) -> np.ndarray | None:
         raise OperandError(
             f"c has shape {arr.shape}; expected a shape that broadcasts to the result's {shape}"
         ) from None
-    words = arr.astype(np.uint64) if arr.dtype.kind == "u" else arr.astype(np.int64).view(np.uint64)
+    if arr.dtype == object:  # Python ints in either spelling, possibly beyond int64 and uint64 together
+        words = (arr % (1 << 64)).astype(np.uint64)
+    else:
+        words = arr.astype(np.uint64) if arr.dtype.kind == "u" else arr.astype(np.int64).view(np.uint64)
     if n == 32:
         words = words & np.uint64(0xFFFFFFFF)
     return words
