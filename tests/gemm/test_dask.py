@@ -40,6 +40,8 @@ def test_dask_mixed_sign_and_errors(client):
     b = rng.integers(-128, 128, (33, 17), dtype=np.int8)
     lazy = gemm(da.from_array(a, chunks=(16, 11)), da.from_array(b, chunks=(11, 8)), op="usdot")
     assert np.array_equal(client.compute(lazy).result(), gemm(a, b, op="usdot"))
+    with pytest.raises(OperandError, match=r"c has shape \(3, 3\)"):
+        gemm(da.from_array(a), da.from_array(b), np.zeros((3, 3), np.int32), op="usdot")
     with pytest.raises(OperandError, match="2-D"):
         gemm(da.zeros((2, 3, 4), dtype=np.int8), da.zeros((4, 5), dtype=np.int8), op="sdot4")
     bad = gemm(da.from_array(np.full((4, 4), 300), chunks=2), da.zeros((4, 4), dtype=np.int8), op="sdot4")

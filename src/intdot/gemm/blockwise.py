@@ -42,5 +42,12 @@ def dask_gemm(a, b, c, *, op: GemmOp, clamp: bool, neg: bool, backend: str):
     kw = dict(op=op, clamp=clamp, neg=neg, backend=backend, dtype=np.dtype(op.result_dtype), concatenate=True)
     if c is None:
         return da.blockwise(_block, "ij", a, "ik", b, "kj", **kw)
-    c = da.broadcast_to(da.asarray(c), (a.shape[0], b.shape[1])).rechunk((a.chunks[0], b.chunks[1]))
+    c = da.asarray(c)
+    shape = (a.shape[0], b.shape[1])
+    try:
+        c = da.broadcast_to(c, shape).rechunk((a.chunks[0], b.chunks[1]))
+    except ValueError:
+        raise OperandError(
+            f"c has shape {c.shape}; expected a shape that broadcasts to the result's {shape}"
+        ) from None
     return da.blockwise(_block, "ij", a, "ik", b, "kj", c, "ij", **kw)
