@@ -30,7 +30,7 @@ from .core.features import evaluate, missing, parse
 
 __all__ = [
     "ISAS", "PROFILES", "AmbiguousInstruction", "Instruction", "NotInCatalog",
-    "available", "equivalents", "find", "find_all", "records", "require", "where_available",
+    "available", "equivalents", "find", "find_all", "records", "require", "swapped", "where_available",
 ]
 
 ISAS = ("amd", "arm")
@@ -289,6 +289,26 @@ def find(name) -> Instruction:
     listing = "; ".join(f"{r.name} ({r.lanes} -> {r.acc})" for r in found)
     raise AmbiguousInstruction(f"name={name!r} names {len(found)} instructions that compute different things: "
                                f"{listing}; pass one of these names", found)
+
+
+def swapped(name) -> bool:
+    """Whether the spelling ``name`` gives the instruction's two sources in the opposite order.
+
+    ACLE writes some mixed-sign intrinsics as the other instruction with its sources exchanged:
+    ``svsudot_s32(acc, int8, uint8)`` compiles to USDOT with the uint8 vector first.  The record found for
+    such a name is that instruction's, so its first operand's lanes are the spelling's second.
+
+    >>> from intdot import catalog
+    >>> catalog.find("svsudot_s32").lanes, catalog.swapped("svsudot_s32"), catalog.swapped("svusdot_s32")
+    ('4 x u8 . 4 x s8', True, False)
+    """
+    if not isinstance(name, str):
+        return False
+    from .arm.acle import INTRINSICS
+
+    key = _key(name)
+    hit = INTRINSICS.get(key) or next((v for k, v in INTRINSICS.items() if k.lower() == key.lower()), None)
+    return bool(hit and hit.swap)
 
 
 def equivalents(name) -> tuple[Instruction, ...]:

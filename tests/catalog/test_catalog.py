@@ -308,3 +308,9 @@ def test_import_is_cheap():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     # Building the records (and importing the front ends) waits for the first lookup.
     assert "intdot.arm.acle" not in out and "intdot.amd.builtins" not in out
+
+
+def test_swapped_names_the_acle_spellings_with_exchanged_sources():
+    assert catalog.find("svsudot_s32").spec.a_signed is False  # the USDOT record: uint8 first
+    assert catalog.swapped("svsudot_s32") and catalog.swapped("SVSUDOT_ZA32_S8_VG1X2")
+    assert not any(catalog.swapped(n) for n in ("svusdot_s32", "svsudot_lane_s32", "sudot", "sdot4", None, 5))

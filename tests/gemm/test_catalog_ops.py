@@ -56,3 +56,15 @@ def test_a_shared_spelling_is_chosen_by_the_operands_width():
         gemm(a, a.T, op="sdot")  # 16-bit lanes: into 64 bits (4 lanes) or into 32 (SVE2.1, 2 lanes)
     assert gemm(a, a.T, op="sdot z0.d, z1.h, z2.h").tolist() == [[4 * 2**30]]
     assert gemm(a, a.T, op="arm.sdot_sve_vec_hs").tolist() == [[(4 * 2**30 + 2**31) % 2**32 - 2**31]]
+
+
+@pytest.mark.parametrize("op", ["svsudot_s32", "svsudot_n_s32", "svsudot_za32_s8_vg1x2", "svsudot_za32_s8_vg1x4"])
+def test_acle_sudot_spellings_that_are_usdot_take_signed_a(op):
+    # ACLE writes these as USDOT with the sources exchanged; in its own order a is int8 and b is uint8.
+    rng = _rng()
+    a = rng.integers(-128, 128, (3, 9)).astype(np.int8)
+    b = rng.integers(0, 256, (9, 4)).astype(np.uint8)
+    want = ref.gemm(ref.OPS["sudot"], a.tolist(), b.tolist())
+    assert gemm(a, b, op=op).tolist() == want
+    with pytest.raises(ValueError, match="signed 8-bit lane"):
+        gemm(b.T, a.T, op=op)

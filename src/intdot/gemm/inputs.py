@@ -60,9 +60,9 @@ def operand(x, name: str, op: GemmOp, which: str) -> np.ndarray:
             bad = mn if mn < lo else mx
             at = tuple(int(i) for i in np.argwhere(arr == bad)[0])
             width, signed = (op.a_width, op.a_signed) if which == "a" else (op.b_width, op.b_signed)
-            kind = "signed" if signed else "unsigned"
+            kind = "a signed" if signed else "an unsigned"
             raise OperandError(
-                f"{name}[{', '.join(map(str, at))}]={int(bad)} does not fit a {kind} {width}-bit "
+                f"{name}[{', '.join(map(str, at))}]={int(bad)} does not fit {kind} {width}-bit "
                 f"lane of {op.name}; expected values in [{lo}, {hi}]"
             )
     want = _SMALL[(op.a_signed, op.a_width) if which == "a" else (op.b_signed, op.b_width)]

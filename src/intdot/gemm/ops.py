@@ -7,7 +7,7 @@ catalog record.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..core.errors import OperandTypeError
 from ..core.values import describe
@@ -127,7 +127,12 @@ def resolve(op, a_signed=None, b_signed=None, *, a_bits=None) -> GemmOp:
         rec = _by_width(exc.candidates, a_bits)
         if rec is None:
             raise
-    return _from_record(rec, a_signed, b_signed)
+    o = _from_record(rec, a_signed, b_signed)
+    if catalog.swapped(op):
+        # svsudot_s32(acc, int8, uint8) is USDOT with its sources exchanged; a GEMM's lane products do not
+        # care which source is which, so a and b keep the spelling's order and take each other's lanes.
+        o = replace(o, a_width=o.b_width, b_width=o.a_width, a_signed=o.b_signed, b_signed=o.a_signed)
+    return o
 
 
 def check_target(op: GemmOp, target) -> None:
