@@ -29,8 +29,19 @@ from .core.errors import IntdotError, OperandError, UnknownInstruction, UnknownT
 from .core.features import evaluate, missing, parse
 
 __all__ = [
-    "ISAS", "PROFILES", "AmbiguousInstruction", "Instruction", "NotInCatalog",
-    "available", "equivalents", "find", "find_all", "records", "require", "swapped", "where_available",
+    "ISAS",
+    "PROFILES",
+    "AmbiguousInstruction",
+    "Instruction",
+    "NotInCatalog",
+    "available",
+    "equivalents",
+    "find",
+    "find_all",
+    "records",
+    "require",
+    "swapped",
+    "where_available",
 ]
 
 ISAS = ("amd", "arm")
@@ -86,8 +97,10 @@ class Instruction:
                 raise OperandError(f"{self.name} fixes its operands' signedness; pass no a_signed/b_signed")
             return self.spec
         if not isinstance(a_signed, bool) or not isinstance(b_signed, bool):
-            raise OperandError(f"a_signed={a_signed!r}, b_signed={b_signed!r}: {self.name} takes its operands' "
-                               f"signedness as arguments; expected True or False for each")
+            raise OperandError(
+                f"a_signed={a_signed!r}, b_signed={b_signed!r}: {self.name} takes its operands' "
+                f"signedness as arguments; expected True or False for each"
+            )
         return replace(self.spec, a_signed=a_signed, b_signed=b_signed)
 
     @property
@@ -104,13 +117,26 @@ class Instruction:
         """A JSON-ready description (``intdot list --json``)."""
         s = self.spec
         return {
-            "isa": self.isa, "name": self.name, "mnemonic": self.mnemonic, "spellings": list(self.spellings),
-            "spec": {"a_width": s.a_width, "b_width": s.b_width, "lanes": s.lanes,
-                     "a_signed": None if self.sign_args else s.a_signed,
-                     "b_signed": None if self.sign_args else s.b_signed,
-                     "acc_bits": s.acc_bits, "acc_signed": s.acc_signed},
-            "k_step": list(self.k_step), "neg": self.neg, "clamp": self.clamp, "sign_args": self.sign_args,
-            "features": self.features, "syntax": self.syntax, "summary": self.summary,
+            "isa": self.isa,
+            "name": self.name,
+            "mnemonic": self.mnemonic,
+            "spellings": list(self.spellings),
+            "spec": {
+                "a_width": s.a_width,
+                "b_width": s.b_width,
+                "lanes": s.lanes,
+                "a_signed": None if self.sign_args else s.a_signed,
+                "b_signed": None if self.sign_args else s.b_signed,
+                "acc_bits": s.acc_bits,
+                "acc_signed": s.acc_signed,
+            },
+            "k_step": list(self.k_step),
+            "neg": self.neg,
+            "clamp": self.clamp,
+            "sign_args": self.sign_args,
+            "features": self.features,
+            "syntax": self.syntax,
+            "summary": self.summary,
         }
 
 
@@ -140,10 +166,23 @@ def _amd_records() -> list[Instruction]:
     for row in BUILTINS:
         sign_args = row.src0 == "flag"
         spec = row.spec(True, True) if sign_args else row.spec()
-        out.append(Instruction(
-            isa="amd", name=f"amd.{row.name}", mnemonic=row.name, spellings=(row.name, PREFIX + row.name),
-            spec=spec, k_step=_k_step(spec), neg=None, clamp=None, sign_args=sign_args, features=row.feature,
-            syntax=row.c_signature("reference"), summary=row.summary, row=row))
+        out.append(
+            Instruction(
+                isa="amd",
+                name=f"amd.{row.name}",
+                mnemonic=row.name,
+                spellings=(row.name, PREFIX + row.name),
+                spec=spec,
+                k_step=_k_step(spec),
+                neg=None,
+                clamp=None,
+                sign_args=sign_args,
+                features=row.feature,
+                syntax=row.c_signature("reference"),
+                summary=row.summary,
+                row=row,
+            )
+        )
     return out
 
 
@@ -170,11 +209,23 @@ def _arm_records() -> list[Instruction]:
     for form in FORMS:
         template = _arm_template(form)
         names = (form.name, form.mnemonic, template, *acle_names.get(form.name, ()))
-        out.append(Instruction(
-            isa="arm", name=f"arm.{form.name}", mnemonic=form.mnemonic,
-            spellings=tuple(dict.fromkeys(names)), spec=form.spec, k_step=_k_step(form.spec),
-            neg=False, clamp=False, sign_args=False, features=form.features, syntax=template,
-            summary=f"{form.mnemonic.upper()} ({form.kind.replace('_', ' ')})", row=form))
+        out.append(
+            Instruction(
+                isa="arm",
+                name=f"arm.{form.name}",
+                mnemonic=form.mnemonic,
+                spellings=tuple(dict.fromkeys(names)),
+                spec=form.spec,
+                k_step=_k_step(form.spec),
+                neg=False,
+                clamp=False,
+                sign_args=False,
+                features=form.features,
+                syntax=template,
+                summary=f"{form.mnemonic.upper()} ({form.kind.replace('_', ' ')})",
+                row=form,
+            )
+        )
     return out
 
 
@@ -244,17 +295,22 @@ def find_all(name) -> tuple[Instruction, ...]:
     if isinstance(name, Instruction):
         return (name,)
     if not isinstance(name, str):
-        raise NotInCatalog(f"name={name!r} is not an instruction name; expected a string such as 'sdot4', "
-                           f"'vusdotq_s32' or 'sdot z0.d, z1.h, z2.h'")
+        raise NotInCatalog(
+            f"name={name!r} is not an instruction name; expected a string such as 'sdot4', "
+            f"'vusdotq_s32' or 'sdot z0.d, z1.h, z2.h'"
+        )
     table, key = _table(), _key(name)
     found = table.index.get(key) or table.folded.get(key.lower()) or _arm_text(key)
     if found:
         return found
     close = _suggest(key)
     hint = f" (did you mean {' or '.join(close)}?)" if close else ""
-    raise NotInCatalog(f"name={name!r} is not in intdot's catalog{hint}; expected a builtin (sdot4, "
-                       f"__builtin_amdgcn_sudot8), an ACLE intrinsic (vdotq_s32), a mnemonic (usdot), a catalog "
-                       f"name (arm.sudot_sve_indexed) or an assembly line; 'intdot list' shows them all", close)
+    raise NotInCatalog(
+        f"name={name!r} is not in intdot's catalog{hint}; expected a builtin (sdot4, "
+        f"__builtin_amdgcn_sudot8), an ACLE intrinsic (vdotq_s32), a mnemonic (usdot), a catalog "
+        f"name (arm.sudot_sve_indexed) or an assembly line; 'intdot list' shows them all",
+        close,
+    )
 
 
 def _suggest(key: str) -> tuple[str, ...]:
@@ -287,8 +343,11 @@ def find(name) -> Instruction:
     if all(_spec_fields(r.spec) == _spec_fields(first.spec) and r.sign_args == first.sign_args for r in found):
         return first
     listing = "; ".join(f"{r.name} ({r.lanes} -> {r.acc})" for r in found)
-    raise AmbiguousInstruction(f"name={name!r} names {len(found)} instructions that compute different things: "
-                               f"{listing}; pass one of these names", found)
+    raise AmbiguousInstruction(
+        f"name={name!r} names {len(found)} instructions that compute different things: "
+        f"{listing}; pass one of these names",
+        found,
+    )
 
 
 def swapped(name) -> bool:
@@ -347,8 +406,9 @@ def _amd_status(rec: Instruction, target, profile: str) -> tuple[bool, str]:
     try:
         t = amd_target(target, profile)
     except UnknownTarget as exc:
-        raise UnknownTarget(f"{rec.name} is an AMD builtin, so the target is an AMD GPU family or processor: "
-                            f"{exc}") from None
+        raise UnknownTarget(
+            f"{rec.name} is an AMD builtin, so the target is an AMD GPU family or processor: {exc}"
+        ) from None
     if profile == "reference":  # the reference's table is by family, not by feature
         ok = rec.mnemonic in t.builtins
     else:
@@ -362,15 +422,18 @@ def _arm_status(rec: Instruction, target) -> tuple[bool, str]:
     try:
         t = arm_target(target)
     except UnknownTarget as exc:
-        raise UnknownTarget(f"{rec.name} is an Arm instruction, so the target is an Arm architecture or core: "
-                            f"{exc}") from None
+        raise UnknownTarget(
+            f"{rec.name} is an Arm instruction, so the target is an Arm architecture or core: {exc}"
+        ) from None
     lack = missing(rec.features, t.features)
     if lack is None:
         return True, ""
     cores = _arm_cores_with(rec.features)
     shown = ", ".join(cores[:8]) + (f" and {len(cores) - 8} more" if len(cores) > 8 else "") if cores else "none"
-    return False, (f"{rec.name} ({rec.syntax}) is not available on {t.name}: it requires {rec.features}, and "
-                   f"{t.name} lacks {lack}; cores that have it: {shown}")
+    return False, (
+        f"{rec.name} ({rec.syntax}) is not available on {t.name}: it requires {rec.features}, and "
+        f"{t.name} lacks {lack}; cores that have it: {shown}"
+    )
 
 
 @cache

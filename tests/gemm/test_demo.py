@@ -84,8 +84,10 @@ def test_cli_table_and_bad_arguments(capsys):
     assert "--subset 5" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("args, words", [(["--seed", "-5"], "--seed -5"), (["--hidden", "2"], "--hidden 2"),
-                                         (["--epochs", "0"], "--epochs 0")])
+@pytest.mark.parametrize(
+    "args, words",
+    [(["--seed", "-5"], "--seed -5"), (["--hidden", "2"], "--hidden 2"), (["--epochs", "0"], "--epochs 0")],
+)
 def test_cli_bad_numbers_are_bad_input_not_internal_errors(args, words, capsys):
     assert main(["demo", *args]) == 1
     err = capsys.readouterr().err

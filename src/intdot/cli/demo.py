@@ -40,7 +40,9 @@ def register(subparsers) -> None:
     p.add_argument(
         "--seed", type=int, default=0, help="seed of the split and the training, a non-negative integer (default 0)"
     )
-    p.add_argument("--subset", type=int, default=None, metavar="N", help="use N of the 1797 images, 50 to 1797 (default all)")
+    p.add_argument(
+        "--subset", type=int, default=None, metavar="N", help="use N of the 1797 images, 50 to 1797 (default all)"
+    )
     p.add_argument("--hidden", type=int, default=64, metavar="H", help="hidden units, 4 to 1024 (default 64)")
     p.add_argument("--epochs", type=int, default=60, help="training epochs, 1 to 1000 (default 60)")
     p.set_defaults(func=run)

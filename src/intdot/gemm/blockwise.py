@@ -47,7 +47,5 @@ def dask_gemm(a, b, c, *, op: GemmOp, clamp: bool, neg: bool, backend: str):
     try:
         c = da.broadcast_to(c, shape).rechunk((a.chunks[0], b.chunks[1]))
     except ValueError:
-        raise OperandError(
-            f"c has shape {c.shape}; expected a shape that broadcasts to the result's {shape}"
-        ) from None
+        raise OperandError(f"c has shape {c.shape}; expected a shape that broadcasts to the result's {shape}") from None
     return da.blockwise(_block, "ij", a, "ik", b, "kj", c, "ij", **kw)
