@@ -256,6 +256,43 @@ def test_big_endian_elf_code_is_little_endian(cli, tmp_path):
         ("0xd65f03c0", ".inst 0xd65f03c0"),
         ("0x11223344", ".word 0x11223344"),
     ]
+    # llvm-objdump shows that data as bytes in file order ("11 22 33 44"): big-endian here.
+    from_listing = ours(cli, "-f", "-", stdin=theirs)
+    assert [(r["word"], r["text"]) for r in from_listing] == [(r["word"], r["text"]) for r in mine]
+
+
+def test_listing_without_encodings_is_refused(cli, built):
+    """A listing made with --no-show-raw-insn has no words: intdot must not drop its lines silently."""
+    listing = subprocess.run(
+        [_tool("llvm-objdump-19"), "-d", "--no-show-raw-insn", built["object"]],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    first = next(n for n, line in enumerate(listing.splitlines(), 1) if re.match(r"^\s*0:", line))
+    rc, out, err = cli("disasm", "-f", "-", stdin=listing)
+    assert rc == 1 and out == ""
+    assert err.startswith(f"intdot disasm: error: stdin, line {first}: '0: sudot v0.4s, v1.16b, v2.4b[2]'")
+    assert "--no-show-raw-insn" in err and err.count("\n") == 1
+
+
+def test_relocations_in_a_listing_are_not_words(cli, tmp_path):
+    """objdump -dr interleaves relocation lines ("  4: R_AARCH64_JUMP26 g"), which hold no word."""
+    (tmp_path / "r.c").write_text(
+        "#include <arm_neon.h>\nint32x4_t g(int32x4_t);\n"
+        "int32x4_t f(int32x4_t a, int8x16_t b, int8x16_t c) { return g(vdotq_s32(a, b, c)); }\n"
+    )
+    obj = tmp_path / "r.o"
+    subprocess.run(
+        [_tool("clang-19"), "--target=aarch64-linux-gnu", MARCH, "-O2", "-c", tmp_path / "r.c", "-o", obj], check=True
+    )
+    tool = _tool("llvm-objdump-19")
+    plain = subprocess.run([tool, "-d", obj], check=True, capture_output=True, text=True).stdout
+    with_relocs = subprocess.run([tool, "-dr", obj], check=True, capture_output=True, text=True).stdout
+    assert "R_AARCH64_JUMP26" in with_relocs  # a tail call
+    mine = ours(cli, "-f", "-", stdin=with_relocs)
+    assert mine == ours(cli, "-f", "-", stdin=plain) == ours(cli, "-f", obj)
+    assert [r["text"] for r in mine if not r["text"].startswith(".")] == ["sdot v0.4s, v1.16b, v2.16b"]
 
 
 def test_a_file_given_as_a_word_gets_a_hint(cli, built, monkeypatch):

@@ -51,6 +51,14 @@ _OBJDUMP_INSN = re.compile(
 )
 _OBJDUMP_SYMBOL = re.compile(r"^([0-9a-f]+) <(.+)>:\s*$", re.IGNORECASE)
 _OBJDUMP_SECTION = re.compile(r"^Disassembly of section (\S+?):?\s*$")
+# Address lines that hold no word and are not instructions: relocations (-r), GNU
+# objdump's note on a partial word, and data shorter than a word ('.short', '.byte').
+_OBJDUMP_OTHER = re.compile(
+    r"^\s*[0-9a-f]+:\s+(?:R_|Address |(?:[0-9a-f]{2}(?: [0-9a-f]{2})*|[0-9a-f]{4})\s+\.)", re.IGNORECASE
+)
+_OBJDUMP_ADDRESS = re.compile(r"^\s*[0-9a-f]+:\s+\S", re.IGNORECASE)
+# llvm-objdump shows data bytes in file order, which is big-endian in an aarch64_be file.
+_OBJDUMP_BIG = re.compile(r"file format \S*big", re.IGNORECASE)
 
 
 def _hex_word(token: str, source: str, line: int, column: int, unit: str = "line") -> int:
@@ -109,6 +117,7 @@ def words_from_objdump(text: str, source: str) -> list[Chunk]:
     """An ``objdump -d`` (GNU or LLVM) listing: sections, symbols, addresses and words."""
     chunks: list[Chunk] = []
     section, words, addrs, symbols, where, data = source, [], [], [], [], []
+    byte_order = "big" if _OBJDUMP_BIG.search(text[:4096]) else "little"
 
     def flush():
         if words:
@@ -134,9 +143,18 @@ def words_from_objdump(text: str, source: str) -> list[Chunk]:
             symbols.append((len(words), m[2]))
             continue
         m = _OBJDUMP_INSN.match(line)
+        if not m and _OBJDUMP_ADDRESS.match(line) and not _OBJDUMP_OTHER.match(line):
+            # Skipping it would drop an instruction silently and shift the symbols' addresses.
+            raise OperandError(
+                f"{source}, line {n}: {' '.join(line.split())!r} shows no encoding; intdot needs the words "
+                "(make the listing without --no-show-raw-insn)"
+            )
         if m:
             enc = m[2]
-            word = int(enc, 16) if " " not in enc else int.from_bytes(bytes.fromhex(enc.replace(" ", "")), "little")
+            if " " in enc:
+                word = int.from_bytes(bytes.fromhex(enc.replace(" ", "")), byte_order)
+            else:
+                word = int(enc, 16)
             words.append(word)
             addrs.append(int(m[1], 16))
             where.append((n, m.start(2) + 1))
