@@ -47,6 +47,7 @@ CASES = {
         ["--target", "", "sdot4(1,2,3,false)"],
         ["--target", "\x00", "sdot4(1,2,3,false)"],
         ["-f", ELF_X86],
+        ["-f", "nul\x00byte"],
     ],
     "table": [["extra"], ["--format", "xml"], ["--processors", "--diff", "--format", "json"]],
     "asm": [
@@ -59,6 +60,7 @@ CASES = {
         ["sudot z0.s, z1.b, z2.b[3]", "--fields", "--json"],
         ["sudot z0.s, z1.b, z2.b[3]; ;;; // x"],
         ["\t\r\n"],
+        ["-f", "nul\x00byte"],
     ],
     "disasm": [
         [],
@@ -82,6 +84,8 @@ CASES = {
         ["--only-dot", "0"],
         ["-f", "-", "--raw", "--endian", "big"],
         ["--offset", "4", "44ba1c20"],
+        ["-f", "nul\x00byte"],
+        ["-f", "nul\x00byte", "--raw"],
     ],
     "exec": [
         ["sudot z0.s, z1.b, z2.b[0]", "--show", "za"],
@@ -107,6 +111,9 @@ CASES = {
         ["--state", ELF_X86, "44ba1c20"],
         ["--state", "/", "44ba1c20"],
         ["44ba1c20", "--json", "--show", "x30"],
+        ["-f", "nul\x00byte"],
+        ["44ba1c20", "--state", "nul\x00byte"],
+        ["44ba1c20", "--save", "nul\x00byte"],
     ],
 }
 

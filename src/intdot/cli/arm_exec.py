@@ -8,7 +8,7 @@ import re
 import sys
 
 from ..core.errors import IntdotError, OperandError, StateError
-from .inputs import at_line, pieces, read_text, source_name
+from .inputs import at_line, check_path, pieces, read_text, source_name
 
 _HELP = """\
 Run AArch64 instructions on a register state and print the registers each one
@@ -270,11 +270,10 @@ def run_exec(args) -> int:
     from ..arm.state import State
 
     for option, path in (("--save", args.save), ("--state", args.state), ("--file", args.file)):
-        if path == "":
-            raise OperandError(
-                f"{option} '': the file name is empty; give a path"
-                + (" or '-' for stdin" if option == "--file" else "")
-            )
+        if path == "" and option == "--file":
+            raise OperandError("--file '': the file name is empty; give a path or '-' for stdin")
+        if path is not None:
+            check_path(path, option)
     texts = list(args.insns) + list(args.more)
     insns = [insn for t in texts for insn in _as_insns(t)]
     if args.file is not None:

@@ -29,9 +29,16 @@ def read_text(path: str, option: str = "--file") -> str:
     return data[1:] if data.startswith(BOM) else data
 
 
-def read_bytes(path: str, option: str = "--file") -> bytes:
+def check_path(path: str, option: str) -> None:
+    """Refuse a file name no file can have, before ``open`` raises a bare ValueError for it."""
     if path == "":
         raise OperandError(f"{option} '': the file name is empty; give a path")
+    if "\x00" in path:
+        raise OperandError(f"{option} {path!r}: a file name cannot hold a NUL byte")
+
+
+def read_bytes(path: str, option: str = "--file") -> bytes:
+    check_path(path, option)
     if path == "-":
         stream = getattr(sys.stdin, "buffer", None)
         return stream.read() if stream is not None else sys.stdin.read().encode("utf-8")
