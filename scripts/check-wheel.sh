@@ -15,5 +15,5 @@ ls "$out/dist"
 cd "$out"  # not the source tree: the installed package must stand alone
 "$out/venv/bin/intdot" --version
 "$out/venv/bin/intdot" eval 'sdot4(0x01020304, 0x05060708, 10, false)'
-"$out/venv/bin/python" -c "import intdot, pathlib; assert (pathlib.Path(intdot.__file__).parent / 'py.typed').exists()"
+"$out/venv/bin/python" -c "import intdot, pathlib; p = pathlib.Path(intdot.__file__).parent; assert (p / 'py.typed').exists() and (p / 'arm' / 'acle.pyi').exists()"
 echo "wheel check: ok"
