@@ -31,3 +31,26 @@ def test_extra_positionals_where_none_are_taken(capsys):
 def test_no_command_prints_help(capsys):
     assert main([]) == 2
     assert "COMMAND" in capsys.readouterr().err
+
+
+def test_each_command_loads_only_its_module():
+    """main() builds the parser of the command it runs alone (start-up time); the map it
+    uses must name, for every command, the module that registers it."""
+    import argparse
+    import importlib
+
+    from intdot.cli import COMMAND_MODULES, COMMANDS, build_parser
+
+    registered = {}
+    for module in COMMAND_MODULES:
+        sub = argparse.ArgumentParser().add_subparsers()
+        importlib.import_module(f"intdot.cli.{module}").register(sub)
+        registered.update(dict.fromkeys(sub.choices, module))
+    assert registered == COMMANDS
+    assert list(build_parser()._subparsers._group_actions[0].choices) == list(COMMANDS)
+
+
+def test_version_needs_no_command_module(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["--version"])
+    assert exc.value.code == 0 and capsys.readouterr().out.startswith("intdot ")

@@ -18,6 +18,18 @@ from ..core.errors import IntdotError
 
 # Modules of this package that add subcommands, in the order --help lists them.
 COMMAND_MODULES = ("amd", "arm", "disasm", "arm_exec", "catalog", "demo")
+# Which module adds each command, so that a command line loads only the module it runs
+# (tests/test_cli_main.py checks this against what the modules register).
+COMMANDS = {
+    "eval": "amd",
+    "table": "amd",
+    "asm": "arm",
+    "disasm": "disasm",
+    "exec": "arm_exec",
+    "list": "catalog",
+    "available": "catalog",
+    "demo": "demo",
+}
 
 EXIT_ERROR = 1  # an IntdotError: bad input, unsupported instruction, ...
 EXIT_USAGE = 2  # argparse's own exit status for bad command lines
@@ -31,7 +43,8 @@ EXIT_STATUS_HELP = (
 )
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(modules=COMMAND_MODULES) -> argparse.ArgumentParser:
+    """The whole parser, or (``modules``) one with only those modules' commands."""
     from .. import __version__
 
     parser = argparse.ArgumentParser(
@@ -41,7 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"intdot {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMAND_MODULES:
+    for name in modules:
         importlib.import_module(f".{name}", __name__).register(sub)
     parser.epilog += "\n\n" + _wrap(EXIT_STATUS_HELP)
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
@@ -99,9 +112,20 @@ def _parse(parser: argparse.ArgumentParser, argv: list[str] | None) -> argparse.
 _NEGATIVE = re.compile(r"-\d")
 
 
+def _modules_for(argv) -> tuple:
+    """The command modules a command line needs: its command's alone, none for a lone
+    ``--version``, every one for anything else (top-level help, an unknown command)."""
+    first = argv[0] if argv else None
+    if first in COMMANDS:
+        return (COMMANDS[first],)
+    if list(argv) == ["--version"]:
+        return ()
+    return COMMAND_MODULES
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run one command line; returns the exit status (see ``EXIT_STATUS_HELP``)."""
-    parser = build_parser()
+    parser = build_parser(_modules_for(sys.argv[1:] if argv is None else argv))
     args = _parse(parser, argv)
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)
