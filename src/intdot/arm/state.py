@@ -72,13 +72,16 @@ class _WRegs:
 
 
 def _gpr_number(n, letter: str) -> int:
-    if not is_int_scalar(n) or not 0 <= int(n) <= 30:
+    if not is_int_scalar(n):
+        raise OperandTypeError(f"register number {describe(n)} of {letter}[...] is not an integer; expected 0-30")
+    if not 0 <= int(n) <= 30:
         raise OperandError(f"register {letter}{n!r} does not exist; expected {letter}0-{letter}30")
     return int(n)
 
 
 def _check_scalar(value, bits: int, name: str) -> int:
     """A value of ``bits`` bits in its signed or unsigned spelling -> unsigned."""
+    value = _unwrap_0d(value)
     if not is_int_scalar(value):
         raise OperandTypeError(
             f"{name}={describe(value)} is not an integer; expected an integer in "
@@ -91,6 +94,11 @@ def _check_scalar(value, bits: int, name: str) -> int:
             f"[{-(1 << (bits - 1))}, {(1 << bits) - 1}] (signed or unsigned spelling)"
         )
     return value & ((1 << bits) - 1)
+
+
+def _unwrap_0d(value):
+    # A 0-d array is one value, as NumPy and the rest of intdot read it (np.array(5) like np.int64(5)).
+    return value[()] if isinstance(value, np.ndarray) and value.ndim == 0 else value
 
 
 class State:
@@ -303,7 +311,7 @@ class State:
         are bytes without a suffix.  ``v1.8b``, ``v1.2s`` and the other
         64-bit arrangements write the low 8 bytes and keep the rest.  Values may be
         given in their signed or unsigned spelling (``-1`` or ``255`` for .b).
-        A string sets raw bytes from hex, byte 0 first (``"01ff..."``).
+        A string sets raw bytes from hex, byte 0 first (``"01ff..."``), as ``bytes`` do.
         Writing ``wN`` zero-extends into ``xN``.  This is a plain register
         write (it does not zero the upper part of Z as a NEON instruction would).
         """
@@ -313,13 +321,18 @@ class State:
             self._x[where] = _check_scalar(value, bits, name)
             return
         target = where.reshape(-1)
-        if isinstance(value, str):
-            try:
-                raw = bytes.fromhex(value.replace("_", ""))
-            except ValueError:
-                raise OperandError(f"{name}={describe(value)} is not a hex byte string") from None
+        value = _unwrap_0d(value)
+        if isinstance(value, (str, bytes, bytearray, memoryview)):
+            if isinstance(value, str):
+                try:
+                    raw = bytes.fromhex(value.replace("_", ""))
+                except ValueError:
+                    raise OperandError(f"{name}={describe(value)} is not a hex byte string") from None
+            else:
+                raw = bytes(value)
             if len(raw) != target.size:
-                raise OperandError(f"{name} takes {target.size} bytes, the hex string has {len(raw)}")
+                given = "the hex string has" if isinstance(value, str) else "got"
+                raise OperandError(f"{name} takes {target.size} bytes, {given} {len(raw)}")
             target[:] = np.frombuffer(raw, dtype=np.uint8)
             return
         esize = np.dtype(_ELEM[elem or "b"][1]).itemsize
@@ -329,7 +342,7 @@ class State:
         elif not isinstance(value, (list, tuple, range, np.ndarray)) or getattr(value, "ndim", 1) == 0:
             raise OperandTypeError(
                 f"{name}={describe(value)} has type {type(value).__name__}; expected an "
-                "integer, a sequence of integers or a hex byte string"
+                "integer, a sequence of integers, bytes or a hex byte string"
             )
         else:
             try:  # nested lists read like arrays: C order, any shape with one value per element
