@@ -295,6 +295,23 @@ def test_relocations_in_a_listing_are_not_words(cli, tmp_path):
     assert [r["text"] for r in mine if not r["text"].startswith(".")] == ["sdot v0.4s, v1.16b, v2.16b"]
 
 
+def test_ifunc_symbols_name_their_code(cli, tmp_path):
+    """glibc's memcpy, strlen, ... are STT_GNU_IFUNC symbols; objdump names their code after
+    them (intdot counted it in the function before)."""
+    src = tmp_path / "i.s"
+    src.write_text(
+        ".text\n.globl f\n.type f,%function\nf:\n  sdot v0.4s, v1.16b, v2.16b\n  ret\n"
+        ".globl fast\n.type fast,%gnu_indirect_function\nfast:\n  udot v0.4s, v1.16b, v2.16b\n  ret\n"
+    )
+    obj = tmp_path / "i.o"
+    subprocess.run([_tool("clang-19"), "--target=aarch64-linux-gnu", MARCH, "-c", src, "-o", obj], check=True)
+    theirs = objdump(obj)
+    assert [t["symbol"] for t in theirs] == ["f", "f", "fast", "fast"]
+    assert [r["symbol"] for r in ours(cli, "-f", obj)] == [t["symbol"] for t in theirs]
+    rc, out, _ = cli("disasm", "-f", obj, "--stats")
+    assert re.search(r"^fast +udot_neon_vec_128 +1$", out, re.M), out
+
+
 def test_a_file_given_as_a_word_gets_a_hint(cli, built, monkeypatch):
     monkeypatch.chdir(built["object"].parent)
     rc, _, err = cli("disasm", built["object"].name)

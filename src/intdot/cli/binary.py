@@ -237,6 +237,11 @@ def words_from_elf(data: bytes, source: str) -> list[Chunk]:
         raise OperandError(f"{source} is not a readable ELF file ({type(exc).__name__}: {exc})") from None
 
 
+# STT_GNU_IFUNC (pyelftools calls type 10 STT_LOOS): glibc's memcpy, strlen, ... are such
+# resolvers; without them their code would be counted in the function before.
+_FUNCTION_TYPES = ("STT_FUNC", "STT_GNU_IFUNC", "STT_LOOS")
+
+
 def _symbols(elf) -> dict:
     """Section index -> [(value, name, 'func'|'map')]: functions and labels, and the
     AArch64 mapping symbols ($x code, $d data) that tell objdump where data sits in code."""
@@ -253,9 +258,9 @@ def _symbols(elf) -> dict:
         kind = sym["st_info"]["type"]
         if sym.name.startswith(("$x", "$d")):
             out.setdefault(shndx, []).append((int(sym["st_value"]), sym.name, "map"))
-        elif kind in ("STT_FUNC", "STT_NOTYPE"):
+        elif kind in _FUNCTION_TYPES or kind == "STT_NOTYPE":
             out.setdefault(shndx, []).append(
-                (int(sym["st_value"]), sym.name, "func" if kind == "STT_FUNC" else "label")
+                (int(sym["st_value"]), sym.name, "func" if kind in _FUNCTION_TYPES else "label")
             )
     for v in out.values():
         # Functions before labels at one address, as objdump prefers them; then by name for stability.
