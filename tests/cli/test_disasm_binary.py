@@ -230,6 +230,22 @@ def test_llvm_mc_output_as_input(cli):
     assert rc == 0 and out == "0x44ba1c20  sudot z0.s, z1.b, z2.b[3]\n"
 
 
+def test_llvm_mc_output_with_fixups(cli, tmp_path):
+    """llvm-mc shows the bytes of an instruction with a fixup as 'A', 0x90'A' or 0b100101AA;
+    such lines were dropped silently.  They give the word the object file holds."""
+    mc = _tool("llvm-mc-19")
+    text = "sdot z0.s, z1.b, z2.b\nbl g\nadrp x0, sym\nldr x1, [x0, :lo12:sym]\nudot z0.s, z1.b, z2.b\n"
+    base = [mc, "-triple=aarch64", "-mattr=+sve"]
+    shown = subprocess.run([*base, "-show-encoding"], input=text, check=True, capture_output=True, text=True).stdout
+    assert "encoding: [A," in shown and "'A'" in shown
+    obj = tmp_path / "f.o"
+    subprocess.run([*base, "-filetype=obj", "-o", obj], input=text, check=True, text=True)
+    rc, out, err = cli("disasm", "-f", "-", "--mark", stdin=shown)
+    assert rc == 0, err
+    assert [line.split()[0] for line in out.splitlines()] == [f"0x{t['word']:08x}" for t in objdump(obj)]
+    assert out.splitlines()[-1] == "0x44820420  udot z0.s, z1.b, z2.b"
+
+
 def test_other_machines_and_broken_files(cli, built, tmp_path):
     rc, _, err = cli("disasm", "-f", "/bin/true")
     assert rc == 1 and "is an ELF file for EM_X86_64" in err

@@ -44,7 +44,11 @@ class Chunk:
 _HEX_WORD = re.compile(r"(?:0x)?[0-9a-f]{1,8}", re.IGNORECASE)
 _TOKEN = re.compile(r"[^\s,]+")
 # llvm-mc -show-encoding: "// encoding: [0x20,0x1c,0xba,0x44]"; also a bare list.
-_BYTE_LIST = re.compile(r"\[\s*(0x[0-9a-f]{1,2}(?:\s*,\s*0x[0-9a-f]{1,2})*)\s*\]", re.IGNORECASE)
+# A byte of an instruction with a fixup (a branch or load to a symbol) is 'A' (all of it
+# the fixup), 0x90'A' (0x90 with fixup bits) or 0b100101AA (fixup bits as letters); the
+# fixup bits read as 0, the word an object file holds before relocation.
+_BYTE = r"(?:0x[0-9a-f]{1,2}(?:'[A-Z]')?|0b[01A-Z]{8}|[A-Z])"
+_BYTE_LIST = re.compile(rf"\[\s*({_BYTE}(?:\s*,\s*{_BYTE})*)\s*\]", re.IGNORECASE)
 # objdump -d: "  10:	44ba1c20 	sudot ..." (GNU and LLVM) or "  10: 20 1c ba 44  ..." (bytes).
 _OBJDUMP_INSN = re.compile(
     r"^\s*([0-9a-f]+):\s+((?:[0-9a-f]{8})|(?:[0-9a-f]{2} ){3}[0-9a-f]{2})(?=\s|$)", re.IGNORECASE
@@ -73,8 +77,16 @@ def _hex_word(token: str, source: str, line: int, column: int, unit: str = "line
     return int(token, 16)
 
 
+def _byte_value(token: str) -> int:
+    if token[:2].lower() == "0b":
+        return int(re.sub("[^01]", "0", token[2:]), 2)
+    if token[:2].lower() == "0x":
+        return int(token[2:].split("'")[0], 16)
+    return 0  # a whole byte of fixup bits
+
+
 def _byte_list(m: re.Match, source: str, line: int, unit: str = "line") -> int:
-    values = [int(b, 16) for b in m[1].split(",")]
+    values = [_byte_value(b.strip()) for b in m[1].split(",")]
     if len(values) != 4:
         raise OperandError(
             f"{source}, {unit} {line}, column {m.start() + 1}: the byte list {m[0]!r} has "
