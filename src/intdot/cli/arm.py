@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import re
 
 from ..core.errors import IntdotError, OperandError
-from .fields import field_diagram
+from .fields import field_record, field_text
 from .inputs import at_line, pieces, read_text, source_name
 
 _ASM_HELP = """\
@@ -26,7 +27,7 @@ def register(subparsers) -> None:
         "asm",
         help="assemble AArch64 dot-product instructions to 32-bit words",
         description=_ASM_HELP,
-        formatter_class=_raw_formatter(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("text", nargs="*", metavar="TEXT", help="instruction text ('-' alone: read stdin)")
     p.set_defaults(late_positionals="text")
@@ -34,12 +35,6 @@ def register(subparsers) -> None:
     p.add_argument("--fields", action="store_true", help="show a bit-field diagram of each word")
     p.add_argument("--json", action="store_true", help="print JSON (a list of objects)")
     p.set_defaults(func=run_asm)
-
-
-def _raw_formatter():
-    import argparse
-
-    return argparse.RawDescriptionHelpFormatter
 
 
 def split_instructions(args: list[str]) -> list[str]:
@@ -68,35 +63,9 @@ def split_instructions(args: list[str]) -> list[str]:
     return lines
 
 
-def _record(word: int, insn) -> dict:
-    lay = insn.form.layout
-    return {
-        "word": f"{word:#010x}",
-        "text": insn.text,
-        "form": insn.form.name,
-        "feature": insn.form.feature,
-        "ops": dict(insn.ops),
-        "fields": [
-            {"name": s.name, "bits": [s.hi, s.lo], "value": (word >> s.lo) & ((1 << s.width) - 1)} for s in lay.slices
-        ],
-    }
-
-
-def _emit(word: int, insn, args, out: list) -> None:
-    if args.json:
-        out.append(_record(word, insn))
-        return
-    print(f"{word:#010x}  {insn.text}")
-    if args.fields:
-        for row in field_diagram(word, insn.form):
-            print("    " + row)
-        print(f"    form {insn.form.name}, feature {insn.form.feature}")
-
-
 def run_asm(args) -> int:
     from ..arm.asm import encode, parse
 
-    out: list = []
     insns = []
     texts = list(args.text)
     path = args.file
@@ -119,12 +88,16 @@ def run_asm(args) -> int:
                     raise at_line(exc, source, n, text=line, offset=offset) from None
     if not insns:
         raise OperandError("no instruction given (only blank text or comments)")
-    for word, insn, line in insns:
-        if args.json:
-            out.append({"input": line, **_record(word, insn)})
-        else:
-            _emit(word, insn, args, out)
     if args.json:
+        records = [
+            {"input": line, "word": f"{word:#010x}", "text": insn.text, **field_record(word, insn)}
+            for word, insn, line in insns
+        ]
         # As intdot disasm --json writes it: a list, one object a line.
-        print("[\n" + ",\n".join(" " + json.dumps(r) for r in out) + "\n]")
+        print("[\n" + ",\n".join(" " + json.dumps(r) for r in records) + "\n]")
+        return 0
+    for word, insn, _ in insns:
+        print(f"{word:#010x}  {insn.text}")
+        if args.fields:
+            print(field_text(word, insn), end="")
     return 0

@@ -30,14 +30,6 @@ class Chunk:
     data: np.ndarray | None = None  # bool per word: inside a '$d' (data) mapping region
     where: list | None = None  # per word (line, column) in the text it came from
 
-    def symbol_of(self) -> list:
-        """The enclosing symbol's name for every word ('' before the first)."""
-        out = [""] * len(self.words)
-        for k, (start, name) in enumerate(self.symbols):
-            end = self.symbols[k + 1][0] if k + 1 < len(self.symbols) else len(self.words)
-            out[start:end] = [name] * (end - start)
-        return out
-
 
 # -- text ----------------------------------------------------------------------------------------
 

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..core.errors import OperandError, UndefinedEncoding
 from . import binary
-from .fields import field_diagram
+from .fields import field_record, field_text
 from .inputs import read_bytes, source_name
 
 _HELP = """\
@@ -235,10 +235,7 @@ def _plain(c, t, d, args, out) -> None:
 def _diagram(word: int, out) -> None:
     from ..arm import decode
 
-    insn = decode(word)
-    for row in field_diagram(word, insn.form):
-        out.write("    " + row + "\n")
-    out.write(f"    form {insn.form.name}, feature {insn.form.feature}\n")
+    out.write(field_text(word, decode(word)))
 
 
 def _listing(c, t, d, args, out) -> None:
@@ -282,20 +279,7 @@ def _details(words: list) -> dict:
     """Word -> its form, feature, ops and fields, decoded once per distinct word."""
     from ..arm import decode
 
-    out = {}
-    for w in set(words):
-        insn = decode(w)
-        lay = insn.form.layout
-        out[w] = {
-            "form": insn.form.name,
-            "feature": insn.form.feature,
-            "ops": dict(insn.ops),
-            "fields": [
-                {"name": s.name, "bits": [s.hi, s.lo], "value": (w >> s.lo) & ((1 << s.width) - 1)}
-                for s in getattr(lay, "slices", ())
-            ],
-        }
-    return out
+    return {w: field_record(w, decode(w)) for w in set(words)}
 
 
 def _json(chunks, texts, is_dot, args) -> int:

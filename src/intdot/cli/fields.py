@@ -1,4 +1,5 @@
-"""The bit-field diagram of one encoded word, shared by ``intdot asm --fields`` and ``intdot disasm --fields``."""
+"""The bit fields of one encoded word, shared by ``intdot asm`` and ``intdot disasm``: the
+``--fields`` diagram and the JSON record."""
 
 from __future__ import annotations
 
@@ -22,3 +23,22 @@ def field_diagram(word: int, form) -> list[str]:
         ops.append(f"{op}={value} ({fld.spec})" if fld.spec != op else f"{op}={value}")
     ops += [f"{op}={v} (fixed)" for op, v in lay.consts.items()]
     return rows + ["  ".join(ops)]
+
+
+def field_text(word: int, insn) -> str:
+    """The ``--fields`` block under a word's line: the diagram, then its form and feature."""
+    rows = field_diagram(word, insn.form) + [f"form {insn.form.name}, feature {insn.form.feature}"]
+    return "".join(f"    {row}\n" for row in rows)
+
+
+def field_record(word: int, insn) -> dict:
+    """Form, feature, operands and bit slices of ``word`` (decoded as ``insn``), as JSON output holds them."""
+    return {
+        "form": insn.form.name,
+        "feature": insn.form.feature,
+        "ops": dict(insn.ops),
+        "fields": [
+            {"name": s.name, "bits": [s.hi, s.lo], "value": (word >> s.lo) & ((1 << s.width) - 1)}
+            for s in insn.form.layout.slices
+        ],
+    }
