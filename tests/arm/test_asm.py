@@ -345,6 +345,27 @@ def test_a_word_given_as_text_says_how_to_pass_it(call):
         call("0x44ba1c20")
 
 
+def test_int32_words_are_bit_patterns():
+    """np.fromfile(..., np.int32) or a torch int32 tensor holds SME words (0xC1...) as negative
+    numbers; they were refused as out of range.  Other signed dtypes still are."""
+    words = np.array([0xC13F77FF, 0x44BA1C20], dtype=np.uint32)  # LLVM's test words (tests/data)
+    texts = ["sudot za.s[w11, 7, vgx4], { z31.b, z0.b, z1.b, z2.b }, z15.b", "sudot z0.s, z1.b, z2.b[3]"]
+    assert arm.disassemble(words.view(np.int32)).tolist() == texts
+    assert arm.disassemble(words.view(np.int32).astype(">i4")[::-1]).tolist() == texts[::-1]
+    assert arm.disassemble(words.view(np.int32)[0]) == texts[0]
+    assert arm.decode(np.int32(-0x3EC08801)).text == texts[0]
+    with pytest.raises(OperandError, match=r"words\[1, 0\]=-1 is out of range"):
+        arm.disassemble(np.array([[0x44BA1C20], [-1]], dtype=np.int64))
+    with pytest.raises(OperandError):
+        arm.decode(-0x3EC08801)  # a plain negative int is still a mistake
+
+
+@pytest.mark.parametrize("bad", [1.0, None, np.float32(1), np.bool_(True)])
+def test_one_value_of_the_wrong_type_is_named(bad):
+    with pytest.raises(OperandTypeError, match=r"words=.* has type"):
+        arm.disassemble(bad)
+
+
 def test_bulk_arguments():
     assert arm.disassemble(np.array([], dtype=np.uint32)).shape == (0,)
     two_d = arm.disassemble(np.array([[0x44BA1C20], [0x4F22F020]], dtype=np.int64))

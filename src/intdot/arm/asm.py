@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import numbers
 
+import numpy as np
+
 from ..core.errors import OperandError
 from .bulk import disassemble_array
 from .codec import check_word, decode, encode, match_form
@@ -37,7 +39,9 @@ def disassemble(words, /, *, errors: str = "raise"):
     ----------
     words : int or array_like of int
         One 32-bit word (returns a ``str``) or any array of them (returns a
-        NumPy object array of ``str`` of the same shape).  Text is not a word:
+        NumPy object array of ``str`` of the same shape).  Words are in
+        ``[0, 0xffffffff]``; an int32 array (or element of one) is read as bit
+        patterns, so ``-1`` there is ``0xffffffff``.  Text is not a word:
         for ``"0x44ba1c20"`` pass ``int("0x44ba1c20", 16)``.
     errors : {"raise", "mark"}
         For arrays: ``"raise"`` raises :class:`UndefinedEncoding` naming the
@@ -52,6 +56,8 @@ def disassemble(words, /, *, errors: str = "raise"):
         raise OperandError(f"errors={errors!r}; expected 'raise' or 'mark'")
     if isinstance(words, (numbers.Integral, str)) and not isinstance(words, bool):
         return format_insn(decode(check_word(words, "words")), check=False)
+    if isinstance(words, np.generic) or not isinstance(words, (list, tuple, range)) and not hasattr(words, "__array__"):
+        check_word(words, "words")  # one value of the wrong type (1.0, True, None): say so as for a word
     return disassemble_array(words, errors=errors)
 
 

@@ -83,10 +83,17 @@ def _as_words(words) -> np.ndarray:
             )
         else:
             raise OperandTypeError(f"words has dtype {arr.dtype}; expected an integer array of 32-bit words")
+    if arr.dtype.kind == "i" and arr.dtype.itemsize == 4:
+        # An int32 array holds words as their bit patterns (np.fromfile(..., np.int32), a torch
+        # int32 tensor): a negative element is a word from 0x80000000 up, not a mistake.
+        return arr.astype(arr.dtype.newbyteorder("=")).view(np.uint32)
     if arr.size and (arr.min() < 0 or arr.max() > 0xFFFFFFFF):
-        bad = int(np.flatnonzero((arr.ravel() < 0) | (arr.ravel() > 0xFFFFFFFF))[0])
+        flat = arr.ravel()
+        bad = int(np.flatnonzero((flat < 0) | (flat > 0xFFFFFFFF))[0])
+        where = ", ".join(str(int(i)) for i in np.unravel_index(bad, arr.shape)) if arr.ndim else ""
         raise OperandError(
-            f"words[{bad}]={int(arr.ravel()[bad])} is out of range; every word must be in [0, 0xffffffff]"
+            f"words{f'[{where}]' if where else ''}={int(flat[bad])} is out of range; every word must be in "
+            "[0, 0xffffffff] (or be an int32 array, read as bit patterns)"
         )
     return arr.astype(np.uint32, copy=False)
 

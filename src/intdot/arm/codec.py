@@ -160,6 +160,8 @@ def check_word(word, name: str = "word") -> int:
     if isinstance(word, bool) or not isinstance(word, numbers.Integral):
         raise OperandTypeError(f"{name}={word!r} has type {type(word).__name__}; expected an int in [0, 0xffffffff]")
     w = int(word)
+    if w < 0 and getattr(word, "dtype", None) is not None and word.dtype.kind == "i" and word.dtype.itemsize == 4:
+        w &= 0xFFFFFFFF  # an element of an int32 array of words: its bit pattern, as the bulk path reads it
     if not 0 <= w <= 0xFFFFFFFF:
         raise OperandError(f"{name}={w:#x} is out of range; expected an instruction word in [0, 0xffffffff]")
     return w
