@@ -14,6 +14,7 @@ from intdot.arm import FORMS, Form, codec, families, form_named, forms
 from intdot.arm.insn import SEMANTIC_KINDS, Insn
 from intdot.arm.records import FormTableError
 from intdot.arm.syntax import format_insn, parse
+from intdot.errors import UnknownInstruction
 
 OLD_IDS = (
     "sudot_neon_elem_64",
@@ -233,3 +234,19 @@ def test_a_table_the_key_bits_cannot_split_is_refused():
     twin = forms.SVE_INDEXED("twin", "sdot", op="000000")
     with pytest.raises(FormTableError, match="cannot be told apart"):
         codec._Dispatch((form_named("sdot_sve_indexed"), twin))
+
+
+@pytest.mark.parametrize("name", ["sudot_sve_idx", "nope", 3, None])
+def test_an_unknown_row_id_is_named(name):
+    """Was a bare KeyError('sudot_sve_idx')."""
+    with pytest.raises(UnknownInstruction, match=rf"name={name!r} is not the id of a row"):
+        form_named(name)
+
+
+def test_a_near_miss_row_id_gets_suggestions():
+    with pytest.raises(UnknownInstruction, match="did you mean sudot_sve_indexed"):
+        form_named("sudot_sve_idx")
+
+
+def test_the_catalogs_spelling_of_a_row_id():
+    assert form_named("arm.sudot_sve_indexed") is form_named("sudot_sve_indexed")

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ..core.errors import OperandError, OperandTypeError
+from ..core.errors import OperandError, OperandTypeError, UnknownInstruction
 from ..core.values import describe, is_int_scalar
 from .families import Family, validate
 from .records import Form, FormTableError, Insn, Layout
@@ -278,8 +278,23 @@ MNEMONICS = tuple(sorted({f.mnemonic for f in FORMS}))
 
 
 def form_named(name: str) -> Form:
-    """The row with id ``name`` (``KeyError`` if there is none)."""
-    return _BY_NAME[name]
+    """The row with id ``name`` (``arm.`` in front, as the catalog writes it, is allowed);
+    :class:`~intdot.errors.UnknownInstruction` if there is none.
+
+    >>> form_named("sudot_sve_indexed").features
+    'i8mm+(sve|sme)'
+    """
+    # The catalog's spelling (`intdot list`) is the id with the ISA in front: arm.sdot_sve_vec.
+    form = _BY_NAME.get(name.removeprefix("arm.")) if isinstance(name, str) else None
+    if form is None:
+        import difflib
+
+        close = difflib.get_close_matches(str(name), list(_BY_NAME), n=3)
+        hint = f"; did you mean {', '.join(close)}?" if close else ""
+        raise UnknownInstruction(
+            f"name={name!r} is not the id of a row of intdot.arm.FORMS{hint} (`intdot list --isa arm` lists them)"
+        )
+    return form
 
 
 def checked_ops(insn) -> dict:
