@@ -43,7 +43,6 @@ examples:
       'sudot za.s[w8, 1, vgx2], { z0.b, z1.b }, z4.b[2]' --json
   printf '44ba1c20\\nsudot z0.s, z1.b, z2.b[1]\\n' | intdot exec -f - --set z1.b=1 --set z2.b=2"""
 
-_ESIZE = {"b": 1, "h": 2, "s": 4, "d": 8}
 _PER_LINE = 8
 
 
@@ -173,18 +172,13 @@ def _as_insns(text: str, where: str | None = None) -> list:
 
 
 def _destination(insn) -> tuple[str, str]:
-    """(register letter v/z/za, element suffix b/h/s/d) of what ``insn`` writes, read
-    from its first operand as LLVM prints it: v0.4s, z0.s, za.s[w8, 0, vgx2], za.d[...]."""
-    first = insn.text.split(None, 1)[1].split(",")[0].strip().lower()
-    m = re.match(r"\{?\s*(za|[vz])\d*\.\d*([bhsdq])", first)
-    if not m:
-        return "z", "b"
-    return m[1], m[2] if m[2] in _ESIZE else "b"
+    """(register letter v/z/za, element suffix s/d) of what ``insn`` writes: its row's first operand."""
+    first = insn.form.layout.operands[0]
+    return ("za" if first.kind == "za" else first.prefix), first.suffix[-1]
 
 
 def _is_sme(insn) -> bool:
-    kind = getattr(insn.form, "kind", "") or ""
-    return kind.startswith("sme") or _destination(insn)[0] == "za"
+    return _destination(insn)[0] == "za"
 
 
 def _reg_label(state, name: str, dest: tuple[str, str]) -> str:
