@@ -116,7 +116,8 @@ def test_no_change_is_reported(capsys):
         (["exec", "--set", "z1.b", "sudot z0.s, z1.b, z2.b[0]"], "REG=VALUES"),
         (["exec", "--set", "z1.b=abc", "sudot z0.s, z1.b, z2.b[0]"], "not an integer"),
         (["exec", "--set", "q1=1", "sudot z0.s, z1.b, z2.b[0]"], "not known"),
-        (["exec", "--vl", "100", "sudot z0.s, z1.b, z2.b[0]"], "vl=100"),
+        (["exec", "--vl", "100", "sudot z0.s, z1.b, z2.b[0]"], "--vl 100: not a vector length"),  # was "vl=100"
+        (["exec", "--svl", "384", "sudot z0.s, z1.b, z2.b[0]"], "--svl 384: not a vector length; expected one of 128"),
         (["exec", "sudot z0.s, z1.b, z9.b[0]"], "z0.b..z7.b"),
         (["exec", "--state", "/nonexistent/x.json", "sudot z0.s, z1.b, z2.b[0]"], "--state"),
         # the range's own message, not "not an integer"

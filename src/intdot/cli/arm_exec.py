@@ -69,8 +69,10 @@ def register(subparsers) -> None:
         metavar="FILE",
         help="instructions from FILE, one a line ('-' for stdin); they run after the others",
     )
-    p.add_argument("--vl", type=int, default=None, help="SVE vector length in bits (default 128)")
-    p.add_argument("--svl", type=int, default=None, help="streaming vector length in bits (default 128)")
+    p.add_argument(
+        "--vl", type=int, default=None, help="SVE vector length in bits: 128 (default), 256, 512, 1024 or 2048"
+    )
+    p.add_argument("--svl", type=int, default=None, help="streaming vector length (Z when streaming, and ZA): as --vl")
     p.add_argument(
         "--streaming",
         dest="streaming",
@@ -101,7 +103,9 @@ def register(subparsers) -> None:
         help="also print this register at the end (e.g. z0.s, za.s[4], w8)",
     )
     p.add_argument("--save", metavar="FILE", help="write the final state as JSON")
-    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    p.add_argument(
+        "--json", action="store_true", help="print JSON: vl, svl, streaming, steps (insn, word, changed), show, state"
+    )
     p.set_defaults(func=run_exec)
 
 
@@ -261,7 +265,7 @@ def _load_state(args):
 
 def run_exec(args) -> int:
     from ..arm.executor import execute
-    from ..arm.state import State
+    from ..arm.state import LENGTHS, State
 
     for option, path in (("--save", args.save), ("--state", args.state), ("--file", args.file)):
         if path == "" and option == "--file":
@@ -285,6 +289,11 @@ def run_exec(args) -> int:
             raise OperandError("--state FILE fixes the vector lengths; leave out --vl/--svl")
         state = _load_state(args)
     else:
+        for option, bits in (("--vl", args.vl), ("--svl", args.svl)):
+            if bits is not None and bits not in LENGTHS:
+                raise OperandError(
+                    f"{option} {bits}: not a vector length; expected one of {', '.join(map(str, LENGTHS))}"
+                )
         streaming = args.streaming
         if streaming is None:
             streaming = any(_is_sme(i) for i in insns)
