@@ -28,8 +28,9 @@ Input (any mix):
   WORD ...          hex words (up to 8 digits, 0x optional), or llvm-mc byte
                     lists such as '[0x20,0x1c,0xba,0x44]' (little-endian)
   -f FILE           a text file ('-' for stdin) of hex words ('//' starts a
-                    comment), llvm-mc output ('encoding: [...]' lines), or an
-                    'objdump -d' listing (addresses and symbols kept); an
+                    comment), llvm-mc output ('encoding: [...]' lines; fixup
+                    bits such as 'A' read as 0), or an 'objdump -d' listing
+                    with its encodings (addresses and symbols kept); an
                     AArch64 ELF file (object, shared library, executable) is
                     recognised by its header: every executable section is shown
                     with addresses and symbols, as objdump -d shows them
@@ -81,7 +82,12 @@ def register(subparsers) -> None:
         action="store_true",
         help="show a bit-field diagram of each dot word (with --json: form, feature, ops, fields)",
     )
-    p.add_argument("--json", action="store_true", help="print JSON: a list of objects (with --stats, one object)")
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="print JSON: a list, one object a line (word, text; for listings and binaries also section, "
+        "address, symbol); with --stats one object",
+    )
     p.set_defaults(func=run_disasm)
 
 
