@@ -7,6 +7,10 @@ caret), or argparse's usage of that command."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import pytest
 
 from intdot.cli import EXIT_STATUS_HELP, build_parser, subcommand_parser
@@ -209,3 +213,31 @@ def test_a_bad_backend_is_reported_by_every_command(cli, monkeypatch, argv):
     rc, out, err = cli(*argv)
     assert rc == 1 and out == ""
     assert err.startswith(f"intdot {argv[0]}: error: ") and "INTDOT_BACKEND='bogus'" in err
+
+
+def _run_with_stdout(stdout) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}  # buffered, as for most users
+    return subprocess.run(
+        [sys.executable, "-m", "intdot", "disasm", "44ba1c20"],
+        stdout=stdout,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full (Linux)")
+def test_a_full_disk_is_one_error_line():
+    """Was Python's 'Exception ignored ... OSError' at exit and status 120."""
+    with open("/dev/full", "w") as full:
+        proc = _run_with_stdout(full)
+    assert proc.returncode == 1
+    assert proc.stderr == "intdot disasm: error: No space left on device\n"
+
+
+def test_a_closed_stdout_is_one_error_line():
+    """intdot ... >&- : was 'internal error: AttributeError: 'NoneType' object has no attribute 'write'' (status 3)."""
+    proc = subprocess.run(
+        ["sh", "-c", 'exec "$0" -m intdot disasm 44ba1c20 >&-', sys.executable], stderr=subprocess.PIPE, text=True
+    )
+    assert proc.returncode == 1 and proc.stderr == "intdot disasm: error: standard output is closed\n"

@@ -130,12 +130,17 @@ def main(argv: list[str] | None = None) -> int:
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)
         return EXIT_USAGE
+    if sys.stdout is None:  # started with stdout closed (intdot ... >&-): Python has no stream to write to
+        _say(f"intdot {args.command}: error: standard output is closed")
+        return EXIT_ERROR
     try:
         # A misspelt INTDOT_BACKEND is reported by every command, not only by those that reach the array path.
         from ..core import check_environment
 
         check_environment()
-        return int(args.func(args) or 0)
+        status = int(args.func(args) or 0)
+        sys.stdout.flush()  # a write error (a full disk) is reported here, not by Python at exit
+        return status
     except IntdotError as exc:
         # The first line is the message; AsmSyntaxError adds a caret line under the text.
         _say(f"intdot {args.command}: error: {exc}")
@@ -143,6 +148,13 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:
         _quiet_stdout()
         return 0
+    except OSError as exc:  # the system refused a read or write (a full disk, a closed descriptor): not a bug
+        try:
+            sys.stdout.flush()
+        except OSError:  # stdout itself failed: keep Python's exit-time flush from failing again
+            _quiet_stdout()
+        _say(f"intdot {args.command}: error: {exc.strerror or exc}" + (f": {exc.filename}" if exc.filename else ""))
+        return EXIT_ERROR
     except KeyboardInterrupt:
         print(f"intdot {args.command}: interrupted", file=sys.stderr)
         return 130
