@@ -328,6 +328,22 @@ def test_ifunc_symbols_name_their_code(cli, tmp_path):
     assert re.search(r"^fast +udot_neon_vec_128 +1$", out, re.M), out
 
 
+@pytest.mark.parametrize("triple", ["arm64-apple-macos14", "aarch64-pc-windows-msvc"])
+def test_mach_o_and_coff_objects_point_to_their_listing(cli, tmp_path, triple):
+    """Apple and Windows objects were 'not UTF-8 text; for a raw binary add --raw'."""
+    (tmp_path / "m.c").write_text('void f(void) { __asm__ volatile("sdot v0.4s, v1.16b, v2.16b"); }\n')
+    obj = tmp_path / "m.o"
+    subprocess.run(
+        [_tool("clang-19"), f"--target={triple}", "-march=armv8.4-a", "-O2", "-c", tmp_path / "m.c", "-o", obj],
+        check=True,
+    )
+    rc, out, err = cli("disasm", "-f", obj)
+    kind = "Mach-O file" if "apple" in triple else "COFF object"
+    assert rc == 1 and f"is a {kind}" in err and f"llvm-objdump -d {obj} | intdot disasm -f -" in err
+    listing = subprocess.run([_tool("llvm-objdump-19"), "-d", obj], check=True, capture_output=True, text=True).stdout
+    assert "sdot v0.4s, v1.16b, v2.16b" in [r["text"] for r in ours(cli, "-f", "-", stdin=listing)]
+
+
 def test_a_file_given_as_a_word_gets_a_hint(cli, built, monkeypatch):
     monkeypatch.chdir(built["object"].parent)
     rc, _, err = cli("disasm", built["object"].name)

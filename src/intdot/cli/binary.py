@@ -17,6 +17,20 @@ import numpy as np
 from ..core.errors import OperandError
 
 ELF_MAGIC = b"\x7fELF"
+# Object formats intdot does not read itself, by their first bytes; llvm-objdump reads them all.
+_OTHER_FORMATS = (
+    ((b"\xcf\xfa\xed\xfe", b"\xce\xfa\xed\xfe", b"\xca\xfe\xba\xbe"), "a Mach-O file (Apple)"),
+    ((b"MZ",), "a PE file (Windows)"),
+    ((b"\x64\xaa",), "a COFF object (Windows on Arm)"),
+)
+
+
+def other_format(data: bytes) -> str | None:
+    """What kind of non-ELF object file ``data`` is, if its first bytes say so."""
+    for magics, kind in _OTHER_FORMATS:
+        if data.startswith(magics):
+            return kind
+    return None
 
 
 @dataclass

@@ -153,6 +153,12 @@ def _text(data: bytes, name: str) -> str:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
+        kind = binary.other_format(data)
+        if kind:
+            raise OperandError(
+                f"{name} is {kind}; intdot reads AArch64 ELF files itself, and other objects through "
+                f"their listing: llvm-objdump -d {name} | intdot disasm -f -"
+            ) from None
         raise OperandError(
             f"--file {name!r} is not a text file of hex words and not an ELF file (it is not "
             "UTF-8 text); for a raw binary add --raw"
