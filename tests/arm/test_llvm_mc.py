@@ -271,3 +271,24 @@ def test_mangled_text_is_accepted_exactly_where_llvm_mc_accepts_it():
         ours.append((line, "mangled"))
     assert len(ours) > 2000
     _agree(ours, compare_messages=False)
+
+
+# Immediates beyond + - * / % << >> & | ^ ~: what LLVM's GNU-mode expression parser also folds.
+EXPRESSIONS = [
+    "1==1", "0-(1==1)", "0-(1<2)", "0-(2<1)", "0-(1<>2)", "0-(1!=2)", "0-(2>=2)", "0-(1>2)", "0-(1<=1)", "0-(2>1)",
+    "1+1==2", "1|1==1", "2>1>0", "1<2<3", "2 == 2",
+    "1&&2", "0||2", "2||0", "3&&0||1", "1 || 0 && 0", "0 && 1 || 1", "!1||!0",
+    "!0", "!5", "~!0", "-!0", "!0+1", "1!0", "1 ! 0", "1<>2",
+    "1ul", "1ULL", "1LL", "0x1u", "0b1L", "01L", "1u1", "1lll", "1uu", "08L", "0xul",
+    "(-8)>>62", "-8>>62", "(0-8)>>61", "1<<62>>61", "(1<<63)>>62", "-1>>63", "7>>0",
+]  # fmt: skip
+
+
+def test_constant_expressions_fold_as_in_llvm_mc():
+    """Comparisons (-1 when true), && || !, C's integer suffixes and the logical >> were
+    refused (or, for >>, folded arithmetically); llvm-mc accepts them."""
+    lines = []
+    for e in EXPRESSIONS:
+        lines.append((f"sdot za.s[w8, {e}], {{z0.b-z1.b}}, z2.b", "offset"))
+        lines.append((f"sdot z0.s, z1.b, z2.b[{e}]", "index"))
+    _agree(lines, compare_messages=False)

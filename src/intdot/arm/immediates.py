@@ -1,11 +1,16 @@
 """Immediates as LLVM's assembler reads them: integer literals (decimal, ``0x``
-hex, ``0b`` binary, a leading ``0`` for octal, an optional sign) and the
-constant expressions it folds wherever it wants an immediate (``[1+1]``,
-``[(3)]``, ``[0-0]``), with GNU as' precedence: ``* / % << >>`` above
-``| & ^`` above ``+ -``, unary ``- + ~``, parentheses.
+hex, ``0b`` binary, a leading ``0`` for octal, an optional sign, C's ignored
+``U``/``L``/``UL``/``LL``/``ULL`` suffixes) and the constant expressions it folds
+wherever it wants an immediate (``[1+1]``, ``[(3)]``, ``[0-0]``), with GNU as'
+precedence, lowest first: ``||``; ``&&``; ``== != <> < <= > >=``; ``+ -``;
+``| & ^ !``; ``* / % << >>``; then unary ``- + ~ !`` and parentheses.  As in
+LLVM, a comparison is -1 when true (GNU as), ``&&``, ``||`` and unary ``!`` are
+0 or 1, binary ``!`` is "or not", and ``>>`` shifts in zeros (logical, on 64 bits).
 
 >>> read_integer("0x1f"), read_integer("010"), read_integer("-7/2"), read_integer("(1|2)&3")
 (31, 8, -3, 3)
+>>> read_integer("1==1"), read_integer("3&&0||1"), read_integer("!0+1"), read_integer("(-8)>>62"), read_integer("2UL")
+(-1, 1, 2, 3, 2)
 >>> read_integer("08") is None, read_integer("1+") is None
 (True, True)
 """
@@ -17,7 +22,7 @@ import re
 
 from ..core.values import small_decimal
 
-_INT = re.compile(r"([+-]?)\s*(?:0x([0-9a-f]+)|0b([01]+)|(0[0-7]*)|([1-9][0-9]*))", re.I)
+_INT = re.compile(r"([+-]?)\s*(?:0x([0-9a-f]+)|0b([01]+)|(0[0-7]*)|([1-9][0-9]*))(?:u?l?l?)", re.I)
 _MAX_EXPRESSION = 200  # characters: longer text is not a plausible immediate
 
 
@@ -35,8 +40,13 @@ def _literal(m: re.Match) -> int:
     return -value if sign == "-" else value
 
 
-_TOKEN = re.compile(r"\s*(?:(0x[0-9a-f]+|0b[01]+|0[0-7]*|[1-9][0-9]*)|(<<|>>|[-+*/%&|^~()]))", re.I)
-_LEVELS = ({"+", "-"}, {"|", "&", "^"}, {"*", "/", "%", "<<", ">>"})
+_TOKEN = re.compile(
+    r"\s*(?:((?:0x[0-9a-f]+|0b[01]+|0[0-7]*|[1-9][0-9]*)(?:u?l?l?))|(<<|>>|<=|>=|<>|==|!=|&&|\|\||[-+*/%&|^~()<>!]))",
+    re.I,
+)
+_COMPARISONS = {"==", "!=", "<>", "<", "<=", ">", ">="}
+_LEVELS = ({"||"}, {"&&"}, _COMPARISONS, {"+", "-"}, {"|", "&", "^", "!"}, {"*", "/", "%", "<<", ">>"})
+_MASK64 = (1 << 64) - 1
 
 
 def _expression(text: str) -> int | None:
@@ -75,7 +85,17 @@ _OPS = {
     "/": _div,
     "%": lambda a, b: a - b * _div(a, b),
     "<<": operator.lshift,
-    ">>": operator.rshift,
+    ">>": lambda a, b: (a & _MASK64) >> b,
+    "!": lambda a, b: a | ~b,
+    "&&": lambda a, b: int(bool(a) and bool(b)),
+    "||": lambda a, b: int(bool(a) or bool(b)),
+    "==": operator.eq,
+    "!=": operator.ne,
+    "<>": operator.ne,
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
 }
 
 
@@ -91,6 +111,8 @@ def _binary(tokens: list, level: int) -> tuple[int, list]:
         if op in ("<<", ">>") and not 0 <= right < 64:
             raise ValueError
         left = _OPS[op](left, right)
+        if op in _COMPARISONS:
+            left = -1 if left else 0  # GNU as: true is all ones
         left = (left + (1 << 63)) % (1 << 64) - (1 << 63)  # LLVM folds in 64-bit two's complement
     return left, tokens
 
@@ -104,9 +126,9 @@ def _unary(tokens: list) -> tuple[int, list]:
         if not rest or rest[0] != ("o", ")"):
             raise ValueError
         return inner, rest[1:]
-    if value in ("-", "+", "~"):
+    if value in ("-", "+", "~", "!"):
         operand, rest = _unary(tokens[1:])
-        return {"-": -operand, "+": operand, "~": ~operand}[value], rest
+        return {"-": -operand, "+": operand, "~": ~operand, "!": int(operand == 0)}[value], rest
     raise ValueError
 
 
