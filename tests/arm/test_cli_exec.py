@@ -195,3 +195,20 @@ def test_64_bit_arrangement_hex_sets_the_low_8_bytes(capsys):
         "sudot v0.4s, v1.16b, v2.4b[0]",
     )
     assert json.loads(out)["show"]["v1.b"] == list(range(1, 9)) + [5] * 8
+
+
+@pytest.mark.parametrize(
+    "content, msg",
+    [
+        ('{"vl": 256, "regs": {"z1.q": 1}}', "register name 'z1.q' is not known"),
+        ('{"vl": 257}', "vl=257 is not a legal vector length"),
+        ('{"regs": {"z1.s": [1, 2]}}', "z1.s has 4 elements"),
+        ("[1]", "is not a JSON object"),
+    ],
+)
+def test_a_bad_state_file_is_named(capsys, tmp_path, content, msg):
+    """The error named the register or value but not the file it came from."""
+    path = tmp_path / "s.json"
+    path.write_text(content)
+    rc, _, err = run(capsys, "exec", "--state", str(path), "44ba1c20")
+    assert rc == 1 and err.startswith(f"intdot exec: error: --state {path}: ") and msg in err

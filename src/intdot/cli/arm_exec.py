@@ -253,7 +253,10 @@ def _load_state(args):
         raise OperandError(f"--state {args.state}: not JSON (not UTF-8 text)") from None
     except ValueError as exc:  # e.g. an integer of more digits than Python converts
         raise OperandError(f"--state {args.state}: not a state file ({exc})") from None
-    state = State.from_dict(data)
+    try:
+        state = State.from_dict(data)
+    except IntdotError as exc:  # name the file: the message alone does not say where 'z1.q' came from
+        raise type(exc)(f"--state {args.state}: {exc}") from None
     if args.streaming is not None and args.streaming != state.streaming:
         # Switching modes would zero the Z registers the file sets; say so rather than do it.
         raise OperandError(
