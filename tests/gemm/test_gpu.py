@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 
+from intdot.errors import IntdotError
 from intdot.gemm import gemm, installed
 
 from . import reference_gemm as ref
@@ -72,3 +73,38 @@ def test_gpu_tensor_core_kernels_on_odd_tiles(name, kernel, monkeypatch):
         c = np.array(_acc(rng, row, (m, n)))
         want = gemm(a, b, c, op=name, backend="float64")
         assert np.array_equal(gemm(a, b, c, op=name, backend="gpu"), want)
+
+
+def test_gpu_tensors_take_accumulators_as_the_cpu_path_does():
+    torch = pytest.importorskip("torch")
+    rng = _rng("tensor-acc")
+    a = rng.integers(-128, 128, (33, 70)).astype(np.int8)
+    b = rng.integers(-128, 128, (70, 17)).astype(np.int8)
+    ta, tb = torch.from_numpy(a).cuda(), torch.from_numpy(b).cuda()
+    row = rng.integers(-(2**31), 2**31, (17,))
+    for clamp in (False, True):
+        want = ref.gemm(ref.OPS["sdot4"], a.tolist(), b.tolist(), [row.tolist()] * 33, clamp=clamp)
+        # c as one row to broadcast: NumPy, a CUDA tensor, and unsigned spellings of the same bits.
+        for c in (row, torch.from_numpy(row).cuda(), row % 2**32):
+            assert gemm(ta, tb, c, op="sdot4", clamp=clamp).cpu().tolist() == want
+    assert gemm(ta, tb, 7, op="sdot4").cpu().tolist() == (gemm(a, b, op="sdot4") + 7).tolist()
+    for bad, words in ((torch.full((33, 17), 2**40).cuda(), "c contains 1099511627776"), (np.zeros((3, 3)), "dtype")):
+        with pytest.raises(IntdotError, match=words):
+            gemm(ta, tb, bad, op="sdot4")
+    with pytest.raises(ValueError, match=r"c has shape \(3,\)"):
+        gemm(ta, tb, torch.zeros(3, dtype=torch.int32).cuda(), op="sdot4")
+    for other in (b, torch.from_numpy(b)):
+        with pytest.raises(TypeError, match="b is a"):
+            gemm(ta, other, op="sdot4")
+
+
+@pytest.mark.parametrize("m, k, n", [(3, 0, 5), (0, 4, 5), (3, 4, 0)])
+def test_gpu_empty_dimensions(m, k, n):
+    torch = pytest.importorskip("torch")
+    a, b = np.ones((m, k), np.int8), np.ones((k, n), np.int8)
+    c = np.full((m, n), 2**31 - 1, np.int64)
+    want = gemm(a, b, c, op="sdot4")
+    assert gemm(a, b, c, op="sdot4", backend="gpu").tolist() == want.tolist()
+    ta, tb = torch.from_numpy(a).cuda(), torch.from_numpy(b).cuda()
+    for clamp in (False, True):
+        assert gemm(ta, tb, c, op="sdot4", clamp=clamp).cpu().tolist() == want.tolist()

@@ -305,9 +305,11 @@ def mm_int8(a, b, c=None, *, neg: bool = False):
     """
     import torch
 
-    k = _triton()
     m, kk = a.shape
     n = b.shape[1]
+    if not (m and n and kk):  # nothing to multiply; the tensor-core kernel's descriptors need real strides
+        return torch.zeros((m, n), dtype=torch.int32, device=a.device) if c is None else c.contiguous().clone()
+    k = _triton()
     a8, za = _centre(a.contiguous())
     bt, zb = transposed(b)
     out = torch.empty((m, n), dtype=torch.int32, device=a.device)
@@ -391,9 +393,11 @@ def chain_tensors(a, b, start, step: int, lo: int, hi: int, neg: bool):
     """Saturating chain on CUDA tensors: a (M, K), b (K, N), start int64 (M, N) -> int64 (M, N)."""
     import torch
 
-    k = _triton()
     m, kk = a.shape
     n = b.shape[1]
+    if not (m and n and kk):  # no step to take: the accumulators are the answer
+        return start.contiguous().clone()
+    k = _triton()
     out = torch.empty((m, n), dtype=torch.int64, device=a.device)
     bm, bn = 32, 64
     grid = (k["triton"].cdiv(m, bm), k["triton"].cdiv(n, bn))
@@ -424,13 +428,54 @@ def clamp_gemm(a, b, acc, o, neg):
     return chain_tensors(_as_torch(a), _as_torch(b), _as_torch(start), o.k_step, lo, hi, neg).cpu().numpy()
 
 
+def _tensor_acc(c, o, shape, device):
+    """``c`` checked as the in-memory path checks it and broadcast to ``shape``, as a CUDA tensor whose bits
+    are the accumulator's (int32 for 32 bits, int64 for 64); None stays None."""
+    import torch
+
+    from ..core.errors import OperandError, OperandTypeError
+    from .inputs import accumulator
+
+    if c is None:
+        return None
+    if not isinstance(c, torch.Tensor):  # ints, NumPy: the in-memory checks, then onto the device
+        words = accumulator(c, o, shape)
+        bits = words.astype(np.uint32).view(np.int32) if o.acc_bits == 32 else words.view(np.int64)
+        return torch.from_numpy(np.ascontiguousarray(bits)).to(device)
+    if c.dtype.is_floating_point or c.dtype.is_complex or c.dtype == torch.bool:
+        raise OperandTypeError(f"c is a {c.dtype} tensor; expected an integer tensor")
+    n = o.acc_bits
+    lo, hi = -(1 << (n - 1)), (1 << n) - 1
+    info = torch.iinfo(c.dtype)
+    if (info.min < lo or info.max > hi) and c.numel():
+        mn, mx = int(c.min()), int(c.max())
+        if mn < lo or mx > hi:
+            raise OperandError(
+                f"c contains {mn if mn < lo else mx}, which is not a {n}-bit accumulator value of {o.name}; "
+                f"expected values in [{lo}, {hi}] (signed or unsigned spelling)"
+            )
+    try:
+        c = c.to(device).expand(shape)
+    except RuntimeError:
+        raise OperandError(
+            f"c has shape {tuple(c.shape)}; expected a shape that broadcasts to the result's {shape}"
+        ) from None
+    return c.contiguous()
+
+
 def gemm_tensors(a, b, c, o, clamp: bool, neg: bool):
     """gemm on 2-D CUDA tensors, staying on the device: returns a CUDA tensor of the instruction's type."""
     import torch
 
-    from ..core.errors import OperandError
+    from ..core.errors import OperandError, OperandTypeError
 
     for name, x, which in (("a", a, "a"), ("b", b, "b")):
+        if not isinstance(x, torch.Tensor) or x.device != a.device:
+            where = f"a {type(x).__name__}" if not isinstance(x, torch.Tensor) else f"a tensor on {x.device}"
+            raise OperandTypeError(
+                f"{name} is {where}, but a is a CUDA tensor on {a.device}; expected both on that device "
+                f"(or NumPy arrays for both)"
+            )
         if x.dim() != 2 or x.dtype in (torch.float16, torch.float32, torch.float64, torch.bfloat16, torch.bool):
             raise OperandError(f"{name} is a {x.dim()}-D {x.dtype} tensor; expected a 2-D integer CUDA tensor")
         lo, hi = o.lane_range(which)
@@ -442,6 +487,7 @@ def gemm_tensors(a, b, c, o, clamp: bool, neg: bool):
         raise OperandError(f"a has shape {tuple(a.shape)} and b {tuple(b.shape)}: K differs")
     m, n = a.shape[0], b.shape[1]
     lo, hi = o.acc_range
+    c = _tensor_acc(c, o, (m, n), a.device)
     if clamp:
         start = torch.zeros((m, n), dtype=torch.int64, device=a.device) if c is None else c.to(torch.int64)
         if not o.acc_signed:
