@@ -42,7 +42,7 @@ class Chunk:
     addresses: np.ndarray | None = None  # uint64 per word; None for bare word lists
     symbols: list = field(default_factory=list)  # [(index of the first word, name)], ascending
     data: np.ndarray | None = None  # bool per word: inside a '$d' (data) mapping region
-    where: list | None = None  # per word (line, column) in the text it came from
+    where: list | None = None  # per word (line, column) in the text it came from (indexable)
 
 
 # -- text ----------------------------------------------------------------------------------------
@@ -109,10 +109,31 @@ def is_objdump_listing(text: str) -> bool:
     )
 
 
+_PLAIN_WORDS = re.compile(r"[\s,]*(?:(?:0x)?[0-9a-f]{1,8}(?:[\s,]+|\Z))*", re.IGNORECASE)
+
+
+class _Positions:
+    """(line, column) of the k-th word of a plain word file, found only when an error needs it."""
+
+    def __init__(self, text: str):
+        self.text = text
+
+    def __getitem__(self, k: int) -> tuple[int, int]:
+        for i, m in enumerate(_TOKEN.finditer(self.text)):
+            if i == k:
+                line_start = self.text.rfind("\n", 0, m.start()) + 1
+                return self.text.count("\n", 0, m.start()) + 1, m.start() - line_start + 1
+        raise IndexError(k)
+
+
 def words_from_text(text: str | list, source: str, *, unit: str = "line") -> Chunk:
     """Hex words separated by whitespace or commas ('//' starts a comment), and
     llvm-mc encodings (``[0x20,0x1c,0xba,0x44]``) anywhere on a line.  ``text``
     may be a list of lines (command-line arguments, ``unit="argument"``)."""
+    if isinstance(text, str) and "[" not in text and "/" not in text and _PLAIN_WORDS.fullmatch(text):
+        # A file of hex words only (the common case): one regex check, no per-line work.
+        words = np.array([int(t, 16) for t in _TOKEN.findall(text)], dtype=np.uint32)
+        return Chunk(source, words, where=_Positions(text))
     words, where = [], []
     lines = text.splitlines() if isinstance(text, str) else text
     # llvm-mc -show-encoding output: only the encodings are words (not '.text', not the assembly).
