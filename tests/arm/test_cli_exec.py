@@ -212,3 +212,12 @@ def test_a_bad_state_file_is_named(capsys, tmp_path, content, msg):
     path.write_text(content)
     rc, _, err = run(capsys, "exec", "--state", str(path), "44ba1c20")
     assert rc == 1 and err.startswith(f"intdot exec: error: --state {path}: ") and msg in err
+
+
+def test_a_mnemonic_made_of_hex_letters_says_it_was_read_as_a_word(capsys):
+    """'add' is a run of hex digits, so exec reads it as the word 0xadd; the error only said
+    '0x00000add is not a supported encoding'."""
+    rc, _, err = run(capsys, "exec", "add")
+    assert rc == 1 and err.startswith("intdot exec: error: 'add' was read as the hex word 0x00000add: ")
+    rc, _, err = run(capsys, "exec", "0xd65f03c0")  # written as a word: no hint needed
+    assert rc == 1 and err.startswith("intdot exec: error: 0xd65f03c0 is not a supported encoding")

@@ -7,7 +7,7 @@ import json
 import re
 import sys
 
-from ..core.errors import IntdotError, OperandError, StateError
+from ..core.errors import IntdotError, OperandError, StateError, UndefinedEncoding
 from .inputs import at_line, check_path, pieces, read_text, source_name
 
 _HELP = """\
@@ -154,6 +154,18 @@ def apply_set(state, text: str) -> None:
 _WORD = re.compile(r"(?:0x)?[0-9a-f]{1,8}", re.IGNORECASE)
 
 
+def _word_insn(token: str):
+    from ..arm.executor import as_insn
+
+    try:
+        return as_insn(int(token, 16))
+    except UndefinedEncoding as exc:
+        if token[:2].lower() != "0x" and not token.isdigit():
+            # 'add' or 'fadd' typed as a mnemonic reads as a word; say how it was read.
+            raise UndefinedEncoding(f"{token!r} was read as the hex word {int(token, 16):#010x}: {exc}") from None
+        raise
+
+
 def _as_insns(text: str, where: str | None = None) -> list:
     """The instructions of one argument: text or a hex word (up to 8 hex digits, 0x
     optional, as ``intdot disasm`` reads words), several separated by ';' or newlines;
@@ -165,7 +177,7 @@ def _as_insns(text: str, where: str | None = None) -> list:
         for offset, t in pieces(line):
             try:
                 # No instruction is a lone run of hex digits: such a token is a word.
-                out.append(as_insn(int(t, 16)) if _WORD.fullmatch(t) else as_insn(t))
+                out.append(_word_insn(t) if _WORD.fullmatch(t) else as_insn(t))
             except IntdotError as exc:
                 if where is None:
                     raise
