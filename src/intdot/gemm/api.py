@@ -147,6 +147,8 @@ def gemm(a, b, c=None, *, op, clamp=False, neg=False, target=None, backend="auto
     batch, m, k, n = shapes(av, bv)
     chosen = _pick(backend, av, bv, m * n * k * max(1, int(np.prod(batch))))
     acc = accumulator(c, o, batch + (m, n))
+    if not batch:  # the result of the one problem is the answer: no copy into a batch array
+        return _one(av, bv, acc, o, bool(clamp), bool(neg), chosen)
     out = np.empty(batch + (m, n), o.result_dtype)
     ab = np.broadcast_to(av, batch + (m, k)) if batch else av
     bb = np.broadcast_to(bv, batch + (k, n)) if batch else bv
@@ -187,8 +189,9 @@ def _one(a, b, acc, o, clamp, neg, backend):
         from . import gpu
 
         return gpu.wrap_gemm(a, b, acc, o, neg)
-    if backend == "torch" and o.acc_bits == 32 and a.shape[1]:
-        s = cpu.torch_wrap32(a, b)
+    wrap32 = {"torch": cpu.torch_wrap32, "float32": cpu.float32_wrap32}.get(backend)
+    if wrap32 and o.acc_bits == 32 and a.dtype.itemsize == 1 and b.dtype.itemsize == 1 and a.shape[1]:
+        s = wrap32(a, b)
         if acc is not None:
             acc32 = acc.astype(np.uint32)
             s = np.subtract(acc32, s, out=s) if neg else np.add(s, acc32, out=s)

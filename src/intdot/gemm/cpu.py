@@ -148,10 +148,43 @@ def torch_wrap32(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         part = torch._int_mm(ta[:, k0 : k0 + _TORCH_K].contiguous(), tb[k0 : k0 + _TORCH_K].contiguous())
         part = part.numpy().view(np.uint32)
         s = part if s is None else s + part
+    return correct32(s, a, za, b, zb)
+
+
+def correct32(s: np.ndarray, a: np.ndarray, za: int, b: np.ndarray, zb: int) -> np.ndarray:
+    """:func:`correct` modulo 2**32, on a uint32 ``s`` (in place)."""
     if zb:
         s += (zb * a.sum(axis=1, dtype=np.int64)).astype(np.uint32)[:, None]
     if za:
         s += (za * b.sum(axis=0, dtype=np.int64)).astype(np.uint32)[None, :]
     if za and zb:
-        s += np.uint32((za * zb * k) % (1 << 32))
+        s += np.uint32((za * zb * a.shape[1]) % (1 << 32))
     return s
+
+
+def float32_wrap32(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a @ b`` modulo 2**32 as uint32 through float32 BLAS, for 8- and 4-bit lanes, with no int64 pass.
+
+    After centring every lane is in [-128, 127], so each exact block's sums stay below 2**24 and convert to
+    int32 exactly; the blocks and the centring corrections then add in wrapping uint32.  Against
+    :func:`float_product` this saves an int64 temporary and two passes over the result (a quarter of the
+    time at n = 1024, where the BLAS call itself is about 9 ms).
+    """
+    a, za = centred(a)
+    b, zb = centred(b)
+    m, k = a.shape
+    n = b.shape[1]
+    kb = k_block(a, b, 24)
+    s = np.empty((m, n), np.uint32)
+    bf = [b[k0 : k0 + kb].astype(np.float32) for k0 in range(0, k, kb)]
+    rows = _rows(m, n, 4)
+    for r0 in range(0, m, rows):
+        ar = a[r0 : r0 + rows]
+        out = s[r0 : r0 + rows]
+        for i, k0 in enumerate(range(0, k, kb)):
+            part = ar[:, k0 : k0 + kb].astype(np.float32) @ bf[i]
+            if i == 0:
+                np.copyto(out.view(np.int32), part, casting="unsafe")
+            else:
+                out += part.astype(np.int32).view(np.uint32)
+    return correct32(s, a, za, b, zb)
