@@ -27,7 +27,8 @@ def centred(x: np.ndarray) -> tuple[np.ndarray, int]:
     if x.dtype in _CENTRE:
         dt, z = _CENTRE[x.dtype]
         if x.size and int(x.max()) >= z:
-            return (x.astype(np.int32) - z).astype(dt), z
+            # Flipping the top bit is subtracting z in two's complement: one pass, no wider temporary.
+            return (x ^ x.dtype.type(z)).view(dt), z
         return x.astype(dt), 0
     return x, 0
 
