@@ -7,11 +7,12 @@ import doctest
 import importlib
 import pathlib
 import re
-import shlex
 
 import pytest
 
 from intdot.cli import main
+
+from ..amd.test_docs import sessions  # the console blocks' ($ command, output) pairs
 
 DOC = pathlib.Path(__file__).resolve().parents[2] / "docs" / "catalog.md"
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
@@ -27,20 +28,6 @@ def test_module_doctests(name):
 def test_markdown_examples():
     result = doctest.testfile(str(DOC), module_relative=False, optionflags=FLAGS)
     assert result.attempted > 0 and result.failed == 0
-
-
-def sessions(text: str):
-    for block in re.findall(r"```console\n(.*?)```", text, re.S):
-        cmd, out = None, []
-        for line in block.splitlines():
-            if line.startswith("$ "):
-                if cmd:
-                    yield cmd, out
-                cmd, out = shlex.split(line[2:])[1:], []
-            else:
-                out.append(line)
-        if cmd:
-            yield cmd, out
 
 
 @pytest.mark.parametrize("argv, expected", list(sessions(DOC.read_text())))
