@@ -311,6 +311,22 @@ def test_relocations_in_a_listing_are_not_words(cli, tmp_path):
     assert [r["text"] for r in mine if not r["text"].startswith(".")] == ["sdot v0.4s, v1.16b, v2.16b"]
 
 
+def test_aliases_are_named_as_llvm_objdump_names_them(cli, tmp_path):
+    """Several symbols at one address (glibc's nl_langinfo_l and __nl_langinfo_l): intdot
+    picked a function over a label, then the first name; llvm-objdump-19 shows the greatest."""
+    src = tmp_path / "a.s"
+    src.write_text(
+        ".text\n.globl zz_f\n.type zz_f,%function\n.globl aa_f\n.type aa_f,%function\n"
+        ".weak mm_f\n.type mm_f,%function\nzz_f:\naa_f:\nmm_f:\n  sdot v0.4s, v1.16b, v2.16b\n  ret\n"
+        ".globl g\n.type g,%function\ng:\nlbl:\nzlbl:\n  udot v0.4s, v1.16b, v2.16b\n"
+    )
+    obj = tmp_path / "a.o"
+    subprocess.run([_tool("clang-19"), "--target=aarch64-linux-gnu", MARCH, "-c", src, "-o", obj], check=True)
+    theirs = objdump(obj)
+    assert [t["symbol"] for t in theirs] == ["zz_f", "zz_f", "zlbl"]
+    assert [r["symbol"] for r in ours(cli, "-f", obj)] == [t["symbol"] for t in theirs]
+
+
 def test_ifunc_symbols_name_their_code(cli, tmp_path):
     """glibc's memcpy, strlen, ... are STT_GNU_IFUNC symbols; objdump names their code after
     them (intdot counted it in the function before)."""

@@ -259,7 +259,7 @@ def words_from_elf(data: bytes, source: str) -> list[Chunk]:
                 if kind == "map":
                     mapping.append((k // 4, name))
                 elif k % 4 == 0 and k // 4 < n:
-                    named.setdefault(k // 4, name)
+                    named[k // 4] = name  # sorted by name: the last at an address wins, as in llvm-objdump
             data_mask = np.zeros(n, dtype=bool)
             mapping.sort()
             for j, (start, name) in enumerate(mapping):
@@ -302,6 +302,7 @@ def _symbols(elf) -> dict:
                 (int(sym["st_value"]), sym.name, "func" if kind in _FUNCTION_TYPES else "label")
             )
     for v in out.values():
-        # Functions before labels at one address, as objdump prefers them; then by name for stability.
-        v.sort(key=lambda t: (t[0], t[2] != "func", t[1]))
+        # Where several symbols share an address (aliases: memcpy and __memcpy), llvm-objdump-19
+        # heads the code with the greatest name, whatever the symbols' types and bindings.
+        v.sort(key=lambda t: (t[0], t[1]))
     return out
