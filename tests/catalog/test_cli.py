@@ -60,8 +60,23 @@ def test_list_target_filters_by_availability(capsys, target, profile, isa):
     assert code == 0
     expected = [r.name for r in catalog.records(isa) if catalog.available(r, target, profile=profile)]
     lines = out.splitlines()
-    assert lines[0].startswith(f"{len(expected)} of {len(catalog.records(isa))} {isa.upper()} instructions")
+    ISA = {"amd": "AMD", "arm": "Arm"}[isa]
+    assert lines[0].startswith(f"{len(expected)} of {len(catalog.records(isa))} instructions ({ISA}) are available")
     assert [line.split()[0] for line in lines[2:]] == expected
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["sdot", "--target", "gfx942"], "'sdot' names only Arm instructions, and --target gfx942 is an AMD target"),
+    (["sdot4", "--target", "neoverse-v2"], "'sdot4' names only AMD instructions, and --target neoverse-v2 is an Arm"),
+])
+def test_list_names_of_one_isa_with_a_target_of_the_other(capsys, argv, words):
+    code, out, err = run(capsys, "list", *argv)
+    assert code == 1 and out == "" and words in err and len(err.splitlines()) == 1
+
+
+def test_list_counts_one_instruction_in_the_singular(capsys):
+    assert run(capsys, "list", "svsudot_s32")[1].splitlines()[0] == "1 instruction"
+    assert run(capsys, "list", "sdot4", "--target", "gfx942")[1].splitlines()[0].startswith("1 of 1 instruction (AMD)")
 
 
 def test_list_names(capsys):

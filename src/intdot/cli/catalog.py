@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from ..core.errors import UnknownTarget
+from ..core.errors import UnknownTarget, UnsupportedOnTarget
 
 LIST_EPILOG = """\
 examples:
@@ -39,8 +39,9 @@ def register(subparsers) -> None:
     p = subparsers.add_parser(
         "list",
         help="the catalog of every dot instruction, with its spellings and features",
-        description="List the integer dot instructions intdot models (AMD builtins, Arm forms), one per line, "
-        "or only those a target has, or those a name spells.",
+        # The formatter keeps the epilog's line breaks, so the description is broken by hand too.
+        description="List the integer dot instructions intdot models (AMD builtins, Arm forms), one per\n"
+        "line, or only those a target has, or those a name spells.",
         epilog=LIST_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -71,8 +72,8 @@ def register(subparsers) -> None:
     a = subparsers.add_parser(
         "available",
         help="whether a target has an instruction (and if not, which features it lacks)",
-        description="Say whether TARGET has the instruction NAME (any spelling); exit 1 naming the missing "
-        "features if it does not.",
+        description="Say whether TARGET has the instruction NAME (any spelling); exit 1 naming the\n"
+        "missing features if it does not.",
         epilog=AVAILABLE_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -113,6 +114,13 @@ def _target_isa(target: str, profile: str, isa: str | None) -> str:
         ) from None
 
 
+_ISA = {"amd": "AMD", "arm": "Arm"}
+
+
+def _instructions(n: int) -> str:
+    return f"{n} instruction{'' if n == 1 else 's'}"
+
+
 def _rows(args):
     from .. import catalog
 
@@ -124,13 +132,20 @@ def _rows(args):
             recs = [r for r in recs if r.isa == args.isa]
     else:
         recs = list(catalog.records(args.isa))
-    title = f"{len(recs)} instructions"
+    title = _instructions(len(recs))
     if args.target is not None:
         isa = _target_isa(args.target, args.profile, args.isa)
         total = [r for r in recs if r.isa == isa]
+        if args.names and not total:
+            # "0 of 0 AMD instructions" would hide that the names and the target belong to different ISAs.
+            others = " and ".join(sorted({_ISA[r.isa] for r in recs})) or "no"
+            raise UnsupportedOnTarget(
+                f"{' '.join(args.names)!r} names only {others} instructions, and --target {args.target} is an "
+                f"{_ISA[isa]} target; expected a target of the names' ISA, or {_ISA[isa]} names"
+            )
         recs = [r for r in total if catalog.available(r, args.target, profile=args.profile)]
         where = f"{args.target} ({args.profile} profile)" if isa == "amd" else args.target
-        title = f"{len(recs)} of {len(total)} {isa.upper()} instructions are available on {where}"
+        title = f"{len(recs)} of {_instructions(len(total))} ({_ISA[isa]}) are available on {where}"
     return recs, title
 
 
