@@ -166,3 +166,18 @@ def test_disasm_arguments_may_be_comma_separated(capsys):
         "0x4f22f83f",
         "0xc13f77ff",
     ]
+
+
+def test_lines_starting_with_hash_are_comments_as_in_llvm_mc(tmp_path, capsys):
+    """cpp output ('# 1 "k.s"') and '#' comment lines: llvm-mc skips them, intdot asm -f
+    stopped at them ('expected an instruction mnemonic')."""
+    from tests.oracles import llvm_mc, missing
+
+    if llvm_mc.tool() is None:
+        missing("llvm-mc (llvm-19)", "install Debian's llvm-19 package")
+    lines = ['# 1 "k.s"', "  # a comment", "sdot z0.s, z1.b, z2.b", "sdot za.s[w8, #1], {z0.b-z1.b}, z2.b"]
+    path = tmp_path / "k.s"
+    path.write_text("\n".join(lines) + "\n")
+    assert main(["asm", "-f", str(path)]) == 0
+    words = [int(line.split()[0], 16) for line in capsys.readouterr().out.splitlines()]
+    assert words == [word for _, word in llvm_mc.assemble(lines[2:])]

@@ -17,7 +17,7 @@ instructions with ';' or newlines; an unquoted instruction split by the shell
 is joined back (a new instruction starts at each mnemonic).  TEXT '-' (or
 -f -) reads instructions from stdin, -f FILE from a file, one a line; an error
 there names the line and column.  '//' starts a comment that runs to the end
-of its line.
+of its line; in a file, a line that starts with '#' is a comment too.
 
 example:  intdot asm 'sudot za.s[w8, 0], {z0.b-z3.b}, z0.b[0]' --fields"""
 

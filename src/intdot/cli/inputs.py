@@ -72,7 +72,10 @@ def at_line(
 
 
 def pieces(line: str):
-    """(offset, text) of each instruction on a line: ';' separates them, '//' starts a comment."""
+    """(offset, text) of each instruction on a line: ';' separates them, '//' starts a comment,
+    and a line that starts with '#' is a comment (as llvm-mc reads '# 1 "k.c"' lines of cpp output)."""
+    if line.lstrip().startswith("#"):
+        return
     code = line.split("//")[0]
     start = 0
     for part in code.split(";"):
