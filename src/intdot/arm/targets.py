@@ -42,6 +42,8 @@ __all__ = ["ARCHS", "CORES", "ALIASES", "DEPENDS", "EXTENSIONS", "ArmTarget", "c
 
 # Extension -> the extensions it directly depends on (LLVM 19).  Every -march extension name of
 # LLVM 19 is a key, so a name outside this table is a typo, not a feature we forgot.
+# One line per group of related extensions, as LLVM's tables are read.
+# fmt: off
 DEPENDS: dict[str, tuple[str, ...]] = {
     "fp": (), "simd": ("fp",), "fp16": ("fp",), "bf16": (), "i8mm": (), "dotprod": ("simd",),
     "sve": ("fp16",), "sve2": ("sve",), "sve2p1": ("sve2",),
@@ -59,6 +61,7 @@ DEPENDS: dict[str, tuple[str, ...]] = {
         "lse128", "lut", "mops", "memtag", "pauth", "pauth-lr", "pmuv3", "predres", "predres2", "profile", "rng",
         "ras", "rasv2", "rcpc", "rcpc3", "sb", "ssbs", "the", "tlbiw", "tme", "wfxt")},
 }
+# fmt: on
 EXTENSIONS = tuple(DEPENDS)
 
 # Architecture version -> (the version it extends, the dot-relevant extensions it makes mandatory).
@@ -84,6 +87,7 @@ _ARCH_STEPS: dict[str, tuple[str | None, str]] = {
 ARCHS = tuple(_ARCH_STEPS)
 
 # Named core -> its architecture version plus extensions (LLVM 19's processor table, dot-relevant part).
+# fmt: off
 CORES: dict[str, str] = {
     "a64fx": "armv8.2-a+fp16+sve",
     "ampere1": "armv8.6-a+fp16", "ampere1a": "armv8.6-a+fp16", "ampere1b": "armv8.7-a+fp16",
@@ -116,13 +120,16 @@ CORES: dict[str, str] = {
     "thunderx2t99": "armv8.1-a", "thunderx3t110": "armv8.3-a",
     "tsv110": "armv8.2-a+dotprod+fp16",
 }
+# fmt: on
 
 # Other names LLVM 19 accepts for the same cores.
+# fmt: off
 ALIASES: dict[str, str] = {
     "apple-m1": "apple-a14", "apple-m2": "apple-a15", "apple-m3": "apple-a16",
     "apple-s4": "apple-a12", "apple-s5": "apple-a12", "apple-a8": "apple-a7", "apple-a9": "apple-a7",
     "cyclone": "apple-a7", "grace": "neoverse-v2", "cobalt-100": "neoverse-n2",
 }
+# fmt: on
 
 
 @dataclass(frozen=True)
@@ -191,9 +198,14 @@ def _parse(key: str, text: str) -> ArmTarget:
     arch = _canonical_arch(head)
     core = ALIASES.get(head, head) if ALIASES.get(head, head) in CORES else None
     if arch is None and core is None:
-        raise _unknown("architecture version or core", head, text, list(_ARCH_STEPS) + list(core_names()),
-                       f"an architecture version ({', '.join(_ARCH_STEPS)}) or a core such as neoverse-v2, "
-                       f"cortex-x925, apple-m4 ('intdot list --targets' lists them)")
+        raise _unknown(
+            "architecture version or core",
+            head,
+            text,
+            list(_ARCH_STEPS) + list(core_names()),
+            f"an architecture version ({', '.join(_ARCH_STEPS)}) or a core such as neoverse-v2, "
+            f"cortex-x925, apple-m4 ('intdot list --targets' lists them)",
+        )
     if core is not None:
         base = _parse(CORES[core], CORES[core])
         arch, features = base.base, set(base.features)
@@ -203,9 +215,14 @@ def _parse(key: str, text: str) -> ArmTarget:
         remove = mod.startswith("no") and mod[2:] in DEPENDS
         ext = mod[2:] if remove else mod
         if ext not in DEPENDS:
-            raise _unknown("extension", mod, text, DEPENDS,
-                           "an LLVM extension name (dotprod, i8mm, sve, sve2, sve2p1, sme, sme2, sme-i16i64, ...), "
-                           "optionally prefixed with 'no'")
+            raise _unknown(
+                "extension",
+                mod,
+                text,
+                DEPENDS,
+                "an LLVM extension name (dotprod, i8mm, sve, sve2, sve2p1, sme, sme2, sme-i16i64, ...), "
+                "optionally prefixed with 'no'",
+            )
         if remove:
             features -= _closure([ext], _DEPENDENTS)
         else:
@@ -221,8 +238,9 @@ def target(text) -> ArmTarget:
     if isinstance(text, ArmTarget):
         return text
     if not isinstance(text, str) or not text.strip():
-        raise UnknownTarget(f"target={text!r} is not an Arm target; expected a string such as 'armv9.2-a+sme2' "
-                            f"or 'neoverse-v2'")
+        raise UnknownTarget(
+            f"target={text!r} is not an Arm target; expected a string such as 'armv9.2-a+sme2' or 'neoverse-v2'"
+        )
     key = text.strip().lower()
     if "" in key.split("+"):
         raise UnknownTarget(f"target={text!r} has an empty part between '+' signs; expected e.g. 'armv8.2-a+dotprod'")
