@@ -129,14 +129,6 @@ def evaluate(text: str, *, profile: str = "reference", target: str | None = None
     return Evaluation(text, call, row, profile, values, words, neg, clamp, s0, s1, result, target)
 
 
-def _show(value) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, tuple):
-        return "{" + ", ".join(str(v) for v in value) + "}"
-    return str(value)
-
-
 def hex32(value: int) -> str:
     return f"0x{value & MASK32:08x}"
 
