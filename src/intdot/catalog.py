@@ -361,13 +361,15 @@ def swapped(name) -> bool:
     >>> catalog.find("svsudot_s32").lanes, catalog.swapped("svsudot_s32"), catalog.swapped("svusdot_s32")
     ('4 x u8 . 4 x s8', True, False)
     """
-    if not isinstance(name, str):
-        return False
+    return isinstance(name, str) and _key(name).lower() in _swapped_names()
+
+
+@cache
+def _swapped_names() -> frozenset[str]:
+    # Built once: gemm asks on every call, and a scan of every intrinsic was a third of a small call's time.
     from .arm.acle import INTRINSICS
 
-    key = _key(name)
-    hit = INTRINSICS.get(key) or next((v for k, v in INTRINSICS.items() if k.lower() == key.lower()), None)
-    return bool(hit and hit.swap)
+    return frozenset(k.lower() for k, v in INTRINSICS.items() if v.swap)
 
 
 def equivalents(name) -> tuple[Instruction, ...]:

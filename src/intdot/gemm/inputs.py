@@ -36,7 +36,7 @@ def _as_int_array(x, name: str) -> np.ndarray:
                 )
         return arr  # Python ints, each range-checked by the caller before conversion
     # ml_dtypes' int4/uint4 are not NumPy integer kinds; their values convert to int8/uint8 exactly.
-    if arr.dtype.name in ("int4", "uint4", "int2", "uint2"):
+    if arr.dtype.kind not in "iu" and arr.dtype.name in ("int4", "uint4", "int2", "uint2"):
         return arr.astype(np.int8 if arr.dtype.name[0] == "i" else np.uint8)
     if arr.dtype.kind not in "iu":
         raise OperandTypeError(
