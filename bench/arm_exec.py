@@ -120,8 +120,10 @@ def report(svl: int = 2048) -> None:
     word = asm.assemble(INDEXED)
     r_word = _rate(lambda: execute(s, word))
     r_text = _rate(lambda: execute(s, INDEXED))
-    print(f"SME2 vgx4 SUDOT indexed, decoded every call from its word: {r_word:,.0f}/s; "
-          f"parsed every call from text: {r_text:,.0f}/s")
+    print(
+        f"SME2 vgx4 SUDOT indexed, decoded every call from its word: {r_word:,.0f}/s; "
+        f"parsed every call from text: {r_text:,.0f}/s"
+    )
 
 
 if __name__ == "__main__":

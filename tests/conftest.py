@@ -5,8 +5,12 @@ import pytest
 
 
 def pytest_addoption(parser):
-    parser.addoption("--slow", action="store_true", default=False,
-                     help="also run the volume tests marked 'slow' (every encoding, many states per form)")
+    parser.addoption(
+        "--slow",
+        action="store_true",
+        default=False,
+        help="also run the volume tests marked 'slow' (every encoding, many states per form)",
+    )
 
 
 def pytest_collection_modifyitems(config, items):

@@ -35,8 +35,15 @@ def _ids() -> list[str]:
 
 
 ALL_IDS = _ids()
-ORIGINAL_IDS = ("sudot_neon_elem_64", "sudot_neon_elem_128", "sudot_sve_indexed", "sudot_sme2_indexed_vgx2",
-                "sudot_sme2_indexed_vgx4", "sudot_sme2_single_vgx2", "sudot_sme2_single_vgx4")
+ORIGINAL_IDS = (
+    "sudot_neon_elem_64",
+    "sudot_neon_elem_128",
+    "sudot_sve_indexed",
+    "sudot_sme2_indexed_vgx2",
+    "sudot_sme2_indexed_vgx4",
+    "sudot_sme2_single_vgx2",
+    "sudot_sme2_single_vgx4",
+)
 
 
 def needs_new_qemu(form_id: str) -> bool:
@@ -54,8 +61,9 @@ def dot_spec(form_id: str):
 
     _, sem, _, _ = ref.describe(form_id)
     w = sem.lane_bits
-    return DotSpec(w, w, sem.lanes, sem.a_signed, sem.b_signed, acc_bits=sem.esize,
-                   acc_signed=not form_id.startswith("udot_"))
+    return DotSpec(
+        w, w, sem.lanes, sem.a_signed, sem.b_signed, acc_bits=sem.esize, acc_signed=not form_id.startswith("udot_")
+    )
 
 
 def hand_made_form(form_id: str):

@@ -12,7 +12,8 @@ def pytest_terminal_summary(terminalreporter):
         return
     lines = module.summary_lines() or [
         "no QEMU states compared: the QEMU tests were skipped (see the reasons), failed before comparing, "
-        "or were deselected"]
+        "or were deselected"
+    ]
     terminalreporter.section("QEMU oracle", sep="-")
     for line in lines:
         terminalreporter.write_line(line)

@@ -82,10 +82,15 @@ def describe(form_id: str) -> tuple[str, Sem, int, int]:
         q = int(rest.pop() == "128")
     size = rest[0] if rest else ""
     esize, lanes = {"": (32, 4), "d": (64, 4), "hs": (32, 2)}[size]
-    kinds = {("neon", "vec"): "neon_dot_vec", ("neon", "elem"): "neon_dot_elem",
-             ("sve", "vec"): "sve_dot_vec", ("sve", "indexed"): "sve_dot_indexed",
-             ("sme2", "single"): "sme2_dot_single", ("sme2", "multi"): "sme2_dot_multi",
-             ("sme2", "indexed"): "sme2_dot_indexed"}
+    kinds = {
+        ("neon", "vec"): "neon_dot_vec",
+        ("neon", "elem"): "neon_dot_elem",
+        ("sve", "vec"): "sve_dot_vec",
+        ("sve", "indexed"): "sve_dot_indexed",
+        ("sme2", "single"): "sme2_dot_single",
+        ("sme2", "multi"): "sme2_dot_multi",
+        ("sme2", "indexed"): "sme2_dot_indexed",
+    }
     return kinds[(unit, shape)], Sem(esize, lanes, a_signed, b_signed), nvec, q
 
 
@@ -101,7 +106,7 @@ def dot_element(res: int, op1: list[int], e: int, op2: list[int], s: int, sem: S
 def dot_group(acc: int, a: list[int], a_at: int, b: list[int], b_at: int, a_signed=True, b_signed=False) -> int:
     """acc + sum over 4 bytes of a[a_at + i] * b[b_at + i] (exact; caller wraps)."""
     sem = Sem(32, 4, a_signed, b_signed)
-    return dot_element(acc, a[a_at:a_at + 4], 0, b[b_at:b_at + 4], 0, sem)
+    return dot_element(acc, a[a_at : a_at + 4], 0, b[b_at : b_at + 4], 0, sem)
 
 
 class RefState:
@@ -164,8 +169,7 @@ def sme2_za(st: RefState, nvec, wv, off, zn, zm, mode: str, index=None, sem: Sem
 
 def sme2(st: RefState, nvec, wv, off, zn, zm, index=None, a_signed=True, b_signed=False) -> None:
     """The 8-bit za.s forms: index None is the single form, else the indexed form."""
-    sme2_za(st, nvec, wv, off, zn, zm, "single" if index is None else "indexed", index,
-            Sem(32, 4, a_signed, b_signed))
+    sme2_za(st, nvec, wv, off, zn, zm, "single" if index is None else "indexed", index, Sem(32, 4, a_signed, b_signed))
 
 
 def run_form(st: RefState, form_id: str, ops: dict) -> None:

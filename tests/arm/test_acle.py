@@ -16,9 +16,16 @@ from intdot.errors import OperandError, OperandTypeError, StateError
 from . import arm_forms as forms
 from . import reference_arm as ref
 
-CTYPE_RANGE = {"int8": (-128, 127), "uint8": (0, 255), "int16": (-(2**15), 2**15 - 1), "uint16": (0, 2**16 - 1),
-               "int32": (-(2**31), 2**31 - 1), "uint32": (0, 2**32 - 1),
-               "int64": (-(2**63), 2**63 - 1), "uint64": (0, 2**64 - 1)}
+CTYPE_RANGE = {
+    "int8": (-128, 127),
+    "uint8": (0, 255),
+    "int16": (-(2**15), 2**15 - 1),
+    "uint16": (0, 2**16 - 1),
+    "int32": (-(2**31), 2**31 - 1),
+    "uint32": (0, 2**32 - 1),
+    "int64": (-(2**63), 2**63 - 1),
+    "uint64": (0, 2**64 - 1),
+}
 ALL = sorted(acle.INTRINSICS)
 
 
@@ -28,22 +35,35 @@ def bytes_of(values) -> list[int]:
 
 # -- what the name says, parsed here (not from intdot) --------------------------------------------
 
+
 def expected(name: str) -> dict:
     """Family, mnemonic, form id and argument swap that the ACLE name implies."""
     m = re.fullmatch(r"v(us|su)?dot(q?)(?:_(lane|laneq))?_(s32|u32)", name)
     if m:
         mn = {"us": "usdot", "su": "sudot"}.get(m[1]) or ("udot" if m[4] == "u32" else "sdot")
         shape = "elem" if m[3] else "vec"
-        return dict(family="neon", mn=mn, q=int(m[2] == "q"), laneq=m[3] == "laneq",
-                    form=f"{mn}_neon_{shape}_{128 if m[2] else 64}", swap=False, mode=m[3] or "vec")
+        return dict(
+            family="neon",
+            mn=mn,
+            q=int(m[2] == "q"),
+            laneq=m[3] == "laneq",
+            form=f"{mn}_neon_{shape}_{128 if m[2] else 64}",
+            swap=False,
+            mode=m[3] or "vec",
+        )
     m = re.fullmatch(r"sv(us|su)?dot(?:_(n|lane))?_([su])(32|64)(?:_([su])16)?", name)
     if m:
         mn = {"us": "usdot", "su": "sudot"}.get(m[1]) or ("udot" if m[3] == "u" else "sdot")
         tail = "_d" if m[4] == "64" else "_hs" if m[5] else ""
         swap = mn == "sudot" and m[2] != "lane"  # svsudot(_n)_s32: USDOT, sources exchanged
         form_mn = "usdot" if swap else mn
-        return dict(family="sve", mn=mn, mode=m[2] or "vec", swap=swap,
-                    form=f"{form_mn}_sve_{'indexed' if m[2] == 'lane' else 'vec'}{tail}")
+        return dict(
+            family="sve",
+            mn=mn,
+            mode=m[2] or "vec",
+            swap=swap,
+            form=f"{form_mn}_sve_{'indexed' if m[2] == 'lane' else 'vec'}{tail}",
+        )
     m = re.fullmatch(r"sv(us|su)?dot(?:_(single|lane))?_za(32|64)_([su])(8|16)_vg1x([24])", name)
     assert m, name
     mn = {"us": "usdot", "su": "sudot"}.get(m[1]) or ("udot" if m[4] == "u" else "sdot")
@@ -51,8 +71,14 @@ def expected(name: str) -> dict:
     tail = "_d" if m[3] == "64" else "_hs" if m[5] == "16" else ""
     swap = mn == "sudot" and mode == "multi"
     form_mn = "usdot" if swap else mn
-    return dict(family="sme2", mn=mn, mode=mode, swap=swap, nvec=int(m[6]),
-                form=f"{form_mn}_sme2_{'indexed' if mode == 'lane' else mode}{tail}_vg{'x' + m[6]}")
+    return dict(
+        family="sme2",
+        mn=mn,
+        mode=mode,
+        swap=swap,
+        nvec=int(m[6]),
+        form=f"{form_mn}_sme2_{'indexed' if mode == 'lane' else mode}{tail}_vg{'x' + m[6]}",
+    )
 
 
 def test_every_intrinsic_maps_to_the_form_its_name_says():
@@ -74,6 +100,7 @@ def test_the_table_has_every_form_the_intrinsics_use():
 
 
 # -- clang's headers as the oracle for names and types ----------------------------------------------
+
 
 def _headers() -> dict[str, str]:
     from tests.oracles import missing
@@ -118,13 +145,16 @@ def _our_types(proto: str) -> tuple[str, ...]:
 @pytest.mark.oracle
 def test_names_and_types_are_clangs():
     theirs = clang_prototypes()
-    assert set(theirs) == set(acle.INTRINSICS), (sorted(set(theirs) - set(acle.INTRINSICS)),
-                                                 sorted(set(acle.INTRINSICS) - set(theirs)))
+    assert set(theirs) == set(acle.INTRINSICS), (
+        sorted(set(theirs) - set(acle.INTRINSICS)),
+        sorted(set(acle.INTRINSICS) - set(theirs)),
+    )
     for name, rec in acle.INTRINSICS.items():
         assert _our_types(rec.prototype) == theirs[name], name
 
 
 # -- values against the reference model -----------------------------------------------------------
+
 
 def _ctypes(proto: str) -> tuple[str, ...]:
     """C element types of result and arguments: int32x4_t -> int32, svuint8x2_t -> uint8, uint8_t -> uint8."""
@@ -181,7 +211,7 @@ def test_intrinsic_matches_reference(name):
             first, second = (yfull, x) if rec.swap else (x, yfull)
             st.z[0][:nb] = bytes_of(acc.view(np.uint8))
             st.z[1][:nb] = bytes_of(first.view(np.uint8))
-            st.z[2][:len(second.view(np.uint8))] = bytes_of(second.view(np.uint8))
+            st.z[2][: len(second.view(np.uint8))] = bytes_of(second.view(np.uint8))
             if e["family"] == "neon":
                 ref.neon(st, 0, 1, 2, q, idx, sem)
             else:
@@ -258,52 +288,88 @@ def test_known_values():
 
 # -- argument checking ----------------------------------------------------------------------------
 
-@pytest.mark.parametrize("call, err, msg", [
-    (lambda: arm.vsudot_lane_s32([0, 0], [0] * 8, [0] * 8, 2), OperandError, "lane"),
-    (lambda: arm.vsudot_laneq_s32([0, 0], [0] * 8, [0] * 16, 4), OperandError, "lane"),
-    (lambda: arm.vsudot_lane_s32([0, 0], [0] * 8, [0] * 16, 0), OperandError, "b has 16 elements"),
-    (lambda: arm.vsudot_lane_s32([0, 0], [200] * 8, [0] * 8, 0), OperandError, "int8"),
-    (lambda: arm.vsudot_lane_s32([0, 0], [0] * 8, [-1] * 8, 0), OperandError, "uint8"),
-    (lambda: arm.vsudot_lane_s32([0, 0], [0.5] * 8, [0] * 8, 0), OperandTypeError, "dtype"),
-    (lambda: arm.vsudot_lane_s32([0, 0], [0] * 8, [0] * 8, 1.0), OperandTypeError, "lane"),
-    (lambda: arm.vsudot_lane_s32([2**32, 0], [0] * 8, [0] * 8, 0), OperandError, "r holds"),
-    # issue 8 item 6: int32 operands are checked as int32, as the int8 ones are as int8
-    (lambda: arm.vsudotq_lane_s32([2**31] * 4, [0] * 16, [0] * 8, 0), OperandError,
-     r"r holds 2147483648; every element must be int32, in \[-2147483648, 2147483647\]"),
-    (lambda: acle.vdot_u32([-1, 0], [0] * 8, [0] * 8), OperandError, r"uint32, in \[0, 4294967295\]"),
-    (lambda: acle.svdot_s64([2**63, 0], [0] * 8, [0] * 8), OperandError, "int64"),
-    (lambda: acle.svdot_u64([2**64, 0], [0] * 8, [0] * 8), OperandError, r"uint64, in \[0, 18446744073709551615\]"),
-    (lambda: acle.svdot_s32_s16([0] * 4, [2**15] * 8, [0] * 8), OperandError, "int16"),
-    (lambda: acle.svdot_n_s32([0] * 4, [0] * 16, 128), OperandError, "op3"),
-    (lambda: acle.svdot_n_s32([0] * 4, [0] * 16, "1"), OperandTypeError, "op3"),
-    (lambda: acle.svdot_lane_s64([0] * 2, [0] * 8, [0] * 8, 2), OperandError, r"imm_index.*\[0, 1\]"),
-    (lambda: acle.svdot_lane_s32_s16([0] * 4, [0] * 8, [0] * 8, 4), OperandError, "imm_index"),
-    (lambda: acle.vdot_s32([0, 0], [0] * 8), OperandTypeError, "vdot_s32"),
-    (lambda: arm.svsudot_lane_s32([0] * 3, [0] * 12, [0] * 12, 0), OperandError, "multiple of 16"),
-    (lambda: arm.svsudot_lane_s32([[0] * 4, [0] * 3], [0] * 16, [0] * 16, 0), OperandTypeError, "op1"),  # ragged
-    (lambda: arm.vsudotq_laneq_s32([[0] * 4, [0]], [0] * 16, [0] * 16, 0), OperandTypeError, "r="),
-    # batch axes that do not broadcast: an intdot error naming them, not NumPy's
-    (lambda: arm.vsudotq_laneq_s32(np.zeros((2, 4), np.int32), np.zeros((3, 16), np.int8), [0] * 16, 0),
-     OperandError, r"r \(2,\), a \(3,\)"),
-    (lambda: arm.svsudot_lane_s32(np.zeros((2, 4), np.int32), [0] * 16, np.zeros((3, 16), np.uint8), 0),
-     OperandError, "do not broadcast"),
-    (lambda: arm.svsudot_lane_s32([0] * 4, [0] * 16, [0] * 16, 4), OperandError, "imm_index"),
-    (lambda: arm.svsudot_single_za32_s8_vg1x2(0, ([0] * 16,) * 2, [0] * 16), OperandError, "exactly one"),
-    (lambda: arm.svsudot_single_za32_s8_vg1x2(0, ([0] * 16,) * 3, [0] * 16, za=np.zeros((16, 16), np.uint8)),
-     OperandError, "tuple of 2"),
-    (lambda: arm.svsudot_single_za32_s8_vg1x4(0, ([0] * 32,) * 4, [0] * 32, za=np.zeros((16, 16), np.uint8)),
-     OperandError, "zn\\[0\\] has 32"),
-    (lambda: arm.svsudot_single_za32_s8_vg1x2(0, ([0] * 16,) * 2, [0] * 16, za=np.zeros((16, 16), np.int8)),
-     OperandError, "uint8"),
-    (lambda: arm.svsudot_single_za32_s8_vg1x2(0, ([0] * 16,) * 2, [0] * 16, state=State(svl=128)),
-     StateError, "streaming"),
-    (lambda: arm.svsudot_lane_za32_s8_vg1x2(-2**31 - 1, ([0] * 16,) * 2, [0] * 16, 0,
-                                            za=np.zeros((16, 16), np.uint8)), OperandError, "slice"),
-    (lambda: acle.svdot_za64_s16_vg1x2(0, ([0] * 8,) * 2, [0] * 8, za=np.zeros((16, 16), np.uint8)),
-     OperandError, "tuple of 2"),
-    (lambda: acle.svdot_lane_za64_u16_vg1x4(0, ([0] * 8,) * 4, [0] * 8, 2, za=np.zeros((16, 16), np.uint8)),
-     OperandError, "imm_index"),
-])
+
+@pytest.mark.parametrize(
+    "call, err, msg",
+    [
+        (lambda: arm.vsudot_lane_s32([0, 0], [0] * 8, [0] * 8, 2), OperandError, "lane"),
+        (lambda: arm.vsudot_laneq_s32([0, 0], [0] * 8, [0] * 16, 4), OperandError, "lane"),
+        (lambda: arm.vsudot_lane_s32([0, 0], [0] * 8, [0] * 16, 0), OperandError, "b has 16 elements"),
+        (lambda: arm.vsudot_lane_s32([0, 0], [200] * 8, [0] * 8, 0), OperandError, "int8"),
+        (lambda: arm.vsudot_lane_s32([0, 0], [0] * 8, [-1] * 8, 0), OperandError, "uint8"),
+        (lambda: arm.vsudot_lane_s32([0, 0], [0.5] * 8, [0] * 8, 0), OperandTypeError, "dtype"),
+        (lambda: arm.vsudot_lane_s32([0, 0], [0] * 8, [0] * 8, 1.0), OperandTypeError, "lane"),
+        (lambda: arm.vsudot_lane_s32([2**32, 0], [0] * 8, [0] * 8, 0), OperandError, "r holds"),
+        # issue 8 item 6: int32 operands are checked as int32, as the int8 ones are as int8
+        (
+            lambda: arm.vsudotq_lane_s32([2**31] * 4, [0] * 16, [0] * 8, 0),
+            OperandError,
+            r"r holds 2147483648; every element must be int32, in \[-2147483648, 2147483647\]",
+        ),
+        (lambda: acle.vdot_u32([-1, 0], [0] * 8, [0] * 8), OperandError, r"uint32, in \[0, 4294967295\]"),
+        (lambda: acle.svdot_s64([2**63, 0], [0] * 8, [0] * 8), OperandError, "int64"),
+        (lambda: acle.svdot_u64([2**64, 0], [0] * 8, [0] * 8), OperandError, r"uint64, in \[0, 18446744073709551615\]"),
+        (lambda: acle.svdot_s32_s16([0] * 4, [2**15] * 8, [0] * 8), OperandError, "int16"),
+        (lambda: acle.svdot_n_s32([0] * 4, [0] * 16, 128), OperandError, "op3"),
+        (lambda: acle.svdot_n_s32([0] * 4, [0] * 16, "1"), OperandTypeError, "op3"),
+        (lambda: acle.svdot_lane_s64([0] * 2, [0] * 8, [0] * 8, 2), OperandError, r"imm_index.*\[0, 1\]"),
+        (lambda: acle.svdot_lane_s32_s16([0] * 4, [0] * 8, [0] * 8, 4), OperandError, "imm_index"),
+        (lambda: acle.vdot_s32([0, 0], [0] * 8), OperandTypeError, "vdot_s32"),
+        (lambda: arm.svsudot_lane_s32([0] * 3, [0] * 12, [0] * 12, 0), OperandError, "multiple of 16"),
+        (lambda: arm.svsudot_lane_s32([[0] * 4, [0] * 3], [0] * 16, [0] * 16, 0), OperandTypeError, "op1"),  # ragged
+        (lambda: arm.vsudotq_laneq_s32([[0] * 4, [0]], [0] * 16, [0] * 16, 0), OperandTypeError, "r="),
+        # batch axes that do not broadcast: an intdot error naming them, not NumPy's
+        (
+            lambda: arm.vsudotq_laneq_s32(np.zeros((2, 4), np.int32), np.zeros((3, 16), np.int8), [0] * 16, 0),
+            OperandError,
+            r"r \(2,\), a \(3,\)",
+        ),
+        (
+            lambda: arm.svsudot_lane_s32(np.zeros((2, 4), np.int32), [0] * 16, np.zeros((3, 16), np.uint8), 0),
+            OperandError,
+            "do not broadcast",
+        ),
+        (lambda: arm.svsudot_lane_s32([0] * 4, [0] * 16, [0] * 16, 4), OperandError, "imm_index"),
+        (lambda: arm.svsudot_single_za32_s8_vg1x2(0, ([0] * 16,) * 2, [0] * 16), OperandError, "exactly one"),
+        (
+            lambda: arm.svsudot_single_za32_s8_vg1x2(0, ([0] * 16,) * 3, [0] * 16, za=np.zeros((16, 16), np.uint8)),
+            OperandError,
+            "tuple of 2",
+        ),
+        (
+            lambda: arm.svsudot_single_za32_s8_vg1x4(0, ([0] * 32,) * 4, [0] * 32, za=np.zeros((16, 16), np.uint8)),
+            OperandError,
+            "zn\\[0\\] has 32",
+        ),
+        (
+            lambda: arm.svsudot_single_za32_s8_vg1x2(0, ([0] * 16,) * 2, [0] * 16, za=np.zeros((16, 16), np.int8)),
+            OperandError,
+            "uint8",
+        ),
+        (
+            lambda: arm.svsudot_single_za32_s8_vg1x2(0, ([0] * 16,) * 2, [0] * 16, state=State(svl=128)),
+            StateError,
+            "streaming",
+        ),
+        (
+            lambda: arm.svsudot_lane_za32_s8_vg1x2(
+                -(2**31) - 1, ([0] * 16,) * 2, [0] * 16, 0, za=np.zeros((16, 16), np.uint8)
+            ),
+            OperandError,
+            "slice",
+        ),
+        (
+            lambda: acle.svdot_za64_s16_vg1x2(0, ([0] * 8,) * 2, [0] * 8, za=np.zeros((16, 16), np.uint8)),
+            OperandError,
+            "tuple of 2",
+        ),
+        (
+            lambda: acle.svdot_lane_za64_u16_vg1x4(0, ([0] * 8,) * 4, [0] * 8, 2, za=np.zeros((16, 16), np.uint8)),
+            OperandError,
+            "imm_index",
+        ),
+    ],
+)
 def test_argument_errors(call, err, msg):
     with pytest.raises(err, match=msg):
         call()
@@ -322,7 +388,8 @@ def test_functions_carry_their_prototype_and_signature():
     assert str(inspect.signature(acle.svdot_lane_s64)) == "(op1, op2, op3, imm_index)"
     assert str(inspect.signature(acle.svdot_za32_s8_vg1x2)) == "(slice, zn, zm, *, za=None, state=None)"
     assert acle.vdotq_laneq_u32.__doc__.startswith(
-        "``uint32x4_t vdotq_laneq_u32(uint32x4_t r, uint8x16_t a, uint8x16_t b, const int lane)``")
+        "``uint32x4_t vdotq_laneq_u32(uint32x4_t r, uint8x16_t a, uint8x16_t b, const int lane)``"
+    )
     assert acle.__all__[:3] == ["INTRINSICS", "BY_FORM", "Intrinsic"] and set(acle.__all__[3:]) == set(ALL)
 
 

@@ -34,8 +34,11 @@ def _tools(streaming: bool, new: bool = False):
     if oracle.clang() is None:
         missing("clang-19 (to build the AArch64 test programs)")
     if oracle.qemu(streaming, new) is None:
-        missing("qemu-aarch64 with SME2/SVE2.1 (QEMU 11 of the oracle installer)" if streaming or new
-                else "qemu-aarch64 (qemu-user)")
+        missing(
+            "qemu-aarch64 with SME2/SVE2.1 (QEMU 11 of the oracle installer)"
+            if streaming or new
+            else "qemu-aarch64 (qemu-user)"
+        )
     return oracle
 
 
@@ -105,6 +108,7 @@ def _np(ctype: str) -> np.dtype:
 
 # -- NEON -------------------------------------------------------------------------------------------
 
+
 def _neon_load(ctype: str, at: int) -> str:
     s, bits = _elem(ctype)
     n = int(re.search(r"x(\d+)_t", ctype)[1])
@@ -118,10 +122,13 @@ def _neon(name: str, idx) -> None:
     s, bits = _elem(rt)
     n = int(re.search(r"x(\d+)_t", rt)[1])
     q = "q" if n * bits == 128 else ""
-    call = f"{name}({_neon_load(args[0], 0)}, {_neon_load(args[1], 16)}, {_neon_load(args[2], 32)}" + \
-        (f", {idx})" if idx is not None else ")")
-    src = (f"#include <arm_neon.h>\nvoid entry(unsigned char *p) {{\n"
-           f"  vst1{q}_{s}{bits}(({'u' if s == 'u' else ''}int{bits}_t *)p, {call});\n}}\n")
+    call = f"{name}({_neon_load(args[0], 0)}, {_neon_load(args[1], 16)}, {_neon_load(args[2], 32)}" + (
+        f", {idx})" if idx is not None else ")"
+    )
+    src = (
+        f"#include <arm_neon.h>\nvoid entry(unsigned char *p) {{\n"
+        f"  vst1{q}_{s}{bits}(({'u' if s == 'u' else ''}int{bits}_t *)p, {call});\n}}\n"
+    )
     exe = _build(oracle, src, streaming=False, per_zlen=0, fixed=48)
     rng = np.random.default_rng(sum(map(ord, name)) + 7 * (idx or 0))
     blobs = [np.concatenate([_acc_bytes(rng, 16, k), _bytes(rng, 32)]) for k in range(BLOBS)]
@@ -129,14 +136,15 @@ def _neon(name: str, idx) -> None:
     f = getattr(acle, name)
     sizes = [int(re.search(r"x(\d+)_t", t)[1]) * _elem(t)[1] // 8 for t in args[:3]]
     for b, out in zip(blobs, outs):
-        vals = [b[16 * k:16 * k + sizes[k]].view(_np(args[k])) for k in range(3)]
+        vals = [b[16 * k : 16 * k + sizes[k]].view(_np(args[k])) for k in range(3)]
         res = f(*vals, *(() if idx is None else (idx,)))
         want = b.copy()
-        want[:sizes[0]] = res.view(np.uint8)
+        want[: sizes[0]] = res.view(np.uint8)
         assert out == want.tobytes(), f"{name} lane {idx}"
 
 
 # -- SVE --------------------------------------------------------------------------------------------
+
 
 def _sve_load(ctype: str, k: int) -> str:
     s, bits = _elem(ctype)
@@ -152,28 +160,31 @@ def _sve(name: str, idx) -> None:
     rt, args = _types(acle.INTRINSICS[name].prototype)
     s, bits = _elem(rt)
     cty = f"{'u' if s == 'u' else ''}int{bits}_t"
-    call = f"{name}({', '.join(_sve_load(t, k) for k, t in enumerate(args[:3]))}" + \
-        (f", {idx})" if idx is not None else ")")
-    src = (f"#include <arm_sve.h>\nvoid entry(unsigned char *p) {{\n"
-           f"  svst1_{s}{bits}(svptrue_b{bits}(), ({cty} *)p, {call});\n}}\n")
+    call = f"{name}({', '.join(_sve_load(t, k) for k, t in enumerate(args[:3]))}" + (
+        f", {idx})" if idx is not None else ")"
+    )
+    src = (
+        f"#include <arm_sve.h>\nvoid entry(unsigned char *p) {{\n"
+        f"  svst1_{s}{bits}(svptrue_b{bits}(), ({cty} *)p, {call});\n}}\n"
+    )
     exe = _build(oracle, src, streaming=False, per_zlen=3, fixed=16)
     f = getattr(acle, name)
     rng = np.random.default_rng(sum(map(ord, name)) + 7 * (idx or 0))
     for vl in LENGTHS:
         n = vl // 8
         blobs = [np.concatenate([_acc_bytes(rng, n, k), _bytes(rng, 2 * n + 16)]) for k in range(BLOBS)]
-        outs = oracle.run(exe, [b.tobytes() for b in blobs], vl=vl, svl=128, streaming=False, size=3 * n + 16,
-                          new=new)
+        outs = oracle.run(exe, [b.tobytes() for b in blobs], vl=vl, svl=128, streaming=False, size=3 * n + 16, new=new)
         for b, out in zip(blobs, outs):
-            vals = [b[k * n:(k + 1) * n].view(_np(args[k])) for k in range(3)]
+            vals = [b[k * n : (k + 1) * n].view(_np(args[k])) for k in range(3)]
             if not args[2].startswith("sv"):
-                vals[2] = int(b[3 * n:3 * n + _elem(args[2])[1] // 8].view(_np(args[2]))[0])
+                vals[2] = int(b[3 * n : 3 * n + _elem(args[2])[1] // 8].view(_np(args[2]))[0])
             want = b.copy()
             want[:n] = f(*vals, *(() if idx is None else (idx,))).view(np.uint8)
             assert out == want.tobytes(), f"{name} VL={vl} imm={idx}"
 
 
 # -- SME2 -------------------------------------------------------------------------------------------
+
 
 def _sme2(name: str, idx) -> None:
     oracle = _tools(True)
@@ -191,11 +202,13 @@ def _sme2(name: str, idx) -> None:
         return f"svcreate{count}_{s}{bits}({', '.join(vec(ctype, first + j) for j in range(count))})"
 
     zm = tup(args[2], nvec, nvec) if multi else vec(args[2], nvec)
-    src = ("#include <arm_sme.h>\n"
-           'void entry(unsigned char *p) __arm_streaming __arm_inout("za") {\n'
-           "  uint64_t sz = svcntb();\n"
-           f"  uint32_t slice = *(const uint32_t *)(p + {nvec + nzm} * sz);\n"
-           f"  {name}(slice, {tup(args[1], 0, nvec)}, {zm}" + (f", {idx});\n" if idx is not None else ");\n") + "}\n")
+    src = (
+        "#include <arm_sme.h>\n"
+        'void entry(unsigned char *p) __arm_streaming __arm_inout("za") {\n'
+        "  uint64_t sz = svcntb();\n"
+        f"  uint32_t slice = *(const uint32_t *)(p + {nvec + nzm} * sz);\n"
+        f"  {name}(slice, {tup(args[1], 0, nvec)}, {zm}" + (f", {idx});\n" if idx is not None else ");\n") + "}\n"
+    )
     exe = _build(oracle, src, streaming=True, per_zlen=nvec + nzm, fixed=16)
     f = getattr(acle, name)
     rng = np.random.default_rng(sum(map(ord, name)) + 7 * (idx or 0))
@@ -205,15 +218,23 @@ def _sme2(name: str, idx) -> None:
         blobs = []
         for k in range(BLOBS):
             slice_ = int(rng.integers(0, 2**32)) if k % 3 else 2**32 - int(rng.integers(1, 8))
-            blobs.append(np.concatenate([_bytes(rng, (nvec + nzm) * s), np.array([slice_], "<u4").view(np.uint8),
-                                         np.zeros(12, np.uint8), _acc_bytes(rng, s * s, k)]))
+            blobs.append(
+                np.concatenate(
+                    [
+                        _bytes(rng, (nvec + nzm) * s),
+                        np.array([slice_], "<u4").view(np.uint8),
+                        np.zeros(12, np.uint8),
+                        _acc_bytes(rng, s * s, k),
+                    ]
+                )
+            )
         outs = oracle.run(exe, [b.tobytes() for b in blobs], vl=128, svl=svl, streaming=True, size=size)
         for b, out in zip(blobs, outs):
             want = b.copy()
-            za = want[size - s * s:].reshape(s, s)
-            zn = tuple(b[j * s:(j + 1) * s].view(_np(args[1])) for j in range(nvec))
-            zms = tuple(b[(nvec + j) * s:(nvec + j + 1) * s].view(_np(args[2])) for j in range(nzm))
-            slice_ = int(b[(nvec + nzm) * s:(nvec + nzm) * s + 4].view("<u4")[0])
+            za = want[size - s * s :].reshape(s, s)
+            zn = tuple(b[j * s : (j + 1) * s].view(_np(args[1])) for j in range(nvec))
+            zms = tuple(b[(nvec + j) * s : (nvec + j + 1) * s].view(_np(args[2])) for j in range(nzm))
+            slice_ = int(b[(nvec + nzm) * s : (nvec + nzm) * s + 4].view("<u4")[0])
             f(slice_, zn, zms if multi else zms[0], *(() if idx is None else (idx,)), za=za)
             assert out == want.tobytes(), f"{name} SVL={svl} imm={idx} slice={slice_:#x}"
 

@@ -47,8 +47,9 @@ def cases(draw, forms_=FORMS):
     form = draw(st.sampled_from(forms_))
     streaming = form.kind.startswith("sme2") or draw(st.booleans())
     vl, svl = draw(st.sampled_from(LENGTHS)), draw(st.sampled_from(LENGTHS))
-    state = random_state(np.random.default_rng(draw(st.integers(0, 2**32 - 1))), vl, svl, streaming,
-                         draw(st.booleans()))
+    state = random_state(
+        np.random.default_rng(draw(st.integers(0, 2**32 - 1))), vl, svl, streaming, draw(st.booleans())
+    )
     for v in range(8, 12):
         state.x[v] = draw(st.integers(0, 2**64 - 1))
     return Insn(form, ops_for(form, draw)), state
@@ -82,8 +83,11 @@ def test_executor_matches_reference(case):
 def _form_or_skip(form_id: str, source: str):
     form = forms.table_form(form_id) if source == "table" else forms.hand_made_form(form_id)
     if form is None:
-        pytest.skip(f"{form_id}: not in intdot's form table yet" if source == "table"
-                    else "this intdot's Form has no spec field")
+        pytest.skip(
+            f"{form_id}: not in intdot's form table yet"
+            if source == "table"
+            else "this intdot's Form has no spec field"
+        )
     return form
 
 
@@ -125,9 +129,12 @@ def test_text_word_and_insn_give_the_same_result():
     base = State(512, 256, streaming=True)
     base.z[:] = rng.integers(0, 256, base.z.shape, dtype=np.uint8)
     base.w[10] = 77
-    for text in ["sudot za.s[w10, 5, vgx4], { z28.b - z31.b }, z9.b[2]",
-                 "sudot za.s[w10, 1, vgx2], { z31.b, z0.b }, z3.b",
-                 "sudot z9.s, z1.b, z7.b[1]", "sudot v1.4s, v2.16b, v3.4b[2]"]:
+    for text in [
+        "sudot za.s[w10, 5, vgx4], { z28.b - z31.b }, z9.b[2]",
+        "sudot za.s[w10, 1, vgx2], { z31.b, z0.b }, z3.b",
+        "sudot z9.s, z1.b, z7.b[1]",
+        "sudot v1.4s, v2.16b, v3.4b[2]",
+    ]:
         a, b, c = base.copy(), base.copy(), base.copy()
         execute(a, text)
         execute(b, asm.assemble(text))
@@ -174,6 +181,7 @@ def test_bad_inputs_raise_typed_errors():
     with pytest.raises(OperandError, match="index"):
         execute(s, Insn(f, dict(zda=0, zn=1, zm=1)))
     import dataclasses
+
     with pytest.raises(UnknownInstruction):
         execute(s, Insn(dataclasses.replace(f, name="x", kind="mystery", layout=None), {}))
 
@@ -208,17 +216,20 @@ def test_docs_examples():
     assert test.examples and runner.failures == 0
 
 
-@pytest.mark.parametrize("name, ops, match", [
-    # q=0 on the 128-bit row would run the 64-bit semantics: the row fixes q=1
-    ("sudot_neon_elem_128", dict(vd=0, vn=1, vm=2, index=3, q=0), "which has q=1"),
-    ("sudot_neon_elem_128", dict(vd=0, vn=1, vm=2, index=3, q=True), "which has q=1"),
-    ("sudot_neon_elem_64", dict(vd=0, vn=1, vm=2, index=3, q=0, extra=1), "'extra'"),
-    # lists the vgx4 indexed row cannot encode (not a multiple of 4)
-    ("sudot_sme2_indexed_vgx4", dict(wv=8, off=0, zn=1, zm=0, index=0), "expected 0..28 in steps of 4"),
-    ("sudot_sme2_indexed_vgx4", dict(wv=8, off=0, zn=30, zm=0, index=0), "expected 0..28 in steps of 4"),
-    ("sudot_sme2_single_vgx2", dict(wv=12, off=0, zn=0, zm=0), "expected 8..11"),
-    ("sudot_sme2_single_vgx2", dict(wv=8, off=8, zn=0, zm=0), "expected 0..7"),
-])
+@pytest.mark.parametrize(
+    "name, ops, match",
+    [
+        # q=0 on the 128-bit row would run the 64-bit semantics: the row fixes q=1
+        ("sudot_neon_elem_128", dict(vd=0, vn=1, vm=2, index=3, q=0), "which has q=1"),
+        ("sudot_neon_elem_128", dict(vd=0, vn=1, vm=2, index=3, q=True), "which has q=1"),
+        ("sudot_neon_elem_64", dict(vd=0, vn=1, vm=2, index=3, q=0, extra=1), "'extra'"),
+        # lists the vgx4 indexed row cannot encode (not a multiple of 4)
+        ("sudot_sme2_indexed_vgx4", dict(wv=8, off=0, zn=1, zm=0, index=0), "expected 0..28 in steps of 4"),
+        ("sudot_sme2_indexed_vgx4", dict(wv=8, off=0, zn=30, zm=0, index=0), "expected 0..28 in steps of 4"),
+        ("sudot_sme2_single_vgx2", dict(wv=12, off=0, zn=0, zm=0), "expected 8..11"),
+        ("sudot_sme2_single_vgx2", dict(wv=8, off=8, zn=0, zm=0), "expected 0..7"),
+    ],
+)
 def test_an_insn_its_row_cannot_encode_is_refused_and_the_state_kept(name, ops, match):
     s = State(svl=256, streaming=True)
     s.z[:] = 1
@@ -239,12 +250,15 @@ def test_a_row_constant_may_be_left_out():
     assert s.get("v0.s").tolist() == [8, 8, 0, 0]
 
 
-@pytest.mark.parametrize("form, ops, cls", [
-    (None, {}, OperandTypeError),
-    ("sudot_sve_indexed", {}, OperandTypeError),
-    (form_named("sudot_sve_indexed"), None, OperandTypeError),
-    (form_named("sudot_sve_indexed"), [0, 1, 2, 3], OperandTypeError),
-])
+@pytest.mark.parametrize(
+    "form, ops, cls",
+    [
+        (None, {}, OperandTypeError),
+        ("sudot_sve_indexed", {}, OperandTypeError),
+        (form_named("sudot_sve_indexed"), None, OperandTypeError),
+        (form_named("sudot_sve_indexed"), [0, 1, 2, 3], OperandTypeError),
+    ],
+)
 def test_malformed_insn_objects_raise_typed_errors(form, ops, cls):
     with pytest.raises(cls):
         execute(State(), Insn(form, ops))
@@ -290,12 +304,15 @@ def test_a_hand_made_form_needs_an_arm_dot_spec():
         execute(s, Insn(dataclasses.replace(base, spec=DotSpec(16, 8, 4, True, True, acc_bits=64)), ops))
 
 
-@pytest.mark.parametrize("form_id, ops, match", [
-    ("sdot_sve_indexed_d", dict(zda=0, zn=1, zm=2, index=2), r"index=2 is out of range; expected 0\.\.1"),
-    ("udot_sme2_indexed_d_vgx2", dict(wv=8, off=0, zn=0, zm=2, index=2), r"expected 0\.\.1"),
-    ("sdot_neon_vec_128", dict(vd=0, vn=1, vm=32, q=1), "vm=32"),
-    ("usdot_sme2_multi_vgx4", dict(wv=8, off=0, zn=0), "'zm' is missing"),
-])
+@pytest.mark.parametrize(
+    "form_id, ops, match",
+    [
+        ("sdot_sve_indexed_d", dict(zda=0, zn=1, zm=2, index=2), r"index=2 is out of range; expected 0\.\.1"),
+        ("udot_sme2_indexed_d_vgx2", dict(wv=8, off=0, zn=0, zm=2, index=2), r"expected 0\.\.1"),
+        ("sdot_neon_vec_128", dict(vd=0, vn=1, vm=32, q=1), "vm=32"),
+        ("usdot_sme2_multi_vgx4", dict(wv=8, off=0, zn=0), "'zm' is missing"),
+    ],
+)
 def test_a_hand_made_forms_operands_are_checked(form_id, ops, match):
     s = State(streaming=True)
     before = s.copy()

@@ -116,12 +116,12 @@ def blob(s: State) -> bytes:
 
 def first_difference(text: str, s: State, want: bytes) -> str:
     """Where intdot's state differs from QEMU's blob, said in register terms."""
-    z = np.frombuffer(want[:s.z.size], np.uint8).reshape(s.z.shape)
+    z = np.frombuffer(want[: s.z.size], np.uint8).reshape(s.z.shape)
     for r in range(32):
         if not np.array_equal(z[r], s.z[r]):
-            return (f"z{r}: qemu {z[r].view('<i4').tolist()} intdot {s.z[r].view('<i4').tolist()}")
+            return f"z{r}: qemu {z[r].view('<i4').tolist()} intdot {s.z[r].view('<i4').tolist()}"
     if s.streaming:
-        za = np.frombuffer(want[s.z.size:s.z.size + s.za.size], np.uint8).reshape(s.za.shape)
+        za = np.frombuffer(want[s.z.size : s.z.size + s.za.size], np.uint8).reshape(s.za.shape)
         for r in range(za.shape[0]):
             if not np.array_equal(za[r], s.za[r]):
                 return f"za[{r}]: qemu {za[r].view('<i4').tolist()} intdot {s.za[r].view('<i4').tolist()}"
@@ -132,8 +132,11 @@ def _tools(streaming: bool, new: bool = False):
     if oracle.clang() is None:
         missing("clang-19 (to build the AArch64 test programs)")
     if oracle.qemu(streaming, new) is None:
-        missing("qemu-aarch64 with SME2/SVE2.1 (QEMU 11 of the oracle installer)" if streaming or new
-                else "qemu-aarch64 (qemu-user)")
+        missing(
+            "qemu-aarch64 with SME2/SVE2.1 (QEMU 11 of the oracle installer)"
+            if streaming or new
+            else "qemu-aarch64 (qemu-user)"
+        )
 
 
 def _insns(form_id: str, text: str, ops: dict) -> list:
@@ -153,8 +156,9 @@ def _insns(form_id: str, text: str, ops: dict) -> list:
     return [Insn(hand, ops)]
 
 
-def compare(form_id: str, text: str, ops: dict, *, vl: int, svl: int, streaming: bool, nstates: int,
-            acc_regs, label: str, seed) -> None:
+def compare(
+    form_id: str, text: str, ops: dict, *, vl: int, svl: int, streaming: bool, nstates: int, acc_regs, label: str, seed
+) -> None:
     new = forms.needs_new_qemu(form_id)
     try:
         exe = oracle.build(text, streaming=streaming)
@@ -167,8 +171,9 @@ def compare(form_id: str, text: str, ops: dict, *, vl: int, svl: int, streaming:
     for k, (s, want) in enumerate(zip(states, outs)):
         execute(s, insns[k % len(insns)])
         if blob(s) != want:
-            pytest.fail(f"{text!r} at VL={vl} SVL={svl} streaming={streaming}, state {k}: "
-                        + first_difference(text, s, want))
+            pytest.fail(
+                f"{text!r} at VL={vl} SVL={svl} streaming={streaming}, state {k}: " + first_difference(text, s, want)
+            )
     COUNTS[(label, "SVL" if streaming else "VL", vl if not streaming else svl)] += nstates
 
 
@@ -193,9 +198,11 @@ def summary_lines() -> list[str]:
     """The table of QEMU states compared per form and vector length, for the terminal summary."""
     if not COUNTS:
         return []
-    lines = ["QEMU states compared per form and vector length in bits (VL for NEON/SVE, SVL in streaming "
-             "mode; also in .oracle-cache/qemu-state-counts.json):",
-             f"  {'form':40s} {'length':6s}" + "".join(f"{n:>7d}" for n in LENGTHS)]
+    lines = [
+        "QEMU states compared per form and vector length in bits (VL for NEON/SVE, SVL in streaming "
+        "mode; also in .oracle-cache/qemu-state-counts.json):",
+        f"  {'form':40s} {'length':6s}" + "".join(f"{n:>7d}" for n in LENGTHS),
+    ]
     for f, kind in sorted({(f, kind) for f, kind, _ in COUNTS}):
         cells = "".join(f"{COUNTS.get((f, kind, n), '-'):>7}" for n in LENGTHS)
         lines.append(f"  {f:40s} {kind:6s}{cells}")
@@ -207,8 +214,18 @@ def _run_form(form: str, length: int, count: int, nstates: int) -> None:
     streaming = FORMS[form]
     _tools(streaming, forms.needs_new_qemu(form))
     for j, (text, ops) in enumerate(instructions(form, count)):
-        compare(form, text, ops, vl=length, svl=length, streaming=streaming, nstates=nstates,
-                acc_regs=_acc_regs(text), label=form, seed=(zlib.crc32(form.encode()), length, j))
+        compare(
+            form,
+            text,
+            ops,
+            vl=length,
+            svl=length,
+            streaming=streaming,
+            nstates=nstates,
+            acc_regs=_acc_regs(text),
+            label=form,
+            seed=(zlib.crc32(form.encode()), length, j),
+        )
 
 
 @pytest.mark.parametrize("length", LENGTHS)
@@ -234,8 +251,18 @@ def test_neon_sve_in_streaming_mode_match_qemu(form, length):
     and a NEON write zeroes Zd up to SVL."""
     _tools(True)
     for j, (text, ops) in enumerate(instructions(form, 1)):
-        compare(form, text, ops, vl=128 if length != 128 else 256, svl=length, streaming=True, nstates=8,
-                acc_regs=_acc_regs(text), label=form + " (streaming)", seed=(7, length, j))
+        compare(
+            form,
+            text,
+            ops,
+            vl=128 if length != 128 else 256,
+            svl=length,
+            streaming=True,
+            nstates=8,
+            acc_regs=_acc_regs(text),
+            label=form + " (streaming)",
+            seed=(7, length, j),
+        )
 
 
 def test_every_form_of_the_table_is_covered():

@@ -27,7 +27,7 @@ def test_every_neon_dot_intrinsic_has_vectors():
 def _dtypes(name: str) -> list[np.dtype]:
     """The element dtypes of (r, a, b) as the C prototype states them."""
     proto = acle.INTRINSICS[name].prototype
-    args = proto[proto.index("(") + 1:].split(", ")[:3]
+    args = proto[proto.index("(") + 1 :].split(", ")[:3]
     return [np.dtype(a.split("x")[0]) for a in args]
 
 

@@ -55,10 +55,14 @@ class Intrinsic(NamedTuple):
 INTRINSICS: dict[str, Intrinsic] = {}
 
 _CTYPES = {  # C element type -> (lowest, highest)
-    "int8": (-(1 << 7), (1 << 7) - 1), "uint8": (0, (1 << 8) - 1),
-    "int16": (-(1 << 15), (1 << 15) - 1), "uint16": (0, (1 << 16) - 1),
-    "int32": (-(1 << 31), (1 << 31) - 1), "uint32": (0, (1 << 32) - 1),
-    "int64": (-(1 << 63), (1 << 63) - 1), "uint64": (0, (1 << 64) - 1),
+    "int8": (-(1 << 7), (1 << 7) - 1),
+    "uint8": (0, (1 << 8) - 1),
+    "int16": (-(1 << 15), (1 << 15) - 1),
+    "uint16": (0, (1 << 16) - 1),
+    "int32": (-(1 << 31), (1 << 31) - 1),
+    "uint32": (0, (1 << 32) - 1),
+    "int64": (-(1 << 63), (1 << 63) - 1),
+    "uint64": (0, (1 << 64) - 1),
 }
 
 
@@ -67,6 +71,7 @@ def _ctype(signed: bool, bits: int) -> str:
 
 
 # -- argument checking -------------------------------------------------------------------------------
+
 
 def _vector(x, name: str, ctype: str, length: int | None, func: str) -> np.ndarray:
     """An array of ``ctype`` values whose last axis has ``length`` elements, as that C type (contiguous)."""
@@ -84,8 +89,9 @@ def _vector(x, name: str, ctype: str, length: int | None, func: str) -> np.ndarr
     else:
         mn = mx = None
     if x.ndim == 0:
-        raise OperandError(f"{func}: {name} is a scalar; expected a vector of {ctype}"
-                           + (f" with {length} elements" if length else ""))
+        raise OperandError(
+            f"{func}: {name} is a scalar; expected a vector of {ctype}" + (f" with {length} elements" if length else "")
+        )
     if length is not None and x.shape[-1] != length:
         raise OperandError(f"{func}: {name} has {x.shape[-1]} elements; expected {length} ({ctype})")
     if x.size and x.dtype != np.dtype(ctype):
@@ -95,8 +101,7 @@ def _vector(x, name: str, ctype: str, length: int | None, func: str) -> np.ndarr
             bad = mn if mn < lo else mx
             other = ctype[1:] if ctype.startswith("u") else "u" + ctype
             hint = f" (to read the bits of {other} values as {ctype}, pass x.view(np.{ctype}))"
-            raise OperandError(f"{func}: {name} holds {bad}; every element must be {ctype}, "
-                               f"in [{lo}, {hi}]{hint}")
+            raise OperandError(f"{func}: {name} holds {bad}; every element must be {ctype}, in [{lo}, {hi}]{hint}")
     return np.ascontiguousarray(x.astype(np.dtype(ctype).newbyteorder("<"), copy=False))
 
 
@@ -138,6 +143,7 @@ class _Types:
 
 # -- NEON ----------------------------------------------------------------------------------------------
 
+
 def _neon_impl(func: str, t: _Types, nbytes: int, b_bytes: int, lane: bool):
     nres = nbytes * 8 // t.bits
     nx, ny = nbytes * 8 // t.width, b_bytes * 8 // t.width
@@ -170,28 +176,41 @@ def _neon_family(mnemonic: str) -> None:
         atype = f"{cty[t.x]}{nbytes}_t"
         if mnemonic != "sudot":  # SUDOT exists only by element
             name = f"{prefix}{'q' if q else ''}{suffix}"
-            _define(name, _neon_impl(name, t, nbytes, nbytes, False), ("r", "a", "b"),
-                    Intrinsic(f"{mnemonic}_neon_vec_{64 << q}",
-                              f"{rtype} {name}({rtype} r, {atype} a, {cty[t.y]}{nbytes}_t b)"),
-                    f"r[i] + the dot product of the 4 {t.x} of a at 4i and the 4 {t.y} of b at 4i "
-                    f"(wrapping mod 2**32).")
+            _define(
+                name,
+                _neon_impl(name, t, nbytes, nbytes, False),
+                ("r", "a", "b"),
+                Intrinsic(
+                    f"{mnemonic}_neon_vec_{64 << q}", f"{rtype} {name}({rtype} r, {atype} a, {cty[t.y]}{nbytes}_t b)"
+                ),
+                f"r[i] + the dot product of the 4 {t.x} of a at 4i and the 4 {t.y} of b at 4i (wrapping mod 2**32).",
+            )
         for laneq in (0, 1):
             b_bytes = 16 if laneq else 8
             name = f"{prefix}{'q' if q else ''}_lane{'q' if laneq else ''}{suffix}"
-            _define(name, _neon_impl(name, t, nbytes, b_bytes, True), ("r", "a", "b", "lane"),
-                    Intrinsic(f"{mnemonic}_neon_elem_{64 << q}",
-                              f"{rtype} {name}({rtype} r, {atype} a, {cty[t.y]}{b_bytes}_t b, const int lane)"),
-                    f"r[i] + the dot product of the 4 {t.x} of a at 4i and the 4 {t.y} of b at 4*lane "
-                    f"(lane in 0..{b_bytes // 4 - 1}; wrapping mod 2**32).")
+            _define(
+                name,
+                _neon_impl(name, t, nbytes, b_bytes, True),
+                ("r", "a", "b", "lane"),
+                Intrinsic(
+                    f"{mnemonic}_neon_elem_{64 << q}",
+                    f"{rtype} {name}({rtype} r, {atype} a, {cty[t.y]}{b_bytes}_t b, const int lane)",
+                ),
+                f"r[i] + the dot product of the 4 {t.x} of a at 4i and the 4 {t.y} of b at 4*lane "
+                f"(lane in 0..{b_bytes // 4 - 1}; wrapping mod 2**32).",
+            )
 
 
 # -- SVE -----------------------------------------------------------------------------------------------
 
+
 def _sve_length(n: int, bits: int, func: str) -> None:
     nbytes = n * bits // 8
     if nbytes == 0 or nbytes % 16 or nbytes > 256:
-        raise OperandError(f"{func}: op1 has {n} elements ({nbytes} bytes); an SVE vector is a multiple of "
-                           "16 bytes (128 bits), at most 256 (2048 bits)")
+        raise OperandError(
+            f"{func}: op1 has {n} elements ({nbytes} bytes); an SVE vector is a multiple of "
+            "16 bytes (128 bits), at most 256 (2048 bits)"
+        )
 
 
 def _sve_impl(func: str, t: _Types, mode: str):
@@ -232,16 +251,25 @@ def _sv(ctype: str) -> str:
 def _sve_intrinsic(name: str, mnemonic: str, shape: str, mode: str, form: str, swap: bool = False) -> None:
     t = _Types(mnemonic, shape, swap)
     op3 = f"{t.y}_t op3" if mode == "n" else f"{_sv(t.y)} op3"
-    proto = f"{_sv(t.acc)} {name}({_sv(t.acc)} op1, {_sv(t.x)} op2, {op3}" + \
-        (", uint64_t imm_index)" if mode == "lane" else ")")
+    proto = f"{_sv(t.acc)} {name}({_sv(t.acc)} op1, {_sv(t.x)} op2, {op3}" + (
+        ", uint64_t imm_index)" if mode == "lane" else ")"
+    )
     lanes = sem.SHAPES[shape][1]
-    what = {"vec": "the same element of op3", "n": "op3 (a scalar, in every lane)",
-            "lane": f"element imm_index (0..{128 // t.bits - 1}) of the 128-bit segment of op3 that holds it"}[mode]
-    _define(name, _sve_impl(name, t, mode), ("op1", "op2", "op3") + (("imm_index",) if mode == "lane" else ()),
-            Intrinsic(form, proto, swap),
-            f"Element i of op1 plus the dot product of the {lanes} {t.x} of op2 in element i with those of "
-            f"{what}" + (" (op2 is the instruction's second source: USDOT with the sources exchanged)"
-                         if swap else "") + f"; wrapping mod 2**{t.bits}.")
+    what = {
+        "vec": "the same element of op3",
+        "n": "op3 (a scalar, in every lane)",
+        "lane": f"element imm_index (0..{128 // t.bits - 1}) of the 128-bit segment of op3 that holds it",
+    }[mode]
+    _define(
+        name,
+        _sve_impl(name, t, mode),
+        ("op1", "op2", "op3") + (("imm_index",) if mode == "lane" else ()),
+        Intrinsic(form, proto, swap),
+        f"Element i of op1 plus the dot product of the {lanes} {t.x} of op2 in element i with those of "
+        f"{what}"
+        + (" (op2 is the instruction's second source: USDOT with the sources exchanged)" if swap else "")
+        + f"; wrapping mod 2**{t.bits}.",
+    )
 
 
 def _sve_families() -> None:
@@ -263,6 +291,7 @@ def _sve_families() -> None:
 
 # -- SME2 ----------------------------------------------------------------------------------------------
 
+
 def _za_target(za, state, func: str) -> np.ndarray:
     if (za is None) == (state is None):
         raise OperandError(f"{func}: pass exactly one of za= (an (SVL/8, SVL/8) uint8 array) or state= (a State)")
@@ -270,13 +299,22 @@ def _za_target(za, state, func: str) -> np.ndarray:
         if not isinstance(state, State):
             raise OperandTypeError(f"{func}: state={describe(state)} is not an intdot.arm.State")
         if not state.streaming:
-            raise StateError(f"{func} is an SME2 intrinsic (__arm_streaming); the state is not in streaming mode: "
-                             "call state.smstart() or create State(..., streaming=True)")
+            raise StateError(
+                f"{func} is an SME2 intrinsic (__arm_streaming); the state is not in streaming mode: "
+                "call state.smstart() or create State(..., streaming=True)"
+            )
         return state.za
-    if not isinstance(za, np.ndarray) or za.dtype != np.uint8 or za.ndim != 2 or za.shape[0] != za.shape[1] \
-            or 8 * za.shape[0] not in LENGTHS:
-        raise OperandError(f"{func}: za={describe(za)}; expected a square uint8 NumPy array of SVL/8 rows of "
-                           f"SVL/8 bytes, SVL in {LENGTHS}")
+    if (
+        not isinstance(za, np.ndarray)
+        or za.dtype != np.uint8
+        or za.ndim != 2
+        or za.shape[0] != za.shape[1]
+        or 8 * za.shape[0] not in LENGTHS
+    ):
+        raise OperandError(
+            f"{func}: za={describe(za)}; expected a square uint8 NumPy array of SVL/8 rows of "
+            f"SVL/8 bytes, SVL in {LENGTHS}"
+        )
     if not za.flags.c_contiguous or not za.flags.writeable:
         raise OperandError(f"{func}: za must be a writeable C-contiguous array (it is updated in place)")
     return za
@@ -284,8 +322,9 @@ def _za_target(za, state, func: str) -> np.ndarray:
 
 def _tuple(x, name: str, ctype: str, nvec: int, n: int, func: str) -> np.ndarray:
     if not isinstance(x, (tuple, list)) or len(x) != nvec:
-        raise OperandError(f"{func}: {name}={describe(x)}; expected a tuple of {nvec} {ctype} vectors "
-                           f"(sv{ctype}x{nvec}_t)")
+        raise OperandError(
+            f"{func}: {name}={describe(x)}; expected a tuple of {nvec} {ctype} vectors (sv{ctype}x{nvec}_t)"
+        )
     out = np.stack([_vector(v, f"{name}[{i}]", ctype, n, func) for i, v in enumerate(x)])
     if out.ndim != 2:
         raise OperandError(f"{func}: the members of {name} must be 1-D vectors of {n} {ctype}")
@@ -323,9 +362,11 @@ def _sme2_impl(func: str, t: _Types, mode: str, nvec: int):
 
 
 def _sme2_families() -> None:
-    rows = [("sdot", "svdot", shape) for shape in ("b_s", "h_s", "h_d")] + \
-        [("udot", "svdot", shape) for shape in ("b_s", "h_s", "h_d")] + \
-        [("usdot", "svusdot", "b_s"), ("sudot", "svsudot", "b_s")]
+    rows = (
+        [("sdot", "svdot", shape) for shape in ("b_s", "h_s", "h_d")]
+        + [("udot", "svdot", shape) for shape in ("b_s", "h_s", "h_d")]
+        + [("usdot", "svusdot", "b_s"), ("sudot", "svsudot", "b_s")]
+    )
     for mn, prefix, shape in rows:
         width, _, bits = sem.SHAPES[shape]
         tail = {"b_s": "", "h_s": "_hs", "h_d": "_d"}[shape]
@@ -337,21 +378,29 @@ def _sme2_families() -> None:
                 name = f"{prefix}{infix}_za{bits}_{t.x[0] if t.x[0] == 'u' else 's'}{width}_vg1x{nvec}"
                 form = f"{form_mn}_sme2_{'indexed' if mode == 'lane' else mode}{tail}_vgx{nvec}"
                 zm = f"sv{t.y}x{nvec}_t zm" if mode == "multi" else f"sv{t.y}_t zm"
-                proto = f"void {name}(uint32_t slice, sv{t.x}x{nvec}_t zn, {zm}" + \
-                    (", uint64_t imm_index)" if mode == "lane" else ")")
-                what = {"single": "zm", "multi": "zm[r]",
-                        "lane": f"element imm_index (0..{128 // bits - 1}) of each 128-bit segment of zm"}[mode]
-                _define(name, _sme2_impl(name, t, mode, nvec),
-                        ("slice", "zn", "zm") + (("imm_index",) if mode == "lane" else ()),
-                        Intrinsic(form, proto, swap),
-                        f"ZA array vectors (slice mod vstride) + r * vstride (vstride = SVL/8/{nvec} rows, "
-                        f"r < {nvec}) accumulate, as {bits}-bit elements, the dot products of zn[r] with {what}"
-                        + (" (USDOT with zn and zm exchanged)" if swap else "")
-                        + ". ``za`` or ``state`` (keyword) is updated in place and ZA returned.",
-                        sme2=True)
+                proto = f"void {name}(uint32_t slice, sv{t.x}x{nvec}_t zn, {zm}" + (
+                    ", uint64_t imm_index)" if mode == "lane" else ")"
+                )
+                what = {
+                    "single": "zm",
+                    "multi": "zm[r]",
+                    "lane": f"element imm_index (0..{128 // bits - 1}) of each 128-bit segment of zm",
+                }[mode]
+                _define(
+                    name,
+                    _sme2_impl(name, t, mode, nvec),
+                    ("slice", "zn", "zm") + (("imm_index",) if mode == "lane" else ()),
+                    Intrinsic(form, proto, swap),
+                    f"ZA array vectors (slice mod vstride) + r * vstride (vstride = SVL/8/{nvec} rows, "
+                    f"r < {nvec}) accumulate, as {bits}-bit elements, the dot products of zn[r] with {what}"
+                    + (" (USDOT with zn and zm exchanged)" if swap else "")
+                    + ". ``za`` or ``state`` (keyword) is updated in place and ZA returned.",
+                    sme2=True,
+                )
 
 
 # -- generation ----------------------------------------------------------------------------------------
+
 
 def _define(name: str, impl, params: tuple[str, ...], record: Intrinsic, summary: str, sme2: bool = False) -> None:
     """Publish ``impl`` as intrinsic ``name``: a function with the ACLE's argument names and a docstring."""
@@ -366,8 +415,10 @@ def _define(name: str, impl, params: tuple[str, ...], record: Intrinsic, summary
             bound = signature.bind(*args, **kwargs)
         except TypeError as exc:
             raise OperandTypeError(f"{name}: {exc}; expected {record.prototype}") from None
-        return impl(*(bound.arguments[p] for p in params), **{k: bound.arguments[k] for k in ("za", "state")
-                                                              if k in bound.arguments})
+        return impl(
+            *(bound.arguments[p] for p in params),
+            **{k: bound.arguments[k] for k in ("za", "state") if k in bound.arguments},
+        )
 
     signature = inspect.Signature(sig)
     call.__name__ = call.__qualname__ = name
@@ -400,21 +451,43 @@ def stub_text() -> str:
     ``tests/arm/test_acle.py`` checks that the file in the package is this text;
     to refresh it: ``python -c "from intdot.arm import acle; print(acle.stub_text(), end='')" > acle.pyi``.
     """
-    lines = ['"""Type stubs of intdot.arm.acle (generated by acle.stub_text(); do not edit)."""', "",
-             "from typing import NamedTuple", "", "import numpy as np", "from numpy.typing import ArrayLike", "",
-             "from .state import State", "",
-             "Vector = ArrayLike", "Vectors = tuple[ArrayLike, ...]", "",
-             "class Intrinsic(NamedTuple):", "    form: str", "    prototype: str", "    swap: bool = ...", "",
-             "INTRINSICS: dict[str, Intrinsic]", "BY_FORM: dict[str, tuple[str, ...]]", "",
-             "def stub_text() -> str: ...", ""]
+    lines = [
+        '"""Type stubs of intdot.arm.acle (generated by acle.stub_text(); do not edit)."""',
+        "",
+        "from typing import NamedTuple",
+        "",
+        "import numpy as np",
+        "from numpy.typing import ArrayLike",
+        "",
+        "from .state import State",
+        "",
+        "Vector = ArrayLike",
+        "Vectors = tuple[ArrayLike, ...]",
+        "",
+        "class Intrinsic(NamedTuple):",
+        "    form: str",
+        "    prototype: str",
+        "    swap: bool = ...",
+        "",
+        "INTRINSICS: dict[str, Intrinsic]",
+        "BY_FORM: dict[str, tuple[str, ...]]",
+        "",
+        "def stub_text() -> str: ...",
+        "",
+    ]
     for name in sorted(INTRINSICS):
         multi = "_sme2_multi" in INTRINSICS[name].form
         args = []
         for p in inspect.signature(globals()[name]).parameters.values():
             if p.kind is p.KEYWORD_ONLY:
                 continue
-            kind = "int" if p.name in ("lane", "imm_index", "slice") else \
-                "Vectors" if p.name == "zn" or (p.name == "zm" and multi) else "Vector"
+            kind = (
+                "int"
+                if p.name in ("lane", "imm_index", "slice")
+                else "Vectors"
+                if p.name == "zn" or (p.name == "zm" and multi)
+                else "Vector"
+            )
             args.append(f"{p.name}: {kind}")
         if "_za" in name:
             lines.append(f"def {name}({', '.join(args)}, *,")

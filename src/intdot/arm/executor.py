@@ -28,12 +28,15 @@ def form_spec(form: Form) -> DotSpec:
     if not isinstance(spec, DotSpec):
         raise OperandTypeError(f"{form.name}: spec={describe(spec)} is not an intdot.core.DotSpec")
     if spec.a_width != spec.b_width or spec.a_bits != spec.acc_bits or spec.b_bits != spec.acc_bits:
-        raise OperandError(f"{form.name}: {spec} is not an Arm dot shape; expected equal lane widths whose "
-                           f"groups fill the accumulator element (4 x 8 -> 32, 4 x 16 -> 64 or 2 x 16 -> 32 bits)")
+        raise OperandError(
+            f"{form.name}: {spec} is not an Arm dot shape; expected equal lane widths whose "
+            f"groups fill the accumulator element (4 x 8 -> 32, 4 x 16 -> 64 or 2 x 16 -> 32 bits)"
+        )
     return spec
 
 
 # -- the per-kind execute functions ----------------------------------------------
+
 
 def _op(insn: Insn, name: str, lo: int, hi: int) -> int:
     """Operand ``name``, within what the semantics can address (``lo..hi``).
@@ -95,9 +98,11 @@ def _exec_sve_indexed(state: State, insn: Insn, spec: DotSpec) -> None:
 def _sme2_prologue(state: State, insn: Insn):
     form = insn.form
     if not state.streaming:
-        raise StateError(f"{form.mnemonic} ({form.name}) is an SME2 instruction and runs only in streaming "
-                         "mode (hardware traps it as UNDEFINED otherwise); create the state with "
-                         "State(..., streaming=True) or call state.smstart() before setting the Z registers")
+        raise StateError(
+            f"{form.mnemonic} ({form.name}) is an SME2 instruction and runs only in streaming "
+            "mode (hardware traps it as UNDEFINED otherwise); create the state with "
+            "State(..., streaming=True) or call state.smstart() before setting the Z registers"
+        )
     nvec = form.nvec
     if nvec not in (2, 4):
         raise OperandError(f"{form.name}: nvec={nvec!r}; expected 2 or 4")
@@ -110,8 +115,9 @@ def _exec_sme2_indexed(state: State, insn: Insn, spec: DotSpec) -> None:
     zn, zm = _op(insn, "zn", 0, 31), _op(insn, "zm", 0, 31)
     index = _op(insn, "index", 0, sem.per_segment(spec) - 1)
     z = state.z
-    res = sem.by_segment(spec, sem.words(group, spec), sem.words(sem.members(z, zn, nvec), spec),
-                         sem.words(z[zm], spec), index)
+    res = sem.by_segment(
+        spec, sem.words(group, spec), sem.words(sem.members(z, zn, nvec), spec), sem.words(z[zm], spec), index
+    )
     group[...] = res.view(np.uint8)
 
 
@@ -119,8 +125,9 @@ def _exec_sme2_single(state: State, insn: Insn, spec: DotSpec) -> None:
     nvec, group = _sme2_prologue(state, insn)
     zn, zm = _op(insn, "zn", 0, 31), _op(insn, "zm", 0, 31)
     z = state.z
-    res = sem.elementwise(spec, sem.words(group, spec), sem.words(sem.members(z, zn, nvec), spec),
-                          sem.words(z[zm], spec)[None, :])
+    res = sem.elementwise(
+        spec, sem.words(group, spec), sem.words(sem.members(z, zn, nvec), spec), sem.words(z[zm], spec)[None, :]
+    )
     group[...] = res.view(np.uint8)
 
 
@@ -128,8 +135,12 @@ def _exec_sme2_multi(state: State, insn: Insn, spec: DotSpec) -> None:
     nvec, group = _sme2_prologue(state, insn)
     zn, zm = _op(insn, "zn", 0, 31), _op(insn, "zm", 0, 31)
     z = state.z
-    res = sem.elementwise(spec, sem.words(group, spec), sem.words(sem.members(z, zn, nvec), spec),
-                          sem.words(sem.members(z, zm, nvec), spec))
+    res = sem.elementwise(
+        spec,
+        sem.words(group, spec),
+        sem.words(sem.members(z, zn, nvec), spec),
+        sem.words(sem.members(z, zm, nvec), spec),
+    )
     group[...] = res.view(np.uint8)
 
 
@@ -154,8 +165,10 @@ def as_insn(insn) -> Insn:
         return asm.parse(insn)
     if is_int_scalar(insn):
         return asm.decode(int(insn))
-    raise OperandTypeError(f"insn={describe(insn)} has type {type(insn).__name__}; expected assembly text, "
-                           "a 32-bit instruction word or an intdot.arm.Insn")
+    raise OperandTypeError(
+        f"insn={describe(insn)} has type {type(insn).__name__}; expected assembly text, "
+        "a 32-bit instruction word or an intdot.arm.Insn"
+    )
 
 
 def execute(state: State, insn) -> State:
@@ -192,8 +205,9 @@ def execute(state: State, insn) -> State:
         raise OperandTypeError(f"insn.form={describe(form)} is not an intdot.arm.Form")
     fn = EXECUTE.get(form.kind)
     if fn is None:
-        raise UnknownInstruction(f"{form.name}: the executor has no semantics for kind "
-                                 f"{form.kind!r}; known kinds: {sorted(EXECUTE)}")
+        raise UnknownInstruction(
+            f"{form.name}: the executor has no semantics for kind {form.kind!r}; known kinds: {sorted(EXECUTE)}"
+        )
     spec = form_spec(form)
     if form.layout is not None:  # a row of the table: its operands must be encodable
         from .forms import checked_ops

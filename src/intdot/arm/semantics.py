@@ -74,6 +74,7 @@ def words(region: np.ndarray, spec: DotSpec) -> np.ndarray:
 
 # -- the kernels: word arrays in (last axis = elements), result-type array out -------------------
 
+
 def _dot(spec: DotSpec, acc: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """The core on operands brought to one shape first: the core's equal-shape path is its fastest,
     and the copies are small (one register group)."""
@@ -90,7 +91,7 @@ def elementwise(spec: DotSpec, acc: np.ndarray, a: np.ndarray, b: np.ndarray) ->
 
 def by_element(spec: DotSpec, acc: np.ndarray, a: np.ndarray, b: np.ndarray, index: int) -> np.ndarray:
     """acc[..., e] + dot(a[..., e], b[..., index]): one element of the second source for all."""
-    return _dot(spec, acc, a, b[..., index:index + 1])
+    return _dot(spec, acc, a, b[..., index : index + 1])
 
 
 def by_segment(spec: DotSpec, acc: np.ndarray, a: np.ndarray, b: np.ndarray, index: int) -> np.ndarray:
@@ -116,9 +117,9 @@ def za_group(za: np.ndarray, nvec: int, slice_value: int) -> np.ndarray:
     (48, (4, 16))
     """
     vstride = za.shape[0] // nvec
-    return za[slice_value % vstride::vstride]
+    return za[slice_value % vstride :: vstride]
 
 
 def members(z: np.ndarray, first: int, nvec: int) -> np.ndarray:
     """Z registers first, first+1, ... (mod 32) as a (nvec, bytes) array (a view unless the list wraps)."""
-    return z[first:first + nvec] if first + nvec <= 32 else z[(first + np.arange(nvec)) % 32]
+    return z[first : first + nvec] if first + nvec <= 32 else z[(first + np.arange(nvec)) % 32]
