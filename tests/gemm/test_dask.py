@@ -42,6 +42,9 @@ def test_dask_mixed_sign_and_errors(client):
     assert np.array_equal(client.compute(lazy).result(), gemm(a, b, op="usdot"))
     with pytest.raises(OperandError, match=r"c has shape \(3, 3\)"):
         gemm(da.from_array(a), da.from_array(b), np.zeros((3, 3), np.int32), op="usdot")
+    for backend in ("cuda", None):
+        with pytest.raises(OperandError, match=f"backend={backend!r}"):
+            gemm(da.from_array(a), da.from_array(b), op="usdot", backend=backend)  # at the call, not at compute
     with pytest.raises(OperandError, match="2-D"):
         gemm(da.zeros((2, 3, 4), dtype=np.int8), da.zeros((4, 5), dtype=np.int8), op="sdot4")
     bad = gemm(da.from_array(np.full((4, 4), 300), chunks=2), da.zeros((4, 4), dtype=np.int8), op="sdot4")

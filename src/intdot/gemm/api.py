@@ -39,9 +39,17 @@ def installed() -> dict[str, bool]:
 SMALL = 1 << 26
 
 
-def _pick(backend, a, b, work: int = SMALL) -> str:
-    if backend not in BACKENDS:
+def check_backend(backend) -> None:
+    """Raise unless ``backend`` names a backend that can run here."""
+    if not isinstance(backend, str) or backend not in BACKENDS:
         raise OperandError(f"backend={describe(backend)} is not a gemm backend; expected one of {BACKENDS}")
+    if backend != "auto" and not installed()[backend]:
+        why = "PyTorch is not installed (the 'torch' extra)" if backend == "torch" else "no CUDA GPU is visible"
+        raise OperandError(f"backend={backend!r} cannot run here: {why}")
+
+
+def _pick(backend, a, b, work: int = SMALL) -> str:
+    check_backend(backend)
     if backend == "auto" and work < SMALL:
         return "float32" if a.dtype.itemsize == 1 and b.dtype.itemsize == 1 else "float64"
     have = installed()
@@ -52,9 +60,6 @@ def _pick(backend, a, b, work: int = SMALL) -> str:
             return "torch"
         # 16-bit lanes make float32 blocks too short to pay; float64 holds whole K.
         return "float32" if a.dtype.itemsize == 1 and b.dtype.itemsize == 1 else "float64"
-    if not have[backend]:
-        why = "PyTorch is not installed (the 'torch' extra)" if backend == "torch" else "no CUDA GPU is visible"
-        raise OperandError(f"backend={backend!r} cannot run here: {why}")
     if backend == "torch" and not cpu.torch_fits(a, b):
         raise OperandError(
             f"backend='torch' takes 8- and 4-bit lanes only (torch._int_mm is int8); "
@@ -141,6 +146,7 @@ def gemm(a, b, c=None, *, op, clamp=False, neg=False, target=None, backend="auto
     if _is_dask(a) or _is_dask(b) or _is_dask(c):
         from .blockwise import dask_gemm
 
+        check_backend(backend)  # now, not when the graph runs
         return dask_gemm(a, b, c, op=o, clamp=bool(clamp), neg=bool(neg), backend=backend)
     av = operand(a, "a", o, "a")
     bv = operand(b, "b", o, "b")
