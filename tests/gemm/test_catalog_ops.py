@@ -68,3 +68,13 @@ def test_acle_sudot_spellings_that_are_usdot_take_signed_a(op):
     assert gemm(a, b, op=op).tolist() == want
     with pytest.raises(ValueError, match="signed 8-bit lane"):
         gemm(b.T, a.T, op=op)
+
+
+def test_a_catalog_record_is_an_op():
+    # What enumerating the catalog gives: each record computes as its name does.
+    a, b = np.full((2, 9), -128, np.int8), np.full((9, 3), 127, np.int8)
+    for rec in catalog.records():
+        if rec.spec.a_width == 8 and rec.spec.b_width == 8 and rec.spec.a_signed and rec.spec.b_signed:
+            flags = {"a_signed": True, "b_signed": True} if rec.sign_args else {}
+            want = [[-146304] * 3] * 2
+            assert gemm(a, b, op=rec, **flags).tolist() == gemm(a, b, op=rec.name, **flags).tolist() == want

@@ -100,9 +100,9 @@ def gemm(a, b, c=None, *, op, clamp=False, neg=False, target=None, backend="auto
         Lane values of the second operand. Batch axes broadcast as in :func:`numpy.matmul`.
     c : array_like, optional
         Accumulators, broadcast to (..., M, N), in signed or unsigned spelling.
-    op : str
+    op : str or intdot.catalog.Instruction
         Any spelling of a dot instruction: ``"sdot4"``, ``"__builtin_amdgcn_sudot8"``, ``"usdot"``,
-        ``"vusdotq_s32"``, ``"svdot_s64"``...
+        ``"vusdotq_s32"``, ``"svdot_s64"``...; or one of :func:`intdot.catalog.records`.
     clamp, neg : bool
         Saturate at every step; subtract each step's dot product. Only for instructions that have them.
     target : str, optional

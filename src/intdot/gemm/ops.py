@@ -104,7 +104,7 @@ def _by_width(found, bits):
 
 
 def resolve(op, a_signed=None, b_signed=None, *, a_bits=None) -> GemmOp:
-    """The GemmOp of ``op``: any catalog name or spelling.
+    """The GemmOp of ``op``: any catalog name or spelling, or a record of :func:`intdot.catalog.records`.
 
     Where a spelling names instructions that differ only in lane width (Arm ``sdot``: ``.b`` into ``.s`` or
     ``.h`` into ``.d``), ``a_bits`` (the element width of ``a``: 8 or 16) picks the one its lanes fit.
@@ -113,10 +113,10 @@ def resolve(op, a_signed=None, b_signed=None, *, a_bits=None) -> GemmOp:
 
     if isinstance(op, GemmOp):
         return op
-    if not isinstance(op, str):
+    if not isinstance(op, (str, catalog.Instruction)):  # a record, as enumerating catalog.records() gives
         raise OperandTypeError(
             f"op={describe(op)} is not an instruction name; expected a string such as "
-            f"'sdot4', '__builtin_amdgcn_sudot4', 'usdot' or 'vusdotq_s32'"
+            f"'sdot4', '__builtin_amdgcn_sudot4', 'usdot' or 'vusdotq_s32', or a catalog record"
         )
     for flag, v in (("a_signed", a_signed), ("b_signed", b_signed)):
         if v is not None and not isinstance(v, bool):
