@@ -32,6 +32,11 @@ B = np.zeros((4, 3), np.int8)
         (lambda: gemm(A, B, np.zeros((5, 3)), op="sdot4"), OperandTypeError, ["c has dtype float64"]),
         (lambda: gemm(A, B, np.zeros((5, 3), int), op="sdot4"), OperandError, ["c has shape (5, 3)"]),
         (lambda: gemm(A, B, op="sdot4", backend="cuda"), OperandError, ["backend='cuda'", "auto"]),
+        (
+            lambda: gemm(np.zeros((2, 4), np.int16), np.zeros((4, 3), np.int16), op="sdot"),
+            ValueError,
+            ["with 16-bit elements", "arm.sdot_sve_vec_d (4 x s16 . 4 x s16 -> s64); arm.sdot_sve_vec_hs (2 x s16"],
+        ),
         # NumPy reads these lists as float64 or turns the bool into 1: each element is checked instead.
         (lambda: gemm([[2**64 - 1, -1, 0, 0]], B, op="sdot4"), OperandError, ["a[0, 0]=18446744073709551615"]),
         (lambda: gemm([[True, 1, 1, 1]], B, op="sdot4"), OperandTypeError, ["a[0, 0]=True", "bool"]),

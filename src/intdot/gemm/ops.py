@@ -103,6 +103,24 @@ def _by_width(found, bits):
     return fit[0] if len(fields) == 1 else None
 
 
+def _ambiguous(op, found, bits):
+    """The catalog's error, narrowed to one record per distinct step among those whose lanes fit ``a``: the
+    catalog lists every form (28 for ``sdot``), where the choice left is between two or three steps."""
+    from .. import catalog
+
+    fit = [r for r in found if bits in (r.spec.a_width, 8 if r.spec.a_width == 4 else None)] or list(found)
+    one = {}
+    for r in fit:
+        one.setdefault((r.lanes, r.acc), r)
+    listing = "; ".join(f"{r.name} ({lanes} -> {acc})" for (lanes, acc), r in one.items())
+    held = f" with {bits}-bit elements in a" if bits else ""
+    return catalog.AmbiguousInstruction(
+        f"op={op!r}{held} names instructions that compute different things: {listing}; pass one of these names "
+        f"(or another spelling of one, as 'intdot list {op}' shows)",
+        tuple(fit),
+    )
+
+
 def resolve(op, a_signed=None, b_signed=None, *, a_bits=None) -> GemmOp:
     """The GemmOp of ``op``: any catalog name or spelling, or a record of :func:`intdot.catalog.records`.
 
@@ -126,7 +144,7 @@ def resolve(op, a_signed=None, b_signed=None, *, a_bits=None) -> GemmOp:
     except catalog.AmbiguousInstruction as exc:
         rec = _by_width(exc.candidates, a_bits)
         if rec is None:
-            raise
+            raise _ambiguous(op, exc.candidates, a_bits) from None
     o = _from_record(rec, a_signed, b_signed)
     if catalog.swapped(op):
         # svsudot_s32(acc, int8, uint8) is USDOT with its sources exchanged; a GEMM's lane products do not
