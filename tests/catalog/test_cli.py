@@ -112,6 +112,17 @@ def test_available(capsys):
     assert code == 0 and "arm.sudot_sve_indexed" in out
 
 
+def test_available_for_a_name_of_several_instructions(capsys):
+    # 'sdot' names 28 forms (it raised AmbiguousInstruction listing all of them): the NEON ones are on N1.
+    code, out, err = run(capsys, "available", "sdot", "neoverse-n1")
+    assert code == 0 and err == ""
+    assert out == ("sdot: 4 of the 28 instructions it names are available on neoverse-n1: arm.sdot_neon_vec_64, "
+                   "arm.sdot_neon_vec_128, arm.sdot_neon_elem_64, arm.sdot_neon_elem_128\n")
+    code, out, err = run(capsys, "available", "usdot", "cortex-a78")
+    assert code == 1 and out == "" and err.count("\n") == 1
+    assert "none of the 12 instructions 'usdot' names is available on cortex-a78" in err and "lacks i8mm" in err
+
+
 @pytest.mark.parametrize("argv, words", [
     (["list", "--target", "gfx9999"], "neither an AMD target"),
     (["list", "--target", "neoverse-v9", "--isa", "arm"], "did you mean neoverse-v3"),

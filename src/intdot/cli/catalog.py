@@ -28,7 +28,9 @@ examples:
   intdot available sudot4 gfx1100 --profile llvm
 
 Exit status 0 means the target has the instruction; 1 means it does not (the
-one-line message names the missing features) or the input is bad.
+one-line message names the missing features) or the input is bad.  A name that
+spells several instructions (a mnemonic such as sdot) is available where any of
+them is, and the line says which.
 """
 
 # The Arm extensions that gate some dot form, in the order the target listing shows them.
@@ -212,6 +214,9 @@ def _list_targets(args) -> int:
 def _available(args) -> int:
     from .. import catalog
 
+    recs = catalog.find_all(args.name)
+    if len(recs) > 1:
+        return _available_any(args, recs)
     rec = catalog.require(args.name, args.target, profile=args.profile)
     if rec.isa == "amd":
         from ..amd.targets import canonical_name
@@ -224,4 +229,22 @@ def _available(args) -> int:
 
         where, why = target(args.target).name, f" (needs {rec.features})"
     print(f"{rec.name} is available on {where}{why}")
+    return 0
+
+
+def _available_any(args, recs) -> int:
+    """A name that spells several instructions (``sdot``: 28 forms) is available where any of them is."""
+    from .. import catalog
+
+    ok = [r.name for r in recs if catalog.available(r, args.target, profile=args.profile)]
+    if not ok:
+        try:
+            catalog.require(recs[0], args.target, profile=args.profile)
+        except UnsupportedOnTarget as exc:
+            raise UnsupportedOnTarget(
+                f"none of the {len(recs)} instructions {args.name!r} names is available on {args.target}; "
+                f"the first: {exc}"
+            ) from None
+    shown = ", ".join(ok[:6]) + (f" and {len(ok) - 6} more" if len(ok) > 6 else "")
+    print(f"{args.name}: {len(ok)} of the {len(recs)} instructions it names are available on {args.target}: {shown}")
     return 0
