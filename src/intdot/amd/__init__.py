@@ -23,6 +23,8 @@ for the ``llvm`` profile, whose last argument is clang's ``clamp``.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .builtins import BUILTINS, BY_NAME, PREFIX, Builtin, lookup
 from .functions import Packed, make, packed, short2, ushort2
 from .target import BuiltinUnavailable, Target, available, target, where_available
@@ -68,6 +70,29 @@ def availability(profile: str = "reference", *, processors: bool = False) -> dic
 
 _FUNCTION_NAMES = frozenset(BY_NAME) | {PREFIX + n for n in BY_NAME}
 
+if TYPE_CHECKING:
+    # What a type checker and an IDE see of the functions __getattr__ makes on first use (making all of them
+    # at import would cost every command-line call about 30 ms); tests/amd check this list against the table.
+    from collections.abc import Callable
+    from typing import Any
+
+    udot4: Callable[..., Any]
+    udot8: Callable[..., Any]
+    sdot4: Callable[..., Any]
+    sdot8: Callable[..., Any]
+    sdot2: Callable[..., Any]
+    udot2: Callable[..., Any]
+    sudot4: Callable[..., Any]
+    sudot8: Callable[..., Any]
+    __builtin_amdgcn_udot4: Callable[..., Any]
+    __builtin_amdgcn_udot8: Callable[..., Any]
+    __builtin_amdgcn_sdot4: Callable[..., Any]
+    __builtin_amdgcn_sdot8: Callable[..., Any]
+    __builtin_amdgcn_sdot2: Callable[..., Any]
+    __builtin_amdgcn_udot2: Callable[..., Any]
+    __builtin_amdgcn_sudot4: Callable[..., Any]
+    __builtin_amdgcn_sudot8: Callable[..., Any]
+
 
 def __getattr__(name):
     # The builtins are created on first use (each builds a lookup table in the core).
@@ -87,5 +112,5 @@ __all__ = [
     "BuiltinUnavailable", "Packed", "Target",
     "availability", "available", "builtin", "lookup", "packed", "processors", "short2", "target", "ushort2",
     "where_available",
-    *sorted(BY_NAME),
+    "sdot2", "sdot4", "sdot8", "sudot4", "sudot8", "udot2", "udot4", "udot8",
 ]
