@@ -8,7 +8,7 @@ INTDOT  = $(VENV)/bin/intdot
 TORCH  ?= torch==2.13.0
 EXTRAS ?= fast,test,demo,dask,elf
 
-.PHONY: demo test tour bench oracles clean
+.PHONY: demo test lint tour bench oracles clean
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -22,6 +22,11 @@ demo: $(VENV)/.installed
 
 test: $(VENV)/.installed
 	$(PY) -m pytest -q $(PYTEST_ARGS)
+
+# ruff: lint and format check (CI runs it before the tests).
+lint: $(VENV)/.installed
+	$(VENV)/bin/ruff check src tests bench
+	$(VENV)/bin/ruff format --check src tests bench
 
 tour: $(VENV)/.installed
 	@bash scripts/tour.sh $(INTDOT)

@@ -38,8 +38,16 @@ from intdot import amd
 from intdot.core import DotSpec, dot_arrays
 from intdot.core.accel import numba_available
 
-TARGET = {"sdot4": 0.5, "udot4": 0.5, "sdot2": 0.5, "udot2": 0.5, "sudot4": 0.5,
-          "sdot8": 0.4, "udot8": 0.4, "sudot8": 0.4}
+TARGET = {
+    "sdot4": 0.5,
+    "udot4": 0.5,
+    "sdot2": 0.5,
+    "udot2": 0.5,
+    "sudot4": 0.5,
+    "sdot8": 0.4,
+    "udot8": 0.4,
+    "sudot8": 0.4,
+}
 SCALAR_TARGET = {"sdot4": 1_000_000}
 
 
@@ -91,8 +99,10 @@ print(" ".join(f"{x:.4f}" for x in times))
 
 def startup(repeats: int) -> None:
     names = [row.name for row in amd.BUILTINS]
-    print("first array call of each builtin in a new process (8192 words: the compiled path), seconds; best of "
-          f"{repeats} processes; 'cold' starts from an empty cache directory, 'warm' from the one 'cold' filled")
+    print(
+        "first array call of each builtin in a new process (8192 words: the compiled path), seconds; best of "
+        f"{repeats} processes; 'cold' starts from an empty cache directory, 'warm' from the one 'cold' filled"
+    )
     rows = {}
     for mode in ("off", "cold", "warm"):
         best_times = None
@@ -101,10 +111,12 @@ def startup(repeats: int) -> None:
                 cache = os.path.join(tmp, "c")
                 env = {**os.environ, "INTDOT_BACKEND": "numba", "INTDOT_CACHE_DIR": "off" if mode == "off" else cache}
                 if mode == "warm":
-                    subprocess.run([sys.executable, "-c", _STARTUP_CHILD, *names], env=env, check=True,
-                                   capture_output=True)
-                out = subprocess.run([sys.executable, "-c", _STARTUP_CHILD, *names], env=env, check=True,
-                                     capture_output=True, text=True).stdout
+                    subprocess.run(
+                        [sys.executable, "-c", _STARTUP_CHILD, *names], env=env, check=True, capture_output=True
+                    )
+                out = subprocess.run(
+                    [sys.executable, "-c", _STARTUP_CHILD, *names], env=env, check=True, capture_output=True, text=True
+                ).stdout
             times = [float(x) for x in out.split()]
             best_times = times if best_times is None else [min(x, y) for x, y in zip(best_times, times)]
         rows[mode] = best_times
@@ -126,8 +138,9 @@ OTHER_SPECS = {
 def other_specs(n: int, repeats: int) -> None:
     """dot_arrays into a preallocated out for OTHER_SPECS, against a copy of the same bytes."""
     rng = np.random.default_rng(1)
-    print(f"{'core spec (out=, information)':30} {'copy ms':>8} {'op ms':>8} {'ratio':>6}  "
-          f"{'numpy ms':>8} {'ratio':>6}")
+    print(
+        f"{'core spec (out=, information)':30} {'copy ms':>8} {'op ms':>8} {'ratio':>6}  {'numpy ms':>8} {'ratio':>6}"
+    )
     for label, spec in OTHER_SPECS.items():
         a = rng.integers(0, 2**spec.a_bits, n, dtype=np.uint64).astype(spec.a_dtype)
         b = rng.integers(0, 2**spec.b_bits, n, dtype=np.uint64).astype(spec.b_dtype)
@@ -147,8 +160,10 @@ def other_specs(n: int, repeats: int) -> None:
         op(backend="numpy")
         t_copy, t_op = best(copy, repeats), best(op, repeats)
         t_np = best(lambda op=op: op(backend="numpy"), max(1, repeats // 2))
-        print(f"{label:30} {1e3 * t_copy:8.1f} {1e3 * t_op:8.1f} {t_copy / t_op:6.2f}  {1e3 * t_np:8.1f} "
-              f"{t_copy / t_np:6.2f}")
+        print(
+            f"{label:30} {1e3 * t_copy:8.1f} {1e3 * t_op:8.1f} {t_copy / t_op:6.2f}  {1e3 * t_np:8.1f} "
+            f"{t_copy / t_np:6.2f}"
+        )
 
 
 def call_public(name, a, b, c):
@@ -174,16 +189,23 @@ def with_backend(backend, fn):
                 del os.environ["INTDOT_BACKEND"]
             else:
                 os.environ["INTDOT_BACKEND"] = old
+
     return run
 
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--quick", action="store_true",
-                   help="N = 2**22 instead of 2**24 (the arrays together still exceed the caches), fewer repeats")
+    p.add_argument(
+        "--quick",
+        action="store_true",
+        help="N = 2**22 instead of 2**24 (the arrays together still exceed the caches), fewer repeats",
+    )
     p.add_argument("--repeats", type=int, default=None)
-    p.add_argument("--startup", action="store_true",
-                   help="only measure the first-call compile in new processes (cold, warm and no disk cache)")
+    p.add_argument(
+        "--startup",
+        action="store_true",
+        help="only measure the first-call compile in new processes (cold, warm and no disk cache)",
+    )
     args = p.parse_args(argv)
     n = 1 << (22 if args.quick else 24)
     repeats = args.repeats or (3 if args.quick else 5)
@@ -208,15 +230,23 @@ def main(argv=None) -> int:
         accel = f"numba {numba.__version__}, one thread (like np.copyto)"
     else:
         accel = "numpy (numba not installed)"
-    print(f"intdot AMD builtins, N = 2**{n.bit_length() - 1} words ({4 * n / 2**20:.0f} MiB per array), "
-          f"best of {repeats}; default backend: {accel}; python {sys.version.split()[0]}, numpy {np.__version__}")
-    print("ratio = copy time / op time (fraction of the copy's bandwidth); copy = np.copyto of src0, src1, src2 "
-          "and the result")
-    print("the copy moves 32 bytes per word (4 loads + 4 stores), the op 16 (3 loads + 1 store): "
-          "'per byte' = ratio / 2 compares bytes per second")
+    print(
+        f"intdot AMD builtins, N = 2**{n.bit_length() - 1} words ({4 * n / 2**20:.0f} MiB per array), "
+        f"best of {repeats}; default backend: {accel}; python {sys.version.split()[0]}, numpy {np.__version__}"
+    )
+    print(
+        "ratio = copy time / op time (fraction of the copy's bandwidth); copy = np.copyto of src0, src1, src2 "
+        "and the result"
+    )
+    print(
+        "the copy moves 32 bytes per word (4 loads + 4 stores), the op 16 (3 loads + 1 store): "
+        "'per byte' = ratio / 2 compares bytes per second"
+    )
     print()
-    head = (f"{'builtin':8} {'copy ms':>8} {'op ms':>8} {'ratio':>6} {'target':>6} {'met':>4}  "
-            f"{'per byte':>8}  {'out= ms':>8} {'ratio':>6}  {'numpy ms':>8} {'ratio':>6}")
+    head = (
+        f"{'builtin':8} {'copy ms':>8} {'op ms':>8} {'ratio':>6} {'target':>6} {'met':>4}  "
+        f"{'per byte':>8}  {'out= ms':>8} {'ratio':>6}  {'numpy ms':>8} {'ratio':>6}"
+    )
     print(head)
     print("-" * len(head))
     all_met = True
@@ -236,15 +266,20 @@ def main(argv=None) -> int:
         ratio = t_copy / t_op
         met = ratio >= TARGET[name]
         all_met &= met
-        print(f"{name:8} {1e3 * t_copy:8.1f} {1e3 * t_op:8.1f} {ratio:6.2f} {TARGET[name]:6.1f} "
-              f"{'yes' if met else 'NO':>4} {ratio / 2:8.2f}  {1e3 * t_pre:8.1f} {t_copy / t_pre:6.2f}  "
-              f"{1e3 * t_np:8.1f} {t_copy / t_np:6.2f}")
+        print(
+            f"{name:8} {1e3 * t_copy:8.1f} {1e3 * t_op:8.1f} {ratio:6.2f} {TARGET[name]:6.1f} "
+            f"{'yes' if met else 'NO':>4} {ratio / 2:8.2f}  {1e3 * t_pre:8.1f} {t_copy / t_pre:6.2f}  "
+            f"{1e3 * t_np:8.1f} {t_copy / t_np:6.2f}"
+        )
     print()
     other_specs(n, repeats)
     print()
     print(f"{'builtin':8} {'scalar calls/s':>15} {'target':>10} {'met':>4}")
-    scalar_args = {"plain": (0x01020304, 0x05060708, 10, False), "short2": (0x0007FFFD, 0x00050002, 10, False),
-                   "sudot": (True, 0x80FF7F01, False, 0x01020304, 100, False)}
+    scalar_args = {
+        "plain": (0x01020304, 0x05060708, 10, False),
+        "short2": (0x0007FFFD, 0x00050002, 10, False),
+        "sudot": (True, 0x80FF7F01, False, 0x01020304, 100, False),
+    }
     for row in amd.BUILTINS:
         fn, args_ = getattr(amd, row.name), scalar_args[row.layout]
         fn(*args_)
@@ -259,14 +294,18 @@ def main(argv=None) -> int:
     number = 200_000
     scalar_args = (0x80FF7F01, 0x01020304, 100, False)
     assert fn(*scalar_args) == lane_loop_sdot4(*scalar_args)
-    t = min(timeit.repeat("fn(0x80FF7F01, 0x01020304, 100, False)", globals={"fn": fn}, number=number,
-                          repeat=repeats))
-    t_loop = min(timeit.repeat("fn(0x80FF7F01, 0x01020304, 100, False)", globals={"fn": lane_loop_sdot4},
-                               number=number, repeat=repeats))
+    t = min(timeit.repeat("fn(0x80FF7F01, 0x01020304, 100, False)", globals={"fn": fn}, number=number, repeat=repeats))
+    t_loop = min(
+        timeit.repeat(
+            "fn(0x80FF7F01, 0x01020304, 100, False)", globals={"fn": lane_loop_sdot4}, number=number, repeat=repeats
+        )
+    )
     met = t <= t_loop
     all_met &= met
-    print(f"sdot4 called directly: {number / t:,.0f} calls/s; a plain-Python lane loop: {number / t_loop:,.0f} "
-          f"calls/s; ratio {t_loop / t:.2f} (target >= 1.0) {'yes' if met else 'NO'}")
+    print(
+        f"sdot4 called directly: {number / t:,.0f} calls/s; a plain-Python lane loop: {number / t_loop:,.0f} "
+        f"calls/s; ratio {t_loop / t:.2f} (target >= 1.0) {'yes' if met else 'NO'}"
+    )
     print()
     print("all targets met" if all_met else "some targets NOT met")
     return 0

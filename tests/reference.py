@@ -48,11 +48,33 @@ def lanes(word: int, width: int, signed: bool) -> list[int]:
     return out
 
 
-def ref_dot(a: int, b: int, acc: int, *, width: int, a_signed: bool, b_signed: bool,
-            result_signed: bool, neg: bool = False, clamp: bool = False) -> int:
+def ref_dot(
+    a: int,
+    b: int,
+    acc: int,
+    *,
+    width: int,
+    a_signed: bool,
+    b_signed: bool,
+    result_signed: bool,
+    neg: bool = False,
+    clamp: bool = False,
+) -> int:
     """The 32-bit step: both operands one 32-bit word of 32 // width lanes, a 32-bit accumulator."""
-    return ref_dot_step(a, b, acc, a_width=width, b_width=width, lanes=32 // width, a_signed=a_signed,
-                        b_signed=b_signed, acc_bits=32, acc_signed=result_signed, neg=neg, clamp=clamp)
+    return ref_dot_step(
+        a,
+        b,
+        acc,
+        a_width=width,
+        b_width=width,
+        lanes=32 // width,
+        a_signed=a_signed,
+        b_signed=b_signed,
+        acc_bits=32,
+        acc_signed=result_signed,
+        neg=neg,
+        clamp=clamp,
+    )
 
 
 def operand_lanes(word: int, width: int, count: int, signed: bool) -> list[int]:
@@ -65,8 +87,21 @@ def operand_lanes(word: int, width: int, count: int, signed: bool) -> list[int]:
     return out
 
 
-def ref_dot_step(a: int, b: int, acc: int, *, a_width: int, b_width: int, lanes: int, a_signed: bool,
-                 b_signed: bool, acc_bits: int, acc_signed: bool, neg: bool = False, clamp: bool = False) -> int:
+def ref_dot_step(
+    a: int,
+    b: int,
+    acc: int,
+    *,
+    a_width: int,
+    b_width: int,
+    lanes: int,
+    a_signed: bool,
+    b_signed: bool,
+    acc_bits: int,
+    acc_signed: bool,
+    neg: bool = False,
+    clamp: bool = False,
+) -> int:
     """One dot step of any shape: the exact sum of lane products added to (or, with neg, subtracted
     from) the accumulator, then wrapped modulo 2**acc_bits or saturated once to the accumulator type."""
     la = operand_lanes(a, a_width, lanes, a_signed)

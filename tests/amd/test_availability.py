@@ -21,19 +21,42 @@ REFERENCE = {
 }
 
 # The issue: processor -> family.
-FAMILY_OF = {"gfx908": "CDNA", "gfx90a": "CDNA2", "gfx940": "CDNA3", "gfx941": "CDNA3", "gfx942": "CDNA3",
-             "gfx950": "CDNA4", **{f"gfx{n}": "RDNA2" for n in range(1030, 1037)},
-             **{f"gfx{n}": "RDNA3" for n in range(1100, 1104)}, **{f"gfx{n}": "RDNA3.5" for n in range(1150, 1154)},
-             "gfx1200": "RDNA4", "gfx1201": "RDNA4"}
+FAMILY_OF = {
+    "gfx908": "CDNA",
+    "gfx90a": "CDNA2",
+    "gfx940": "CDNA3",
+    "gfx941": "CDNA3",
+    "gfx942": "CDNA3",
+    "gfx950": "CDNA4",
+    **{f"gfx{n}": "RDNA2" for n in range(1030, 1037)},
+    **{f"gfx{n}": "RDNA3" for n in range(1100, 1104)},
+    **{f"gfx{n}": "RDNA3.5" for n in range(1150, 1154)},
+    "gfx1200": "RDNA4",
+    "gfx1201": "RDNA4",
+}
 
 # The issue: builtin -> feature, processor -> features (llvm profile).
-FEATURE = {"sdot4": "dot1", "sdot8": "dot1", "sdot2": "dot2", "udot2": "dot2", "udot4": "dot7", "udot8": "dot7",
-           "sudot4": "dot8", "sudot8": "dot8"}
+FEATURE = {
+    "sdot4": "dot1",
+    "sdot8": "dot1",
+    "sdot2": "dot2",
+    "udot2": "dot2",
+    "udot4": "dot7",
+    "udot8": "dot7",
+    "sudot4": "dot8",
+    "sudot8": "dot8",
+}
 _A = "gfx906 gfx908 gfx90a gfx940 gfx941 gfx942 gfx950 gfx1011 gfx1012 " + " ".join(
-    f"gfx{n}" for n in range(1030, 1037))
+    f"gfx{n}" for n in range(1030, 1037)
+)
 _B = " ".join(f"gfx{n}" for n in [*range(1100, 1104), *range(1150, 1154), 1200, 1201, 1250, 1251])
-FEATURES_OF = {**{p: {"dot1", "dot2", "dot7"} for p in _A.split()}, **{p: {"dot7", "dot8"} for p in _B.split()},
-               "gfx900": set(), "gfx1010": set(), "gfx1013": set()}
+FEATURES_OF = {
+    **{p: {"dot1", "dot2", "dot7"} for p in _A.split()},
+    **{p: {"dot7", "dot8"} for p in _B.split()},
+    "gfx900": set(),
+    "gfx1010": set(),
+    "gfx1013": set(),
+}
 
 
 def test_reference_by_family():
@@ -88,12 +111,12 @@ def test_target_objects():
     assert (t.name, t.profile, t.family, t.processors) == ("gfx942", "reference", "CDNA3", ("gfx942",))
     assert t.builtins == ("udot4", "udot8", "sdot4", "sdot8", "sdot2", "udot2")
     assert t.sdot4(0x01020304, 0x05060708, 10, False) == 80
-    assert t.__builtin_amdgcn_udot4(0xffffffff, 0xffffffff, 0xffffffff, False) == 260099
+    assert t.__builtin_amdgcn_udot4(0xFFFFFFFF, 0xFFFFFFFF, 0xFFFFFFFF, False) == 260099
     assert "sdot4" in dir(t) and "sudot4" not in t.builtins
     assert amd.target("Cdna3") == amd.target("CDNA3") != amd.target("CDNA3", profile="llvm")
     assert repr(amd.target("rdna3.5", profile="llvm")) == "Target('RDNA3.5', profile='llvm')"
     r = amd.target("RDNA3", profile="llvm")
-    assert r.sudot4(True, 0xffffffff, False, 0xffffffff, 0, True) == -1020  # last argument: clamp
+    assert r.sudot4(True, 0xFFFFFFFF, False, 0xFFFFFFFF, 0, True) == -1020  # last argument: clamp
     assert r.builtin("__builtin_amdgcn_udot8") is amd.builtin("udot8", profile="llvm")
     assert len({amd.target(p, profile="llvm") for p in ["gfx942", "GFX942", " gfx942 "]}) == 1
 
@@ -142,8 +165,15 @@ def test_rows_are_validated_when_built():
     from intdot.amd.builtins import Builtin
 
     good = amd.lookup("sdot4")
-    for change in [dict(width=16), dict(src0="flag"), dict(src0="x"), dict(families=("RDNA9",)),
-                   dict(feature="dot9-insts"), dict(layout="sudot"), dict(result="unsigned int")]:
+    for change in [
+        dict(width=16),
+        dict(src0="flag"),
+        dict(src0="x"),
+        dict(families=("RDNA9",)),
+        dict(feature="dot9-insts"),
+        dict(layout="sudot"),
+        dict(result="unsigned int"),
+    ]:
         fields = {**good.__dict__, **change}
         with pytest.raises(ValueError, match="bad builtin row"):
             Builtin(**fields)

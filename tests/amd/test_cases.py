@@ -16,13 +16,13 @@ INT32_MIN, INT32_MAX, U32_MAX = -(2**31), 2**31 - 1, 2**32 - 1
 # Facts from the issue text (reference profile).
 ISSUE_CASES = [
     (lambda: amd.sdot4(0x01020304, 0x05060708, 10, False), 80),
-    (lambda: amd.sdot4(0x80808080, 0x80808080, 0x7fffffff, False), -2147418113),
-    (lambda: amd.sdot4(0x80808080, 0x80808080, 0x7fffffff, False, clamp=True), 2147483647),
-    (lambda: amd.udot4(0xffffffff, 0xffffffff, 0xffffffff, False), 260099),
-    (lambda: amd.udot4(0xffffffff, 0xffffffff, 0xffffffff, False, clamp=True), 4294967295),
+    (lambda: amd.sdot4(0x80808080, 0x80808080, 0x7FFFFFFF, False), -2147418113),
+    (lambda: amd.sdot4(0x80808080, 0x80808080, 0x7FFFFFFF, False, clamp=True), 2147483647),
+    (lambda: amd.udot4(0xFFFFFFFF, 0xFFFFFFFF, 0xFFFFFFFF, False), 260099),
+    (lambda: amd.udot4(0xFFFFFFFF, 0xFFFFFFFF, 0xFFFFFFFF, False, clamp=True), 4294967295),
     (lambda: amd.sdot8(0x88888888, 0x77777777, 0, False), -448),
-    (lambda: amd.sudot4(True, 0xffffffff, False, 0xffffffff, 0, False), -1020),
-    (lambda: amd.sudot8(False, 0xffffffff, True, 0x88888888, 0x7fffffff, False, clamp=True), 2147482687),
+    (lambda: amd.sudot4(True, 0xFFFFFFFF, False, 0xFFFFFFFF, 0, False), -1020),
+    (lambda: amd.sudot8(False, 0xFFFFFFFF, True, 0x88888888, 0x7FFFFFFF, False, clamp=True), 2147482687),
 ]
 
 
@@ -36,14 +36,29 @@ def test_issue_cases(i):
 def test_issue_cases_full_spelling_and_arrays():
     assert amd.__builtin_amdgcn_sdot4(0x01020304, 0x05060708, 10, False) == 80
     assert amd.builtin("__builtin_amdgcn_sdot4")(0x01020304, 0x05060708, 10, False) == 80
-    got = amd.sdot4(np.array([0x01020304, 0x80808080], dtype=np.uint32), np.array([0x05060708, 0x80808080]),
-                    np.array([10, 0x7fffffff]), False)
+    got = amd.sdot4(
+        np.array([0x01020304, 0x80808080], dtype=np.uint32),
+        np.array([0x05060708, 0x80808080]),
+        np.array([10, 0x7FFFFFFF]),
+        False,
+    )
     assert got.dtype == np.int32 and got.tolist() == [80, -2147418113]
 
 
 EDGE_ACC = [0, 1, -1, INT32_MIN, INT32_MAX, INT32_MIN + 1, INT32_MAX - 1, 2**31, U32_MAX, U32_MAX - 1]
-EDGE_WORDS = [0, 0xFFFFFFFF, 0x80808080, 0x7F7F7F7F, 0x88888888, 0x77777777, 0x80008000, 0x7FFF7FFF,
-              0xFFFF0000, 0x00010001, 0x01020304]
+EDGE_WORDS = [
+    0,
+    0xFFFFFFFF,
+    0x80808080,
+    0x7F7F7F7F,
+    0x88888888,
+    0x77777777,
+    0x80008000,
+    0x7FFF7FFF,
+    0xFFFF0000,
+    0x00010001,
+    0x01020304,
+]
 
 
 def _flagsets(name):
@@ -55,8 +70,9 @@ def test_accumulator_and_clamp_edges(name):
     fn = getattr(amd, name)
     for s0, s1 in _flagsets(name):
         kw = {} if s0 is None else {"src0_neg": s0, "src1_neg": s1}
-        for a, b, c, neg, clamp in itertools.product(EDGE_WORDS[:6], EDGE_WORDS, EDGE_ACC,
-                                                     [False, True], [False, True]):
+        for a, b, c, neg, clamp in itertools.product(
+            EDGE_WORDS[:6], EDGE_WORDS, EDGE_ACC, [False, True], [False, True]
+        ):
             want = ref(name, a, b, c, neg=neg, clamp=clamp, **kw)
             got = call(fn, name, a, b, c, neg=neg, clamp=clamp, **kw)
             assert got == want, (name, hex(a), hex(b), c, neg, clamp, kw)
@@ -96,11 +112,11 @@ def test_sdot2_clamp_exact_sum_not_wrapped_products():
 
 def test_llvm_profile_last_argument_is_clamp():
     sdot4 = amd.builtin("sdot4", profile="llvm")
-    assert sdot4(0x80808080, 0x80808080, 0x7fffffff, True) == 2147483647
-    assert sdot4(0x80808080, 0x80808080, 0x7fffffff, False) == -2147418113
-    assert sdot4(0x80808080, 0x80808080, 0x7fffffff) == -2147418113
+    assert sdot4(0x80808080, 0x80808080, 0x7FFFFFFF, True) == 2147483647
+    assert sdot4(0x80808080, 0x80808080, 0x7FFFFFFF, False) == -2147418113
+    assert sdot4(0x80808080, 0x80808080, 0x7FFFFFFF) == -2147418113
     sudot8 = amd.builtin("__builtin_amdgcn_sudot8", profile="llvm")
-    assert sudot8(False, 0xffffffff, True, 0x88888888, 0x7fffffff, True) == 2147482687
+    assert sudot8(False, 0xFFFFFFFF, True, 0x88888888, 0x7FFFFFFF, True) == 2147482687
     with pytest.raises(TypeError):
         sdot4(1, 2, 3, False, neg=True)  # there is no neg in clang's signature
     assert amd.builtin("udot2", profile="llvm")(amd.short2(65535, 65535), amd.short2(65535, 65535), 0, True) == U32_MAX

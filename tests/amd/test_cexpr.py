@@ -8,14 +8,39 @@ from intdot.amd.cexpr import ExprSyntaxError, parse_call, tokenize
 from intdot.errors import AsmSyntaxError, IntdotError
 
 
-@pytest.mark.parametrize("text,value", [
-    ("0", 0), ("42", 42), ("-42", -42), ("+7", 7), ("0x7f", 127), ("0X7F", 127), ("0xFFFFFFFF", 2**32 - 1),
-    ("017", 15), ("0b101", 5), ("10u", 10), ("10U", 10), ("10l", 10), ("10LL", 10), ("0x10ul", 16),
-    ("0x10LLU", 16), ("--5", 5), ("-(3)", -3), ("(0x10)", 16), ("- 0x80000000", -(2**31)),
-    # casts convert as C does: modulo 2**32, two's complement for the signed types
-    ("(int)0x80000000", -(2**31)), ("(int)0xFFFFFFFF", -1), ("(unsigned)-1", 2**32 - 1), ("(uint)(int)-2", 2**32 - 2),
-    ("(unsigned int)0x100000005", 5), ("-(int)1", -1), ("(int32_t)4294967295u", -1), ("(signed int)7", 7),
-])
+@pytest.mark.parametrize(
+    "text,value",
+    [
+        ("0", 0),
+        ("42", 42),
+        ("-42", -42),
+        ("+7", 7),
+        ("0x7f", 127),
+        ("0X7F", 127),
+        ("0xFFFFFFFF", 2**32 - 1),
+        ("017", 15),
+        ("0b101", 5),
+        ("10u", 10),
+        ("10U", 10),
+        ("10l", 10),
+        ("10LL", 10),
+        ("0x10ul", 16),
+        ("0x10LLU", 16),
+        ("--5", 5),
+        ("-(3)", -3),
+        ("(0x10)", 16),
+        ("- 0x80000000", -(2**31)),
+        # casts convert as C does: modulo 2**32, two's complement for the signed types
+        ("(int)0x80000000", -(2**31)),
+        ("(int)0xFFFFFFFF", -1),
+        ("(unsigned)-1", 2**32 - 1),
+        ("(uint)(int)-2", 2**32 - 2),
+        ("(unsigned int)0x100000005", 5),
+        ("-(int)1", -1),
+        ("(int32_t)4294967295u", -1),
+        ("(signed int)7", 7),
+    ],
+)
 def test_integer_literals(text, value):
     (arg,) = parse_call(f"f({text})").args
     assert arg.kind == "int" and arg.value == value
@@ -32,36 +57,39 @@ def test_bools_vectors_and_spelling():
     assert parse_call("f()").args == ()
 
 
-@pytest.mark.parametrize("text,column,message", [
-    ("", 1, "expected a builtin name"),
-    ("sdot4", 6, "expected '(' after the builtin name"),
-    ("sdot4(1, 2", 11, "expected ',' or ')'"),
-    ("sdot4(1 2)", 9, "expected ',' or ')'"),
-    ("sdot4(1,)", 9, "expected an argument"),
-    ("sdot4(1) x", 10, "expected the end of the expression"),
-    ("sdot4(08)", 8, "invalid digit '8' in octal literal"),
-    ("sdot4(0x)", 7, "has no digits after '0x'"),
-    ("sdot4(12abc)", 9, "invalid suffix 'abc'"),
-    ("sdot4(1uu)", 8, "invalid suffix 'uu'"),
-    ("sdot4(1.5)", 7, "floating-point literals are not accepted"),
-    ("sdot4(1 + 2)", 9, "expected ',' or ')'"),
-    ("sdot4(a)", 7, "expected an argument"),
-    ("sdot4(-true)", 7, "a sign cannot apply to true/false"),
-    ("sdot4((int2){1, 2})", 8, "expected a type: short2 or ushort2 for a vector literal"),
-    ("sdot4((long)1)", 8, "or a 32-bit integer type (int, signed"),
-    ("sdot4((signed char)1)", 15, "expected ')' after the type name"),
-    ("sdot4((int)true)", 12, "a (int) cast needs an integer, not 'true'"),
-    ("sdot4((int)(short2){1, 2})", 12, "a (int) cast needs an integer"),
-    ("sdot4((int unsigned)1)", 8, "'(int unsigned)' is not a cast intdot reads"),
-    ("sdot4((short2){1, 2, 3})", 7, "needs exactly 2 elements, got 3"),
-    ("sdot4((short2){1})", 7, "needs exactly 2 elements, got 1"),
-    ("sdot4((short2){1, true})", 19, "element must be an integer"),
-    ("sdot4((short2){32768, 0})", 16, "short2 element 32768 is out of range [-32768, 32767]"),
-    ("sdot4((ushort2){-1, 0})", 17, "ushort2 element -1 is out of range [0, 65535]"),
-    ("sdot4(\"1\")", 7, "unexpected character '\"'"),
-    ("sdot4(__import__('os'))", 18, "unexpected character"),
-    ("sdot4(1);;", 10, "expected the end of the expression"),
-])
+@pytest.mark.parametrize(
+    "text,column,message",
+    [
+        ("", 1, "expected a builtin name"),
+        ("sdot4", 6, "expected '(' after the builtin name"),
+        ("sdot4(1, 2", 11, "expected ',' or ')'"),
+        ("sdot4(1 2)", 9, "expected ',' or ')'"),
+        ("sdot4(1,)", 9, "expected an argument"),
+        ("sdot4(1) x", 10, "expected the end of the expression"),
+        ("sdot4(08)", 8, "invalid digit '8' in octal literal"),
+        ("sdot4(0x)", 7, "has no digits after '0x'"),
+        ("sdot4(12abc)", 9, "invalid suffix 'abc'"),
+        ("sdot4(1uu)", 8, "invalid suffix 'uu'"),
+        ("sdot4(1.5)", 7, "floating-point literals are not accepted"),
+        ("sdot4(1 + 2)", 9, "expected ',' or ')'"),
+        ("sdot4(a)", 7, "expected an argument"),
+        ("sdot4(-true)", 7, "a sign cannot apply to true/false"),
+        ("sdot4((int2){1, 2})", 8, "expected a type: short2 or ushort2 for a vector literal"),
+        ("sdot4((long)1)", 8, "or a 32-bit integer type (int, signed"),
+        ("sdot4((signed char)1)", 15, "expected ')' after the type name"),
+        ("sdot4((int)true)", 12, "a (int) cast needs an integer, not 'true'"),
+        ("sdot4((int)(short2){1, 2})", 12, "a (int) cast needs an integer"),
+        ("sdot4((int unsigned)1)", 8, "'(int unsigned)' is not a cast intdot reads"),
+        ("sdot4((short2){1, 2, 3})", 7, "needs exactly 2 elements, got 3"),
+        ("sdot4((short2){1})", 7, "needs exactly 2 elements, got 1"),
+        ("sdot4((short2){1, true})", 19, "element must be an integer"),
+        ("sdot4((short2){32768, 0})", 16, "short2 element 32768 is out of range [-32768, 32767]"),
+        ("sdot4((ushort2){-1, 0})", 17, "ushort2 element -1 is out of range [0, 65535]"),
+        ('sdot4("1")', 7, "unexpected character '\"'"),
+        ("sdot4(__import__('os'))", 18, "unexpected character"),
+        ("sdot4(1);;", 10, "expected the end of the expression"),
+    ],
+)
 def test_syntax_errors_have_columns(text, column, message):
     with pytest.raises(ExprSyntaxError) as info:
         parse_call(text)
@@ -82,13 +110,16 @@ def test_never_python():
     assert [t.kind for t in tokenize("a(1)")] == ["name", "punct", "int", "punct", "end"]
 
 
-@pytest.mark.parametrize("text,message", [
-    ("sdot4(" + "(" * 5000 + "1" + ")" * 5000 + ")", "nested more than 100 levels"),
-    ("sdot4(" + "(int)" * 5000 + "1)", "nested more than 100 levels"),
-    ("sdot4(" + "9" * 5000 + ")", "too large for any C integer type"),
-    ("sdot4(0x" + "f" * 50000 + ")", "too large for any C integer type"),
-    ("sdot4(0x1" + "0" * 16 + ")", "too large for any C integer type"),  # 2**64
-])
+@pytest.mark.parametrize(
+    "text,message",
+    [
+        ("sdot4(" + "(" * 5000 + "1" + ")" * 5000 + ")", "nested more than 100 levels"),
+        ("sdot4(" + "(int)" * 5000 + "1)", "nested more than 100 levels"),
+        ("sdot4(" + "9" * 5000 + ")", "too large for any C integer type"),
+        ("sdot4(0x" + "f" * 50000 + ")", "too large for any C integer type"),
+        ("sdot4(0x1" + "0" * 16 + ")", "too large for any C integer type"),  # 2**64
+    ],
+)
 def test_hostile_input_is_a_syntax_error(text, message):
     with pytest.raises(ExprSyntaxError, match=message) as info:
         parse_call(text)

@@ -43,9 +43,26 @@ def compile_for(tool: str, cpu: str, source: str, tmp: str):
     src = f"{tmp}/k.cl"
     with open(src, "w") as f:
         f.write(source)
-    proc = subprocess.run([tool, "-x", "cl", "-cl-std=CL2.0", "-nogpulib", "-target", "amdgcn-amd-amdhsa",
-                           f"-mcpu={cpu}", "-S", "-emit-llvm", "-o", "-", src],
-                          capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [
+            tool,
+            "-x",
+            "cl",
+            "-cl-std=CL2.0",
+            "-nogpulib",
+            "-target",
+            "amdgcn-amd-amdhsa",
+            f"-mcpu={cpu}",
+            "-S",
+            "-emit-llvm",
+            "-o",
+            "-",
+            src,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     return proc.returncode, proc.stderr
 
 
@@ -67,9 +84,11 @@ def test_clang_agrees_on_availability(cpu, tmp_path_factory):
 def test_clang_wants_constant_flags(tmp_path):
     """docs/differences.md: clang requires the flags to be compile-time constants."""
     tool = clang()
-    src = "kernel void k(global int *o, int a, int b, int c, int f) {\n" \
-          "  o[0] = __builtin_amdgcn_sdot4(a, b, c, f != 0);\n" \
-          "  o[1] = __builtin_amdgcn_sudot4(f != 0, a, false, b, c, false);\n}\n"
+    src = (
+        "kernel void k(global int *o, int a, int b, int c, int f) {\n"
+        "  o[0] = __builtin_amdgcn_sdot4(a, b, c, f != 0);\n"
+        "  o[1] = __builtin_amdgcn_sudot4(f != 0, a, false, b, c, false);\n}\n"
+    )
     rc, err = compile_for(tool, "gfx1100", src, str(tmp_path))
     assert rc != 0
     assert err.count("must be a constant integer") == 2, err
@@ -78,10 +97,30 @@ def test_clang_wants_constant_flags(tmp_path):
 def _asm(tool, cpu, body, tmp):
     src = f"{tmp}/k.cl"
     with open(src, "w") as f:
-        f.write("kernel void k(global int *o, int a, int b, int c, short2 s, short2 t, ushort2 us, ushort2 ut)"
-                " {\n" + body + "}\n")
-    proc = subprocess.run([tool, "-x", "cl", "-cl-std=CL2.0", "-nogpulib", "-target", "amdgcn-amd-amdhsa",
-                           f"-mcpu={cpu}", "-O2", "-S", "-o", "-", src], capture_output=True, text=True, timeout=60)
+        f.write(
+            "kernel void k(global int *o, int a, int b, int c, short2 s, short2 t, ushort2 us, ushort2 ut)"
+            " {\n" + body + "}\n"
+        )
+    proc = subprocess.run(
+        [
+            tool,
+            "-x",
+            "cl",
+            "-cl-std=CL2.0",
+            "-nogpulib",
+            "-target",
+            "amdgcn-amd-amdhsa",
+            f"-mcpu={cpu}",
+            "-O2",
+            "-S",
+            "-o",
+            "-",
+            src,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 0, proc.stderr
     return [ln.strip() for ln in proc.stdout.splitlines() if ln.strip().startswith("v_dot")]
 

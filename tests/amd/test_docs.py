@@ -14,8 +14,15 @@ import pytest
 from intdot.cli import main
 
 DOCS = pathlib.Path(__file__).resolve().parents[2] / "docs"
-MODULES = ["intdot.amd", "intdot.amd.builtins", "intdot.amd.cexpr", "intdot.amd.evaluate", "intdot.amd.functions",
-           "intdot.amd.target", "intdot.amd.targets"]
+MODULES = [
+    "intdot.amd",
+    "intdot.amd.builtins",
+    "intdot.amd.cexpr",
+    "intdot.amd.evaluate",
+    "intdot.amd.functions",
+    "intdot.amd.target",
+    "intdot.amd.targets",
+]
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 
 
@@ -37,7 +44,6 @@ def test_generated_function_docstrings():
             runner = doctest.DocTestRunner(optionflags=FLAGS)
             runner.run(test)
             assert runner.failures == 0 and test.examples, (row.name, profile)
-
 
 
 @pytest.mark.parametrize("doc", ["amd.md", "differences.md"])

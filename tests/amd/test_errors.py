@@ -18,16 +18,19 @@ from intdot.errors import (
 
 @pytest.mark.parametrize("name", ["sdot4", "udot4", "sdot8", "udot8", "sdot2", "udot2"])
 @pytest.mark.parametrize("pos,argname", [(0, "src0"), (1, "src1"), (2, "src2")])
-@pytest.mark.parametrize("bad,exc,what", [
-    (2**32, OperandError, "src=4294967296 is out of range"),
-    (-(2**31) - 1, OperandError, "src=-2147483649 is out of range"),
-    (1.0, OperandTypeError, "src=1.0 has type float"),
-    ("7", OperandTypeError, "src='7' has type str"),
-    (None, OperandTypeError, "src=None"),
-    (np.array([1.5]), OperandTypeError, "dtype float64"),
-    (np.array([1, 2, 2**32], dtype=np.int64), OperandError, "holds 4294967296"),
-    (np.array([True]), OperandTypeError, "dtype bool"),
-])
+@pytest.mark.parametrize(
+    "bad,exc,what",
+    [
+        (2**32, OperandError, "src=4294967296 is out of range"),
+        (-(2**31) - 1, OperandError, "src=-2147483649 is out of range"),
+        (1.0, OperandTypeError, "src=1.0 has type float"),
+        ("7", OperandTypeError, "src='7' has type str"),
+        (None, OperandTypeError, "src=None"),
+        (np.array([1.5]), OperandTypeError, "dtype float64"),
+        (np.array([1, 2, 2**32], dtype=np.int64), OperandError, "holds 4294967296"),
+        (np.array([True]), OperandTypeError, "dtype bool"),
+    ],
+)
 def test_bad_operand(name, pos, argname, bad, exc, what):
     args = [1, 1, 1]
     args[pos] = bad
@@ -51,8 +54,9 @@ def test_bad_flags(kw):
 
 
 @pytest.mark.parametrize("name", ["sudot4", "sudot8"])
-@pytest.mark.parametrize("s0,s1,bad", [(1, False, "src0_neg"), (True, 0, "src1_neg"), ("t", True, "src0_neg"),
-                                      (None, True, "src0_neg")])
+@pytest.mark.parametrize(
+    "s0,s1,bad", [(1, False, "src0_neg"), (True, 0, "src1_neg"), ("t", True, "src0_neg"), (None, True, "src0_neg")]
+)
 def test_bad_sign_flags(name, s0, s1, bad):
     for fn in (getattr(amd, name), amd.builtin(name, profile="llvm")):
         with pytest.raises(OperandTypeError, match=f"{bad}=.* is not a bool"):
@@ -97,14 +101,17 @@ def test_unknown_module_attribute():
     assert "sdot4" in dir(amd) and "__builtin_amdgcn_sudot8" in dir(amd)
 
 
-@pytest.mark.parametrize("name,profile,match", [
-    ("gfx9999", "reference", "gfx908"),
-    ("gfx9999", "llvm", "gfx1250"),
-    ("RDNA5", "llvm", "RDNA3.5"),
-    ("gfx906", "reference", "profile='llvm'"),
-    ("gfx1250", "reference", "none of the reference's families"),
-    (942, "reference", "not a target name"),
-])
+@pytest.mark.parametrize(
+    "name,profile,match",
+    [
+        ("gfx9999", "reference", "gfx908"),
+        ("gfx9999", "llvm", "gfx1250"),
+        ("RDNA5", "llvm", "RDNA3.5"),
+        ("gfx906", "reference", "profile='llvm'"),
+        ("gfx1250", "reference", "none of the reference's families"),
+        (942, "reference", "not a target name"),
+    ],
+)
 def test_unknown_target(name, profile, match):
     with pytest.raises(UnknownTarget, match=match):
         amd.target(name, profile=profile)

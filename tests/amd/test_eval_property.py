@@ -9,8 +9,10 @@ from hypothesis import strategies as st
 from intdot.amd.evaluate import evaluate, explain
 from tests.amd.spec import NAMES, SUDOT, ref
 
-words = st.one_of(st.sampled_from([0, 1, -1, 0x7FFFFFFF, -(2**31), 2**32 - 1, 0x80808080, 0x88888888]),
-                  st.integers(-(2**31), 2**32 - 1))
+words = st.one_of(
+    st.sampled_from([0, 1, -1, 0x7FFFFFFF, -(2**31), 2**32 - 1, 0x80808080, 0x88888888]),
+    st.integers(-(2**31), 2**32 - 1),
+)
 
 
 @st.composite
@@ -32,13 +34,25 @@ def short2(w):
 
 
 @settings(max_examples=300, deadline=None)
-@given(data=st.data(), name=st.sampled_from(NAMES), a=words, b=words, c=words, last=st.booleans(),
-       clamp=st.booleans(), llvm=st.booleans(), s0=st.booleans(), s1=st.booleans())
+@given(
+    data=st.data(),
+    name=st.sampled_from(NAMES),
+    a=words,
+    b=words,
+    c=words,
+    last=st.booleans(),
+    clamp=st.booleans(),
+    llvm=st.booleans(),
+    s0=st.booleans(),
+    s1=st.booleans(),
+)
 def test_eval_matches_reference(data, name, a, b, c, last, clamp, llvm, s0, s1):
     lit = lambda v: data.draw(literal(v))  # noqa: E731
     if name in SUDOT:
-        text = f"{name}({flag(data.draw, s0)}, {lit(a)}, {flag(data.draw, s1)}, {lit(b)}, {lit(c)}, " \
-               f"{flag(data.draw, last)})"
+        text = (
+            f"{name}({flag(data.draw, s0)}, {lit(a)}, {flag(data.draw, s1)}, {lit(b)}, {lit(c)}, "
+            f"{flag(data.draw, last)})"
+        )
     elif name in ("sdot2", "udot2") and data.draw(st.booleans()):
         text = f"__builtin_amdgcn_{name}({short2(a % 2**32)}, {short2(b % 2**32)}, {lit(c)}, {flag(data.draw, last)})"
     else:

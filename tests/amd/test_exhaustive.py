@@ -42,8 +42,14 @@ def kwargs_for(name, flags):
 @functools.cache
 def byte_products(a_signed: bool, b_signed: bool) -> np.ndarray:
     """P[x * 256 + y] = the reference's product of byte patterns x and y (single-lane words)."""
-    return np.array([ref_dot(x, y, 0, width=8, a_signed=a_signed, b_signed=b_signed, result_signed=True)
-                     for x in range(256) for y in range(256)], dtype=np.int64)
+    return np.array(
+        [
+            ref_dot(x, y, 0, width=8, a_signed=a_signed, b_signed=b_signed, result_signed=True)
+            for x in range(256)
+            for y in range(256)
+        ],
+        dtype=np.int64,
+    )
 
 
 @pytest.mark.parametrize("name,flags", CASES_8, ids=lambda v: str(v))

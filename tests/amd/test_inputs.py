@@ -119,8 +119,9 @@ def test_explain_names_the_target_canonically():
 
 def test_short2_object_arrays_are_words_checked_element_by_element():
     words = np.array([0x0007FFFD, 0x8000FFFF], dtype=object)
-    assert amd.sdot2(words, amd.short2(2, 5), 0, False).tolist() == [ref("sdot2", w, 0x00050002, 0)
-                                                                     for w in (0x0007FFFD, 0x8000FFFF)]
+    assert amd.sdot2(words, amd.short2(2, 5), 0, False).tolist() == [
+        ref("sdot2", w, 0x00050002, 0) for w in (0x0007FFFD, 0x8000FFFF)
+    ]
     with pytest.raises(OperandError, match=r"src0\[0, 0\]=<an integer of 16610 bits> is out of range"):
         amd.sdot2([[10**5000, 1]], 1, 0, False)
     with pytest.raises(OperandTypeError, match=r"src1\[0, 1\]=None has type NoneType"):

@@ -19,16 +19,23 @@ from tests.amd.spec import NAMES, SUDOT, call, params
 
 # dtype -> the value range it may carry into a 32-bit operand
 DTYPES = {
-    np.int32: (-(2**31), 2**31 - 1), np.uint32: (0, 2**32 - 1),
-    np.int64: (-(2**31), 2**32 - 1), np.uint64: (0, 2**32 - 1),
-    np.int8: (-128, 127), np.uint8: (0, 255), np.int16: (-(2**15), 2**15 - 1), np.uint16: (0, 2**16 - 1),
+    np.int32: (-(2**31), 2**31 - 1),
+    np.uint32: (0, 2**32 - 1),
+    np.int64: (-(2**31), 2**32 - 1),
+    np.uint64: (0, 2**32 - 1),
+    np.int8: (-128, 127),
+    np.uint8: (0, 255),
+    np.int16: (-(2**15), 2**15 - 1),
+    np.uint16: (0, 2**16 - 1),
 }
 
 
 def operand(shape):
     return st.sampled_from(list(DTYPES)).flatmap(
-        lambda dt: hnp.arrays(dt, shape, elements=st.integers(*DTYPES[dt]) if dt != np.uint64 else
-                              st.integers(0, 2**32 - 1)))
+        lambda dt: hnp.arrays(
+            dt, shape, elements=st.integers(*DTYPES[dt]) if dt != np.uint64 else st.integers(0, 2**32 - 1)
+        )
+    )
 
 
 @st.composite
@@ -65,7 +72,8 @@ def scalar_words(kind, value, shape):
         return np.full(shape, value, dtype=object)
     if kind == "pairs":
         words = np.vectorize(lambda a, b: (int(a) & 0xFFFF) | ((int(b) & 0xFFFF) << 16), otypes=[object])(
-            value[..., 0], value[..., 1])
+            value[..., 0], value[..., 1]
+        )
         return np.broadcast_to(words, shape)
     return np.broadcast_to(value.astype(object), shape)
 
@@ -105,9 +113,15 @@ def test_empty_and_zero_d(name):
     got = call(fn, name, *args, src0_neg=True, src1_neg=False) if name in SUDOT else call(fn, name, *args)
     assert got.shape == (0, 3) and got.dtype == (np.int32 if p["result_signed"] else np.uint32)
     zero_d = np.array(0x01020304, dtype=np.uint32)
-    got = call(fn, name, zero_d, 0x05060708, 10, src0_neg=True, src1_neg=True) if name in SUDOT else \
-        call(fn, name, zero_d, 0x05060708, 10)
+    got = (
+        call(fn, name, zero_d, 0x05060708, 10, src0_neg=True, src1_neg=True)
+        if name in SUDOT
+        else call(fn, name, zero_d, 0x05060708, 10)
+    )
     assert isinstance(got, np.ndarray) and got.shape == ()
-    scalar = call(fn, name, 0x01020304, 0x05060708, 10, src0_neg=True, src1_neg=True) if name in SUDOT else \
-        call(fn, name, 0x01020304, 0x05060708, 10)
+    scalar = (
+        call(fn, name, 0x01020304, 0x05060708, 10, src0_neg=True, src1_neg=True)
+        if name in SUDOT
+        else call(fn, name, 0x01020304, 0x05060708, 10)
+    )
     assert int(got) == scalar

@@ -38,8 +38,12 @@ def test_batches_of_words_mean_words_whatever_their_length(name, n):
     words = [word(5, 0), word(7, 0), word(3, 7), word(-1, 1)][:n]
     ones = [word(1, 1)] * n
     want = [ref(name, w, o, 0) for w, o in zip(words, ones)]
-    for a, b in ((np.array(words, np.uint32), np.array(ones, np.uint32)), (words, ones), (tuple(words), ones),
-                 (np.array(words, np.int64), np.array(ones, np.int32))):
+    for a, b in (
+        (np.array(words, np.uint32), np.array(ones, np.uint32)),
+        (words, ones),
+        (tuple(words), ones),
+        (np.array(words, np.int64), np.array(ones, np.int32)),
+    ):
         got = fn(a, b, 0, False)
         assert got.shape == (n,) and got.tolist() == want
     assert fn(np.array([5, 7], np.uint32), np.array([1, 1], np.uint32), 0, False).tolist() == [5, 7]
@@ -88,31 +92,37 @@ def test_sixteen_bit_array_must_be_pairs():
         amd.udot2(0, np.array(5, np.uint16), 0, False)
 
 
-@pytest.mark.parametrize("bad,exc,match", [
-    ((70000, 1), OperandError, r"e0=70000 is out of range; expected a 16-bit element in \[-32768, 65535\]"),
-    ((1, -32769), OperandError, r"e1=-32769 is out of range"),
-    ((1.0, 2), OperandTypeError, r"e0=1.0 has type float"),
-    ((True, 2), OperandTypeError, r"e0=True"),
-    (([1, 70000], 0), OperandError, "e0 holds 70000, out of range"),
-    ((0, np.array([1.5])), OperandTypeError, "e1 has dtype float64"),
-    ((np.zeros(2), np.zeros(3)), OperandTypeError, "e0 has dtype float64"),
-    ((np.zeros(2, int), np.zeros(3, int)), OperandError, "do not broadcast"),
-    (([[1, 2], [3]], 0), OperandTypeError, "e0="),
-])
+@pytest.mark.parametrize(
+    "bad,exc,match",
+    [
+        ((70000, 1), OperandError, r"e0=70000 is out of range; expected a 16-bit element in \[-32768, 65535\]"),
+        ((1, -32769), OperandError, r"e1=-32769 is out of range"),
+        ((1.0, 2), OperandTypeError, r"e0=1.0 has type float"),
+        ((True, 2), OperandTypeError, r"e0=True"),
+        (([1, 70000], 0), OperandError, "e0 holds 70000, out of range"),
+        ((0, np.array([1.5])), OperandTypeError, "e1 has dtype float64"),
+        ((np.zeros(2), np.zeros(3)), OperandTypeError, "e0 has dtype float64"),
+        ((np.zeros(2, int), np.zeros(3, int)), OperandError, "do not broadcast"),
+        (([[1, 2], [3]], 0), OperandTypeError, "e0="),
+    ],
+)
 def test_bad_short2_elements(bad, exc, match):
     with pytest.raises(exc, match=match):
         amd.short2(*bad)
 
 
-@pytest.mark.parametrize("bad,exc,match", [
-    ("12", OperandTypeError, "src0='12' has type str"),
-    (1.5, OperandTypeError, "src0=1.5 has type float"),
-    (True, OperandTypeError, "src0=True"),
-    (2**32, OperandError, "src0=4294967296 is out of range"),
-    ([1, 2**32], OperandError, r"src0 holds 4294967296, out of range"),
-    (np.array([[1.5, 2.0]]), OperandTypeError, "src0 has dtype float64"),
-    ([[1, 2], [3]], OperandTypeError, "src0"),
-])
+@pytest.mark.parametrize(
+    "bad,exc,match",
+    [
+        ("12", OperandTypeError, "src0='12' has type str"),
+        (1.5, OperandTypeError, "src0=1.5 has type float"),
+        (True, OperandTypeError, "src0=True"),
+        (2**32, OperandError, "src0=4294967296 is out of range"),
+        ([1, 2**32], OperandError, r"src0 holds 4294967296, out of range"),
+        (np.array([[1.5, 2.0]]), OperandTypeError, "src0 has dtype float64"),
+        ([[1, 2], [3]], OperandTypeError, "src0"),
+    ],
+)
 def test_bad_short2_operands(bad, exc, match):
     with pytest.raises(exc, match=match):
         amd.sdot2(bad, amd.short2(1, 1), 0, False)

@@ -35,13 +35,25 @@ def test_one_record_per_builtin_and_per_form():
 
 # Typed in from the reference document: (a width, b width, lanes, a signed, b signed, acc bits, acc signed).
 AMD_SPECS = {
-    "udot4": (8, 8, 4, False, False, 32, False), "udot8": (4, 4, 8, False, False, 32, False),
-    "sdot4": (8, 8, 4, True, True, 32, True), "sdot8": (4, 4, 8, True, True, 32, True),
-    "sdot2": (16, 16, 2, True, True, 32, True), "udot2": (16, 16, 2, False, False, 32, False),
-    "sudot4": (8, 8, 4, True, True, 32, True), "sudot8": (4, 4, 8, True, True, 32, True),
+    "udot4": (8, 8, 4, False, False, 32, False),
+    "udot8": (4, 4, 8, False, False, 32, False),
+    "sdot4": (8, 8, 4, True, True, 32, True),
+    "sdot8": (4, 4, 8, True, True, 32, True),
+    "sdot2": (16, 16, 2, True, True, 32, True),
+    "udot2": (16, 16, 2, False, False, 32, False),
+    "sudot4": (8, 8, 4, True, True, 32, True),
+    "sudot8": (4, 4, 8, True, True, 32, True),
 }
-AMD_FEATURES = {"udot4": "dot7-insts", "udot8": "dot7-insts", "sdot4": "dot1-insts", "sdot8": "dot1-insts",
-                "sdot2": "dot2-insts", "udot2": "dot2-insts", "sudot4": "dot8-insts", "sudot8": "dot8-insts"}
+AMD_FEATURES = {
+    "udot4": "dot7-insts",
+    "udot8": "dot7-insts",
+    "sdot4": "dot1-insts",
+    "sdot8": "dot1-insts",
+    "sdot2": "dot2-insts",
+    "udot2": "dot2-insts",
+    "sudot4": "dot8-insts",
+    "sudot8": "dot8-insts",
+}
 
 
 @pytest.mark.parametrize("name", list(AMD_SPECS))
@@ -116,19 +128,22 @@ def test_every_spelling_finds_its_record():
 # --- find: every kind of spelling ----------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("spelling, name", [
-    ("sdot4", "amd.sdot4"),
-    ("__builtin_amdgcn_sdot4", "amd.sdot4"),
-    ("  __builtin_amdgcn_sudot8 ", "amd.sudot8"),
-    ("SDOT4", "amd.sdot4"),  # case as users write it, when nothing matches exactly
-    ("amd.udot2", "amd.udot2"),
-    ("arm.sudot_sve_indexed", "arm.sudot_sve_indexed"),
-    ("sudot_sve_indexed", "arm.sudot_sve_indexed"),
-    ("vsudotq_lane_s32", "arm.sudot_neon_elem_128"),
-    ("svsudot_lane_s32", "arm.sudot_sve_indexed"),
-    ("sudot", "arm.sudot_neon_elem_64"),  # every SUDOT form computes the same step: the first is canonical
-    ("SUDOT", "arm.sudot_neon_elem_64"),
-])
+@pytest.mark.parametrize(
+    "spelling, name",
+    [
+        ("sdot4", "amd.sdot4"),
+        ("__builtin_amdgcn_sdot4", "amd.sdot4"),
+        ("  __builtin_amdgcn_sudot8 ", "amd.sudot8"),
+        ("SDOT4", "amd.sdot4"),  # case as users write it, when nothing matches exactly
+        ("amd.udot2", "amd.udot2"),
+        ("arm.sudot_sve_indexed", "arm.sudot_sve_indexed"),
+        ("sudot_sve_indexed", "arm.sudot_sve_indexed"),
+        ("vsudotq_lane_s32", "arm.sudot_neon_elem_128"),
+        ("svsudot_lane_s32", "arm.sudot_sve_indexed"),
+        ("sudot", "arm.sudot_neon_elem_64"),  # every SUDOT form computes the same step: the first is canonical
+        ("SUDOT", "arm.sudot_neon_elem_64"),
+    ],
+)
 def test_find_spellings(spelling, name):
     assert catalog.find(spelling).name == name
 
@@ -147,14 +162,17 @@ def test_find_acle_and_form_names():
     assert catalog.find("arm.sdot_sve_vec_d").spec.acc_bits == 64
 
 
-@pytest.mark.parametrize("line, name", [
-    ("sudot z0.s, z1.b, z2.b[0]", "arm.sudot_sve_indexed"),
-    ("SUDOT V0.4S, V1.16B, V2.4B[3]", "arm.sudot_neon_elem_128"),
-    ("sudot za.s[w8, 0, vgx2], {z0.b-z1.b}, z2.b[1]", "arm.sudot_sme2_indexed_vgx2"),
-    ("sdot z0.d, z1.h, z2.h", "arm.sdot_sve_vec_d"),
-    ("sdot z0.s, z1.h, z2.h", "arm.sdot_sve_vec_hs"),
-    ("usdot za.s[w8, 0, vgx4], {z0.b-z3.b}, z4.b", "arm.usdot_sme2_single_vgx4"),
-])
+@pytest.mark.parametrize(
+    "line, name",
+    [
+        ("sudot z0.s, z1.b, z2.b[0]", "arm.sudot_sve_indexed"),
+        ("SUDOT V0.4S, V1.16B, V2.4B[3]", "arm.sudot_neon_elem_128"),
+        ("sudot za.s[w8, 0, vgx2], {z0.b-z1.b}, z2.b[1]", "arm.sudot_sme2_indexed_vgx2"),
+        ("sdot z0.d, z1.h, z2.h", "arm.sdot_sve_vec_d"),
+        ("sdot z0.s, z1.h, z2.h", "arm.sdot_sve_vec_hs"),
+        ("usdot za.s[w8, 0, vgx4], {z0.b-z3.b}, z4.b", "arm.usdot_sme2_single_vgx4"),
+    ],
+)
 def test_find_assembly_lines(line, name):
     if name.removeprefix("arm.") not in FORMS:
         pytest.skip(f"Arm table has no {name} yet")
@@ -186,10 +204,15 @@ def test_ambiguous_spelling_lists_candidates():
     assert catalog.find_all("sdot") == err.candidates
 
 
-@pytest.mark.parametrize("wrong, suggestion", [
-    ("sdot5", "sdot4"), ("__builtin_amdgcn_sdot5", "__builtin_amdgcn_sdot4"),
-    ("vsudotq_lane_s33", "vsudotq_lane_s32"), ("arm.sudot_sve_indexd", "arm.sudot_sve_indexed"),
-])
+@pytest.mark.parametrize(
+    "wrong, suggestion",
+    [
+        ("sdot5", "sdot4"),
+        ("__builtin_amdgcn_sdot5", "__builtin_amdgcn_sdot4"),
+        ("vsudotq_lane_s33", "vsudotq_lane_s32"),
+        ("arm.sudot_sve_indexd", "arm.sudot_sve_indexed"),
+    ],
+)
 def test_unknown_names_suggest(wrong, suggestion):
     with pytest.raises(catalog.NotInCatalog) as info:
         catalog.find(wrong)
@@ -215,8 +238,11 @@ def test_records_isa_filter():
 
 def test_equivalents_cross_isa():
     eq = {r.name for r in catalog.equivalents("sdot4")}
-    arm_sdot_b = {f"arm.{n}" for n, f in FORMS.items() if f.mnemonic == "sdot"
-                  and spec_tuple(catalog.find(f"arm.{n}").spec) == (8, 8, 4, True, True, 32, True)}
+    arm_sdot_b = {
+        f"arm.{n}"
+        for n, f in FORMS.items()
+        if f.mnemonic == "sdot" and spec_tuple(catalog.find(f"arm.{n}").spec) == (8, 8, 4, True, True, 32, True)
+    }
     assert eq == arm_sdot_b | {"amd.sudot4"}  # sudot4 with both flags signed is sdot4
     # sudot4's flags choose any signedness: Arm SDOT/USDOT/SUDOT (.b -> .s) all match, UDOT's unsigned acc does not.
     eq = {r.name for r in catalog.equivalents("__builtin_amdgcn_sudot4")}
@@ -264,15 +290,18 @@ def test_amd_where_available():
     assert catalog.where_available("sudot8", profile="llvm") == ("RDNA3", "RDNA3.5", "RDNA4")
 
 
-@pytest.mark.parametrize("name, target, ok", [
-    ("arm.sudot_neon_elem_128", "armv8.2-a+i8mm", True),
-    ("arm.sudot_neon_elem_128", "armv8.2-a+dotprod", False),
-    ("arm.sudot_sve_indexed", "neoverse-v1", True),
-    ("arm.sudot_sve_indexed", "neoverse-n1", False),
-    ("arm.sudot_sve_indexed", "apple-m4", True),  # SVE instructions run in streaming mode on SME
-    ("arm.sudot_sme2_single_vgx2", "armv9.2-a+sme2", True),
-    ("arm.sudot_sme2_single_vgx2", "neoverse-v2", False),
-])
+@pytest.mark.parametrize(
+    "name, target, ok",
+    [
+        ("arm.sudot_neon_elem_128", "armv8.2-a+i8mm", True),
+        ("arm.sudot_neon_elem_128", "armv8.2-a+dotprod", False),
+        ("arm.sudot_sve_indexed", "neoverse-v1", True),
+        ("arm.sudot_sve_indexed", "neoverse-n1", False),
+        ("arm.sudot_sve_indexed", "apple-m4", True),  # SVE instructions run in streaming mode on SME
+        ("arm.sudot_sme2_single_vgx2", "armv9.2-a+sme2", True),
+        ("arm.sudot_sme2_single_vgx2", "neoverse-v2", False),
+    ],
+)
 def test_arm_availability(name, target, ok):
     assert catalog.available(name, target) is ok
     assert catalog.available(name, target, profile="llvm") is ok  # one source of truth for Arm

@@ -46,15 +46,29 @@ def test_list_json_round_trips(capsys):
     data = json.loads(out)
     assert [d["name"] for d in data] == [r.name for r in catalog.records()]
     sudot4 = next(d for d in data if d["name"] == "amd.sudot4")
-    assert sudot4["spec"] == {"a_width": 8, "b_width": 8, "lanes": 4, "a_signed": None, "b_signed": None,
-                              "acc_bits": 32, "acc_signed": True}
+    assert sudot4["spec"] == {
+        "a_width": 8,
+        "b_width": 8,
+        "lanes": 4,
+        "a_signed": None,
+        "b_signed": None,
+        "acc_bits": 32,
+        "acc_signed": True,
+    }
     assert sudot4["sign_args"] is True and sudot4["neg"] is None and sudot4["k_step"] == [4, 4]
 
 
-@pytest.mark.parametrize("target, profile, isa", [
-    ("gfx1100", "llvm", "amd"), ("RDNA2", "reference", "amd"), ("RDNA2", "llvm", "amd"),
-    ("neoverse-v2", "reference", "arm"), ("armv8.2-a+dotprod", "reference", "arm"), ("apple-m4", "llvm", "arm"),
-])
+@pytest.mark.parametrize(
+    "target, profile, isa",
+    [
+        ("gfx1100", "llvm", "amd"),
+        ("RDNA2", "reference", "amd"),
+        ("RDNA2", "llvm", "amd"),
+        ("neoverse-v2", "reference", "arm"),
+        ("armv8.2-a+dotprod", "reference", "arm"),
+        ("apple-m4", "llvm", "arm"),
+    ],
+)
 def test_list_target_filters_by_availability(capsys, target, profile, isa):
     code, out, _ = run(capsys, "list", "--target", target, "--profile", profile)
     assert code == 0
@@ -65,10 +79,16 @@ def test_list_target_filters_by_availability(capsys, target, profile, isa):
     assert [line.split()[0] for line in lines[2:]] == expected
 
 
-@pytest.mark.parametrize("argv, words", [
-    (["sdot", "--target", "gfx942"], "'sdot' names only Arm instructions, and --target gfx942 is an AMD target"),
-    (["sdot4", "--target", "neoverse-v2"], "'sdot4' names only AMD instructions, and --target neoverse-v2 is an Arm"),
-])
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (["sdot", "--target", "gfx942"], "'sdot' names only Arm instructions, and --target gfx942 is an AMD target"),
+        (
+            ["sdot4", "--target", "neoverse-v2"],
+            "'sdot4' names only AMD instructions, and --target neoverse-v2 is an Arm",
+        ),
+    ],
+)
 def test_list_names_of_one_isa_with_a_target_of_the_other(capsys, argv, words):
     code, out, err = run(capsys, "list", *argv)
     assert code == 1 and out == "" and words in err and len(err.splitlines()) == 1
@@ -116,20 +136,25 @@ def test_available_for_a_name_of_several_instructions(capsys):
     # 'sdot' names 28 forms (it raised AmbiguousInstruction listing all of them): the NEON ones are on N1.
     code, out, err = run(capsys, "available", "sdot", "neoverse-n1")
     assert code == 0 and err == ""
-    assert out == ("sdot: 4 of the 28 instructions it names are available on neoverse-n1: arm.sdot_neon_vec_64, "
-                   "arm.sdot_neon_vec_128, arm.sdot_neon_elem_64, arm.sdot_neon_elem_128\n")
+    assert out == (
+        "sdot: 4 of the 28 instructions it names are available on neoverse-n1: arm.sdot_neon_vec_64, "
+        "arm.sdot_neon_vec_128, arm.sdot_neon_elem_64, arm.sdot_neon_elem_128\n"
+    )
     code, out, err = run(capsys, "available", "usdot", "cortex-a78")
     assert code == 1 and out == "" and err.count("\n") == 1
     assert "none of the 12 instructions 'usdot' names is available on cortex-a78" in err and "lacks i8mm" in err
 
 
-@pytest.mark.parametrize("argv, words", [
-    (["list", "--target", "gfx9999"], "neither an AMD target"),
-    (["list", "--target", "neoverse-v9", "--isa", "arm"], "did you mean neoverse-v3"),
-    (["list", "sdot5"], "did you mean"),
-    (["available", "sdot4", "neoverse-v2"], "is an AMD builtin"),
-    (["available", "xyzzy", "gfx942"], "not in intdot's catalog"),
-])
+@pytest.mark.parametrize(
+    "argv, words",
+    [
+        (["list", "--target", "gfx9999"], "neither an AMD target"),
+        (["list", "--target", "neoverse-v9", "--isa", "arm"], "did you mean neoverse-v3"),
+        (["list", "sdot5"], "did you mean"),
+        (["available", "sdot4", "neoverse-v2"], "is an AMD builtin"),
+        (["available", "xyzzy", "gfx942"], "not in intdot's catalog"),
+    ],
+)
 def test_errors_are_one_line(capsys, argv, words):
     code, out, err = run(capsys, *argv)
     assert code == 1 and out == "" and words in err

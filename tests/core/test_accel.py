@@ -28,8 +28,12 @@ def test_hot_small_calls_stay_exact():
     for _ in range(accel.HOT + 3):
         a, b, c = (rng.integers(0, 2**32, 5, dtype=np.uint64).astype(np.uint32) for _ in range(3))
         got = dot_arrays(spec, a, b, c, neg=True, clamp=True)
-        want = [ref_dot(int(x), int(y), int(z), width=4, a_signed=True, b_signed=False, result_signed=True,
-                        neg=True, clamp=True) for x, y, z in zip(a, b, c)]
+        want = [
+            ref_dot(
+                int(x), int(y), int(z), width=4, a_signed=True, b_signed=False, result_signed=True, neg=True, clamp=True
+            )
+            for x, y, z in zip(a, b, c)
+        ]
         assert got.tolist() == want
 
 
@@ -77,8 +81,10 @@ def _first_call_in_new_process(cache_dir: str) -> str:
     import subprocess
     import sys
 
-    code = ("import numpy as np\nfrom intdot import amd\na = np.arange(5000, dtype=np.uint32)\n"
-            "print(int(amd.sdot8(a, a, a, False, clamp=True).astype(np.int64).sum()))\n")
+    code = (
+        "import numpy as np\nfrom intdot import amd\na = np.arange(5000, dtype=np.uint32)\n"
+        "print(int(amd.sdot8(a, a, a, False, clamp=True).astype(np.int64).sum()))\n"
+    )
     env = {**os.environ, "INTDOT_BACKEND": "numba", "INTDOT_CACHE_DIR": cache_dir}
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr

@@ -45,8 +45,19 @@ def all_pairs(width):
 @functools.cache
 def all_pairs_reference(width, a_signed, b_signed, result_signed, neg):
     a, b, acc = all_pairs(width)
-    return [ref_dot(int(p), int(q), int(c), width=width, a_signed=a_signed, b_signed=b_signed,
-                    result_signed=result_signed, neg=neg) for p, q, c in zip(a, b, acc)]
+    return [
+        ref_dot(
+            int(p),
+            int(q),
+            int(c),
+            width=width,
+            a_signed=a_signed,
+            b_signed=b_signed,
+            result_signed=result_signed,
+            neg=neg,
+        )
+        for p, q, c in zip(a, b, acc)
+    ]
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -74,13 +85,26 @@ def test_distinct_lanes_each_position(backend):
             b = (vb << np.uint64(width * k)).astype(np.uint32)
             spec = DotSpec.packed32(width, True, False, True)
             got = dot_arrays(spec, a, b, np.zeros_like(a), neg=False, clamp=False, backend=backend)
-            want = [ref_dot(int(p), int(q), 0, width=width, a_signed=True, b_signed=False, result_signed=True)
-                    for p, q in zip(a, b)]
+            want = [
+                ref_dot(int(p), int(q), 0, width=width, a_signed=True, b_signed=False, result_signed=True)
+                for p, q in zip(a, b)
+            ]
             np.testing.assert_array_equal(got, want)
 
 
-EXTREME_WORDS = [0, 1, 0x7F7F7F7F, 0x80808080, 0xFFFFFFFF, 0x7FFF8000, 0x80007FFF, 0x88888888, 0x77777777,
-                 0x01020304, 0xF0F0F0F0]
+EXTREME_WORDS = [
+    0,
+    1,
+    0x7F7F7F7F,
+    0x80808080,
+    0xFFFFFFFF,
+    0x7FFF8000,
+    0x80007FFF,
+    0x88888888,
+    0x77777777,
+    0x01020304,
+    0xF0F0F0F0,
+]
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -91,10 +115,29 @@ def test_edges_wrap_and_clamp(width, backend):
     for a_signed, b_signed in SIGNS:
         for result_signed, neg, clamp in itertools.product([False, True], repeat=3):
             spec = DotSpec.packed32(width, a_signed, b_signed, result_signed)
-            got = dot_arrays(spec, a.astype(np.uint32), b.astype(np.uint32), c.astype(np.uint32),
-                             neg=neg, clamp=clamp, backend=backend)
-            want = [ref_dot(p, q, r, width=width, a_signed=a_signed, b_signed=b_signed,
-                            result_signed=result_signed, neg=neg, clamp=clamp) for p, q, r in cases]
+            got = dot_arrays(
+                spec,
+                a.astype(np.uint32),
+                b.astype(np.uint32),
+                c.astype(np.uint32),
+                neg=neg,
+                clamp=clamp,
+                backend=backend,
+            )
+            want = [
+                ref_dot(
+                    p,
+                    q,
+                    r,
+                    width=width,
+                    a_signed=a_signed,
+                    b_signed=b_signed,
+                    result_signed=result_signed,
+                    neg=neg,
+                    clamp=clamp,
+                )
+                for p, q, r in cases
+            ]
             np.testing.assert_array_equal(got, np.array(want, dtype=spec.result_dtype))
             # The scalar path, one call per case, must agree too.
             f = dot_function(spec)
@@ -108,15 +151,25 @@ specs = st.builds(DotSpec.packed32, st.sampled_from([4, 8, 16]), st.booleans(), 
 @settings(max_examples=300, deadline=None)
 @given(a=words, b=words, acc=words, spec=specs, neg=st.booleans(), clamp=st.booleans())
 def test_scalar_matches_reference(a, b, acc, spec, neg, clamp):
-    want = ref_dot(a, b, acc, width=spec.a_width, a_signed=spec.a_signed, b_signed=spec.b_signed,
-                   result_signed=spec.acc_signed, neg=neg, clamp=clamp)
+    want = ref_dot(
+        a,
+        b,
+        acc,
+        width=spec.a_width,
+        a_signed=spec.a_signed,
+        b_signed=spec.b_signed,
+        result_signed=spec.acc_signed,
+        neg=neg,
+        clamp=clamp,
+    )
     got = dot_function(spec)(a, b, acc, neg, clamp)
     assert type(got) is int and got == want
 
 
 shapes = st.sampled_from([(), (0,), (1,), (7,), (3, 5), (2, 0, 3), (4097,)])
-dtypes = st.sampled_from([np.int32, np.uint32, np.int64, np.uint64, np.int8, np.uint16,
-                         np.dtype(">u4"), np.dtype(">i8"), np.dtype(">i2")])  # non-native byte order too
+dtypes = st.sampled_from(
+    [np.int32, np.uint32, np.int64, np.uint64, np.int8, np.uint16, np.dtype(">u4"), np.dtype(">i8"), np.dtype(">i2")]
+)  # non-native byte order too
 
 
 @settings(max_examples=60, deadline=None)
@@ -129,7 +182,7 @@ def test_array_matches_scalar(data, spec, neg, clamp, shape):
         info = np.iinfo(dtype)
         lo, hi = max(info.min, -(2**31)), min(info.max, 2**32 - 1)
         # Broadcasting: each operand may drop leading axes or be 0-d.
-        sub = shape[data.draw(st.integers(0, len(shape))):]
+        sub = shape[data.draw(st.integers(0, len(shape))) :]
         arrays.append(rng.integers(lo, hi, size=sub, dtype=np.int64, endpoint=True).astype(dtype))
     f = dot_function(spec)
     got = f(*arrays, neg, clamp)

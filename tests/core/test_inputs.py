@@ -24,8 +24,20 @@ ACCS = [5, 0x7FFFFFFF, 0x80000000, 0xFFFFFFFF, 0, 12345]
 
 
 def want(a, b, c, spec=SPEC, neg=False, clamp=False):
-    return [ref_dot(int(x), int(y), int(z), width=spec.a_width, a_signed=spec.a_signed, b_signed=spec.b_signed,
-                    result_signed=spec.acc_signed, neg=neg, clamp=clamp) for x, y, z in zip(a, b, c)]
+    return [
+        ref_dot(
+            int(x),
+            int(y),
+            int(z),
+            width=spec.a_width,
+            a_signed=spec.a_signed,
+            b_signed=spec.b_signed,
+            result_signed=spec.acc_signed,
+            neg=neg,
+            clamp=clamp,
+        )
+        for x, y, z in zip(a, b, c)
+    ]
 
 
 @pytest.fixture(params=BACKENDS)
@@ -96,8 +108,9 @@ def test_numpy_scalars_of_every_int_type(t):
 
 
 def test_object_arrays_are_validated_like_lists():
-    assert f(np.array([0x80FF7F01, -1], dtype=object), 0x01020304, 0).tolist() == \
-        want([0x80FF7F01, 2**32 - 1], [0x01020304] * 2, [0, 0])
+    assert f(np.array([0x80FF7F01, -1], dtype=object), 0x01020304, 0).tolist() == want(
+        [0x80FF7F01, 2**32 - 1], [0x01020304] * 2, [0, 0]
+    )
     with pytest.raises(OperandError, match=r"src0\[1\]=1099511627776"):
         f(np.array([1, 2**40], dtype=object), 0, 0)
     with pytest.raises(OperandError, match=r"src0\[1, 0\]=1180591620717411303424"):
@@ -168,8 +181,11 @@ def test_lane_values_validates():
 @pytest.mark.parametrize("neg", [False, True])
 @pytest.mark.parametrize("clamp", [False, True])
 def test_trace_matches_the_reference(neg, clamp):
-    for spec in (DotSpec.packed32(8, True, False, True), DotSpec.packed32(16, False, False, False),
-                 DotSpec.packed32(4, True, True, True)):
+    for spec in (
+        DotSpec.packed32(8, True, False, True),
+        DotSpec.packed32(16, False, False, False),
+        DotSpec.packed32(4, True, True, True),
+    ):
         for a, b, c in zip(WORDS, WORDS[::-1], ACCS):
             t = trace(spec, a, b, c, neg=neg, clamp=clamp)
             la, lb = ref_lanes(a, spec.a_width, spec.a_signed), ref_lanes(b, spec.a_width, spec.b_signed)
@@ -251,5 +267,7 @@ def test_bools_inside_lists_are_refused_like_bool_scalars():
         f(0, [[1, 2], (3, np.True_)], 0)
     with pytest.raises(OperandTypeError, match=r"lanes\[2\]=True has type bool"):
         pack([1, 2, True, 3], 8)
-    assert f([[1, 2], (3, 4)], 0x01010101, 0).tolist() == [want([1, 2], [0x01010101] * 2, [0, 0]),
-                                                           want([3, 4], [0x01010101] * 2, [0, 0])]
+    assert f([[1, 2], (3, 4)], 0x01010101, 0).tolist() == [
+        want([1, 2], [0x01010101] * 2, [0, 0]),
+        want([3, 4], [0x01010101] * 2, [0, 0]),
+    ]

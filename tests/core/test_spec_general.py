@@ -27,9 +27,23 @@ SIGNS = list(itertools.product([False, True], repeat=2))
 
 
 def reference(spec: DotSpec, a, b, acc, neg: bool, clamp: bool) -> list[int]:
-    return [ref_dot_step(int(x), int(y), int(z), a_width=spec.a_width, b_width=spec.b_width, lanes=spec.lanes,
-                         a_signed=spec.a_signed, b_signed=spec.b_signed, acc_bits=spec.acc_bits,
-                         acc_signed=spec.acc_signed, neg=neg, clamp=clamp) for x, y, z in zip(a, b, acc)]
+    return [
+        ref_dot_step(
+            int(x),
+            int(y),
+            int(z),
+            a_width=spec.a_width,
+            b_width=spec.b_width,
+            lanes=spec.lanes,
+            a_signed=spec.a_signed,
+            b_signed=spec.b_signed,
+            acc_bits=spec.acc_bits,
+            acc_signed=spec.acc_signed,
+            neg=neg,
+            clamp=clamp,
+        )
+        for x, y, z in zip(a, b, acc)
+    ]
 
 
 def run(backend: str, spec: DotSpec, a, b, acc, neg: bool, clamp: bool) -> list[int]:
@@ -37,8 +51,15 @@ def run(backend: str, spec: DotSpec, a, b, acc, neg: bool, clamp: bool) -> list[
     if backend == "scalar":
         f = dot_function(spec)
         return [f(int(x), int(y), int(z), neg, clamp) for x, y, z in zip(a, b, acc)]
-    got = dot_arrays(spec, a.astype(spec.a_dtype), b.astype(spec.b_dtype), acc.astype(spec.acc_dtype),
-                     neg=neg, clamp=clamp, backend=backend)
+    got = dot_arrays(
+        spec,
+        a.astype(spec.a_dtype),
+        b.astype(spec.b_dtype),
+        acc.astype(spec.acc_dtype),
+        neg=neg,
+        clamp=clamp,
+        backend=backend,
+    )
     assert got.dtype == spec.result_dtype
     return got.tolist()
 
@@ -60,6 +81,7 @@ def edge_accs(acc_bits: int) -> list[int]:
 
 def pair_operands(spec: DotSpec):
     """Operands a, b meeting every pair of lane values (16-bit lanes: edges and a sample), and accumulators."""
+
     def values(width):
         if width <= 8:
             return np.arange(1 << width)
@@ -76,8 +98,19 @@ def pair_operands(spec: DotSpec):
 
 # (a_width, b_width, lanes, acc_bits): 8-bit into 64, 64-bit operands, 16-bit into 64 (SVE .h -> .d),
 # 16 x 8 (dp2a), 4-bit into 64, mixed 4 x 8, odd lane counts.
-SHAPES = [(8, 8, 4, 64), (8, 8, 8, 64), (16, 16, 4, 64), (16, 8, 2, 32), (16, 8, 4, 64), (4, 4, 16, 64),
-          (4, 4, 8, 64), (4, 8, 4, 32), (8, 4, 3, 64), (16, 16, 2, 64), (8, 8, 2, 32)]
+SHAPES = [
+    (8, 8, 4, 64),
+    (8, 8, 8, 64),
+    (16, 16, 4, 64),
+    (16, 8, 2, 32),
+    (16, 8, 4, 64),
+    (4, 4, 16, 64),
+    (4, 4, 8, 64),
+    (4, 8, 4, 32),
+    (8, 4, 3, 64),
+    (16, 16, 2, 64),
+    (8, 8, 2, 32),
+]
 
 
 COMBOS = list(zip(SIGNS, [True, False, False, True], [(False, False), (True, True), (False, True), (True, False)]))
@@ -138,8 +171,12 @@ def test_random_operands(shape, backend):
     n = 300
     a = rng.integers(0, 2 ** (a_width * lanes), n, dtype=np.uint64)
     b = rng.integers(0, 2 ** (b_width * lanes), n, dtype=np.uint64)
-    acc = np.concatenate([rng.integers(0, 2**acc_bits, n - 10, dtype=np.uint64, endpoint=False),
-                          np.array(edge_accs(acc_bits), dtype=np.uint64)])
+    acc = np.concatenate(
+        [
+            rng.integers(0, 2**acc_bits, n - 10, dtype=np.uint64, endpoint=False),
+            np.array(edge_accs(acc_bits), dtype=np.uint64),
+        ]
+    )
     for ((a_signed, b_signed), acc_signed, _), neg, clamp in itertools.product(COMBOS, *[[True, False]] * 2):
         spec = DotSpec(a_width, b_width, lanes, a_signed, b_signed, acc_bits, acc_signed)
         assert run(backend, spec, a, b, acc, neg, clamp) == reference(spec, a, b, acc, neg, clamp)
@@ -164,8 +201,14 @@ def test_backends_agree_on_large_arrays():
 operands = st.integers(-(2**63), 2**64 - 1)
 general_specs = st.builds(
     lambda aw, bw, n, sa, sb, bits, sc: DotSpec(aw, bw, min(n, 64 // max(aw, bw)), sa, sb, bits, sc),
-    st.sampled_from([4, 8, 16]), st.sampled_from([4, 8, 16]), st.integers(1, 16), st.booleans(), st.booleans(),
-    st.sampled_from([32, 64]), st.booleans())
+    st.sampled_from([4, 8, 16]),
+    st.sampled_from([4, 8, 16]),
+    st.integers(1, 16),
+    st.booleans(),
+    st.booleans(),
+    st.sampled_from([32, 64]),
+    st.booleans(),
+)
 
 
 @settings(max_examples=300, deadline=None)
@@ -195,13 +238,16 @@ def test_operand_ranges_follow_the_spec():
     assert g(np.array([-1], np.int64), -1, -1).dtype == np.int64
 
 
-@pytest.mark.parametrize("kwargs, match", [
-    (dict(a_width=5), "a_width=5 is not allowed; expected a lane width in bits, one of"),
-    (dict(b_width=32), "b_width=32 is not allowed"),
-    (dict(lanes=0), "lanes=0 is not allowed with 16-bit lanes; expected 1 to 4"),
-    (dict(lanes=5), "lanes=5 is not allowed with 16-bit lanes; expected 1 to 4"),
-    (dict(acc_bits=16), "acc_bits=16 is not allowed; expected an accumulator width in bits, one of"),
-])
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        (dict(a_width=5), "a_width=5 is not allowed; expected a lane width in bits, one of"),
+        (dict(b_width=32), "b_width=32 is not allowed"),
+        (dict(lanes=0), "lanes=0 is not allowed with 16-bit lanes; expected 1 to 4"),
+        (dict(lanes=5), "lanes=5 is not allowed with 16-bit lanes; expected 1 to 4"),
+        (dict(acc_bits=16), "acc_bits=16 is not allowed; expected an accumulator width in bits, one of"),
+    ],
+)
 def test_spec_validation(kwargs, match):
     fields = dict(a_width=16, b_width=8, lanes=2, a_signed=True, b_signed=True)
     with pytest.raises(OperandError, match=match):
@@ -267,12 +313,15 @@ def test_array_matches_scalar_general(data, spec, neg, clamp, shape):
     rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
     arrays = []
     for bits in (spec.a_bits, spec.b_bits, spec.acc_bits):
-        choices = [d for d in (np.int8, np.uint16, np.int32, np.uint32, np.int64, np.uint64, np.dtype(">i8"))
-                   if np.iinfo(d).bits <= bits or np.iinfo(d).bits == 64]
+        choices = [
+            d
+            for d in (np.int8, np.uint16, np.int32, np.uint32, np.int64, np.uint64, np.dtype(">i8"))
+            if np.iinfo(d).bits <= bits or np.iinfo(d).bits == 64
+        ]
         dtype = data.draw(st.sampled_from(choices))
         info = np.iinfo(dtype)
         lo, hi = max(info.min, -(2 ** (bits - 1))), min(info.max, 2**bits - 1)
-        sub = shape[data.draw(st.integers(0, len(shape))):]
+        sub = shape[data.draw(st.integers(0, len(shape))) :]
         if info.min < 0:
             x = rng.integers(lo, hi, size=sub, dtype=np.int64, endpoint=True)
         else:

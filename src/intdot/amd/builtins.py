@@ -92,8 +92,15 @@ class Builtin:
         return ("src0", "src1", "src2", last)
 
     def c_signature(self, profile: str = "reference") -> str:
-        types = {"src0_neg": "bool", "src1_neg": "bool", "src2": self.result, "neg": "bool", "clamp": "bool",
-                 "src0": self.operand_type, "src1": self.operand_type}
+        types = {
+            "src0_neg": "bool",
+            "src1_neg": "bool",
+            "src2": self.result,
+            "neg": "bool",
+            "clamp": "bool",
+            "src0": self.operand_type,
+            "src1": self.operand_type,
+        }
         args = ", ".join(f"{types[p]} {p}" for p in self.params(profile))
         return f"{self.result} {self.full_name}({args})"
 
@@ -102,8 +109,10 @@ class Builtin:
         a = self.src0 == "s" if self.src0 != "flag" else src0_signed
         b = self.src1 == "s" if self.src1 != "flag" else src1_signed
         if a is None or b is None:
-            raise OperandTypeError(f"src0_signed={src0_signed!r}, src1_signed={src1_signed!r}: {self.name} reads "
-                                   f"its operands' signedness from flags; expected True or False for each")
+            raise OperandTypeError(
+                f"src0_signed={src0_signed!r}, src1_signed={src1_signed!r}: {self.name} reads "
+                f"its operands' signedness from flags; expected True or False for each"
+            )
         return DotSpec.packed32(self.width, a, b, self.result_signed)
 
 
@@ -112,6 +121,7 @@ def _row(name, width, src0, src1, result, layout, families, feature, summary):
 
 
 # In the order of the reference document.
+# fmt: off
 BUILTINS: tuple[Builtin, ...] = (
     _row("udot4", 8, "u", "u", "unsigned int", "plain", _ALL, "dot7-insts",
          "Dot product of four unsigned byte pairs, accumulated into a 32-bit unsigned integer."),
@@ -132,6 +142,7 @@ BUILTINS: tuple[Builtin, ...] = (
          "Dot product of eight nibble pairs, each operand signed or unsigned as its flag says, "
          "accumulated into a 32-bit signed integer."),
 )
+# fmt: on
 
 BY_NAME: dict[str, Builtin] = {r.name: r for r in BUILTINS}
 if len(BY_NAME) != len(BUILTINS):
@@ -145,7 +156,7 @@ def lookup(name) -> Builtin:
     if isinstance(name, str):
         short = name.strip()
         if short.startswith(PREFIX):
-            short = short[len(PREFIX):]
+            short = short[len(PREFIX) :]
         row = BY_NAME.get(short)
         if row is not None:
             return row

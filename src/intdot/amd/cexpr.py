@@ -59,8 +59,16 @@ class Call:
 
 VECTOR_TYPES = ("short2", "ushort2")
 # Casts to 32-bit integer types: spelling -> signed?
-_CASTS = {"int": True, "signed": True, "signed int": True, "int32_t": True,
-          "unsigned": False, "unsigned int": False, "uint": False, "uint32_t": False}
+_CASTS = {
+    "int": True,
+    "signed": True,
+    "signed int": True,
+    "int32_t": True,
+    "unsigned": False,
+    "unsigned int": False,
+    "uint": False,
+    "uint32_t": False,
+}
 _CAST_WORDS = {"int", "signed", "unsigned", "uint", "int32_t", "uint32_t"}
 _PUNCT = "(){},;+-"
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -84,22 +92,25 @@ def _integer(text: str, column: int, line: str) -> int:
     else:
         digits, base, prefix = text, 10, 0
         m = re.match(r"[0-9]*", digits)
-    body, rest = m.group(0), digits[m.end():]
+    body, rest = m.group(0), digits[m.end() :]
     shown = text if len(text) <= 40 else text[:37] + "..."
     if base in (16, 2) and not body:
         raise ExprSyntaxError(f"integer literal {shown!r} has no digits after {text[:2]!r}", line, column)
     if base == 8 and rest[:1].isdigit():
-        raise ExprSyntaxError(f"invalid digit {rest[0]!r} in octal literal {text!r}", line,
-                              column + prefix + len(body))
+        raise ExprSyntaxError(f"invalid digit {rest[0]!r} in octal literal {text!r}", line, column + prefix + len(body))
     if _SUFFIX.fullmatch(rest) is None:
-        raise ExprSyntaxError(f"invalid suffix {rest[:20]!r} on integer literal {shown!r}; "
-                              f"C suffixes are u, U, l, L, ll, LL", line, column + prefix + len(body))
+        raise ExprSyntaxError(
+            f"invalid suffix {rest[:20]!r} on integer literal {shown!r}; C suffixes are u, U, l, L, ll, LL",
+            line,
+            column + prefix + len(body),
+        )
     # No C integer type holds more than 64 bits; checking the digit count first also keeps
     # int() away from Python's limit on long decimal strings.
     significant = body.lstrip("0")
     if len(significant) > 64 or (significant and int(significant, base) > _LITERAL_MAX):
-        raise ExprSyntaxError(f"integer literal {shown!r} is too large for any C integer type "
-                              f"(at most 2**64 - 1)", line, column)
+        raise ExprSyntaxError(
+            f"integer literal {shown!r} is too large for any C integer type (at most 2**64 - 1)", line, column
+        )
     return int(body, base)
 
 
@@ -121,7 +132,7 @@ def tokenize(line: str) -> list[Token]:
             i = m.end()
             continue
         m = _NUMBER.match(line, i)
-        if m and line[m.end():m.end() + 1] == ".":
+        if m and line[m.end() : m.end() + 1] == ".":
             raise ExprSyntaxError("floating-point literals are not accepted; the builtins take integers", line, col)
         if m:
             tokens.append(Token("int", m.group(0), col, _integer(m.group(0), col, line)))
@@ -176,7 +187,7 @@ class _Parser:
 
     def _text(self, start: Token) -> str:
         end = self.tokens[self.i - 1]
-        return self.line[start.column - 1:end.column - 1 + len(end.text)]
+        return self.line[start.column - 1 : end.column - 1 + len(end.text)]
 
     def arg(self) -> Arg:
         # Each level of parentheses or casts recurses: bound the depth so deep nesting is a syntax error,
@@ -230,8 +241,11 @@ class _Parser:
             self.i += 1
         name = " ".join(words)
         if name not in _CASTS:
-            raise ExprSyntaxError(f"'({name})' is not a cast intdot reads; expected one of "
-                                  f"{', '.join(f'({c})' for c in _CASTS)}", self.line, open_tok.column + 1)
+            raise ExprSyntaxError(
+                f"'({name})' is not a cast intdot reads; expected one of {', '.join(f'({c})' for c in _CASTS)}",
+                self.line,
+                open_tok.column + 1,
+            )
         self.expect(")", "')' after the type name")
         inner = self.arg()
         if inner.kind != "int":
@@ -246,8 +260,10 @@ class _Parser:
         start = self.expect("(")
         type_tok = self.tok
         if type_tok.text not in VECTOR_TYPES:
-            self.error(f"expected a type: {' or '.join(VECTOR_TYPES)} for a vector literal, or a 32-bit integer "
-                       f"type ({', '.join(_CASTS)}) for a cast")
+            self.error(
+                f"expected a type: {' or '.join(VECTOR_TYPES)} for a vector literal, or a 32-bit integer "
+                f"type ({', '.join(_CASTS)}) for a cast"
+            )
         self.i += 1
         self.expect(")", "')' after the type name")
         self.expect("{", "'{' to open the vector literal")
@@ -260,16 +276,19 @@ class _Parser:
         self.expect("}", "',' or '}'")
         for e in elems:
             if e.kind != "int":
-                raise ExprSyntaxError(f"a {type_tok.text} element must be an integer, not {e.text!r}",
-                                      self.line, e.column)
+                raise ExprSyntaxError(
+                    f"a {type_tok.text} element must be an integer, not {e.text!r}", self.line, e.column
+                )
         if len(elems) != 2:
-            raise ExprSyntaxError(f"a {type_tok.text} literal needs exactly 2 elements, got {len(elems)}",
-                                  self.line, start.column)
+            raise ExprSyntaxError(
+                f"a {type_tok.text} literal needs exactly 2 elements, got {len(elems)}", self.line, start.column
+            )
         lo, hi = (-(1 << 15), (1 << 15) - 1) if type_tok.text == "short2" else (0, (1 << 16) - 1)
         for e in elems:
             if not lo <= e.value <= hi:
-                raise ExprSyntaxError(f"{type_tok.text} element {e.value} is out of range "
-                                      f"[{lo}, {hi}]", self.line, e.column)
+                raise ExprSyntaxError(
+                    f"{type_tok.text} element {e.value} is out of range [{lo}, {hi}]", self.line, e.column
+                )
         return Arg("vector", tuple(elems), start.column, self._text(start), type_tok.text)
 
 

@@ -43,8 +43,9 @@ def _bool(arg: Arg, param: str, line: str) -> bool:
         return arg.value
     if arg.kind == "int" and arg.value in (0, 1):
         return bool(arg.value)
-    raise OperandConstraintError(f"{param} is a bool parameter; expected true, false, 0 or 1, got {arg.text}",
-                                 line, arg.column)
+    raise OperandConstraintError(
+        f"{param} is a bool parameter; expected true, false, 0 or 1, got {arg.text}", line, arg.column
+    )
 
 
 def _word(arg: Arg, param: str, ctype: str, line: str) -> int:
@@ -53,7 +54,10 @@ def _word(arg: Arg, param: str, ctype: str, line: str) -> int:
     if not WORD_MIN <= arg.value < WORD_END:
         raise OperandConstraintError(
             f"{param}={arg.value} does not fit {ctype}; expected a 32-bit value in [-2**31, 2**32) "
-            f"(signed or unsigned spelling)", line, arg.column)
+            f"(signed or unsigned spelling)",
+            line,
+            arg.column,
+        )
     return arg.value
 
 
@@ -62,8 +66,9 @@ def _vector(arg: Arg, param: str, ctype: str, line: str):
         return tuple(e.value for e in arg.value)
     if arg.kind == "int":  # a packed 32-bit word: an intdot convenience, C would need a vector
         return _word(arg, param, ctype, line)
-    raise OperandConstraintError(f"{param} is {ctype}; expected ({ctype}){{a, b}} or a packed 32-bit integer, "
-                                 f"got {arg.text}", line, arg.column)
+    raise OperandConstraintError(
+        f"{param} is {ctype}; expected ({ctype}){{a, b}} or a packed 32-bit integer, got {arg.text}", line, arg.column
+    )
 
 
 def _packed_word(value, param: str) -> int:
@@ -73,8 +78,7 @@ def _packed_word(value, param: str) -> int:
     return value & MASK32
 
 
-def evaluate(text: str, *, profile: str = "reference", target: str | None = None,
-             clamp: bool = False) -> Evaluation:
+def evaluate(text: str, *, profile: str = "reference", target: str | None = None, clamp: bool = False) -> Evaluation:
     """Parse and evaluate ``text``, a call of one builtin.
 
     ``clamp`` is the reference profile's keyword (the llvm profile's clamp is
@@ -94,8 +98,12 @@ def evaluate(text: str, *, profile: str = "reference", target: str | None = None
     params = row.params(profile)
     if len(call.args) != len(params):
         col = call.args[len(params)].column if len(call.args) > len(params) else call.close_column
-        raise ExprSyntaxError(f"{row.full_name} takes {len(params)} arguments ({', '.join(params)}) in the "
-                              f"{profile} profile, got {len(call.args)}", text, col)
+        raise ExprSyntaxError(
+            f"{row.full_name} takes {len(params)} arguments ({', '.join(params)}) in the "
+            f"{profile} profile, got {len(call.args)}",
+            text,
+            col,
+        )
     values = {}
     for param, arg in zip(params, call.args):
         if param in ("src0_neg", "src1_neg", "neg", "clamp"):
@@ -108,8 +116,9 @@ def evaluate(text: str, *, profile: str = "reference", target: str | None = None
             values[param] = _word(arg, param, row.operand_type, text)
     if profile == "llvm":
         if clamp:
-            raise OperandError("clamp=True: in the llvm profile clamp is the call's last argument, "
-                               "not an option; drop --clamp")
+            raise OperandError(
+                "clamp=True: in the llvm profile clamp is the call's last argument, not an option; drop --clamp"
+            )
         neg, clamp = False, values["clamp"]
     else:
         neg = values["neg"]
@@ -137,12 +146,13 @@ def explain(ev: Evaluation) -> list[str]:
     """The lines ``intdot eval --explain`` prints: lanes, products, dot product, accumulation, clamp."""
     row = ev.row
     sign = {True: "signed", False: "unsigned"}
-    out = [f"{row.c_signature(ev.profile)}   [{ev.profile} profile"
-           + (f", target {ev.target}]" if ev.target else "]")]
+    out = [f"{row.c_signature(ev.profile)}   [{ev.profile} profile" + (f", target {ev.target}]" if ev.target else "]")]
     out.append("  arguments: " + ", ".join(f"{p} = {a.text}" for p, a in zip(row.params(ev.profile), ev.call.args)))
     for name, signed in (("src0", ev.src0_signed), ("src1", ev.src1_signed)):
-        out.append(f"  {name} = {hex32(ev.words[name])}: {row.lanes} {sign[signed]} {row.width}-bit lanes, "
-                   f"lane 0 in the low bits")
+        out.append(
+            f"  {name} = {hex32(ev.words[name])}: {row.lanes} {sign[signed]} {row.width}-bit lanes, "
+            f"lane 0 in the low bits"
+        )
     spec = row.spec(ev.src0_signed, ev.src1_signed)
     steps = trace(spec, ev.words["src0"], ev.words["src1"], ev.words["src2"], neg=ev.neg, clamp=ev.clamp)
     out.append(f"  {'lane':>4}  {'src0':>7}  {'src1':>7}  {'product':>12}")
@@ -156,8 +166,13 @@ def explain(ev: Evaluation) -> list[str]:
     out.append(f"  accumulate: src2 {op} dot = {acc} {op} {dot if dot >= 0 else f'({dot})'} = {exact} (exact){note}")
     lo, hi = spec.result_range
     if ev.clamp:
-        state = "below the range: saturated" if exact < lo else "above the range: saturated" if exact > hi \
+        state = (
+            "below the range: saturated"
+            if exact < lo
+            else "above the range: saturated"
+            if exact > hi
             else "in range: unchanged"
+        )
         out.append(f"  clamp to {row.result} [{lo}, {hi}]: {exact} is {state} -> {ev.result}")
     elif lo <= exact <= hi:
         out.append(f"  no clamp: {exact} fits {row.result}, no wrap-around -> {ev.result}")

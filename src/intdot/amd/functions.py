@@ -69,14 +69,17 @@ def short2(e0, e1):
     """
     if is_int_scalar(e0) and is_int_scalar(e1):
         what = f"a 16-bit element in [{_LANE_LO}, {_LANE_HI}] (signed or unsigned spelling)"
-        return pack_scalar([check_int(e0, "e0", _LANE_LO, _LANE_HI, what),
-                            check_int(e1, "e1", _LANE_LO, _LANE_HI, what)], 16, "short2")
+        return pack_scalar(
+            [check_int(e0, "e0", _LANE_LO, _LANE_HI, what), check_int(e1, "e1", _LANE_LO, _LANE_HI, what)], 16, "short2"
+        )
     elements = [_elements(e0, "e0"), _elements(e1, "e1")]
     try:
         parts = np.broadcast_arrays(*elements)
     except ValueError:
-        raise OperandError(f"e0 and e1 have shapes {np.shape(e0)} and {np.shape(e1)}, which do not broadcast "
-                           f"together; expected arrays NumPy can broadcast to one shape") from None
+        raise OperandError(
+            f"e0 and e1 have shapes {np.shape(e0)} and {np.shape(e1)}, which do not broadcast "
+            f"together; expected arrays NumPy can broadcast to one shape"
+        ) from None
     return np.asarray(pack(np.stack(parts, axis=-1), 16), dtype=np.uint32)
 
 
@@ -86,8 +89,10 @@ ushort2 = short2
 def _elements(x, name: str) -> np.ndarray:
     """16-bit elements of one half of a pair, as int64, range-checked."""
     if isinstance(x, (bool, np.bool_, str, bytes, float, complex)) or x is None:
-        raise OperandTypeError(f"{name}={describe(x)} has type {type(x).__name__}; expected an int or an integer "
-                               f"array of 16-bit elements in [{_LANE_LO}, {_LANE_HI}]")
+        raise OperandTypeError(
+            f"{name}={describe(x)} has type {type(x).__name__}; expected an int or an integer "
+            f"array of 16-bit elements in [{_LANE_LO}, {_LANE_HI}]"
+        )
     try:
         arr = asarray_exact(x)
     except (ValueError, TypeError) as exc:
@@ -117,9 +122,11 @@ def short2_operand(x, name: str):
         return x.words
     if isinstance(x, np.ndarray) and x.dtype.kind in "iu" and x.dtype.itemsize == 2:
         if x.ndim == 0 or x.shape[-1] != 2:
-            raise OperandError(f"{name} is a 16-bit array of shape {x.shape}; 16-bit elements must come in "
-                               f"pairs along the last axis (length 2); packed 32-bit words go in an int32/uint32 "
-                               f"array, and intdot.amd.short2(e0, e1) packs separate element arrays")
+            raise OperandError(
+                f"{name} is a 16-bit array of shape {x.shape}; 16-bit elements must come in "
+                f"pairs along the last axis (length 2); packed 32-bit words go in an int32/uint32 "
+                f"array, and intdot.amd.short2(e0, e1) packs separate element arrays"
+            )
         return np.asarray(pack(x, 16), dtype=np.uint32)
     return x
 
@@ -127,11 +134,14 @@ def short2_operand(x, name: str):
 def _plain(row: Builtin, profile: str):
     f = dot_function(row.spec(), names=NAMES)
     if profile == "reference":
+
         def fn(src0, src1, src2, neg=False, *, clamp=False):
             return f(src0, src1, src2, neg, clamp)
     else:
+
         def fn(src0, src1, src2, clamp=False):
             return f(src0, src1, src2, False, clamp)
+
     return fn
 
 
@@ -139,6 +149,7 @@ def _short2(row: Builtin, profile: str):
     f = dot_function(row.spec(), names=NAMES)
     conv = short2_operand
     if profile == "reference":
+
         def fn(src0, src1, src2, neg=False, *, clamp=False):
             if type(src0) is not int:
                 src0 = conv(src0, "src0")
@@ -146,12 +157,14 @@ def _short2(row: Builtin, profile: str):
                 src1 = conv(src1, "src1")
             return f(src0, src1, src2, neg, clamp)
     else:
+
         def fn(src0, src1, src2, clamp=False):
             if type(src0) is not int:
                 src0 = conv(src0, "src0")
             if type(src1) is not int:
                 src1 = conv(src1, "src1")
             return f(src0, src1, src2, False, clamp)
+
     return fn
 
 
@@ -162,15 +175,18 @@ def _sudot(row: Builtin, profile: str):
         return check_flag(src0_neg, "src0_neg"), check_flag(src1_neg, "src1_neg")
 
     if profile == "reference":
+
         def fn(src0_neg, src0, src1_neg, src1, src2, neg=False, *, clamp=False):
             if type(src0_neg) is not bool or type(src1_neg) is not bool:
                 src0_neg, src1_neg = flags(src0_neg, src1_neg)
             return by_flags[src0_neg, src1_neg](src0, src1, src2, neg, clamp)
     else:
+
         def fn(src0_neg, src0, src1_neg, src1, src2, clamp=False):
             if type(src0_neg) is not bool or type(src1_neg) is not bool:
                 src0_neg, src1_neg = flags(src0_neg, src1_neg)
             return by_flags[src0_neg, src1_neg](src0, src1, src2, False, clamp)
+
     return fn
 
 
@@ -183,27 +199,35 @@ def _docstring(row: Builtin, profile: str, fn) -> str:
             "src0_neg, src1_neg : bool\n"
             "    True: that operand's lanes are signed; False: unsigned.\n"
             f"src0, src1 : int or array_like of int\n"
-            f"    {row.lanes} packed {row.width}-bit lanes, lane 0 in the low bits.\n")
+            f"    {row.lanes} packed {row.width}-bit lanes, lane 0 in the low bits.\n"
+        )
     elif row.layout == "short2":
         operands = (
             f"src0, src1 : int or array_like\n"
             f"    {row.operand_type}: packed 32-bit words (element 0 in the low half), e.g. made by\n"
             f"    ``intdot.amd.short2(e0, e1)``; or an int16/uint16 array whose last axis (length 2)\n"
-            f"    holds the pairs.  Any other int, list or array is words, whatever its shape.\n")
+            f"    holds the pairs.  Any other int, list or array is words, whatever its shape.\n"
+        )
     else:
         operands = (
             f"src0, src1 : int or array_like of int\n"
             f"    {row.lanes} packed {'unsigned' if row.src0 == 'u' else 'signed'} {row.width}-bit lanes, "
-            f"lane 0 in the low bits.\n")
+            f"lane 0 in the low bits.\n"
+        )
     acc = "src2 : int or array_like of int\n    The accumulator, read as " + (
-        "int32.\n" if row.result_signed else "uint32.\n")
+        "int32.\n" if row.result_signed else "uint32.\n"
+    )
     if profile == "reference":
-        last = ("neg : bool, default False\n    Negate the dot product before adding it to src2.\n"
-                "clamp : bool, default False, keyword-only\n"
-                "    Saturate the exact sum to the result type's range instead of wrapping mod 2**32.\n")
+        last = (
+            "neg : bool, default False\n    Negate the dot product before adding it to src2.\n"
+            "clamp : bool, default False, keyword-only\n"
+            "    Saturate the exact sum to the result type's range instead of wrapping mod 2**32.\n"
+        )
     else:
-        last = ("clamp : bool, default False\n    clang's last argument: saturate the exact sum to the result "
-                "type's range instead of wrapping mod 2**32.  (There is no neg.)\n")
+        last = (
+            "clamp : bool, default False\n    clang's last argument: saturate the exact sum to the result "
+            "type's range instead of wrapping mod 2**32.  (There is no neg.)\n"
+        )
     text, args = _EXAMPLES[row.layout]
     if profile == "reference":
         text, args = text + ", False", args + (False,)

@@ -88,8 +88,10 @@ def unavailable_message(row: Builtin, name: str, profile: str) -> str:
         fams = where_available(row, profile)
         if name not in FAMILIES:
             where = f"{name} (family {PROCESSOR_FAMILY[name]})"
-        return (f"{row.name} is not available on {where} in the reference profile; "
-                f"the reference lists it for {', '.join(fams)}")
+        return (
+            f"{row.name} is not available on {where} in the reference profile; "
+            f"the reference lists it for {', '.join(fams)}"
+        )
     have = ", ".join(sorted(_features(name))) or "no dot features"
     if name in FAMILIES:
         lacking = [p for p in FAMILY_PROCESSORS[name] if row.feature not in PROCESSOR_FEATURES[p]]
@@ -98,8 +100,10 @@ def unavailable_message(row: Builtin, name: str, profile: str) -> str:
     else:
         why = f"it lacks target feature {row.feature} (it has {have})"
     procs = where_available(row, profile, by="processor")
-    return (f"{row.name} is not available on {where} in the llvm profile: {why}, which clang requires "
-            f"for {row.full_name}; processors with {row.feature}: {compress(procs)}")
+    return (
+        f"{row.name} is not available on {where} in the llvm profile: {why}, which clang requires "
+        f"for {row.full_name}; processors with {row.feature}: {compress(procs)}"
+    )
 
 
 class Target:

@@ -104,14 +104,19 @@ def compress(names) -> str:
     out, i = [], 0
     while i < len(names):
         j = i
-        while (j + 1 < len(names) and names[j].startswith("gfx") and names[j + 1].startswith("gfx")
-               and names[j][3:].isdigit() and names[j + 1][3:].isdigit()
-               and int(names[j + 1][3:]) == int(names[j][3:]) + 1):
+        while (
+            j + 1 < len(names)
+            and names[j].startswith("gfx")
+            and names[j + 1].startswith("gfx")
+            and names[j][3:].isdigit()
+            and names[j + 1][3:].isdigit()
+            and int(names[j + 1][3:]) == int(names[j][3:]) + 1
+        ):
             j += 1
         if j - i >= 2:
             out.append(f"{names[i]}-{names[j]}")
         else:
-            out.extend(names[i:j + 1])
+            out.extend(names[i : j + 1])
         i = j + 1
     return ", ".join(out)
 
@@ -121,8 +126,9 @@ def canonical_name(name, profile: str = "reference") -> str:
     or :class:`~intdot.errors.UnknownTarget` listing what is accepted."""
     check_profile(profile)
     if not isinstance(name, str):
-        raise UnknownTarget(f"target={name!r} is not a target name; expected a family or processor name "
-                            f"such as 'CDNA3' or 'gfx942'")
+        raise UnknownTarget(
+            f"target={name!r} is not a target name; expected a family or processor name such as 'CDNA3' or 'gfx942'"
+        )
     key = name.strip().lower()
     for fam in FAMILIES:
         if fam.lower() == key:

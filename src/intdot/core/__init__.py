@@ -8,7 +8,19 @@ from .spec import DotSpec
 from .values import as_word_array, check_flag, check_int, check_word
 
 __all__ = [
-    "DotSpec", "DotTrace", "dot", "dot_arrays", "dot_function", "trace", "check_environment",
-    "lane_values", "pack", "pack_scalar", "unpack",
-    "as_word_array", "check_flag", "check_int", "check_word",
+    "DotSpec",
+    "DotTrace",
+    "dot",
+    "dot_arrays",
+    "dot_function",
+    "trace",
+    "check_environment",
+    "lane_values",
+    "pack",
+    "pack_scalar",
+    "unpack",
+    "as_word_array",
+    "check_flag",
+    "check_int",
+    "check_word",
 ]

@@ -85,6 +85,7 @@ def _jit(py_func):
 # over plain ints only, which numba's disk cache can key on (a closure over another compiled function is not).
 # Inlined into a kernel, the constants fold and the lane loop unrolls.
 
+
 @numba.njit(inline="always")
 def _lanes_dot(x, y, n_lanes, a_width, a_mask, sa, b_width, b_mask, sb):
     """The exact dot product of the lanes of two words; sa/sb are the sign bits of signed lanes, else 0."""
@@ -129,8 +130,7 @@ def _acc64(d, acc, signed, top, bottom, neg, clamp):
 
 
 @cache
-def kernel(a_width: int, b_width: int, n_lanes: int, a_signed: bool, b_signed: bool, acc_bits: int,
-           acc_signed: bool):
+def kernel(a_width: int, b_width: int, n_lanes: int, a_signed: bool, b_signed: bool, acc_bits: int, acc_signed: bool):
     """``run(a, a_step, b, b_step, acc, acc_step, neg, clamp, out)`` for one spec.
 
     ``*_step`` is 1, or 0 for an operand that is one value for every element;
@@ -159,12 +159,20 @@ def kernel(a_width: int, b_width: int, n_lanes: int, a_signed: bool, b_signed: b
             elif a_step == 1:
                 y0 = b[0]
                 for i in range(n):
-                    out[i] = _acc32(_lanes_dot(a[i], y0, nl, aw, am, sa, bw, bm, sb), acc[i * acc_step], sc, lo, hi,
-                                    neg, clamp)
+                    out[i] = _acc32(
+                        _lanes_dot(a[i], y0, nl, aw, am, sa, bw, bm, sb), acc[i * acc_step], sc, lo, hi, neg, clamp
+                    )
             else:
                 for i in range(n):
-                    out[i] = _acc32(_lanes_dot(a[i * a_step], b[i * b_step], nl, aw, am, sa, bw, bm, sb),
-                                    acc[i * acc_step], sc, lo, hi, neg, clamp)
+                    out[i] = _acc32(
+                        _lanes_dot(a[i * a_step], b[i * b_step], nl, aw, am, sa, bw, bm, sb),
+                        acc[i * acc_step],
+                        sc,
+                        lo,
+                        hi,
+                        neg,
+                        clamp,
+                    )
 
         return _jit(run32)
 
@@ -177,16 +185,23 @@ def kernel(a_width: int, b_width: int, n_lanes: int, a_signed: bool, b_signed: b
         n = out.size
         if a_step == 1 and b_step == 1 and acc_step == 1:
             for i in range(n):
-                out[i] = _acc64(_lanes_dot(a[i], b[i], nl, aw, am, sa, bw, bm, sb), acc[i], signed, top, bottom, neg,
-                                clamp)
+                out[i] = _acc64(
+                    _lanes_dot(a[i], b[i], nl, aw, am, sa, bw, bm, sb), acc[i], signed, top, bottom, neg, clamp
+                )
         elif a_step == 1 and b_step == 1:
             c0 = acc[0]
             for i in range(n):
-                out[i] = _acc64(_lanes_dot(a[i], b[i], nl, aw, am, sa, bw, bm, sb), c0, signed, top, bottom, neg,
-                                clamp)
+                out[i] = _acc64(_lanes_dot(a[i], b[i], nl, aw, am, sa, bw, bm, sb), c0, signed, top, bottom, neg, clamp)
         else:
             for i in range(n):
-                out[i] = _acc64(_lanes_dot(a[i * a_step], b[i * b_step], nl, aw, am, sa, bw, bm, sb),
-                                acc[i * acc_step], signed, top, bottom, neg, clamp)
+                out[i] = _acc64(
+                    _lanes_dot(a[i * a_step], b[i * b_step], nl, aw, am, sa, bw, bm, sb),
+                    acc[i * acc_step],
+                    signed,
+                    top,
+                    bottom,
+                    neg,
+                    clamp,
+                )
 
     return _jit(run64)

@@ -40,8 +40,10 @@ def check_environment() -> str:
     """
     value = os.environ.get(ENV, "auto")
     if value not in BACKENDS:
-        raise ConfigError(f"the environment variable {ENV}={value!r} is not known; expected one of "
-                          f"{', '.join(BACKENDS)} (or leave it unset for auto)")
+        raise ConfigError(
+            f"the environment variable {ENV}={value!r} is not known; expected one of "
+            f"{', '.join(BACKENDS)} (or leave it unset for auto)"
+        )
     return value
 
 
@@ -64,5 +66,6 @@ def kernel_for(spec, n: int, backend: str = "auto"):
         if backend == "numba":
             raise OperandError("backend='numba' needs numba; install intdot[fast]") from None
         return None
-    return _numba_kernels.kernel(spec.a_width, spec.b_width, spec.lanes, spec.a_signed, spec.b_signed,
-                                 spec.acc_bits, spec.acc_signed)
+    return _numba_kernels.kernel(
+        spec.a_width, spec.b_width, spec.lanes, spec.a_signed, spec.b_signed, spec.acc_bits, spec.acc_signed
+    )

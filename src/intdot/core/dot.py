@@ -44,6 +44,7 @@ def _scalar_dot(spec: DotSpec):
         pk = struct.Struct(word).pack
 
         if spec.lanes == 2:
+
             def dot16(a, b):
                 a0, a1 = ua(pk(a))
                 b0, b1 = ub(pk(b))
@@ -59,6 +60,7 @@ def _scalar_dot(spec: DotSpec):
         # The array path's table of every byte pair, as a list: indexing a list is the fastest lookup in Python.
         t = _numpy_path.byte_pair_table(spec.a_width, spec.a_signed, spec.b_signed).tolist()
         if spec.a_bits == 32:
+
             def dot_bytes(a, b):
                 return (
                     t[((a & 0xFF) << 8) | (b & 0xFF)]
@@ -178,9 +180,14 @@ def dot_function(spec: DotSpec, names: tuple[str, str, str] = ("a", "b", "acc"))
 
         def f(a, b, acc, neg=False, clamp=False):
             if (
-                type(a) is int and type(b) is int and type(acc) is int
-                and a_lo <= a < a_end and b_lo <= b < b_end and c_lo <= acc < c_end
-                and (neg is False or neg is True) and (clamp is False or clamp is True)
+                type(a) is int
+                and type(b) is int
+                and type(acc) is int
+                and a_lo <= a < a_end
+                and b_lo <= b < b_end
+                and c_lo <= acc < c_end
+                and (neg is False or neg is True)
+                and (clamp is False or clamp is True)
             ):
                 d = (
                     t[((a & 0xFF) << 8) | (b & 0xFF)]
@@ -195,11 +202,17 @@ def dot_function(spec: DotSpec, names: tuple[str, str, str] = ("a", "b", "acc"))
                 return ((r + bias) & c_mask) - bias
             return slow(a, b, acc, neg, clamp)
     else:
+
         def f(a, b, acc, neg=False, clamp=False):
             if (
-                type(a) is int and type(b) is int and type(acc) is int
-                and a_lo <= a < a_end and b_lo <= b < b_end and c_lo <= acc < c_end
-                and (neg is False or neg is True) and (clamp is False or clamp is True)
+                type(a) is int
+                and type(b) is int
+                and type(acc) is int
+                and a_lo <= a < a_end
+                and b_lo <= b < b_end
+                and c_lo <= acc < c_end
+                and (neg is False or neg is True)
+                and (clamp is False or clamp is True)
             ):
                 d = lanes_dot(a & a_mask, b & b_mask)
                 acc = ((acc + bias) & c_mask) - bias
@@ -213,9 +226,18 @@ def dot_function(spec: DotSpec, names: tuple[str, str, str] = ("a", "b", "acc"))
     return f
 
 
-def dot_arrays(spec: DotSpec, a: np.ndarray, b: np.ndarray, acc: np.ndarray, *, neg: bool, clamp: bool,
-               out: np.ndarray | None = None, backend: str = "auto",
-               names: tuple[str, str, str] = ("a", "b", "acc")) -> np.ndarray:
+def dot_arrays(
+    spec: DotSpec,
+    a: np.ndarray,
+    b: np.ndarray,
+    acc: np.ndarray,
+    *,
+    neg: bool,
+    clamp: bool,
+    out: np.ndarray | None = None,
+    backend: str = "auto",
+    names: tuple[str, str, str] = ("a", "b", "acc"),
+) -> np.ndarray:
     """The array path on already-validated unsigned word arrays (broadcasting).
 
     ``a``, ``b`` and ``acc`` hold the operands' bits: of dtype ``spec.a_dtype``,
@@ -229,13 +251,17 @@ def dot_arrays(spec: DotSpec, a: np.ndarray, b: np.ndarray, acc: np.ndarray, *, 
         shape = a.shape if a.shape == b.shape == acc.shape else np.broadcast_shapes(a.shape, b.shape, acc.shape)
     except ValueError:
         given = ", ".join(f"{n} {x.shape}" for n, x in zip(names, (a, b, acc)))
-        raise OperandError(f"the operands' shapes do not broadcast together: {given}; expected shapes that "
-                           f"NumPy can broadcast to one shape") from None
+        raise OperandError(
+            f"the operands' shapes do not broadcast together: {given}; expected shapes that "
+            f"NumPy can broadcast to one shape"
+        ) from None
     if out is None:
         out = np.empty(shape, dtype=spec.result_dtype)
     elif out.shape != shape or out.dtype != spec.result_dtype or not out.flags.c_contiguous:
-        raise OperandError(f"out has shape {out.shape}, dtype {out.dtype}; expected a C-contiguous "
-                           f"{np.dtype(spec.result_dtype)} array of shape {shape}")
+        raise OperandError(
+            f"out has shape {out.shape}, dtype {out.dtype}; expected a C-contiguous "
+            f"{np.dtype(spec.result_dtype)} array of shape {shape}"
+        )
     n = out.size
     # A single value (e.g. a scalar accumulator) is read with stride 0, not copied n times.
     flat = []
@@ -258,9 +284,23 @@ def dot_arrays(spec: DotSpec, a: np.ndarray, b: np.ndarray, acc: np.ndarray, *, 
     return out
 
 
-def dot(a, b, acc, /, *, width: int | None = None, a_width: int | None = None, b_width: int | None = None,
-        lanes: int | None = None, a_signed: bool = True, b_signed: bool = True, acc_bits: int = 32,
-        acc_signed: bool | None = None, neg: bool = False, clamp: bool = False):
+def dot(
+    a,
+    b,
+    acc,
+    /,
+    *,
+    width: int | None = None,
+    a_width: int | None = None,
+    b_width: int | None = None,
+    lanes: int | None = None,
+    a_signed: bool = True,
+    b_signed: bool = True,
+    acc_bits: int = 32,
+    acc_signed: bool | None = None,
+    neg: bool = False,
+    clamp: bool = False,
+):
     """Packed dot product of ``a`` and ``b``, accumulated into ``acc``.
 
     Parameters
@@ -304,8 +344,10 @@ def dot(a, b, acc, /, *, width: int | None = None, a_width: int | None = None, b
     9223372036854775807
     """
     if width is not None and (a_width is not None or b_width is not None):
-        raise OperandError(f"width={width!r} was given with a_width={a_width!r}, b_width={b_width!r}; expected "
-                           f"either width (both operands) or a_width and b_width")
+        raise OperandError(
+            f"width={width!r} was given with a_width={a_width!r}, b_width={b_width!r}; expected "
+            f"either width (both operands) or a_width and b_width"
+        )
     if width is None and a_width is None and b_width is None:
         width = 8
     if width is not None:

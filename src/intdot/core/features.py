@@ -37,8 +37,7 @@ class FeatureExpressionError(IntdotError, ValueError):
         self.reason, self.text, self.column = reason, text, column
         # Line breaks in the text would move the caret away from its column.
         shown = text.replace("\n", " ").replace("\t", " ")
-        super().__init__(f"feature expression {text!r}: {reason} (column {column})\n  {shown}\n  "
-                         f"{' ' * (column - 1)}^")
+        super().__init__(f"feature expression {text!r}: {reason} (column {column})\n  {shown}\n  {' ' * (column - 1)}^")
 
 
 @dataclass(frozen=True)
@@ -99,7 +98,9 @@ def _tokens(text: str) -> list[tuple[str, str, int]]:
         if kind == "bad":
             raise FeatureExpressionError(
                 f"unexpected character {m.group(kind)!r}; expected a feature name, '+', '|' or parentheses",
-                text, m.start(kind) + 1)
+                text,
+                m.start(kind) + 1,
+            )
         out.append((kind, m.group(kind), m.start(kind) + 1))
         pos = m.end()
 
@@ -167,8 +168,9 @@ def parse(expr) -> FeatureExpr:
     if isinstance(expr, FeatureExpr):
         return expr
     if not isinstance(expr, str):
-        raise FeatureExpressionError(f"expected a string such as 'i8mm+(sve|sme)', got {type(expr).__name__}",
-                                     repr(expr), 1)
+        raise FeatureExpressionError(
+            f"expected a string such as 'i8mm+(sve|sme)', got {type(expr).__name__}", repr(expr), 1
+        )
     return _parse_text(expr)
 
 

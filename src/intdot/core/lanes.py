@@ -33,8 +33,10 @@ def check_width(width) -> int:
 def check_bits(bits, width: int) -> int:
     """A word size in bits: a multiple of the lane width, at most 64."""
     if not is_int_scalar(bits) or not width <= bits <= 64 or bits % width:
-        raise OperandError(f"bits={describe(bits)} is not a word size for {width}-bit lanes; expected a multiple "
-                           f"of {width} from {width} to 64")
+        raise OperandError(
+            f"bits={describe(bits)} is not a word size for {width}-bit lanes; expected a multiple "
+            f"of {width} from {width} to 64"
+        )
     return int(bits)
 
 
@@ -159,14 +161,14 @@ def pack_scalar(values, width: int, name: str, bits: int = 32) -> int:
     per-lane validation; used for e.g. a ``short2`` given as a pair."""
     n = check_bits(bits, check_width(width)) // width
     if not isinstance(values, (list, tuple)):
-        raise OperandTypeError(f"{name}={describe(values)} has type {type(values).__name__}; expected a list or "
-                               f"tuple of {n} lane values")
+        raise OperandTypeError(
+            f"{name}={describe(values)} has type {type(values).__name__}; expected a list or tuple of {n} lane values"
+        )
     if len(values) != n:
         raise OperandError(f"{name}={describe(values)} has {len(values)} elements; expected {n}")
     lo, hi = -(1 << (width - 1)), (1 << width) - 1
     word = 0
     for i, v in enumerate(values):
-        v = check_int(v, f"{name}[{i}]", lo, hi,
-                      f"a {width}-bit element in [{lo}, {hi}] (signed or unsigned spelling)")
+        v = check_int(v, f"{name}[{i}]", lo, hi, f"a {width}-bit element in [{lo}, {hi}] (signed or unsigned spelling)")
         word |= (v & ((1 << width) - 1)) << (width * i)
     return word

@@ -70,7 +70,8 @@ class DotSpec:
         if not 1 <= self.lanes <= MAX_OPERAND_BITS // longest:
             raise OperandError(
                 f"lanes={self.lanes} is not allowed with {longest}-bit lanes; expected 1 to "
-                f"{MAX_OPERAND_BITS // longest}, so that each operand fits in {MAX_OPERAND_BITS} bits")
+                f"{MAX_OPERAND_BITS // longest}, so that each operand fits in {MAX_OPERAND_BITS} bits"
+            )
 
     @classmethod
     def packed32(cls, width: int, a_signed: bool, b_signed: bool, acc_signed: bool = True) -> DotSpec:
@@ -97,8 +98,9 @@ class DotSpec:
     @property
     def result_dtype(self) -> type:
         """int32, uint32, int64 or uint64."""
-        return {(32, True): np.int32, (32, False): np.uint32,
-                (64, True): np.int64, (64, False): np.uint64}[self.acc_bits, self.acc_signed]
+        return {(32, True): np.int32, (32, False): np.uint32, (64, True): np.int64, (64, False): np.uint64}[
+            self.acc_bits, self.acc_signed
+        ]
 
     @property
     def a_dtype(self) -> type:

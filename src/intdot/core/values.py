@@ -25,8 +25,7 @@ def operand_range(bits: int) -> str:
     """What an operand of ``bits`` bits may be, for error messages."""
     if bits == 32:
         return WORD_RANGE
-    return (f"an integer in [-2**{bits - 1}, 2**{bits}), i.e. a {bits}-bit value in its signed or "
-            f"unsigned spelling")
+    return f"an integer in [-2**{bits - 1}, 2**{bits}), i.e. a {bits}-bit value in its signed or unsigned spelling"
 
 
 def word_dtype(bits: int) -> type:
@@ -181,8 +180,7 @@ def as_word_array(x, name: str, bits: int = 32) -> np.ndarray:
         if is_int_scalar(x):
             return np.asarray(check_word(x, name, bits), dtype=dtype)
         if isinstance(x, (str, bytes, float, complex, numbers.Number)) or x is None:
-            raise OperandTypeError(
-                f"{name}={describe(x)} has type {type(x).__name__}; expected {operand_range(bits)}")
+            raise OperandTypeError(f"{name}={describe(x)} has type {type(x).__name__}; expected {operand_range(bits)}")
         try:
             arr = asarray_exact(x)
         except (ValueError, TypeError) as exc:
@@ -207,8 +205,7 @@ def as_word_array(x, name: str, bits: int = 32) -> np.ndarray:
         lo, hi = x.min(), x.max()
         if (kind == "i" and lo < -(1 << (bits - 1))) or hi >= 1 << bits:
             bad = lo if (kind == "i" and lo < -(1 << (bits - 1))) else hi
-            raise OperandError(f"{name} holds {int(bad)}, out of range; every element must be "
-                               f"{operand_range(bits)}")
+            raise OperandError(f"{name} holds {int(bad)}, out of range; every element must be {operand_range(bits)}")
     # A C cast keeps a narrow int's value modulo the word (int8 -1 becomes 0xFFFFFFFF); the mask then
     # keeps the operand's own bits (-1 as a 16-bit operand is 0xFFFF).
     out = x.astype(dtype)
