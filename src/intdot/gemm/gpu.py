@@ -38,6 +38,32 @@ def _triton():
     ]
 
     @triton.jit
+    def tile(M, N, BM: tl.constexpr, BN: tl.constexpr, G: tl.constexpr):
+        # Grouped order: neighbouring programs share rows of A, so tiles stay in L2.
+        pid = tl.program_id(0)
+        n_m = tl.cdiv(M, BM)
+        n_n = tl.cdiv(N, BN)
+        first_m = (pid // (G * n_n)) * G
+        size_m = min(n_m - first_m, G)
+        return first_m + (pid % (G * n_n)) % size_m, (pid % (G * n_n)) // size_m
+
+    @triton.jit
+    def epilogue(
+        acc, rm, rn, c_ptr, out_ptr, ra_ptr, cb_ptr, M, N, za, zb, zz, sign, HAS_C: tl.constexpr, CENTRED: tl.constexpr
+    ):
+        # Undo the centring of unsigned operands (exact modulo 2**32), apply neg, add c, store.
+        if CENTRED:
+            ra = tl.load(ra_ptr + rm, mask=rm < M, other=0)
+            cb = tl.load(cb_ptr + rn, mask=rn < N, other=0)
+            acc += zb * ra[:, None] + za * cb[None, :] + zz
+        acc = acc * sign
+        mask = (rm[:, None] < M) & (rn[None, :] < N)
+        offs = rm[:, None].to(tl.int64) * N + rn[None, :]
+        if HAS_C:
+            acc += tl.load(c_ptr + offs, mask=mask, other=0)
+        tl.store(out_ptr + offs, acc, mask=mask)
+
+    @triton.jit
     def mm(
         a_ptr,
         bt_ptr,
@@ -59,15 +85,7 @@ def _triton():
         BK: tl.constexpr,
         G: tl.constexpr,
     ):
-        pid = tl.program_id(0)
-        n_m = tl.cdiv(M, BM)
-        n_n = tl.cdiv(N, BN)
-        # Grouped order: neighbouring programs share rows of A, so tiles stay in L2.
-        group = pid // (G * n_n)
-        first_m = group * G
-        size_m = min(n_m - first_m, G)
-        pm = first_m + (pid % (G * n_n)) % size_m
-        pn = (pid % (G * n_n)) // size_m
+        pm, pn = tile(M, N, BM, BN, G)
         rm = pm * BM + tl.arange(0, BM)
         rn = pn * BN + tl.arange(0, BN)
         rk = tl.arange(0, BK)
@@ -81,16 +99,7 @@ def _triton():
             acc = tl.dot(a, tl.trans(b), acc, out_dtype=tl.int32)
             a_p += BK
             b_p += BK
-        if CENTRED:
-            ra = tl.load(ra_ptr + rm, mask=rm < M, other=0)
-            cb = tl.load(cb_ptr + rn, mask=rn < N, other=0)
-            acc += zb * ra[:, None] + za * cb[None, :] + zz
-        acc = acc * sign
-        mask = (rm[:, None] < M) & (rn[None, :] < N)
-        offs = rm[:, None].to(tl.int64) * N + rn[None, :]
-        if HAS_C:
-            acc += tl.load(c_ptr + offs, mask=mask, other=0)
-        tl.store(out_ptr + offs, acc, mask=mask)
+        epilogue(acc, rm, rn, c_ptr, out_ptr, ra_ptr, cb_ptr, M, N, za, zb, zz, sign, HAS_C, CENTRED)
 
     @triton.jit
     def chain(
@@ -173,14 +182,7 @@ def _triton():
             BK: tl.constexpr,
             G: tl.constexpr,
         ):
-            pid = tl.program_id(0)
-            n_m = tl.cdiv(M, BM)
-            n_n = tl.cdiv(N, BN)
-            group = pid // (G * n_n)
-            first_m = group * G
-            size_m = min(n_m - first_m, G)
-            pm = first_m + (pid % (G * n_n)) % size_m
-            pn = (pid % (G * n_n)) // size_m
+            pm, pn = tile(M, N, BM, BN, G)
             acc = tl.zeros((BM, BN), dtype=tl.int32)
             for k0 in range(0, K, BK):
                 a = a_desc.load([pm * BM, k0])
@@ -188,16 +190,7 @@ def _triton():
                 acc = tl.dot(a, b.T, acc, out_dtype=tl.int32)
             rm = pm * BM + tl.arange(0, BM)
             rn = pn * BN + tl.arange(0, BN)
-            if CENTRED:
-                ra = tl.load(ra_ptr + rm, mask=rm < M, other=0)
-                cb = tl.load(cb_ptr + rn, mask=rn < N, other=0)
-                acc += zb * ra[:, None] + za * cb[None, :] + zz
-            acc = acc * sign
-            mask = (rm[:, None] < M) & (rn[None, :] < N)
-            offs = rm[:, None].to(tl.int64) * N + rn[None, :]
-            if HAS_C:
-                acc += tl.load(c_ptr + offs, mask=mask, other=0)
-            tl.store(out_ptr + offs, acc, mask=mask)
+            epilogue(acc, rm, rn, c_ptr, out_ptr, ra_ptr, cb_ptr, M, N, za, zb, zz, sign, HAS_C, CENTRED)
 
         @triton.jit
         def mm_persist(
