@@ -38,31 +38,18 @@ def clang():
     return tool
 
 
-@functools.cache
-def compile_for(tool: str, cpu: str, source: str, tmp: str):
+def _clang_cl(tool: str, cpu: str, source: str, tmp: str, *emit: str) -> subprocess.CompletedProcess:
+    """clang compiling OpenCL ``source`` for amdgcn processor ``cpu``; ``emit`` picks the output (-S plus its flags)."""
     src = f"{tmp}/k.cl"
     with open(src, "w") as f:
         f.write(source)
-    proc = subprocess.run(
-        [
-            tool,
-            "-x",
-            "cl",
-            "-cl-std=CL2.0",
-            "-nogpulib",
-            "-target",
-            "amdgcn-amd-amdhsa",
-            f"-mcpu={cpu}",
-            "-S",
-            "-emit-llvm",
-            "-o",
-            "-",
-            src,
-        ],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    cmd = [tool, "-x", "cl", "-cl-std=CL2.0", "-nogpulib", "-target", "amdgcn-amd-amdhsa", f"-mcpu={cpu}", *emit]
+    return subprocess.run([*cmd, "-o", "-", src], capture_output=True, text=True, timeout=60)
+
+
+@functools.cache
+def compile_for(tool: str, cpu: str, source: str, tmp: str):
+    proc = _clang_cl(tool, cpu, source, tmp, "-S", "-emit-llvm")
     return proc.returncode, proc.stderr
 
 
@@ -95,32 +82,11 @@ def test_clang_wants_constant_flags(tmp_path):
 
 
 def _asm(tool, cpu, body, tmp):
-    src = f"{tmp}/k.cl"
-    with open(src, "w") as f:
-        f.write(
-            "kernel void k(global int *o, int a, int b, int c, short2 s, short2 t, ushort2 us, ushort2 ut)"
-            " {\n" + body + "}\n"
-        )
-    proc = subprocess.run(
-        [
-            tool,
-            "-x",
-            "cl",
-            "-cl-std=CL2.0",
-            "-nogpulib",
-            "-target",
-            "amdgcn-amd-amdhsa",
-            f"-mcpu={cpu}",
-            "-O2",
-            "-S",
-            "-o",
-            "-",
-            src,
-        ],
-        capture_output=True,
-        text=True,
-        timeout=60,
+    source = (
+        "kernel void k(global int *o, int a, int b, int c, short2 s, short2 t, ushort2 us, ushort2 ut)"
+        " {\n" + body + "}\n"
     )
+    proc = _clang_cl(tool, cpu, source, tmp, "-O2", "-S")
     assert proc.returncode == 0, proc.stderr
     return [ln.strip() for ln in proc.stdout.splitlines() if ln.strip().startswith("v_dot")]
 
