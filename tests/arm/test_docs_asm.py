@@ -1,10 +1,9 @@
-"""The examples of docs/arm.md outside its execution section (which
-tests/arm/test_execute.py runs): every ``>>>`` example, every ``$ intdot asm`` /
-``$ intdot disasm`` session, and the table of forms against ``FORMS``."""
+"""docs/arm.md outside its execution section (whose sessions tests/arm/test_execute.py runs): every
+``$ intdot asm`` / ``$ intdot disasm`` session, and the table of forms against ``FORMS``. The page's ``>>>``
+examples run in tests/test_docs.py."""
 
 from __future__ import annotations
 
-import doctest
 import re
 import shlex
 from pathlib import Path
@@ -22,13 +21,6 @@ def _text() -> str:
     """The page without the execution section (that one is tested by its owner's test)."""
     text = DOC.read_text()
     return re.sub(rf"^{re.escape(EXECUTION)}\n.*?(?=^## |\Z)", "", text, flags=re.M | re.S)
-
-
-def test_doc_examples():
-    test = doctest.DocTestParser().get_doctest(_text(), {}, "arm.md", str(DOC), 0)
-    runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
-    runner.run(test)
-    assert len(test.examples) >= 10 and runner.failures == 0
 
 
 def _sessions() -> list[tuple[str, str]]:

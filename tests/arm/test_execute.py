@@ -193,29 +193,6 @@ def test_public_execute_is_the_function():
     assert callable(intdot.arm.execute) and intdot.arm.execute.__module__ == "intdot.arm.executor"
 
 
-@pytest.mark.parametrize("name", ["intdot.arm.state", "intdot.arm.executor", "intdot.arm.acle"])
-def test_docstring_examples(name):
-    import doctest
-    import importlib
-
-    result = doctest.testmod(importlib.import_module(name), optionflags=doctest.NORMALIZE_WHITESPACE)
-    assert result.attempted > 0 and result.failed == 0
-
-
-def test_docs_examples():
-    """The examples of docs/arm.md's section on execution (other sections are tested by their owners)."""
-    import doctest
-    import re
-    from pathlib import Path
-
-    text = (Path(__file__).resolve().parents[2] / "docs" / "arm.md").read_text()
-    section = re.search(r"^## Register-file model and execution\n(.*?)(?=^## |\Z)", text, re.M | re.S).group(1)
-    test = doctest.DocTestParser().get_doctest(section, {}, "arm.md#execution", None, 0)
-    runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
-    runner.run(test)
-    assert test.examples and runner.failures == 0
-
-
 @pytest.mark.parametrize(
     "name, ops, match",
     [

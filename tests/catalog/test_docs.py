@@ -1,10 +1,9 @@
-"""docs/catalog.md and the catalog modules' docstrings: their examples run, and the doc's tables
-say what the code says."""
+"""docs/catalog.md: its console sessions run and its tables say what the code says (its ``>>>`` examples and
+the catalog modules' docstrings run in tests/test_docs.py)."""
 
 from __future__ import annotations
 
 import doctest
-import importlib
 import pathlib
 import re
 
@@ -17,17 +16,6 @@ from ..amd.test_docs import sessions  # the console blocks' ($ command, output) 
 DOC = pathlib.Path(__file__).resolve().parents[2] / "docs" / "catalog.md"
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 DOT = ("dotprod", "i8mm", "sve", "sve2", "sve2p1", "sme", "sme2", "sme-i16i64")
-
-
-@pytest.mark.parametrize("name", ["intdot.catalog", "intdot.core.features", "intdot.arm.targets"])
-def test_module_doctests(name):
-    result = doctest.testmod(importlib.import_module(name), optionflags=FLAGS)
-    assert result.attempted > 0 and result.failed == 0
-
-
-def test_markdown_examples():
-    result = doctest.testfile(str(DOC), module_relative=False, optionflags=FLAGS)
-    assert result.attempted > 0 and result.failed == 0
 
 
 @pytest.mark.parametrize("argv, expected", list(sessions(DOC.read_text())))
