@@ -35,7 +35,6 @@ bench: $(VENV)/.installed
 	$(PY) -m pip install -q -e '.[fast,bench]'
 	$(PY) bench/builtins.py
 	$(PY) bench/arm.py
-	$(PY) bench/arm_exec.py
 	$(PY) bench/cli.py
 	$(PY) bench/gemm.py
 

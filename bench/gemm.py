@@ -15,6 +15,7 @@ import time
 
 import numpy as np
 
+import intdot
 from intdot.gemm import gemm, installed
 
 
@@ -139,9 +140,7 @@ def cpu_int4(n):
         words |= (a[:, i::8].astype(np.uint32) & 0xF) << np.uint32(4 * i)
 
     def unpack():
-        shifts = np.arange(0, 32, 4, dtype=np.uint32)
-        nib = ((words[:, :, None] >> shifts) & 0xF).astype(np.int8)
-        return ((nib ^ 8) - 8).reshape(n, n)
+        return intdot.unpack(words, 4).reshape(n, n)
 
     assert np.array_equal(unpack(), a)
     t_unpack = best(unpack)

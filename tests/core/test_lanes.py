@@ -40,3 +40,13 @@ def test_every_int4_value_through_ml_dtypes():
             chunk = [values[(start + k) % len(values)] for k in range(8)]
             word = pack(np.array(chunk, dtype=dtype), 4)
             assert unpack(word, 4, signed=dtype == ml_dtypes.int4).tolist() == chunk
+
+
+@pytest.mark.parametrize("bits", [32, 64])
+@pytest.mark.parametrize("signed", [False, True])
+def test_every_byte_in_every_position_unpacks_to_its_nibbles(bits, signed):
+    words = [byte << (8 * pos) for pos in range(bits // 8) for byte in range(256)]
+    got = unpack(np.array(words, dtype=np.uint64 if bits == 64 else np.uint32), 4, signed=signed, bits=bits)
+    for w, row in zip(words, got):
+        want = [lane for h in range(bits // 32) for lane in ref_lanes((w >> (32 * h)) & 0xFFFFFFFF, 4, signed)]
+        assert row.tolist() == want
