@@ -147,7 +147,7 @@ def gemm(a, b, c=None, *, op, clamp=False, neg=False, target=None, backend="auto
         from .blockwise import dask_gemm
 
         check_backend(backend)  # now, not when the graph runs
-        return dask_gemm(a, b, c, op=o, clamp=bool(clamp), neg=bool(neg), backend=backend)
+        return dask_gemm(a, b, c, block=gemm, op=o, clamp=bool(clamp), neg=bool(neg), backend=backend)
     av = operand(a, "a", o, "a")
     bv = operand(b, "b", o, "b")
     batch, m, k, n = shapes(av, bv)

@@ -13,13 +13,9 @@ from ..core.errors import OperandError, OperandTypeError
 from .ops import GemmOp
 
 
-def _block(a, b, c=None, *, op, clamp, neg, backend):
-    from .api import gemm
-
-    return gemm(a, b, c, op=op, clamp=clamp, neg=neg, backend=backend)
-
-
-def dask_gemm(a, b, c, *, op: GemmOp, clamp: bool, neg: bool, backend: str):
+def dask_gemm(a, b, c, *, block, op: GemmOp, clamp: bool, neg: bool, backend: str):
+    """``block(a, b[, c], op=, clamp=, neg=, backend=)`` is the in-memory gemm that each block runs (passed in, so
+    this module does not import the API that calls it)."""
     import dask.array as da
 
     a = da.asarray(a)
@@ -41,11 +37,11 @@ def dask_gemm(a, b, c, *, op: GemmOp, clamp: bool, neg: bool, backend: str):
     b = b.rechunk({0: -1})
     kw = dict(op=op, clamp=clamp, neg=neg, backend=backend, dtype=np.dtype(op.result_dtype), concatenate=True)
     if c is None:
-        return da.blockwise(_block, "ij", a, "ik", b, "kj", **kw)
+        return da.blockwise(block, "ij", a, "ik", b, "kj", **kw)
     c = da.asarray(c)
     shape = (a.shape[0], b.shape[1])
     try:
         c = da.broadcast_to(c, shape).rechunk((a.chunks[0], b.chunks[1]))
     except ValueError:
         raise OperandError(f"c has shape {c.shape}; expected a shape that broadcasts to the result's {shape}") from None
-    return da.blockwise(_block, "ij", a, "ik", b, "kj", c, "ij", **kw)
+    return da.blockwise(block, "ij", a, "ik", b, "kj", c, "ij", **kw)
