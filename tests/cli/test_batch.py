@@ -126,3 +126,10 @@ def test_exec_empty_file(cli, tmp_path):
     f.write_text("// nothing\n")
     rc, _, err = cli("exec", "-f", f)
     assert rc == 1 and "holds no instruction" in err
+
+
+def test_eval_empty_file(cli, tmp_path):
+    f = tmp_path / "empty.c"
+    f.write_text("// nothing\n\n")
+    rc, out, err = cli("eval", "-f", f)
+    assert rc == 1 and out == "" and "holds no expression" in err

@@ -129,11 +129,12 @@ def _batch(args) -> int:
     from ..amd.evaluate import evaluate, explain, result_line
 
     source = source_name(args.file)
-    failed = 0
+    failed = seen = 0
     for n, raw in enumerate(read_text(args.file, "--file").splitlines(), 1):
         text = raw.split("//")[0].rstrip()  # leading blanks kept: columns stay the file's
         if not text.strip():
             continue
+        seen += 1
         try:
             ev = evaluate(text, profile=args.profile, target=args.target, clamp=args.clamp)
         except IntdotError as exc:
@@ -156,6 +157,8 @@ def _batch(args) -> int:
                 print(line)
         print(result_line(ev))
     sys.stdout.flush()
+    if not seen:  # as asm -f and exec -f: an empty batch is more likely a wrong file than a finished job
+        raise OperandError(f"--file {args.file!r} holds no expression")
     return 1 if failed else 0
 
 
