@@ -28,17 +28,9 @@ EXTREMES = np.array([0x00, 0x7F, 0x80, 0xFF], np.uint8)
 
 
 def _tools(streaming: bool, new: bool = False):
-    from tests.oracles import missing
     from tests.oracles import qemu as oracle
 
-    if oracle.clang() is None:
-        missing("clang-19 (to build the AArch64 test programs)")
-    if oracle.qemu(streaming, new) is None:
-        missing(
-            "qemu-aarch64 with SME2/SVE2.1 (QEMU 11 of the oracle installer)"
-            if streaming or new
-            else "qemu-aarch64 (qemu-user)"
-        )
+    oracle.require(streaming, new)
     return oracle
 
 

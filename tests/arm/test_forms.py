@@ -16,15 +16,8 @@ from intdot.arm.records import FormTableError
 from intdot.arm.syntax import format_insn, parse
 from intdot.errors import UnknownInstruction
 
-OLD_IDS = (
-    "sudot_neon_elem_64",
-    "sudot_neon_elem_128",
-    "sudot_sve_indexed",
-    "sudot_sme2_indexed_vgx2",
-    "sudot_sme2_indexed_vgx4",
-    "sudot_sme2_single_vgx2",
-    "sudot_sme2_single_vgx4",
-)
+from .arm_forms import ORIGINAL_IDS
+
 SIGNS = {"sdot": (True, True), "udot": (False, False), "usdot": (False, True), "sudot": (True, False)}
 ID = re.compile(
     r"(sdot|udot|usdot|sudot)_(neon_vec|neon_elem|sve_vec|sve_indexed|sme2_single|sme2_multi|"
@@ -57,7 +50,7 @@ def expected(name: str) -> dict:
 def test_the_contract_list_of_forms():
     names = [f.name for f in FORMS]
     assert len(names) == len(set(names)) == 75
-    assert set(OLD_IDS) <= set(names)
+    assert set(ORIGINAL_IDS) <= set(names)
     counts = {}
     for name in names:
         isa = name.split("_")[1]

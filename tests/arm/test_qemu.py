@@ -128,17 +128,6 @@ def first_difference(text: str, s: State, want: bytes) -> str:
     return "x8-x11 differ"
 
 
-def _tools(streaming: bool, new: bool = False):
-    if oracle.clang() is None:
-        missing("clang-19 (to build the AArch64 test programs)")
-    if oracle.qemu(streaming, new) is None:
-        missing(
-            "qemu-aarch64 with SME2/SVE2.1 (QEMU 11 of the oracle installer)"
-            if streaming or new
-            else "qemu-aarch64 (qemu-user)"
-        )
-
-
 def _insns(form_id: str, text: str, ops: dict) -> list:
     """The instruction as intdot reads it: parsed text and decoded word when the table has the
     form (the word from LLVM's assembler would be the same; test_llvm_mc checks that), else an
@@ -212,7 +201,7 @@ def summary_lines() -> list[str]:
 
 def _run_form(form: str, length: int, count: int, nstates: int) -> None:
     streaming = FORMS[form]
-    _tools(streaming, forms.needs_new_qemu(form))
+    oracle.require(streaming, forms.needs_new_qemu(form))
     for j, (text, ops) in enumerate(instructions(form, count)):
         compare(
             form,
@@ -249,7 +238,7 @@ NEON_SVE_STREAMING = [f for f in FORMS if not FORMS[f]]
 def test_neon_sve_in_streaming_mode_match_qemu(form, length):
     """NEON/SVE/SVE2.1 forms in streaming mode (QEMU's max CPU has FEAT_SME_FA64): Z is SVL long,
     and a NEON write zeroes Zd up to SVL."""
-    _tools(True)
+    oracle.require(True)
     for j, (text, ops) in enumerate(instructions(form, 1)):
         compare(
             form,

@@ -49,6 +49,20 @@ def qemu(streaming: bool, new: bool = False) -> str | None:
     return find_tool("INTDOT_QEMU", "/usr/bin/qemu-aarch64", "qemu-aarch64")
 
 
+def require(streaming: bool, new: bool = False) -> None:
+    """Skip (or, in CI, fail) the calling test unless clang and the QEMU it needs are both there."""
+    from . import missing
+
+    if clang() is None:
+        missing("clang-19 (to build the AArch64 test programs)")
+    if qemu(streaming, new) is None:
+        missing(
+            "qemu-aarch64 with SME2/SVE2.1 (QEMU 11 of the oracle installer)"
+            if streaming or new
+            else "qemu-aarch64 (qemu-user)"
+        )
+
+
 def _syscall(nr: int) -> list[str]:
     return [f"    mov x8, #{nr}", "    svc #0"]
 
