@@ -53,8 +53,8 @@ def kernel_for(spec, n: int, backend: str = "auto"):
         backend = check_environment()
     elif not isinstance(backend, str) or backend not in BACKENDS:
         raise OperandError(f"backend={backend!r} is not known; expected one of {', '.join(BACKENDS)}")
-    if backend == "numpy":
-        return None
+    if backend == "numpy" or spec.pair_sat is not None or spec.acc_bits == 16:
+        return None  # no compiled kernel for these (x86's pmaddubsw idiom): the NumPy path computes them
     if backend == "auto" and n < MIN_AUTO:
         seen = _small_calls.get(spec, 0)
         if seen < HOT:
