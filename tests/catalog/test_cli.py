@@ -161,7 +161,7 @@ def test_errors_are_one_line(capsys, argv, words):
     assert err.count("\n") == 1 and "Traceback" not in err
 
 
-@pytest.mark.parametrize("argv", [["list", "--isa", "x86"], ["available", "sdot4"], ["list", "--bogus"]])
+@pytest.mark.parametrize("argv", [["list", "--isa", "mips"], ["available", "sdot4"], ["list", "--bogus"]])
 def test_usage_errors(capsys, argv):
     try:
         code = main(argv)
@@ -176,3 +176,24 @@ def test_help(capsys, command):
         main([command, "--help"])
     out = capsys.readouterr().out
     assert info.value.code == 0 and "exit status" in out and "examples:" in out
+
+
+def test_an_answer_that_the_other_profile_contradicts_says_so_on_its_line(capsys):
+    # Issue 13 item 6: the reference profile says yes and clang says no (sudot4 on gfx1030), or the reverse.
+    code, out, err = run(capsys, "available", "sudot4", "gfx1030")
+    assert code == 0 and out.count("\n") == 1 and "clang-19 refuses __builtin_amdgcn_sudot4" in out
+    assert "dot8-insts" in out
+    code, out, err = run(capsys, "available", "sdot4", "gfx1030")
+    assert code == 1 and err.count("\n") == 1 and "clang-19 accepts __builtin_amdgcn_sdot4 there" in err
+    code, out, err = run(capsys, "available", "sudot4", "gfx1030", "--json")
+    assert code == 0 and json.loads(out)["note"].startswith("clang-19 refuses")
+
+
+def test_notes_appear_exactly_where_the_profiles_differ():
+    from intdot import amd, catalog
+
+    for rec in catalog.records("amd"):
+        for t in amd.FAMILIES + amd.processors("reference"):
+            ref = catalog.available(rec, t)
+            llvm = catalog.available(rec, t, profile="llvm")
+            assert bool(catalog.status(rec, t).note) == (ref != llvm), (rec.name, t)

@@ -114,7 +114,7 @@ FRONT_END = FrontEnd(
     status=status,
     where=where,
     targets=targets,
-    profiles=("reference", "llvm"),
+    listed_features=("simd", "dotprod", "i8mm", "sve", "sve2", "sve2p1", "sme", "sme2", "sme2p1", "sme-i16i64"),
     parse_text=parse_text,
     verbs=frozenset({"asm", "disasm", "exec"}),
 )

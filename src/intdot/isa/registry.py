@@ -63,7 +63,8 @@ class FrontEnd:
     where: Callable[[Instruction, str], tuple[str, ...]]
     targets: Callable[[str], Iterable[Target]]
     noun: str = "instruction"  # what its records are: "builtin" for AMD's
-    profiles: tuple[str, ...] = ("reference",)
+    profiles: tuple[str, ...] = ("reference",)  # more than one where the reference and the toolchains differ
+    listed_features: tuple[str, ...] = ()  # the features a target listing shows, in order (default: the records')
     parse_text: Callable[[str], str | None] | None = None
     verbs: frozenset = frozenset()
 
