@@ -197,3 +197,22 @@ def test_notes_appear_exactly_where_the_profiles_differ():
             ref = catalog.available(rec, t)
             llvm = catalog.available(rec, t, profile="llvm")
             assert bool(catalog.status(rec, t).note) == (ref != llvm), (rec.name, t)
+
+
+def test_list_equivalent(capsys):
+    code, out, err = run(capsys, "list", "--equivalent", "vsudotq_lane_s32")
+    assert code == 0 and err == ""
+    assert "amd.sudot4 (a_signed=True, b_signed=False; clamp=False)" in out
+    assert "arm.usdot_sve_vec (sources exchanged)" in out
+    code, out, err = run(capsys, "list", "--equivalent", "sudot4", "--json", "--isa", "arm")
+    data = json.loads(out)
+    assert code == 0 and data["name"] == "amd.sudot4" and {e["isa"] for e in data["equivalents"]} == {"arm"}
+
+
+def test_table_plot(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    code, out, err = run(capsys, "table", "--plot", str(tmp_path / "eq"))
+    assert code == 0 and out == f"plot written to {tmp_path / 'eq.png'}\n"
+    assert (tmp_path / "eq.png").read_bytes()[:4] == b"\x89PNG"
+    code, out, err = run(capsys, "table", "--plot", str(tmp_path / "eq.txt"))
+    assert code == 1 and ".txt is not an image format" in err and not (tmp_path / "eq.txt").exists()

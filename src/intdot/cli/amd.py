@@ -101,6 +101,12 @@ def register(subparsers) -> None:
         dest="fmt",
         help="output format (default: text)",
     )
+    t.add_argument(
+        "--plot",
+        metavar="FILE",
+        help="instead: draw which instructions of every ISA compute the same dot step (the catalog's "
+        "equivalence matrix) to FILE (.png, .svg or .pdf; needs matplotlib)",
+    )
     t.set_defaults(func=_table)
 
 
@@ -222,6 +228,13 @@ def _render(title: str, header: list[str], rows: list[list[str]], fmt: str, data
 
 def _table(args) -> int:
     from ..amd import BUILTINS, availability, processors
+
+    if args.plot is not None:
+        from .equivalence import check_plot_path, plot
+
+        check_plot_path(args.plot)
+        print(f"plot written to {plot(args.plot)}")
+        return 0
 
     by = "processor" if args.processors else "family"
     if not args.diff:

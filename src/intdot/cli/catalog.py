@@ -16,6 +16,7 @@ examples:
   intdot list sdot --json
   intdot list --target gfx1100 --profile llvm
   intdot list --targets --isa arm
+  intdot list --equivalent vpdpbusd
 
 Columns: the catalog name, the lanes of each operand per step (count x
 signedness and width; ? = chosen by an argument), the accumulator, the
@@ -66,6 +67,11 @@ def register(subparsers) -> None:
     )
     p.add_argument("--syntax", action="store_true", help="add a column with the C signature or assembly template")
     p.add_argument("--targets", action="store_true", help="list the known targets and their dot features instead")
+    p.add_argument(
+        "--equivalent",
+        metavar="NAME",
+        help="instead: the instructions of every ISA that compute the same step as NAME, and how to call them",
+    )
     p.add_argument("--json", action="store_true", help="machine-readable output: a JSON array")
     p.set_defaults(func=_list)
 
@@ -163,6 +169,8 @@ def _table(header: list[str], rows: list[list[str]]) -> list[str]:
 def _list(args) -> int:
     if args.targets:
         return _list_targets(args)
+    if args.equivalent is not None:
+        return _list_equivalent(args)
     recs, title = _rows(args)
     if args.json:
         print(json.dumps([r.as_dict() for r in recs], indent=2))
@@ -177,6 +185,40 @@ def _list(args) -> int:
     print(title)
     if rows:
         print("\n".join(_table(header, rows)))
+    return 0
+
+
+def _list_equivalent(args) -> int:
+    from .. import catalog
+
+    me = catalog.find(args.equivalent)
+    found = [e for e in catalog.equivalents(me) if args.isa in (None, e.isa)]
+    if catalog.swapped(args.equivalent):
+        print(f"({args.equivalent} is {me.name} with its sources exchanged: exchange them in the calls below too)")
+    if args.json:
+        rows = [
+            {
+                "name": e.name,
+                "isa": e.isa,
+                "swap": e.swap,
+                "a_signed": e.a_signed,
+                "b_signed": e.b_signed,
+                "clamp": e.clamp,
+                "given": dict(e.given),
+            }
+            for e in found
+        ]
+        print(
+            json.dumps(
+                {"name": me.name, "lanes": me.lanes, "acc": me.acc, "rule": me.rule, "equivalents": rows}, indent=2
+            )
+        )
+        return 0
+    print(
+        f"{me.name} ({me.lanes} -> {me.acc}, {me.rule}): {len(found)} equivalent call{'' if len(found) == 1 else 's'}"
+    )
+    for e in found:
+        print(f"  {e.describe()}")
     return 0
 
 
