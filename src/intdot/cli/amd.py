@@ -9,6 +9,7 @@ import json
 import sys
 
 from ..core.errors import IntdotError, OperandError
+from . import isa_option
 from .inputs import at_line, read_text, source_name
 
 EVAL_EPILOG = """\
@@ -74,7 +75,8 @@ def register(subparsers) -> None:
         help="print a JSON object per expression: value, hex, builtin, target, profile, ...",
     )
     p.add_argument("--fail-fast", action="store_true", help="with -f: stop at the first line that fails")
-    p.set_defaults(func=_eval)
+    isa_option.add(p, "eval", "amd")
+    p.set_defaults(func=lambda args: isa_option.dispatch(args, "eval", "amd", _eval))
 
     t = subparsers.add_parser(
         "table",
