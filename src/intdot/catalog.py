@@ -23,7 +23,7 @@ import difflib
 from dataclasses import dataclass
 from functools import cache, lru_cache
 
-from .core.errors import IntdotError, UnknownInstruction, UnknownTarget, UnsupportedOnTarget
+from .core.errors import IntdotError, OperandError, UnknownInstruction, UnknownTarget, UnsupportedOnTarget
 from .core.features import parse
 from .isa.record import Instruction, spec_fields
 from .isa.registry import ISAS, Availability, check_isa, front_end, front_ends
@@ -324,51 +324,62 @@ def _check_profile(profile) -> str:
     return profile
 
 
-def _status(name, target, profile) -> tuple[Instruction, Availability]:
+def _status(name, target, profile, streaming=None) -> tuple[Instruction, Availability]:
     rec = find(name)
     profile = _check_profile(profile)
     fe = front_end(rec.isa)
+    if streaming is not None and not isinstance(streaming, bool):
+        raise OperandError(f"streaming={streaming!r} is not a bool; expected True, False or None (either mode)")
     try:
         t = fe.target(target, profile)
     except UnknownTarget as exc:
         raise UnknownTarget(
             f"{rec.name} is an {fe.title} {fe.noun}, so the target is {fe.target_help}: {exc}"
         ) from None
-    return rec, fe.status(rec, t, profile)
+    if not fe.modes:
+        if streaming is not None:
+            raise OperandError(f"streaming={streaming}: {rec.name} is {fe.title}'s, which has no streaming mode")
+        return rec, fe.status(rec, t, profile)
+    return rec, fe.status(rec, t, profile, streaming)
 
 
-def status(name, target, *, profile: str = "reference") -> Availability:
+def status(name, target, *, profile: str = "reference", streaming: bool | None = None) -> Availability:
     """The whole availability answer: ``ok``, ``why`` (what the target lacks) and ``note`` (a caveat for the
-    same line: another profile's different answer, a mode the instruction needs).
+    same line: another profile's different answer, a mode the instruction needs) and, on Arm, ``mode``:
+    ``both``, ``normal``, ``streaming`` (in streaming mode only) or ``none``.
 
     >>> from intdot import catalog
     >>> print(catalog.status("sudot4", "gfx1030").note)
     clang-19 refuses __builtin_amdgcn_sudot4 there: it needs target feature dot8-insts (profile 'llvm')
     """
-    return _status(name, target, profile)[1]
+    return _status(name, target, profile, streaming)[1]
 
 
-def available(name, target, *, profile: str = "reference") -> bool:
+def available(name, target, *, profile: str = "reference", streaming: bool | None = None) -> bool:
     """Whether the instruction ``name`` (any spelling) exists on ``target``.
 
     Each ISA reads its own targets: AMD families or processors (``CDNA3``,
     ``gfx942``) in the ``reference`` profile (the reference document's table)
     or the ``llvm`` one (clang's target features); Arm ``-march``/``-mcpu``
     strings (``armv9.2-a+sme2``, ``neoverse-v2``), the same in both profiles.
+    ``streaming`` (Arm): ``True`` in a streaming function, ``False`` outside one, ``None`` (default)
+    in either mode; :func:`status` says which modes.
 
     >>> from intdot import catalog
     >>> catalog.available("sdot4", "RDNA2"), catalog.available("sdot4", "RDNA2", profile="llvm")
     (False, True)
     >>> catalog.available("arm.sudot_neon_elem_128", "armv8.2-a+i8mm")
     True
+    >>> catalog.available("svdot_s32_s16", "armv9.2-a+sme2", streaming=False)
+    False
     """
-    return _status(name, target, profile)[1].ok
+    return _status(name, target, profile, streaming)[1].ok
 
 
-def require(name, target, *, profile: str = "reference") -> Instruction:
+def require(name, target, *, profile: str = "reference", streaming: bool | None = None) -> Instruction:
     """The record of ``name`` if ``target`` has it; else :class:`~intdot.errors.UnsupportedOnTarget`
     naming the features the target lacks."""
-    rec, answer = _status(name, target, profile)
+    rec, answer = _status(name, target, profile, streaming)
     if not answer.ok:
         raise UnsupportedOnTarget(answer.why + (f"; {answer.note}" if answer.note else ""))
     return rec

@@ -216,3 +216,15 @@ def test_table_plot(tmp_path, capsys):
     assert (tmp_path / "eq.png").read_bytes()[:4] == b"\x89PNG"
     code, out, err = run(capsys, "table", "--plot", str(tmp_path / "eq.txt"))
     assert code == 1 and ".txt is not an image format" in err and not (tmp_path / "eq.txt").exists()
+
+
+def test_available_says_streaming_mode_only(capsys):
+    # Issue 15 item 4: clang-19 refuses svdot_s32_s16 outside a streaming function on an SME2-only target.
+    code, out, err = run(capsys, "available", "svdot_s32_s16", "armv9.2-a+sme2")
+    assert code == 0 and out.count("\n") == 1 and "in streaming mode only" in out
+    code, out, err = run(capsys, "available", "svdot_s32_s16", "armv9.2-a+sme2", "--mode", "normal")
+    assert code == 1 and "outside streaming mode" in err and "lacks sve2p1" in err
+    code, out, err = run(capsys, "available", "svdot_s32", "apple-m4", "--json")
+    assert code == 0 and json.loads(out)["mode"] == "streaming"
+    code, out, err = run(capsys, "available", "vdotq_s32", "cortex-a78")
+    assert code == 0 and out == "arm.sdot_neon_vec_128 is available on cortex-a78 (needs dotprod)\n"

@@ -94,6 +94,13 @@ def register(subparsers) -> None:
         help="availability per the reference specs (default) or per clang/LLVM 19, where they differ (AMD)",
     )
     a.add_argument("--json", action="store_true", help="machine-readable output: a JSON object")
+    a.add_argument(
+        "--mode",
+        choices=("any", "normal", "streaming"),
+        default="any",
+        help="Arm: available in either mode (default; the line says if in one only), outside streaming "
+        "mode, or in a streaming (__arm_streaming) function",
+    )
     a.set_defaults(func=_available)
 
 
@@ -271,25 +278,18 @@ def _available(args) -> int:
     if len(recs) > 1:
         return _available_any(args, recs)
     rec = catalog.find(args.name)
-    answer = catalog.status(rec, args.target, profile=args.profile)
+    streaming = {"any": None, "normal": False, "streaming": True}[args.mode]
+    if streaming is not None and not front_end(rec.isa).modes:
+        streaming = None  # an ISA without a streaming mode: every mode is the one it has
+    answer = catalog.status(rec, args.target, profile=args.profile, streaming=streaming)
     t = front_end(rec.isa).target(args.target, args.profile)
     if args.json:
-        print(
-            json.dumps(
-                {
-                    "name": rec.name,
-                    "target": t.name,
-                    "profile": args.profile,
-                    "available": answer.ok,
-                    "why": answer.why,
-                    "note": answer.note,
-                },
-                indent=2,
-            )
-        )
+        data = {"name": rec.name, "target": t.name, "profile": args.profile, "available": answer.ok}
+        data.update({"why": answer.why, "note": answer.note, "mode": answer.mode})
+        print(json.dumps(data, indent=2))
         return 0 if answer.ok else 1
     if not answer.ok:
-        catalog.require(rec, args.target, profile=args.profile)  # raises the one-line answer
+        catalog.require(rec, args.target, profile=args.profile, streaming=streaming)  # raises the one-line answer
     if _profiled(rec.isa):
         # The reference profile's table is by family; features are the llvm profile's rule.
         why = f" ({args.profile} profile" + (f"; needs {rec.features})" if args.profile == "llvm" else ")")
