@@ -109,7 +109,8 @@ def status(rec: Instruction, t: Target, profile: str, streaming: bool | None = N
     note = ""
     if mode == "streaming" and streaming is None:
         note = f"in streaming mode only (an __arm_streaming function; needs {stream})"
-    elif mode == "normal" and streaming is None and stream is not None:
+    elif mode == "normal" and streaming is None and stream is not None and "sme" in t.features:
+        # Only a target with SME has a streaming mode for this to matter in.
         note = f"outside streaming mode only (in streaming mode it needs {stream})"
     if ok:
         return Availability(True, "", note, mode)
