@@ -108,7 +108,8 @@ def status(rec: Instruction, t: Target, profile: str, streaming: bool | None = N
     ok = {None: in_normal or in_stream, True: in_stream, False: in_normal}[streaming]
     note = ""
     if mode == "streaming" and streaming is None:
-        note = f"in streaming mode only (an __arm_streaming function; needs {stream})"
+        needs = "" if stream == str(parse(rec.features)) else f"; needs {stream}"
+        note = f"in streaming mode only (an __arm_streaming function{needs})"
     elif mode == "normal" and streaming is None and stream is not None and "sme" in t.features:
         # Only a target with SME has a streaming mode for this to matter in.
         note = f"outside streaming mode only (in streaming mode it needs {stream})"

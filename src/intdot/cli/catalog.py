@@ -295,7 +295,7 @@ def _available(args) -> int:
         why = f" ({args.profile} profile" + (f"; needs {rec.features})" if args.profile == "llvm" else ")")
     else:
         why = f" (needs {rec.features})"
-    note = f"; but {answer.note}" if answer.note else ""
+    note = f"; {answer.note}" if answer.note else ""
     print(f"{rec.name} is available on {t.name}{why}{note}")
     return 0
 
