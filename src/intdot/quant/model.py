@@ -1,0 +1,5 @@
+"""Placeholder, replaced below."""
+
+
+def run(*a, **k):
+    raise NotImplementedError
