@@ -40,13 +40,16 @@ def _elem(x: np.ndarray) -> int:
     return _TYPES[np.dtype(x.dtype).name]
 
 
-def node_model(op_type: str, inputs: list, attrs: dict | None = None, out_type=None, opset: int = 21, const=()):
+def node_model(
+    op_type: str, inputs: list, attrs: dict | None = None, out_type=None, opset: int = 21, const=(), cast=None
+):
     """A one-node model; ``inputs`` are arrays or None (absent optional inputs); ``const``: indices that are
-    initializers (constant, so ONNX Runtime may prepack them)."""
+    initializers (constant, so ONNX Runtime may prepack them); ``cast``: an element type the output is cast to
+    by a second node (ONNX Runtime's Python API returns no 4-bit arrays)."""
     from onnx import helper, numpy_helper
 
     names = [f"in{i}" if v is not None else "" for i, v in enumerate(inputs)]
-    node = helper.make_node(op_type, names, ["y"], **(attrs or {}))
+    node = helper.make_node(op_type, names, ["y0" if cast else "y"], **(attrs or {}))
     graph_in, inits = [], []
     for i, (n, v) in enumerate(zip(names, inputs)):
         if v is None:
@@ -55,8 +58,9 @@ def node_model(op_type: str, inputs: list, attrs: dict | None = None, out_type=N
             inits.append(numpy_helper.from_array(np.asarray(v), n))
         else:
             graph_in.append(helper.make_tensor_value_info(n, _elem(np.asarray(v)), np.shape(v)))
-    out = helper.make_tensor_value_info("y", out_type if out_type is not None else 0, None)
-    graph = helper.make_graph([node], op_type, graph_in, [out], initializer=inits)
+    nodes = [node] + ([helper.make_node("Cast", ["y0"], ["y"], to=cast)] if cast else [])
+    out = helper.make_tensor_value_info("y", cast or (out_type if out_type is not None else 0), None)
+    graph = helper.make_graph(nodes, op_type, graph_in, [out], initializer=inits)
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
 
 
@@ -70,9 +74,9 @@ def session(model):
     return ort.InferenceSession(model.SerializeToString(), so, providers=["CPUExecutionProvider"])
 
 
-def run(op_type: str, inputs: list, attrs: dict | None = None, out_type=None, opset: int = 21, const=()):
+def run(op_type: str, inputs: list, attrs: dict | None = None, out_type=None, opset: int = 21, const=(), cast=None):
     """The node's output computed by ONNX Runtime."""
-    model = node_model(op_type, inputs, attrs, out_type, opset, const)
+    model = node_model(op_type, inputs, attrs, out_type, opset, const, cast)
     feed = {f"in{i}": np.asarray(v) for i, v in enumerate(inputs) if v is not None and i not in const}
     return session(model).run(None, feed)[0]
 

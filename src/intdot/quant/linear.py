@@ -24,7 +24,13 @@ _RANGES = {
 }
 
 
+# ONNX's TensorProto element types, as an output_dtype attribute gives them.
+_ONNX_TYPES = {2: "uint8", 3: "int8", 4: "uint16", 5: "int16", 21: "uint4", 22: "int4"}
+
+
 def _type_name(dtype) -> str | None:
+    if is_int_scalar(dtype):
+        return _ONNX_TYPES.get(int(dtype))
     try:
         name = np.dtype(dtype).name
     except TypeError:
@@ -98,7 +104,7 @@ def quantize_linear(
         As ONNX defines them.
     saturate : bool
         ONNX applies it to float8 outputs only; integer outputs always saturate.
-    output_dtype : dtype or name, optional
+    output_dtype : dtype, name or ONNX element type (``TensorProto.INT16``), optional
         The output type when no zero point gives it (default uint8, as ONNX).
 
     Examples
