@@ -114,8 +114,9 @@ def _plan_cached(op, da: np.dtype, db: np.dtype) -> Plan:
     options = [o for r in recs for o in _options(r, da, db)]
     if not options:
         r = recs[0]
+        shown = repr(op) if isinstance(op, str) else r.name
         raise OperandError(
-            f"op={describe(op)} ({r.name}, {r.lanes} -> {r.acc}) cannot compute {da} x {db} operands: its lanes "
+            f"op={shown} ({r.name}, {r.lanes} -> {r.acc}) cannot compute {da} x {db} operands: its lanes "
             f"hold neither operand, and no zero-point shift brings 8-bit values into them; 'intdot list' shows the "
             f"instructions, intdot.quant.fitting() those that fit"
         )
