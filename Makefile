@@ -37,6 +37,8 @@ bench: $(VENV)/.installed
 	$(PY) bench/arm.py
 	$(PY) bench/cli.py
 	$(PY) bench/gemm.py
+	$(PY) -m pip install -q -e '.[onnx]'
+	$(PY) bench/quant.py
 
 oracles:
 	bash scripts/install-oracles.sh
