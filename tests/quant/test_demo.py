@@ -64,9 +64,15 @@ def test_a_wrong_zero_point_shift_is_caught(result, monkeypatch):
     assert all(r["identical_to_ort_int8"] == (r["handling"] == "direct") for r in rows)
 
 
-def test_cli_json_records_seed_and_parameters_and_plot_without_extension(tmp_path, capsys):
+def test_cli_json_records_seed_and_parameters_and_plot_without_extension(tmp_path, capsys, monkeypatch):
     ort.need()
     pytest.importorskip("matplotlib")
+    import functools
+
+    import intdot.demo.quant
+
+    # One instruction of each kind of step (the command runs all 80 forms; the fixture's test checks the bits).
+    monkeypatch.setattr(intdot.demo.quant, "run_all", functools.partial(intdot.demo.quant.run_all, distinct=True))
     base = tmp_path / "noext"
     args = ["demo", "--subset", "200", "--epochs", "5", "--hidden", "8", "--cnn-epochs", "1", "--seed", "4"]
     assert main([*args, "--json", "--plot", str(base)]) == 0
