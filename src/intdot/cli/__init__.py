@@ -17,7 +17,7 @@ import sys
 from ..core.errors import IntdotError
 
 # Modules of this package that add subcommands, in the order --help lists them.
-COMMAND_MODULES = ("amd", "arm", "disasm", "arm_exec", "catalog", "demo")
+COMMAND_MODULES = ("amd", "arm", "disasm", "arm_exec", "catalog", "demo", "run")
 # Which module adds each command, so that a command line loads only the module it runs
 # (tests/test_cli_main.py checks this against what the modules register).
 COMMANDS = {
@@ -29,6 +29,7 @@ COMMANDS = {
     "list": "catalog",
     "available": "catalog",
     "demo": "demo",
+    "run": "run",
 }
 
 EXIT_ERROR = 1  # an IntdotError: bad input, unsupported instruction, ...
