@@ -49,6 +49,7 @@ def _compare(lib, name: str, n: int) -> None:
     _require(oracle.feature_of(name))
     nbytes = oracle.register_bytes(name)
     src, a, b, k = oracle.registers(oracle.seed_of(name) ^ 0x5EED, n, nbytes, oracle.lane_bytes(name))
+    k = k if nbytes == 64 else k & 0xFF  # __mmask8 below 512 bits (the C side casts)
     want = oracle.run(lib, name, src, a, b, k if "_mask" in name else None)
     got = np.ascontiguousarray(_intdot(name, src, a, b, k)).view(np.uint8).reshape(n, nbytes)
     bad = np.flatnonzero((got != want).any(axis=1))
