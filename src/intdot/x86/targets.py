@@ -56,7 +56,7 @@ LEVELS: dict[str, tuple[str | None, str]] = {
     "x86-64-v4": ("x86-64-v3", "avx512f+avx512bw+avx512cd+avx512dq+avx512vl"),
 }
 
-_SPR = "x86-64-v4+avx512vnni+avxvnni+amx-int8+amx-bf16"
+_SPR = "x86-64-v4+avx512vnni+avx512bf16+avxvnni+amx-int8+amx-bf16"
 _INT8 = "x86-64-v3+avxvnni+avxvnniint8"
 _INT16 = "x86-64-v3+avxvnni+avxvnniint8+avxvnniint16"
 
