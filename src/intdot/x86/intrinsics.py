@@ -27,8 +27,6 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-import numpy as np
-
 from ..isa.intrinsics import Intrinsics
 from .instructions import PMADDUBSW, PMADDWD, row
 from .vectors import apply_mask, lane_steps, mask_bits, pair_step, register
@@ -144,4 +142,3 @@ globals().update(_TABLE.functions)
 del _name, _row
 
 __all__ = ["BY_INSTRUCTION", "INTRINSICS", "Row", *INTRINSICS]
-_ = np  # the docstring's examples import NumPy; keep the import for readers of the arrays' types
