@@ -9,8 +9,10 @@ Exactness, not hope:
   2**53, summed in int64.
 - clamp: a Triton kernel walks the K steps in order for a tile of outputs, saturating at each step.
 
-B is given to the tensor-core kernel K-contiguous (``b.T`` made contiguous), which roughly quadruples the
-rate on an H200; the copy is part of every call and of every timing.
+The tensor-core kernel reads both operands K-contiguous: A row-major and B column-major (``b.T`` contiguous),
+the layout on which the H200 is fastest.  Operands given in that layout are used as they are; any other layout
+costs one pass of the transposing kernel (``rows_int8``, ``cols_int8``), which is part of every call and of
+every timing.
 """
 
 from __future__ import annotations
@@ -121,6 +123,26 @@ def _triton():
         tl.store(out_ptr + offs, acc, mask=mask)
 
     @triton.jit
+    def chain_points(
+        a_ptr, bt_ptr, i_ptr, j_ptr, s_ptr, out_ptr, U, K, lo, hi, sign, STEP: tl.constexpr, BU: tl.constexpr
+    ):
+        # The per-step walk for a list of outputs (i, j): a row-major, b given as its transpose (both K-contiguous).
+        u = tl.program_id(0) * BU + tl.arange(0, BU)
+        mu = u < U
+        row = tl.load(i_ptr + u, mask=mu, other=0).to(tl.int64) * K
+        col = tl.load(j_ptr + u, mask=mu, other=0).to(tl.int64) * K
+        acc = tl.load(s_ptr + u, mask=mu, other=0)
+        for t in range(0, K, STEP):
+            d = tl.zeros((BU,), dtype=tl.int64)
+            for j in tl.static_range(STEP):
+                kk = t + j
+                av = tl.load(a_ptr + row + kk, mask=mu & (kk < K), other=0).to(tl.int64)
+                bv = tl.load(bt_ptr + col + kk, mask=mu & (kk < K), other=0).to(tl.int64)
+                d += av * bv
+            acc = tl.minimum(tl.maximum(acc + sign * d, lo), hi)
+        tl.store(out_ptr + u, acc, mask=mu)
+
+    @triton.jit
     def transpose(x_ptr, y_ptr, R, C, FLIP: tl.constexpr, BR: tl.constexpr, BC: tl.constexpr):
         # y[c, r] = x[r, c] (optionally x ^ 0x80: uint8 centred to int8 on the way).
         r = tl.program_id(0) * BR + tl.arange(0, BR)
@@ -138,6 +160,7 @@ def _triton():
         mm=triton.autotune(configs=configs, key=["M", "N", "K"])(mm),
         mm_raw=mm,
         chain=chain,
+        chain_points=chain_points,
         transpose=transpose,
         triton=triton,
     )
@@ -286,6 +309,28 @@ def transposed(b, tile: int = 64, cols: int = 256, warps: int = 8):
     return y, 128 if b.dtype == torch.uint8 else 0
 
 
+def rows_int8(a):
+    """a (M, K) as a K-contiguous int8 tensor (uint8 centred) and its zero point, in at most one pass over a.
+
+    Row-major a is used as it is (int8) or centred (uint8); column-major a goes through the transposing kernel,
+    which centres on the way (torch's ``a.contiguous()`` of a transposed int8 tensor is ten times slower).
+    """
+    if not a.is_contiguous() and a.t().is_contiguous():
+        return transposed(a.t())
+    return _centre(a.contiguous())
+
+
+def cols_int8(b):
+    """b (K, N) as its transpose (N, K), K-contiguous int8 (uint8 centred), and its zero point.
+
+    Column-major b already is that transpose: int8 needs no pass at all, uint8 one elementwise pass; row-major
+    (and any other strided) b takes one pass of the transposing kernel.
+    """
+    if b.t().is_contiguous():
+        return _centre(b.t())
+    return transposed(b)
+
+
 def use_tma(k: int) -> bool:
     # The tensor-copy engine needs 16-byte aligned rows: K a multiple of 16 int8 values.
     return "mm_tma" in _triton() and k % 16 == 0 and os.environ.get("INTDOT_GEMM_TMA", "1") != "0"
@@ -303,8 +348,8 @@ def mm_int8(a, b, c=None, *, neg: bool = False):
     if not (m and n and kk):  # nothing to multiply; the tensor-core kernel's descriptors need real strides
         return torch.zeros((m, n), dtype=torch.int32, device=a.device) if c is None else c.contiguous().clone()
     k = _triton()
-    a8, za = _centre(a.contiguous())
-    bt, zb = transposed(b)
+    a8, za = rows_int8(a)
+    bt, zb = cols_int8(b)
     out = torch.empty((m, n), dtype=torch.int32, device=a.device)
     # Each correction only where its zero point is not 0 (out stands in: multiplied by a zero point of 0).
     ra = a8.sum(dim=1, dtype=torch.int32) if zb else out
@@ -412,13 +457,68 @@ def chain_tensors(a, b, start, step: int, lo: int, hi: int, neg: bool):
     return out
 
 
+# Above this share of outputs that may saturate, walking every output (chain_tensors) beats listing them.
+DENSE_WALK = 0.25
+
+
+def clamp_chain(a, b, start, step: int, lo: int, hi: int, neg: bool):
+    """:func:`chain_tensors`'s result, with the per-step walk only where saturation can happen.
+
+    An output whose accumulator stays at least ``sum_k |a_ik| |b_kj|`` inside [lo, hi] never saturates, whatever
+    the order of the steps, so it is ``start ± a @ b`` exactly: the bound and the product come from the
+    tensor-core kernel (exact: both stay below 2**31 here), and only the other outputs are walked step by step.
+    On random data that is almost none of them, so the saturating call costs about two wrapping ones.
+    """
+    import torch
+
+    m, kk = a.shape
+    n = b.shape[1]
+    small = a.element_size() == 1 and b.element_size() == 1 and a.dtype in (torch.int8, torch.uint8)
+    top_a = 255 if a.dtype == torch.uint8 else 128
+    top_b = 255 if b.dtype == torch.uint8 else 128
+    if not (m and n and kk) or not small or b.dtype not in (torch.int8, torch.uint8) or kk * top_a * top_b >= 2**31:
+        return chain_tensors(a, b, start, step, lo, hi, neg)
+    abs_a = a if a.dtype == torch.uint8 else a.to(torch.int16).abs().to(torch.uint8)
+    abs_b = b if b.dtype == torch.uint8 else b.to(torch.int16).abs().to(torch.uint8)
+    bound = mm_int8(abs_a, abs_b).to(torch.int64)
+    exact = mm_int8(a, b).to(torch.int64)
+    out = start - exact if neg else start + exact
+    unsafe = (start - bound < lo) | (start + bound > hi)
+    idx = unsafe.nonzero()
+    if len(idx) > DENSE_WALK * m * n:
+        return chain_tensors(a, b, start, step, lo, hi, neg)
+    if len(idx):
+        k = _triton()
+        i, j = idx[:, 0].contiguous(), idx[:, 1].contiguous()
+        s = start[i, j].contiguous()
+        walked = torch.empty_like(s)
+        bu = 128
+        k["chain_points"][(k["triton"].cdiv(len(idx), bu),)](
+            a.contiguous(),
+            b.t().contiguous(),
+            i,
+            j,
+            s,
+            walked,
+            len(idx),
+            kk,
+            lo,
+            hi,
+            -1 if neg else 1,
+            STEP=step,
+            BU=bu,
+        )
+        out[i, j] = walked
+    return out
+
+
 def clamp_gemm(a, b, acc, o, neg):
     """The saturating result (int64 NumPy) computed on the GPU."""
     from .inputs import read_acc
 
     lo, hi = o.acc_range
     start = np.zeros((a.shape[0], b.shape[1]), np.int64) if acc is None else read_acc(acc, o)
-    return chain_tensors(_as_torch(a), _as_torch(b), _as_torch(start), o.k_step, lo, hi, neg).cpu().numpy()
+    return clamp_chain(_as_torch(a), _as_torch(b), _as_torch(start), o.k_step, lo, hi, neg).cpu().numpy()
 
 
 def _tensor_acc(c, o, shape, device):
@@ -487,7 +587,7 @@ def gemm_tensors(a, b, c, o, clamp: bool, neg: bool):
             start = start % (1 << 32)
         elif c is not None and c.dtype in (torch.uint32, torch.int64):
             start = torch.where(start > hi, start - (1 << 32), start)
-        r = chain_tensors(a, b, start, o.k_step, lo, hi, neg)
+        r = clamp_chain(a, b, start, o.k_step, lo, hi, neg)
         return r.to(torch.int32) if o.acc_signed else r.to(torch.uint32)
     small = a.element_size() == 1 and b.element_size() == 1 and a.dtype != torch.int16
     if o.acc_bits == 32 and small:
