@@ -143,6 +143,59 @@ def _triton():
         tl.store(out_ptr + u, acc, mask=mu)
 
     @triton.jit
+    def rows(x_ptr, y_ptr, s_ptr, R, C, FLIP: tl.constexpr, SUM: tl.constexpr, BR: tl.constexpr, BC: tl.constexpr):
+        # One pass over x (R, C), rows contiguous: y = x ^ 0x80 read as int8 (FLIP: uint8 centred), and the sum
+        # of each row of what the kernel will read (SUM: for the zero-point correction).
+        r = tl.program_id(0) * BR + tl.arange(0, BR)
+        acc = tl.zeros((BR,), dtype=tl.int32)
+        for c0 in range(0, C, BC):
+            c = c0 + tl.arange(0, BC)
+            m = (r[:, None] < R) & (c[None, :] < C)
+            offs = r[:, None].to(tl.int64) * C + c[None, :]
+            t = tl.load(x_ptr + offs, mask=m, other=0)
+            if FLIP:
+                t = (t ^ 0x80).to(tl.int8, bitcast=True)
+                tl.store(y_ptr + offs, t, mask=m)
+            if SUM:
+                acc += tl.sum(tl.where(m, t.to(tl.int32), 0), axis=1)
+        if SUM:
+            tl.store(s_ptr + r, acc, mask=r < R)
+
+    @triton.jit
+    def may_saturate(
+        s_ptr,
+        ra_ptr,
+        rmax_ptr,
+        cs_ptr,
+        cmax_ptr,
+        flag_ptr,
+        M,
+        N,
+        lo,
+        hi,
+        HAS_S: tl.constexpr,
+        BM: tl.constexpr,
+        BN: tl.constexpr,
+    ):
+        # 1 where an output's partial sums might leave [lo, hi]: |start| plus a bound on sum_k |a_ik| |b_kj|
+        # (row sum of |a| times column max of |b|, or row max times column sum, whichever is smaller).
+        rm = tl.program_id(0) * BM + tl.arange(0, BM)
+        rn = tl.program_id(1) * BN + tl.arange(0, BN)
+        mask = (rm[:, None] < M) & (rn[None, :] < N)
+        offs = rm[:, None].to(tl.int64) * N + rn[None, :]
+        ra = tl.load(ra_ptr + rm, mask=rm < M, other=0)
+        rmax = tl.load(rmax_ptr + rm, mask=rm < M, other=0)
+        cs = tl.load(cs_ptr + rn, mask=rn < N, other=0)
+        cmax = tl.load(cmax_ptr + rn, mask=rn < N, other=0)
+        bound = tl.minimum(ra[:, None] * cmax[None, :], rmax[:, None] * cs[None, :])
+        if HAS_S:
+            st = tl.load(s_ptr + offs, mask=mask, other=0)
+        else:
+            st = tl.zeros((BM, BN), dtype=tl.int64)
+        bad = (st - bound < lo) | (st + bound > hi)
+        tl.store(flag_ptr + offs, bad.to(tl.int8), mask=mask)
+
+    @triton.jit
     def transpose(x_ptr, y_ptr, R, C, FLIP: tl.constexpr, BR: tl.constexpr, BC: tl.constexpr):
         # y[c, r] = x[r, c] (optionally x ^ 0x80: uint8 centred to int8 on the way).
         r = tl.program_id(0) * BR + tl.arange(0, BR)
@@ -161,6 +214,8 @@ def _triton():
         mm_raw=mm,
         chain=chain,
         chain_points=chain_points,
+        rows=rows,
+        may_saturate=may_saturate,
         transpose=transpose,
         triton=triton,
     )
@@ -309,26 +364,49 @@ def transposed(b, tile: int = 64, cols: int = 256, warps: int = 8):
     return y, 128 if b.dtype == torch.uint8 else 0
 
 
-def rows_int8(a):
-    """a (M, K) as a K-contiguous int8 tensor (uint8 centred) and its zero point, in at most one pass over a.
+def _canonical(x):
+    """x with the strides and alignment a tensor descriptor needs (a copy only where they differ)."""
+    if x.stride() == (x.shape[1], 1) and x.data_ptr() % 16 == 0:
+        return x
+    return x.new_empty(x.shape).copy_(x)
 
-    Row-major a is used as it is (int8) or centred (uint8); column-major a goes through the transposing kernel,
-    which centres on the way (torch's ``a.contiguous()`` of a transposed int8 tensor is ten times slower).
-    """
+
+def _rows_pass(x, want_sum: bool):
+    """x (R, C) rows contiguous: its int8 form (uint8 centred; int8 as it is) and, if asked, its row sums (int32
+    of the int8 form), in at most one pass."""
+    import torch
+
+    flip = x.dtype == torch.uint8
+    if not (flip or want_sum):
+        return x, None
+    k = _triton()
+    r, c = x.shape
+    y = torch.empty((r, c), dtype=torch.int8, device=x.device) if flip else x
+    sums = torch.empty(r, dtype=torch.int32, device=x.device) if want_sum else y
+    k["rows"][(k["triton"].cdiv(r, 16),)](x, y, sums, r, c, FLIP=flip, SUM=want_sum, BR=16, BC=256, num_warps=4)
+    return y, sums if want_sum else None
+
+
+def rows_int8(a, want_sum: bool = False):
+    """a (M, K) as a K-contiguous int8 tensor (uint8 centred) and, if asked, its row sums; at most one pass over
+    a where it is row-major (a no-op for int8), one pass of the transposing kernel where it is column-major
+    (torch's ``a.contiguous()`` of a transposed int8 tensor is ten times slower), plus a summing pass."""
     if not a.is_contiguous() and a.t().is_contiguous():
-        return transposed(a.t())
-    return _centre(a.contiguous())
+        y, _ = transposed(a.t())
+        return y, (_rows_pass(y, True)[1] if want_sum else None)
+    return _rows_pass(_canonical(a.contiguous()), want_sum)
 
 
-def cols_int8(b):
-    """b (K, N) as its transpose (N, K), K-contiguous int8 (uint8 centred), and its zero point.
+def cols_int8(b, want_sum: bool = False):
+    """b (K, N) as its transpose (N, K), K-contiguous int8 (uint8 centred), and, if asked, its column sums.
 
-    Column-major b already is that transpose: int8 needs no pass at all, uint8 one elementwise pass; row-major
-    (and any other strided) b takes one pass of the transposing kernel.
+    Column-major b already is that transpose: int8 needs no pass at all, uint8 one; row-major (and any other
+    strided) b takes one pass of the transposing kernel.
     """
     if b.t().is_contiguous():
-        return _centre(b.t())
-    return transposed(b)
+        return _rows_pass(_canonical(b.t()), want_sum)
+    y, _ = transposed(b)
+    return y, (_rows_pass(y, True)[1] if want_sum else None)
 
 
 def use_tma(k: int) -> bool:
@@ -348,12 +426,14 @@ def mm_int8(a, b, c=None, *, neg: bool = False):
     if not (m and n and kk):  # nothing to multiply; the tensor-core kernel's descriptors need real strides
         return torch.zeros((m, n), dtype=torch.int32, device=a.device) if c is None else c.contiguous().clone()
     k = _triton()
-    a8, za = rows_int8(a)
-    bt, zb = cols_int8(b)
-    out = torch.empty((m, n), dtype=torch.int32, device=a.device)
+    za = 128 if a.dtype == torch.uint8 else 0
+    zb = 128 if b.dtype == torch.uint8 else 0
     # Each correction only where its zero point is not 0 (out stands in: multiplied by a zero point of 0).
-    ra = a8.sum(dim=1, dtype=torch.int32) if zb else out
-    cb = bt.sum(dim=1, dtype=torch.int32) if za else out
+    a8, ra = rows_int8(a, want_sum=bool(zb))
+    bt, cb = cols_int8(b, want_sum=bool(za))
+    out = torch.empty((m, n), dtype=torch.int32, device=a.device)
+    ra = out if ra is None else ra
+    cb = out if cb is None else cb
     zz = (za * zb * kk) % (1 << 32)
     zz = zz - (1 << 32) if zz >= 1 << 31 else zz
     cc = c if c is not None else out
@@ -461,36 +541,63 @@ def chain_tensors(a, b, start, step: int, lo: int, hi: int, neg: bool):
 DENSE_WALK = 0.25
 
 
-def clamp_chain(a, b, start, step: int, lo: int, hi: int, neg: bool):
-    """:func:`chain_tensors`'s result, with the per-step walk only where saturation can happen.
+def _abs_stats(x, dim: int):
+    """Sums and maxima of |x| along ``dim`` (int64), for int8/uint8 x."""
+    import torch
 
-    An output whose accumulator stays at least ``sum_k |a_ik| |b_kj|`` inside [lo, hi] never saturates, whatever
-    the order of the steps, so it is ``start ± a @ b`` exactly: the bound and the product come from the
-    tensor-core kernel (exact: both stay below 2**31 here), and only the other outputs are walked step by step.
-    On random data that is almost none of them, so the saturating call costs about two wrapping ones.
+    t = x if x.dtype == torch.uint8 else x.to(torch.int16).abs()
+    return t.sum(dim=dim, dtype=torch.int64), t.amax(dim=dim).to(torch.int64)
+
+
+def clamp_chain(a, b, start, step: int, lo: int, hi: int, neg: bool):
+    """The per-step saturating chain, walked only where saturation can happen.
+
+    ``start`` is the int64 accumulator (M, N), or None for zeros.  An output whose accumulator is further from
+    both limits than ``sum_k |a_ik| |b_kj|`` (bounded by a row sum of |a| times a column maximum of |b|, or the
+    other way round) never saturates, in whatever order the steps come, so it is ``start ± a @ b`` exactly: the
+    tensor-core kernel's wrapped result, which is exact there.  Only the other outputs are walked step by step.
+    On random data that is almost none, so a saturating call costs little more than a wrapping one.
+
+    Returns the int32 bits of the results (8-bit lanes, 32-bit accumulators) or int64 values (otherwise).
     """
     import torch
 
     m, kk = a.shape
     n = b.shape[1]
-    small = a.element_size() == 1 and b.element_size() == 1 and a.dtype in (torch.int8, torch.uint8)
-    top_a = 255 if a.dtype == torch.uint8 else 128
-    top_b = 255 if b.dtype == torch.uint8 else 128
-    if not (m and n and kk) or not small or b.dtype not in (torch.int8, torch.uint8) or kk * top_a * top_b >= 2**31:
-        return chain_tensors(a, b, start, step, lo, hi, neg)
-    abs_a = a if a.dtype == torch.uint8 else a.to(torch.int16).abs().to(torch.uint8)
-    abs_b = b if b.dtype == torch.uint8 else b.to(torch.int16).abs().to(torch.uint8)
-    bound = mm_int8(abs_a, abs_b).to(torch.int64)
-    exact = mm_int8(a, b).to(torch.int64)
-    out = start - exact if neg else start + exact
-    unsafe = (start - bound < lo) | (start + bound > hi)
-    idx = unsafe.nonzero()
+    small = a.dtype in (torch.int8, torch.uint8) and b.dtype in (torch.int8, torch.uint8)
+    full = start if start is not None else torch.zeros((m, n), dtype=torch.int64, device=a.device)
+    if not (m and n and kk) or not small or hi - lo != (1 << 32) - 1:
+        return chain_tensors(a, b, full, step, lo, hi, neg)
+    k = _triton()
+    ra, rmax = _abs_stats(a, 1)
+    cs, cmax = _abs_stats(b, 0)
+    flags = torch.empty((m, n), dtype=torch.int8, device=a.device)
+    bm, bn = 64, 64
+    k["may_saturate"][(k["triton"].cdiv(m, bm), k["triton"].cdiv(n, bn))](
+        full if start is not None else flags,
+        ra,
+        rmax,
+        cs,
+        cmax,
+        flags,
+        m,
+        n,
+        lo,
+        hi,
+        HAS_S=start is not None,
+        BM=bm,
+        BN=bn,
+    )
+    idx = flags.nonzero()
     if len(idx) > DENSE_WALK * m * n:
-        return chain_tensors(a, b, start, step, lo, hi, neg)
+        return chain_tensors(a, b, full, step, lo, hi, neg)
+    c32 = None
+    if start is not None:  # the accumulator's bits as int32 (a uint32 accumulator wraps into them)
+        c32 = torch.where(start > (1 << 31) - 1, start - (1 << 32), start).to(torch.int32)
+    out = mm_int8(a, b, c32, neg=neg)
     if len(idx):
-        k = _triton()
         i, j = idx[:, 0].contiguous(), idx[:, 1].contiguous()
-        s = start[i, j].contiguous()
+        s = full[i, j].contiguous()
         walked = torch.empty_like(s)
         bu = 128
         k["chain_points"][(k["triton"].cdiv(len(idx), bu),)](
@@ -508,7 +615,7 @@ def clamp_chain(a, b, start, step: int, lo: int, hi: int, neg: bool):
             STEP=step,
             BU=bu,
         )
-        out[i, j] = walked
+        out[i, j] = torch.where(walked > (1 << 31) - 1, walked - (1 << 32), walked).to(torch.int32)
     return out
 
 
@@ -517,8 +624,11 @@ def clamp_gemm(a, b, acc, o, neg):
     from .inputs import read_acc
 
     lo, hi = o.acc_range
-    start = np.zeros((a.shape[0], b.shape[1]), np.int64) if acc is None else read_acc(acc, o)
-    return clamp_chain(_as_torch(a), _as_torch(b), _as_torch(start), o.k_step, lo, hi, neg).cpu().numpy()
+    start = None if acc is None else _as_torch(read_acc(acc, o))
+    r = clamp_chain(_as_torch(a), _as_torch(b), start, o.k_step, lo, hi, neg).cpu().numpy()
+    if r.dtype == np.int32:  # the int32 bits of the accumulator type
+        return r.view(np.int32 if o.acc_signed else np.uint32).astype(np.int64)
+    return r
 
 
 def _tensor_acc(c, o, shape, device):
@@ -582,12 +692,14 @@ def gemm_tensors(a, b, c, o, clamp: bool, neg: bool):
     lo, hi = o.acc_range
     c = _tensor_acc(c, o, (m, n), a.device)
     if clamp:
-        start = torch.zeros((m, n), dtype=torch.int64, device=a.device) if c is None else c.to(torch.int64)
-        if not o.acc_signed:
+        start = None if c is None else c.to(torch.int64)
+        if start is not None and not o.acc_signed:
             start = start % (1 << 32)
         elif c is not None and c.dtype in (torch.uint32, torch.int64):
             start = torch.where(start > hi, start - (1 << 32), start)
         r = clamp_chain(a, b, start, o.k_step, lo, hi, neg)
+        if r.dtype == torch.int32:  # already the accumulator's bits
+            return r if o.acc_signed else r.view(torch.uint32)
         return r.to(torch.int32) if o.acc_signed else r.to(torch.uint32)
     small = a.element_size() == 1 and b.element_size() == 1 and a.dtype != torch.int16
     if o.acc_bits == 32 and small:
