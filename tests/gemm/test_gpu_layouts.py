@@ -25,7 +25,7 @@ def _layouts(torch, x):
 
 
 @pytest.mark.parametrize("op", sorted(OPS))
-@pytest.mark.parametrize(("m", "k", "n"), [(96, 320, 80), (33, 100, 17)])
+@pytest.mark.parametrize(("m", "k", "n"), [(96, 320, 80), (33, 100, 17), (1, 512, 200), (64, 256, 130)])
 def test_every_layout_gives_the_cpu_result(op, m, k, n):
     torch = pytest.importorskip("torch")
     rng = np.random.default_rng(m * k + n)
