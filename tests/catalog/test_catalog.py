@@ -30,7 +30,7 @@ def needs_form(*names):
 def test_one_record_per_builtin_and_per_form():
     assert [r.name for r in catalog.records("amd")] == [f"amd.{b.name}" for b in BUILTINS]
     assert [r.name for r in catalog.records("arm")] == [f"arm.{f.name}" for f in arm.FORMS]
-    assert catalog.records() == catalog.records("amd") + catalog.records("arm") + catalog.records("x86")
+    assert catalog.records() == tuple(r for isa in catalog.ISAS for r in catalog.records(isa))
 
 
 # Typed in from the reference document: (a width, b width, lanes, a signed, b signed, acc bits, acc signed).
@@ -237,7 +237,7 @@ def test_records_isa_filter():
 
 
 def test_equivalents_cross_isa():
-    eq = {r.name for r in catalog.equivalents("sdot4")}
+    eq = {r.name for r in catalog.equivalents("sdot4") if r.isa in ("amd", "arm")}  # other ISAs: their own tests
     arm_sdot_b = {
         f"arm.{n}"
         for n, f in FORMS.items()

@@ -27,6 +27,7 @@ FRONT_ENDS: tuple[tuple[str, str], ...] = (
     ("amd", "intdot.amd.isa"),
     ("arm", "intdot.arm.isa"),
     ("x86", "intdot.x86.isa"),
+    ("nvidia", "intdot.nvidia.isa"),
 )
 # fmt: on
 ISAS = tuple(isa for isa, _ in FRONT_ENDS)
