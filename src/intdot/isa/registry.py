@@ -26,6 +26,7 @@ from .targets import Target
 FRONT_ENDS: tuple[tuple[str, str], ...] = (
     ("amd", "intdot.amd.isa"),
     ("arm", "intdot.arm.isa"),
+    ("amdgpu", "intdot.amdgpu.isa"),
 )
 # fmt: on
 ISAS = tuple(isa for isa, _ in FRONT_ENDS)

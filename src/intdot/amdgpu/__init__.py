@@ -1,0 +1,20 @@
+"""The AMD GPU integer dot instructions behind the builtins of :mod:`intdot.amd`.
+
+``v_dot4_i32_i8``, ``v_dot4_i32_iu8``, ``v_dot4c_i32_i8`` ...: their encodings on every generation
+(gfx9, gfx10, gfx11, gfx12) as llvm-mc 19 writes them, their availability per processor, and
+their semantics through the core.
+
+>>> from intdot import amdgpu
+>>> amdgpu.assemble("v_dot4_u32_u8 v0, v1, v2, v3 clamp", "gfx1100").hex()
+'00c017cc01050e1c'
+>>> amdgpu.disassemble(bytes.fromhex("00c017cc01050e1c"), "gfx1100")
+'v_dot4_u32_u8 v0, v1, v2, v3 clamp'
+"""
+
+from __future__ import annotations
+
+from .asm import Insn, assemble, disassemble, parse
+from .instructions import INSTRUCTIONS
+from .targets import GENERATION, PROCESSORS
+
+__all__ = ["GENERATION", "INSTRUCTIONS", "PROCESSORS", "Insn", "assemble", "disassemble", "parse"]
