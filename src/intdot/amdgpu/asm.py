@@ -64,9 +64,15 @@ class Insn:
         return data + (self.literal.to_bytes(4, "little") if self.literal is not None else b"")
 
     def canonical_bytes(self) -> bytes:
-        """The bytes with the fields llvm-mc ignores (``x...``) cleared: what assembling :attr:`text` gives."""
+        """What assembling :attr:`text` gives: the ``op_sel`` bits of the gfx9 VOP3 form (which llvm-mc
+        drops) cleared, and a literal whose value is an inline constant written as that constant."""
         fields = {k: 0 if k == "xop_sel" else v for k, v in self.fields.items()}
-        return Insn(self.row, fields, self.literal).to_bytes()
+        literal = self.literal
+        inline = opnd.inline_of(literal) if literal is not None else None
+        if inline is not None:
+            fields = {k: inline if k.startswith("src") and v == opnd.LITERAL else v for k, v in fields.items()}
+            literal = None
+        return Insn(self.row, fields, literal).to_bytes()
 
     @property
     def text(self) -> str:
@@ -86,7 +92,8 @@ def _print(insn: Insn) -> str:
         if kind in ("vdst", "vsrc1"):
             ops.append(f"v{v}")
         elif v == opnd.LITERAL:
-            ops.append(f"{insn.literal:#x}")
+            inline = opnd.inline_of(insn.literal)  # llvm-mc prints such a literal as the inline constant
+            ops.append(f"{insn.literal:#x}" if inline is None else opnd.name(inline, g))
         else:
             ops.append(opnd.name(v, g))
     name = row.name.split(".")[1]
@@ -207,17 +214,20 @@ def _split(text: str) -> tuple[str, list[str], dict]:
         raise AsmSyntaxError("empty line: expected an instruction", text, 1)
     mnemonic, _, rest = line.partition(" ")
     mods: dict = {}
+    order = (*_MODS, "clamp")
     for m in _MOD_RE.finditer(" " + rest):
         key = (m.group(1) or m.group(3)).lower()
-        if key in mods:
-            raise AsmSyntaxError(f"{key} is given twice", text, None)
+        if key in mods or any(order.index(k) > order.index(key) for k in mods):
+            # llvm-mc 19 reads the modifiers in one order only: op_sel, op_sel_hi, neg_lo, neg_hi, clamp
+            raise AsmSyntaxError(f"not a valid operand: {key} (write {', '.join(order)} in that order)", text, None)
         if key == "clamp":
             mods[key] = 1
             continue
+        # llvm-mc takes 1 to 4 bits: those not written are 0 (op_sel_hi's too), a fourth is ignored
         bits = [b.strip() for b in m.group(2).split(",")]
-        if len(bits) != 3 or any(b not in ("0", "1") for b in bits):
-            raise AsmSyntaxError(f"{key}:[{m.group(2)}]: expected three bits, as {key}:[1,0,0]", text, None)
-        mods[key] = sum(int(b) << i for i, b in enumerate(bits))
+        if not 1 <= len(bits) <= 4 or any(b not in ("0", "1") for b in bits):
+            raise AsmSyntaxError(f"{key}:[{m.group(2)}]: expected 1 to 4 bits, as {key}:[1,0,0]", text, None)
+        mods[key] = sum(int(b) << i for i, b in enumerate(bits[:3]))
     rest = _MOD_RE.sub("", " " + rest).strip()
     ops = [o.strip() for o in rest.split(",")] if rest else []
     return mnemonic.lower(), ops, mods

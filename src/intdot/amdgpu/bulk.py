@@ -57,6 +57,11 @@ def _mods_table() -> np.ndarray:
     return out
 
 
+def _literal_text(bits: int, generation: str) -> str:
+    inline = opnd.inline_of(bits)  # llvm-mc prints such a literal as the inline constant
+    return f"{bits:#x}" if inline is None else opnd.name(inline, generation)
+
+
 def _as_words(words, name: str) -> np.ndarray:
     arr = np.asarray(words)
     if arr.dtype.kind not in "iu":
@@ -131,7 +136,7 @@ def disassemble_array(words, mcpu: str, /, *, literals=None, errors: str = "rais
                         else:
                             literal = lits[sel]
                         text = text.copy()
-                        text[is_lit] = [f"{int(x):#x}" for x in literal[is_lit]]
+                        text[is_lit] = [_literal_text(int(x), g) for x in literal[is_lit]]
                 pieces.append(text)
             name = row.name.split(".")[1]
             if row.family == "vop2" and g != "gfx9":

@@ -82,6 +82,14 @@ def inline_bits(value: int) -> int:
     return INLINE_FLOATS[value][1]
 
 
+def inline_of(bits: int) -> int | None:
+    """The inline constant whose 32-bit value is ``bits``, or None (llvm-mc prints such a literal as it)."""
+    n = bits - (1 << 32) if bits >= 1 << 31 else bits
+    if -16 <= n <= 64:
+        return 128 + n if n >= 0 else 192 - n
+    return _BY_FLOAT_BITS.get(bits)
+
+
 def is_inline(value: int) -> bool:
     return 128 <= value <= 208 or value in INLINE_FLOATS
 
@@ -91,8 +99,8 @@ def is_scalar(value: int) -> bool:
     return value < 128 or value in (235, 236, 237, 238, 239, 251, 252, 253)
 
 
-_INT = re.compile(r"^-?(0x[0-9a-f]+|\d+)$")
 _BY_FLOAT_BITS = {bits: v for v, (_, bits) in INLINE_FLOATS.items()}
+_INT = re.compile(r"^-?(0x[0-9a-f]+|\d+)$")
 _BY_FLOAT_TEXT = {text: v for v, (text, _) in INLINE_FLOATS.items()}
 _SGPRS = {"gfx9": 102, "gfx10": 106, "gfx11": 106, "gfx12": 106}
 
@@ -102,7 +110,7 @@ def value_of(text: str, generation: str, *, gpr_only: bool = False) -> int | tup
 
     Raises :class:`~intdot.errors.AsmSyntaxError` for text that is no operand here.
     """
-    t = text.strip().lower()
+    t = text.strip()  # llvm-mc reads register names in lower case only
     m = re.fullmatch(r"([vs])(\d+)", t)
     if m:
         n = int(m.group(2))
@@ -126,15 +134,21 @@ def value_of(text: str, generation: str, *, gpr_only: bool = False) -> int | tup
         return _BY_FLOAT_TEXT[t]
     if _INT.match(t):
         n = int(t, 0) if not t.startswith("-") else -int(t[1:], 0)
-        if -16 <= n <= 64:
-            return 128 + n if n >= 0 else 192 - n
         if not -(1 << 31) <= n < (1 << 32):
             raise AsmSyntaxError(f"{text!r} does not fit 32 bits")
-        bits = n & 0xFFFFFFFF
-        if bits in _BY_FLOAT_BITS:
-            return _BY_FLOAT_BITS[bits]
-        return (LITERAL, bits)
+        inline = inline_of(n & 0xFFFFFFFF)
+        return inline if inline is not None else (LITERAL, n & 0xFFFFFFFF)
     raise AsmSyntaxError(f"{text!r} is not an operand")
 
 
-__all__ = ["INLINE_FLOATS", "LITERAL", "SPECIAL", "inline_bits", "is_inline", "is_scalar", "name", "value_of"]
+__all__ = [
+    "INLINE_FLOATS",
+    "LITERAL",
+    "SPECIAL",
+    "inline_bits",
+    "inline_of",
+    "is_inline",
+    "is_scalar",
+    "name",
+    "value_of",
+]
