@@ -108,6 +108,30 @@ def _mods(rng: random.Random, vop3p: bool) -> str:
     return (" " + " ".join(out)) if out else ""
 
 
+_CTRLS = ["row_mirror", "row_half_mirror", "row_bcast:15", "row_bcast:31", "wave_shl:1", "wave_rol:1", "wave_shr:1",
+          "wave_ror:1"]  # fmt: skip
+
+
+def _dpp(rng: random.Random) -> str:
+    """Random DPP controls, legal or not on a given processor (llvm-mc says which)."""
+    r = rng.random()
+    if r < 0.15:
+        out = [f"dpp8:[{','.join(str(rng.randrange(8)) for _ in range(8))}]"]
+    elif r < 0.35:
+        out = [f"quad_perm:[{','.join(str(rng.randrange(4)) for _ in range(4))}]"]
+    elif r < 0.7:
+        name = rng.choice(["row_shl", "row_shr", "row_ror", "row_share", "row_xmask", "row_newbcast"])
+        out = [f"{name}:{rng.randrange(16)}"]
+    else:
+        out = [rng.choice(_CTRLS)]
+    for mod, top in (("row_mask", 15), ("bank_mask", 15), ("bound_ctrl", 1), ("fi", 1)):
+        if rng.random() < 0.25:
+            out.append(f"{mod}:{rng.choice([hex, str])(rng.randint(0, top))}")
+    if rng.random() < 0.05:
+        rng.shuffle(out)
+    return " ".join(out)
+
+
 def _lines(mcpu: str, n: int, seed: int) -> list[str]:
     rng = random.Random(seed)
     g = GENERATION[mcpu]
@@ -117,6 +141,10 @@ def _lines(mcpu: str, n: int, seed: int) -> list[str]:
         if m in MNEMONICS3:
             ops = [f"v{rng.randrange(256)}"] + [_operand(rng, g) for _ in range(3)]
             out.append(f"{m} {', '.join(ops)}{_mods(rng, True)}")
+        elif rng.random() < 0.3:
+            src0 = _operand(rng, g, vgpr_only=rng.random() < 0.9)
+            src1 = _operand(rng, g, vgpr_only=rng.random() < 0.95)
+            out.append(f"{m}{rng.choice(['', '_dpp'])} v{rng.randrange(256)}, {src0}, {src1} {_dpp(rng)}")
         else:
             suffix = rng.choice(["", "_e32", "_e64"])
             ops = [f"v{rng.randrange(256)}", _operand(rng, g), _operand(rng, g, vgpr_only=rng.random() < 0.7)]
@@ -193,9 +221,8 @@ def _compare_words(mcpu: str, n: int, seed: int) -> int:
             crashes += 1
             continue
         mine = amdgpu.asm.decode_one(w, 0, mcpu)
-        is_dot = answer is not None and answer[0].split()[0].removesuffix("_e32").removesuffix("_e64") in (
-            MNEMONICS3 + MNEMONICS2
-        )
+        name = answer[0].split()[0] if answer is not None else ""
+        is_dot = name.removesuffix("_e32").removesuffix("_e64").removesuffix("_dpp") in MNEMONICS3 + MNEMONICS2
         if not is_dot:
             if mine is not None:
                 mismatches.append((w.hex(), answer, mine.text))

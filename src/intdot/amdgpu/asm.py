@@ -25,6 +25,7 @@ from ..core.errors import (
     UnknownInstruction,
     UnsupportedOnTarget,
 )
+from . import dpp
 from . import operands as opnd
 from .encoding import Decoder, Layout
 from .encodings import ROWS, SYNTAX, mnemonic_of, rows_for
@@ -32,6 +33,7 @@ from .instructions import ROWS as INSTRUCTIONS
 from .targets import FEATURES, GENERATION, check_mcpu
 
 _MODS = ("op_sel", "op_sel_hi", "neg_lo", "neg_hi")
+_ANY = {"gfx9": "gfx908", "gfx10": "gfx1030", "gfx11": "gfx1100", "gfx12": "gfx1200"}  # one processor per generation
 _DEFAULT = {"op_sel": 0, "op_sel_hi": 7, "neg_lo": 0, "neg_hi": 0}
 
 
@@ -42,6 +44,7 @@ class Insn:
     row: Layout
     fields: dict
     literal: int | None = None
+    mcpu: str | None = None  # the processor it was read for: DPP controls print differently on gfx908 and gfx90a
 
     @property
     def mnemonic(self) -> str:
@@ -64,15 +67,16 @@ class Insn:
         return data + (self.literal.to_bytes(4, "little") if self.literal is not None else b"")
 
     def canonical_bytes(self) -> bytes:
-        """What assembling :attr:`text` gives: the ``op_sel`` bits of the gfx9 VOP3 form (which llvm-mc
-        drops) cleared, and a literal whose value is an inline constant written as that constant."""
-        fields = {k: 0 if k == "xop_sel" else v for k, v in self.fields.items()}
+        """What assembling :attr:`text` gives: the bits llvm-mc drops (``z...`` fields: ``op_sel`` of the gfx9
+        VOP3 form, DPP's reserved bit and gfx9's ``fi``) cleared, and a literal whose value is an inline
+        constant written as that constant."""
+        fields = {k: 0 if k.startswith("z") else v for k, v in self.fields.items()}
         literal = self.literal
         inline = opnd.inline_of(literal) if literal is not None else None
         if inline is not None:
             fields = {k: inline if k.startswith("src") and v == opnd.LITERAL else v for k, v in fields.items()}
             literal = None
-        return Insn(self.row, fields, literal).to_bytes()
+        return Insn(self.row, fields, literal, self.mcpu).to_bytes()
 
     @property
     def text(self) -> str:
@@ -89,7 +93,7 @@ def _print(insn: Insn) -> str:
     ops = []
     for kind in SYNTAX[row.family]:
         v = f[kind]
-        if kind in ("vdst", "vsrc1"):
+        if kind in ("vdst", "vsrc0", "vsrc1"):
             ops.append(f"v{v}")
         elif v == opnd.LITERAL:
             inline = opnd.inline_of(insn.literal)  # llvm-mc prints such a literal as the inline constant
@@ -99,7 +103,15 @@ def _print(insn: Insn) -> str:
     name = row.name.split(".")[1]
     if row.family == "vop2" and g != "gfx9":
         name = name.removesuffix("_e32")
+    if row.family.startswith("dpp8"):  # both DPP8 rows print as _dpp
+        name = mnemonic_of(row) + "_dpp"
     text = f"{name} {', '.join(ops)}"
+    if row.family.startswith("dpp16"):
+        text += f" {dpp.ctrl_text(f['dpp_ctrl'], insn.mcpu or _ANY[g])}"
+        text += f" row_mask:{f['row_mask']:#x} bank_mask:{f['bank_mask']:#x}"
+        text += " bound_ctrl:1" * f["bound_ctrl"] + " fi:1" * f.get("fi", 0)
+    elif row.family.startswith("dpp8"):
+        text += " " + dpp.dpp8_text(f["sels"]) + " fi:1" * row.name.endswith("fi")
     if row.family.startswith("vop3p"):
         for mod in _MODS:
             if f[mod] != _DEFAULT[mod]:
@@ -135,14 +147,15 @@ def decode_one(data: bytes, offset: int, mcpu: str) -> Insn | None:
         return None
     w = int.from_bytes(data[offset : offset + 4], "little")
     row = d32.row_of(w)
-    if row is None:
+    f = row.extract(w) if row is not None else None
+    if row is None or not _source_ok(f, row, g):  # src0 250, 233, 234: a DPP form, 64 bits
         if len(data) - offset < 8:
             return None
         w = int.from_bytes(data[offset : offset + 8], "little")
         row = d64.row_of(w)
         if row is None:
             return None
-    f = row.extract(w)
+        f = row.extract(w)
     if not _source_ok(f, row, g) or not _available(mnemonic_of(row), mcpu):
         return None
     lit = None
@@ -151,7 +164,7 @@ def decode_one(data: bytes, offset: int, mcpu: str) -> Insn | None:
         if len(data) - end < 4:
             return None
         lit = int.from_bytes(data[end : end + 4], "little")
-    return Insn(row, f, lit)
+    return Insn(row, f, lit, mcpu)
 
 
 def _available(mnemonic: str, mcpu: str) -> bool:
@@ -205,10 +218,13 @@ def disassemble(data, mcpu: str, *, errors: str = "raise") -> str:
 
 # ---------------------------------------------------------------- assembly
 
+_DPP_TOKEN = re.compile(
+    r"\s+(dpp8:\[[^\]]*\]|quad_perm:\[[^\]]*\]|row_\w+(?::\w+)?|wave_\w+:\w+|bank_mask:\w+|bound_ctrl:\w+|fi:\w+)"
+)
 _MOD_RE = re.compile(r"\s+(op_sel_hi|op_sel|neg_lo|neg_hi):\[([^\]]*)\]|\s+(clamp)\b", re.IGNORECASE)
 
 
-def _split(text: str) -> tuple[str, list[str], dict]:
+def _split(text: str) -> tuple[str, list[str], dict, list[str]]:
     line = text.strip()
     if not line:
         raise AsmSyntaxError("empty line: expected an instruction", text, 1)
@@ -229,12 +245,14 @@ def _split(text: str) -> tuple[str, list[str], dict]:
             raise AsmSyntaxError(f"{key}:[{m.group(2)}]: expected 1 to 4 bits, as {key}:[1,0,0]", text, None)
         mods[key] = sum(int(b) << i for i, b in enumerate(bits[:3]))
     rest = _MOD_RE.sub("", " " + rest).strip()
+    dpp_tokens = _DPP_TOKEN.findall(" " + rest)
+    rest = _DPP_TOKEN.sub("", " " + rest).strip()
     ops = [o.strip() for o in rest.split(",")] if rest else []
-    return mnemonic.lower(), ops, mods
+    return mnemonic.lower(), ops, mods, dpp_tokens
 
 
 def _candidates(mnemonic: str, generation: str) -> list[Layout]:
-    base = mnemonic.removesuffix("_e32").removesuffix("_e64")
+    base = mnemonic.removesuffix("_e32").removesuffix("_e64").removesuffix("_dpp")
     if base not in INSTRUCTIONS:
         import difflib
 
@@ -246,7 +264,8 @@ def _candidates(mnemonic: str, generation: str) -> list[Layout]:
         )
     if INSTRUCTIONS[base].kind == "vop3p":
         return [ROWS[generation, base]] if (generation, base) in ROWS and mnemonic == base else []
-    suffixes = {base: ("_e32", "_e64"), base + "_e32": ("_e32",), base + "_e64": ("_e64",)}[mnemonic]
+    suffixes = {base: ("_e32", "_e64"), base + "_e32": ("_e32",), base + "_e64": ("_e64",), base + "_dpp": ("_dpp",)}
+    suffixes = suffixes.get(mnemonic, ())
     return [ROWS[generation, base + s] for s in suffixes if (generation, base + s) in ROWS]
 
 
@@ -320,14 +339,71 @@ def _encode(row: Layout, ops: list[str], mods: dict, mcpu: str, text: str) -> In
     return Insn(row, fields, lits[0] if lits else None)
 
 
+def _number(text: str, token: str, top: int, line: str) -> int:
+    try:
+        n = int(text, 0)
+    except ValueError:
+        n = -1
+    if not 0 <= n <= top:
+        raise AsmSyntaxError(f"{token}: expected a value from 0 to {top}", line, None)
+    return n
+
+
+def _encode_dpp(base: str, mnemonic: str, ops: list[str], tokens: list[str], mods: dict, mcpu: str, text: str) -> Insn:
+    """A DPP form: ``ctrl [row_mask:N] [bank_mask:N] [bound_ctrl:B] [fi:B]`` or ``dpp8:[...] [fi:B]``, in that order."""
+    g = GENERATION[mcpu]
+    if mods or mnemonic.endswith(("_e32", "_e64")):
+        raise AsmSyntaxError("invalid operand for instruction: a DPP form takes no other modifier or suffix", text)
+    if len(ops) != 3:
+        raise AsmSyntaxError(f"{mnemonic} takes 3 operands; got {len(ops)}", text)
+    vgprs = [opnd.value_of(o, g, gpr_only=True) for o in ops]
+    if any(v < 256 for v in vgprs):
+        raise AsmSyntaxError("invalid operand for instruction: the operands of a DPP form are VGPRs", text)
+    vdst, vsrc0, vsrc1 = (v - 256 for v in vgprs)
+    head, *rest = tokens
+    names = [t.split(":")[0] for t in rest]
+    fields: dict = {"vdst": vdst, "vsrc0": vsrc0, "vsrc1": vsrc1}
+    if head.startswith("dpp8:"):
+        sels = [x.strip() for x in head[6:-1].split(",")]
+        if (
+            g == "gfx9"
+            or len(sels) != 8
+            or any(x not in "01234567" or not x for x in sels)
+            or names not in ([], ["fi"])
+        ):
+            raise AsmSyntaxError(f"not a valid operand: {head} {' '.join(rest)}", text)
+        fi = _number(rest[0].split(":")[1], rest[0], 1, text) if rest else 0
+        row = ROWS[g, f"{base}_dpp8{'fi' if fi else ''}"]
+        fields["sels"] = sum(int(x) << (3 * i) for i, x in enumerate(sels))
+        return Insn(row, fields, None, mcpu)
+    allowed = ["row_mask", "bank_mask", "bound_ctrl"] + (["fi"] if g != "gfx9" else [])
+    if (
+        len(set(names)) != len(names)
+        or any(n not in allowed for n in names)
+        or names != sorted(names, key=allowed.index)
+    ):
+        raise AsmSyntaxError(f"not a valid operand: {' '.join(rest)} (write {', '.join(allowed)} in that order)", text)
+    values = {n: t.split(":", 1)[1] for n, t in zip(names, rest)}
+    row = ROWS[g, f"{base}_dpp"]
+    fields.update({k: 0 for k in row.fields if k.startswith(("x", "z"))})
+    fields["dpp_ctrl"] = dpp.parse_ctrl(head, mcpu)
+    fields["row_mask"] = _number(values.get("row_mask", "15"), "row_mask", 15, text)
+    fields["bank_mask"] = _number(values.get("bank_mask", "15"), "bank_mask", 15, text)
+    _number(values.get("bound_ctrl", "0"), "bound_ctrl", 1, text)
+    fields["bound_ctrl"] = int("bound_ctrl" in values)  # llvm-mc sets the bit for bound_ctrl:0 as for bound_ctrl:1
+    if g != "gfx9":
+        fields["fi"] = _number(values.get("fi", "0"), "fi", 1, text)
+    return Insn(row, fields, None, mcpu)
+
+
 def parse(text, mcpu: str) -> Insn:
     """The instruction one line of assembly spells on ``mcpu``."""
     if not isinstance(text, str):
         raise OperandTypeError(f"text={text!r} has type {type(text).__name__}; expected a line of assembly")
     mcpu = check_mcpu(mcpu, encodings=True)
     g = GENERATION[mcpu]
-    mnemonic, ops, mods = _split(text)
-    base = mnemonic.removesuffix("_e32").removesuffix("_e64")
+    mnemonic, ops, mods, dpp_tokens = _split(text)
+    base = mnemonic.removesuffix("_e32").removesuffix("_e64").removesuffix("_dpp")
     rows = _candidates(mnemonic, g)
     if not rows or not _available(base, mcpu):
         ins = INSTRUCTIONS[base]
@@ -336,6 +412,8 @@ def parse(text, mcpu: str) -> Insn:
             f"{mnemonic} is not available on {mcpu}: it needs target feature {ins.feature} and one of the "
             f"encodings of {', '.join(ins.opcodes)}; {mcpu} is {g} with {has}"
         )
+    if dpp_tokens:
+        return _encode_dpp(base, mnemonic, ops, dpp_tokens, mods, mcpu, text)
     error: Exception | None = None
     for row in rows:
         try:

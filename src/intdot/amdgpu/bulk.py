@@ -15,6 +15,7 @@ from functools import cache
 import numpy as np
 
 from ..core.errors import OperandError, OperandTypeError, UndefinedEncoding
+from . import dpp
 from . import operands as opnd
 from .asm import _DEFAULT, _MODS, _available, _literal_ok
 from .encoding import Decoder
@@ -54,6 +55,20 @@ def _mods_table() -> np.ndarray:
             f" {m}:[{','.join(str(v >> i & 1) for i in range(3))}]" for m, v in values.items() if v != _DEFAULT[m]
         )
         out[key] = text + (" clamp" if key >> 12 else "")
+    return out
+
+
+@cache
+def _ctrl_table(mcpu: str) -> np.ndarray:
+    out = np.empty(512, dtype=object)
+    out[:] = [" " + dpp.ctrl_text(c, mcpu) for c in range(512)]
+    return out
+
+
+@cache
+def _masks_table() -> np.ndarray:
+    out = np.empty(256, dtype=object)
+    out[:] = [f" row_mask:{k >> 4:#x} bank_mask:{k & 15:#x}" for k in range(256)]
     return out
 
 
@@ -101,10 +116,13 @@ def disassemble_array(words, mcpu: str, /, *, literals=None, errors: str = "rais
     d32, d64 = _decoders(mcpu)
     low = flat & np.uint64(0xFFFFFFFF)
     i32 = d32.classify(low)
+    src_names, src_ok = _src_table(g)
+    # a VOP2 word whose src0 names no operand (250, 233, 234) is the first half of a DPP form
+    vop2_src0 = (low & np.uint64(0x1FF)).astype(np.intp)
+    i32 = np.where((i32 >= 0) & ~src_ok[vop2_src0] & (vop2_src0 != opnd.LITERAL), -1, i32)
     i64 = np.where(i32 >= 0, -1, d64.classify(flat))
     out = np.empty(flat.shape, dtype=object)
     done = np.zeros(flat.shape, dtype=bool)
-    src_names, src_ok = _src_table(g)
     vgprs = _vgpr_table()
     for dec, idx in ((d32, i32), (d64, i64)):
         for k in np.unique(idx[idx >= 0]):
@@ -116,7 +134,7 @@ def disassemble_array(words, mcpu: str, /, *, literals=None, errors: str = "rais
             literal = None
             for kind in SYNTAX[row.family]:
                 v = row.extract_array(w, kind).astype(np.intp)
-                if kind in ("vdst", "vsrc1"):
+                if kind in ("vdst", "vsrc0", "vsrc1"):
                     pieces.append(vgprs[v])
                     continue
                 good &= src_ok[v]
@@ -141,6 +159,8 @@ def disassemble_array(words, mcpu: str, /, *, literals=None, errors: str = "rais
             name = row.name.split(".")[1]
             if row.family == "vop2" and g != "gfx9":
                 name = name.removesuffix("_e32")
+            if row.family.startswith("dpp8"):
+                name = mnemonic_of(row) + "_dpp"
             text = name + " " + pieces[0]
             for p in pieces[1:]:
                 text = text + ", " + p
@@ -152,6 +172,19 @@ def disassemble_array(words, mcpu: str, /, *, literals=None, errors: str = "rais
                 text = text + _mods_table()[key]
             elif "clamp" in row.fields:
                 text = text + np.where(row.extract_array(w, "clamp") != 0, " clamp", "")
+            elif row.family.startswith("dpp16"):
+                text = text + _ctrl_table(mcpu)[row.extract_array(w, "dpp_ctrl").astype(np.intp)]
+                masks = (row.extract_array(w, "row_mask") << np.uint64(4)) | row.extract_array(w, "bank_mask")
+                text = text + _masks_table()[masks.astype(np.intp)]
+                text = text + np.where(row.extract_array(w, "bound_ctrl") != 0, " bound_ctrl:1", "")
+                if "fi" in row.fields:
+                    text = text + np.where(row.extract_array(w, "fi") != 0, " fi:1", "")
+            elif row.family.startswith("dpp8"):
+                text = text + np.array(
+                    [" " + dpp.dpp8_text(int(x)) for x in row.extract_array(w, "sels")], dtype=object
+                )
+                if row.name.endswith("fi"):
+                    text = text + " fi:1"
             out[sel[good]] = text[good] if isinstance(text, np.ndarray) else text
             done[sel[good]] = True
     if not done.all():

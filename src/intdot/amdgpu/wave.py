@@ -50,8 +50,10 @@ def check_modifiers(insn: Insn) -> tuple[DotSpec, bool]:
     effect no manual defines."""
     row = ROWS[insn.mnemonic]
     f = insn.fields
-    if f.get("xabs") or f.get("xneg"):
+    if any(v for k, v in f.items() if k.startswith("x")):
         raise _undefined(insn, "abs/neg")
+    if insn.row.family.startswith("dpp"):
+        raise UndefinedEncoding(f"{insn.text}: intdot.amdgpu.Wave does not run DPP forms (their lane moves)")
     if row.kind == "vop3p":
         neg_lo, neg_hi = f["neg_lo"], f["neg_hi"]
         if neg_hi:
