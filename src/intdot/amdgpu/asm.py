@@ -239,11 +239,12 @@ def _split(text: str) -> tuple[str, list[str], dict, list[str]]:
         if key == "clamp":
             mods[key] = 1
             continue
-        # llvm-mc takes 1 to 4 bits: those not written are 0 (op_sel_hi's too), a fourth is ignored
+        # llvm-mc takes 1 to 4 bits: those not written are 0 (op_sel_hi's too); a fourth has no field (but
+        # gfx940 refuses op_sel:[0,0,0,1] as any other non-zero op_sel)
         bits = [b.strip() for b in m.group(2).split(",")]
         if not 1 <= len(bits) <= 4 or any(b not in ("0", "1") for b in bits):
             raise AsmSyntaxError(f"{key}:[{m.group(2)}]: expected 1 to 4 bits, as {key}:[1,0,0]", text, None)
-        mods[key] = sum(int(b) << i for i, b in enumerate(bits[:3]))
+        mods[key] = sum(int(b) << i for i, b in enumerate(bits))  # bit 3 is dropped when encoding
     rest = _MOD_RE.sub("", " " + rest).strip()
     dpp_tokens = _DPP_TOKEN.findall(" " + rest)
     rest = _DPP_TOKEN.sub("", " " + rest).strip()
@@ -312,7 +313,7 @@ def _encode(row: Layout, ops: list[str], mods: dict, mcpu: str, text: str) -> In
         raise AsmSyntaxError(f"{', '.join(sorted(set(mods) - allowed))} is not allowed here", text, None)
     fields = {k: 0 for k in row.fields}
     fields.update({k: _DEFAULT[k] for k in _MODS if k in row.fields})
-    fields.update({k: v for k, v in mods.items()})
+    fields.update({k: v & 7 for k, v in mods.items()})
     values = []
     for kind, o in zip(kinds, ops):
         if kind in ("vdst", "vsrc1"):
@@ -333,7 +334,7 @@ def _encode(row: Layout, ops: list[str], mods: dict, mcpu: str, text: str) -> In
         fields[kind] = v[0] if isinstance(v, tuple) else v
     if row.family != "vop2":
         _constant_bus(values, generation, text)
-    if row.family.startswith("vop3p") and mcpu in _CDNA3 and (fields["op_sel"] or "op_sel_hi" in mods):
+    if row.family.startswith("vop3p") and mcpu in _CDNA3 and (mods.get("op_sel") or "op_sel_hi" in mods):
         raise AsmSyntaxError(f"invalid op_sel operand: {mcpu} takes no op_sel or op_sel_hi on dot instructions", text)
     lits = [v[1] for v in values if isinstance(v, tuple)]
     return Insn(row, fields, lits[0] if lits else None)

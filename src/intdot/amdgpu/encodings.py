@@ -11,7 +11,7 @@ the same words and prints the same text; assembling that text gives both kinds a
 >>> row.family, hex(row.match)
 ('vop3p_gfx10', '0xcc160000')
 >>> [r.name for r in rows_for("gfx9") if r.name.startswith("gfx9.v_dot8c")]
-['gfx9.v_dot8c_i32_i4_e32', 'gfx9.v_dot8c_i32_i4_e64']
+['gfx9.v_dot8c_i32_i4_e32', 'gfx9.v_dot8c_i32_i4_e64', 'gfx9.v_dot8c_i32_i4_dpp']
 """
 
 from __future__ import annotations
