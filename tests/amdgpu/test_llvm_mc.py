@@ -5,6 +5,10 @@ processor llvm-mc 19 knows, with more lines each."""
 
 from __future__ import annotations
 
+import collections
+import json
+import os
+import pathlib
 import random
 
 import pytest
@@ -23,10 +27,25 @@ KNOWN = [p for p in PROCESSORS if p in LLVM_MC_KNOWS]
 DEFAULT = ["gfx906", "gfx908", "gfx940", "gfx1011", "gfx1030", "gfx1100", "gfx1151", "gfx1200"]
 
 
+# Comparisons made, by (mnemonic, generation, what): written to $INTDOT_AMDGPU_TALLY (JSON) when it is set.
+TALLY: collections.Counter = collections.Counter()
+
+
 @pytest.fixture(scope="module", autouse=True)
 def _oracle():
     if mc.tool() is None:
         missing("llvm-mc-19 (AMDGPU)", "install the llvm-19 package")
+    yield
+    if os.environ.get("INTDOT_AMDGPU_TALLY"):
+        rows = [[m, g, what, n] for (m, g, what), n in sorted(TALLY.items())]
+        pathlib.Path(os.environ["INTDOT_AMDGPU_TALLY"]).write_text(json.dumps(rows, indent=0))
+
+
+def _count(text: str, mcpu: str, what: str) -> None:
+    name = text if text.startswith("(") else text.split()[0].lower()
+    for suffix in ("_e32", "_e64", "_dpp"):
+        name = name.removesuffix(suffix)
+    TALLY[name, GENERATION[mcpu], what] += 1
 
 
 def _ok(text: str, mcpu: str):
@@ -162,6 +181,7 @@ def _compare_text(mcpu: str, n: int, seed: int) -> int:
     mismatches = []
     for line, answer in zip(lines, theirs):
         mine = _ok(line, mcpu)
+        _count(line, mcpu, "text accepted" if isinstance(answer, tuple) else "text rejected")
         if isinstance(answer, str):
             if isinstance(mine, bytes):
                 mismatches.append((line, f"llvm-mc rejects: {answer}", mine.hex()))
@@ -223,6 +243,7 @@ def _compare_words(mcpu: str, n: int, seed: int) -> int:
         mine = amdgpu.asm.decode_one(w, 0, mcpu)
         name = answer[0].split()[0] if answer is not None else ""
         is_dot = name.removesuffix("_e32").removesuffix("_e64").removesuffix("_dpp") in MNEMONICS3 + MNEMONICS2
+        _count(name if is_dot else "(not one of these)", mcpu, "word")
         if not is_dot:
             if mine is not None:
                 mismatches.append((w.hex(), answer, mine.text))
