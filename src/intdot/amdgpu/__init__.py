@@ -2,8 +2,8 @@
 
 ``v_dot4_i32_i8``, ``v_dot4_i32_iu8``, ``v_dot4c_i32_i8`` ...: their encodings on every generation
 (gfx9, gfx10, gfx11, gfx12) as llvm-mc 19 writes them, their availability per processor, their
-semantics through the core on a wave's registers (:class:`Wave`), and which instruction clang emits
-for each builtin (:func:`lowering`).
+semantics through the core on a wave's registers (:class:`Wave`), which instruction clang emits
+for each builtin (:func:`lowering`), and the dot instructions of AMDGPU code objects (:func:`read_object`).
 
 >>> from intdot import amdgpu
 >>> amdgpu.assemble("v_dot4_u32_u8 v0, v1, v2, v3 clamp", "gfx1100").hex()
@@ -20,10 +20,12 @@ from .asm import Insn, assemble, disassemble, parse
 from .bulk import disassemble_array
 from .instructions import INSTRUCTIONS
 from .lowering import Lowering, lowering
+from .objects import CodeObject, read_object
 from .targets import GENERATION, PROCESSORS
 from .wave import Wave
 
 __all__ = [
+    "CodeObject",
     "GENERATION",
     "INSTRUCTIONS",
     "PROCESSORS",
@@ -35,4 +37,5 @@ __all__ = [
     "disassemble_array",
     "lowering",
     "parse",
+    "read_object",
 ]
