@@ -28,6 +28,7 @@ FRONT_ENDS: tuple[tuple[str, str], ...] = (
     ("arm", "intdot.arm.isa"),
     ("x86", "intdot.x86.isa"),
     ("nvidia", "intdot.nvidia.isa"),
+    ("amdgpu", "intdot.amdgpu.isa"),
 )
 # fmt: on
 ISAS = tuple(isa for isa, _ in FRONT_ENDS)
