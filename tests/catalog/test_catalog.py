@@ -237,16 +237,17 @@ def test_records_isa_filter():
 
 
 def test_equivalents_cross_isa():
-    eq = {r.name for r in catalog.equivalents("sdot4") if r.isa in ("amd", "arm")}  # other ISAs: their own tests
+    eq = {r.name for r in catalog.equivalents("sdot4")}
     arm_sdot_b = {
         f"arm.{n}"
         for n, f in FORMS.items()
         if f.mnemonic == "sdot" and spec_tuple(catalog.find(f"arm.{n}").spec) == (8, 8, 4, True, True, 32, True)
     }
-    assert {n for n in eq if not n.startswith("x86.")} == arm_sdot_b | {"amd.sudot4"}  # sudot4 (s, s) is sdot4
+    assert {n for n in eq if n.startswith(("amd.", "arm."))} == arm_sdot_b | {"amd.sudot4"}  # sudot4 (s, s) is sdot4
+    assert {"nvidia.dp4a.s32.s32", "amdgpu.v_dot4_i32_i8"} <= eq
     assert {"x86.vpdpbssd", "x86.tdpbssd"} <= eq
     # sudot4's flags choose any signedness: Arm SDOT/USDOT/SUDOT (.b -> .s) all match, UDOT's unsigned acc does not.
-    eq = {r.name for r in catalog.equivalents("__builtin_amdgcn_sudot4")}
+    eq = {r.name for r in catalog.equivalents("__builtin_amdgcn_sudot4") if r.isa in ("amd", "arm")}
     assert "arm.sudot_sve_indexed" in eq and "amd.sdot4" in eq and "amd.udot4" not in eq
     assert not any(n.startswith("arm.udot") for n in eq)
     # SUDOT by element equals AMD sudot4 with (signed, unsigned) flags.

@@ -99,5 +99,5 @@ FRONT_END = FrontEnd(
     targets=targets,
     profiles=("reference", "llvm"),
     parse_text=parse_text,
-    verbs=frozenset(),  # the command line's asm/disasm/exec for amdgpu are the lead's to wire
+    verbs=frozenset({"asm", "disasm", "exec"}),
 )

@@ -260,7 +260,7 @@ def _list_targets(args) -> int:
         print(json.dumps(out, indent=2))
         return 0
     header = ["isa", "target", "kind", "architecture", "dot features"]
-    note = "(each ISA's toolchain features that gate a dot instruction: clang's for AMD, LLVM 19's for Arm)"
+    note = "(the toolchain features of each ISA that gate one of its dot instructions)"
     print(f"{len(out)} targets {note}")
     print(
         "\n".join(

@@ -27,6 +27,13 @@ def add(parser, verb: str, default: str) -> None:
         default=default,
         help=f"the instruction set (default: {default}); an ISA without '{verb}' is an error naming those with it",
     )
+    if verb != "eval":
+        parser.add_argument(
+            "--mcpu",
+            metavar="PROCESSOR",
+            help="the processor, for ISAs whose encodings differ by generation (--isa amdgpu: gfx906, gfx942, "
+            "gfx1100, gfx1201, ...)",
+        )
 
 
 def dispatch(args, verb: str, own: str, handler):
