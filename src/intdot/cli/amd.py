@@ -75,6 +75,14 @@ def register(subparsers) -> None:
         help="print a JSON object per expression: value, hex, builtin, target, profile, ...",
     )
     p.add_argument("--fail-fast", action="store_true", help="with -f: stop at the first line that fails")
+    p.add_argument(
+        "--set",
+        dest="sets",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="--isa x86: give a name used in the call a value (a vector literal [..], a hex register or a mask)",
+    )
     isa_option.add(p, "eval", "amd")
     p.set_defaults(func=lambda args: isa_option.dispatch(args, "eval", "amd", _eval))
 

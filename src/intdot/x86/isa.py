@@ -83,5 +83,5 @@ FRONT_END = FrontEnd(
     status=status,
     where=where,
     targets=targets,
-    profiles=("reference", "llvm"),
+    verbs=frozenset({"eval"}),
 )
