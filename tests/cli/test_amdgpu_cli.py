@@ -57,3 +57,25 @@ def test_exec_runs_a_wave(capsys):
 def test_amdgpu_needs_a_processor(capsys):
     assert main(["asm", "--isa", "amdgpu", "v_dot4_i32_i8 v0, v1, v2, v3"]) == 1
     assert "needs --mcpu" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "call, target, clamp, instruction",
+    [
+        ("sdot4(1, 2, 3, false)", "gfx942", False, "v_dot4c_i32_i8 vdst(=src2), src0, src1"),
+        ("sdot4(1, 2, 3, false)", "gfx942", True, "v_dot4_i32_i8 vdst, src0, src1, src2 clamp"),
+        (
+            "sudot4(true, 1, false, 2, 3, false)",
+            "gfx1100",
+            False,
+            "v_dot4_i32_iu8 vdst, src0, src1, src2 neg_lo:[1,0,0]",
+        ),
+    ],
+)
+def test_eval_explain_names_the_instruction(capsys, call, target, clamp, instruction):
+    # issue 13 item 5; the lowering itself is checked against clang-19 -S in tests/amdgpu/test_clang.py
+    argv = ["eval", call, "--explain", "--target", target, "--profile", "llvm"] + (["--clamp"] if clamp else [])
+    if clamp:
+        argv = ["eval", call.replace("false)", "true)"), "--explain", "--target", target, "--profile", "llvm"]
+    assert main(argv) == 0
+    assert f"instruction (clang-19 on {target}): {instruction}" in capsys.readouterr().out

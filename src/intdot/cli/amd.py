@@ -133,11 +133,28 @@ def _eval(args) -> int:
         if args.explain:
             for line in explain(ev):
                 print(line)
+            for line in _lowering(ev):
+                print(line)
         print(result_line(ev))
         return 0
     if args.expr is not None:
         raise OperandError(f"EXPR {args.expr!r} and --file {args.file!r} both given; use one")
     return _batch(args)
+
+
+def _lowering(ev) -> list[str]:
+    """With a processor as the target: the instruction clang-19 emits for the call (intdot.amdgpu.lowering)."""
+    if not ev.target or not ev.target.lower().startswith("gfx"):
+        return []
+    from ..amdgpu import lowering
+    from ..core.errors import IntdotError
+
+    flags = {"src0_signed": ev.src0_signed, "src1_signed": ev.src1_signed} if ev.row.layout == "sudot" else {}
+    try:
+        low = lowering(ev.row.name, ev.target, clamp=ev.clamp, **flags)
+    except IntdotError as exc:
+        return [f"  instruction: none: {exc}"]
+    return [f"  instruction (clang-19 on {ev.target}): {low.text}"]
 
 
 def _batch(args) -> int:
