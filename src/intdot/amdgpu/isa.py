@@ -97,7 +97,6 @@ FRONT_END = FrontEnd(
     status=status,
     where=where,
     targets=targets,
-    profiles=("reference", "llvm"),
     parse_text=parse_text,
     verbs=frozenset({"asm", "disasm", "exec"}),
 )

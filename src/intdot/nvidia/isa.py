@@ -132,6 +132,5 @@ FRONT_END = FrontEnd(
     status=status,
     where=where,
     targets=targets,
-    profiles=("reference", "llvm"),
     parse_text=parse_text,
 )
