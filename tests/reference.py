@@ -7,7 +7,11 @@ exactly as the formulas in ``shared/spec/`` read:
     result = src2 + (-1)**neg * sum_k src0[k] * src1[k]      (then wrap or clamp)
 
 :func:`ref_dot_step` is the general step: each operand with its own lane
-width and signedness, any number of lanes, a 32- or 64-bit accumulator.
+width and signedness, any number of lanes, a 16-, 32- or 64-bit accumulator;
+optionally each operand read from lane ``first`` of a wider word (PTX
+``dp2a.hi``), and the products summed in pairs that saturate to a signed
+16-bit value first (x86 ``pmaddubsw``, as the SDM writes it:
+``SaturateToSignedWord(a[2i+1]*b[2i+1] + a[2i]*b[2i])``).
 """
 
 from __future__ import annotations
@@ -101,14 +105,27 @@ def ref_dot_step(
     acc_signed: bool,
     neg: bool = False,
     clamp: bool = False,
+    a_first: int = 0,
+    b_first: int = 0,
+    a_word: int | None = None,
+    b_word: int | None = None,
+    pair_sat: int | None = None,
 ) -> int:
     """One dot step of any shape: the exact sum of lane products added to (or, with neg, subtracted
     from) the accumulator, then wrapped modulo 2**acc_bits or saturated once to the accumulator type."""
-    la = operand_lanes(a, a_width, lanes, a_signed)
-    lb = operand_lanes(b, b_width, lanes, b_signed)
+    a_word = a_word or (a_first + lanes) * a_width
+    b_word = b_word or (b_first + lanes) * b_width
+    la = operand_lanes(a, a_width, a_word // a_width, a_signed)[a_first : a_first + lanes]
+    lb = operand_lanes(b, b_width, b_word // b_width, b_signed)[b_first : b_first + lanes]
     dot = 0
-    for k in range(lanes):
-        dot += la[k] * lb[k]
+    if pair_sat is None:
+        for k in range(lanes):
+            dot += la[k] * lb[k]
+    else:
+        top = 2 ** (pair_sat - 1)
+        for k in range(0, lanes, 2):
+            pair = la[k] * lb[k] + la[k + 1] * lb[k + 1]
+            dot += max(-top, min(top - 1, pair))
     start = to_unsigned(acc, acc_bits)
     if acc_signed:
         start = as_signed(start, acc_bits)

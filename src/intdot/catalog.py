@@ -20,18 +20,20 @@ them here.
 from __future__ import annotations
 
 import difflib
-import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass
 from functools import cache, lru_cache
-from typing import Any
 
 from .core.errors import IntdotError, OperandError, UnknownInstruction, UnknownTarget, UnsupportedOnTarget
-from .core.features import evaluate, missing, parse
+from .core.features import parse
+from .isa.record import Instruction, spec_fields
+from .isa.registry import ISAS, Availability, check_isa, front_end, front_ends
 
 __all__ = [
     "ISAS",
     "PROFILES",
     "AmbiguousInstruction",
+    "Availability",
+    "Equivalent",
     "Instruction",
     "NotInCatalog",
     "available",
@@ -40,11 +42,12 @@ __all__ = [
     "find_all",
     "records",
     "require",
+    "status",
     "swapped",
     "where_available",
 ]
 
-ISAS = ("amd", "arm")
+# The reference specs, or what the toolchains (clang/LLVM 19) do; every front end answers in both.
 PROFILES = ("reference", "llvm")
 
 
@@ -65,175 +68,11 @@ class AmbiguousInstruction(IntdotError, LookupError, ValueError):
 
 
 @dataclass(frozen=True)
-class Instruction:
-    """One instruction (AMD builtin, Arm form, ...) as every ISA describes it.
-
-    ``spec`` is the core's :class:`~intdot.core.DotSpec`; for an instruction
-    whose operand signedness is an argument (``sign_args``, AMD ``sudot4``)
-    it is the signed x signed case and :meth:`spec_for` gives the others.
-    ``neg``/``clamp`` are ``True``/``False`` where the instruction fixes them
-    and ``None`` where the caller passes them.  ``features`` is an expression
-    for :mod:`intdot.core.features`.
-    """
-
-    isa: str
-    name: str
-    mnemonic: str
-    spellings: tuple[str, ...]
-    spec: Any
-    k_step: tuple[int, int]
-    neg: bool | None
-    clamp: bool | None
-    sign_args: bool
-    features: str
-    syntax: str
-    summary: str = ""
-    row: Any = field(default=None, compare=False, repr=False)  # the front end's own row (Builtin, Form)
-
-    def spec_for(self, a_signed: bool | None = None, b_signed: bool | None = None):
-        """The spec with the operands' signedness an instruction with ``sign_args`` takes as arguments."""
-        if not self.sign_args:
-            if a_signed is not None or b_signed is not None:
-                raise OperandError(f"{self.name} fixes its operands' signedness; pass no a_signed/b_signed")
-            return self.spec
-        if not isinstance(a_signed, bool) or not isinstance(b_signed, bool):
-            raise OperandError(
-                f"a_signed={a_signed!r}, b_signed={b_signed!r}: {self.name} takes its operands' "
-                f"signedness as arguments; expected True or False for each"
-            )
-        return replace(self.spec, a_signed=a_signed, b_signed=b_signed)
-
-    @property
-    def lanes(self) -> str:
-        """The operands' lanes, as ``4 x s8 . 4 x u8`` (``sign_args``: ``?8``)."""
-        return f"{_lane(self, 'a')} . {_lane(self, 'b')}"
-
-    @property
-    def acc(self) -> str:
-        """The accumulator type: ``s32``, ``u32``, ``s64``, ``u64``."""
-        return f"{'s' if self.spec.acc_signed else 'u'}{self.spec.acc_bits}"
-
-    def as_dict(self) -> dict:
-        """A JSON-ready description (``intdot list --json``)."""
-        s = self.spec
-        return {
-            "isa": self.isa,
-            "name": self.name,
-            "mnemonic": self.mnemonic,
-            "spellings": list(self.spellings),
-            "spec": {
-                "a_width": s.a_width,
-                "b_width": s.b_width,
-                "lanes": s.lanes,
-                "a_signed": None if self.sign_args else s.a_signed,
-                "b_signed": None if self.sign_args else s.b_signed,
-                "acc_bits": s.acc_bits,
-                "acc_signed": s.acc_signed,
-            },
-            "k_step": list(self.k_step),
-            "neg": self.neg,
-            "clamp": self.clamp,
-            "sign_args": self.sign_args,
-            "features": self.features,
-            "syntax": self.syntax,
-            "summary": self.summary,
-        }
-
-
-def _lane(rec: Instruction, which: str) -> str:
-    s = rec.spec
-    sign = "?" if rec.sign_args else ("s" if getattr(s, f"{which}_signed") else "u")
-    return f"{s.lanes} x {sign}{getattr(s, f'{which}_width')}"
-
-
-# ---------------------------------------------------------------------------
-# Building the records from the front ends' tables.
-# ---------------------------------------------------------------------------
-
-
-def _spec_fields(spec) -> tuple:
-    return (spec.a_width, spec.b_width, spec.lanes, spec.a_signed, spec.b_signed, spec.acc_bits, spec.acc_signed)
-
-
-def _k_step(spec) -> tuple[int, int]:
-    return (spec.a_width * spec.lanes // 8, spec.b_width * spec.lanes // 8)
-
-
-def _amd_records() -> list[Instruction]:
-    from .amd.builtins import BUILTINS, PREFIX
-
-    out = []
-    for row in BUILTINS:
-        sign_args = row.src0 == "flag"
-        spec = row.spec(True, True) if sign_args else row.spec()
-        out.append(
-            Instruction(
-                isa="amd",
-                name=f"amd.{row.name}",
-                mnemonic=row.name,
-                spellings=(row.name, PREFIX + row.name),
-                spec=spec,
-                k_step=_k_step(spec),
-                neg=None,
-                clamp=None,
-                sign_args=sign_args,
-                features=row.feature,
-                syntax=row.c_signature("reference"),
-                summary=row.summary,
-                row=row,
-            )
-        )
-    return out
-
-
-def _arm_template(form) -> str:
-    """The row's syntax template as LLVM prints the instruction, ``<operand>`` standing for each operand.
-
-    The row writes a register list as ``{ z{zn}.b x2 }``; LLVM prints ``{ z0.b, z1.b }`` and ``{ z0.b - z3.b }``.
-    """
-
-    def reglist(m: re.Match) -> str:
-        reg, op, suffix, n = m[1], m[2], m[3], int(m[4])
-        sep = ", " if n == 2 else " - "
-        return f"{{ {reg}<{op}>.{suffix}{sep}{reg}<{op}+{n - 1}>.{suffix} }}"
-
-    text = re.sub(r"\{ (\w)\{(\w+)\}\.(\w+) x(\d) \}", reglist, form.layout.syntax)
-    return re.sub(r"\{(\w+)\}", r"<\1>", text)
-
-
-def _arm_records() -> list[Instruction]:
-    from .arm import FORMS
-    from .arm.acle import BY_FORM as acle_names  # form id -> the ACLE intrinsics that compile to it
-
-    out = []
-    for form in FORMS:
-        template = _arm_template(form)
-        names = (form.name, form.mnemonic, template, *acle_names.get(form.name, ()))
-        out.append(
-            Instruction(
-                isa="arm",
-                name=f"arm.{form.name}",
-                mnemonic=form.mnemonic,
-                spellings=tuple(dict.fromkeys(names)),
-                spec=form.spec,
-                k_step=_k_step(form.spec),
-                neg=False,
-                clamp=False,
-                sign_args=False,
-                features=form.features,
-                syntax=template,
-                summary=f"{form.mnemonic.upper()} ({form.kind.replace('_', ' ')})",
-                row=form,
-            )
-        )
-    return out
-
-
-@dataclass(frozen=True)
 class _Table:
     records: tuple[Instruction, ...]
     index: dict  # exact spelling -> records
     folded: dict  # lower-case spelling -> records
+    swapped: frozenset  # lower-case spellings that exchange the sources
 
 
 def _key(text: str) -> str:
@@ -242,7 +81,7 @@ def _key(text: str) -> str:
 
 @lru_cache(maxsize=1)
 def _table() -> _Table:
-    recs = tuple(_amd_records() + _arm_records())
+    recs = tuple(r for fe in front_ends() for r in fe.records())
     index: dict[str, list] = {}
     folded: dict[str, list] = {}
     for r in recs:
@@ -254,7 +93,12 @@ def _table() -> _Table:
         raise RuntimeError("two catalog records share a name")  # a bug in a front end's table
     for r in recs:
         parse(r.features)  # an unparsable expression in a table is a bug: fail at build time
-    return _Table(recs, {k: tuple(v) for k, v in index.items()}, {k: tuple(v) for k, v in folded.items()})
+    return _Table(
+        recs,
+        {k: tuple(v) for k, v in index.items()},
+        {k: tuple(v) for k, v in folded.items()},
+        frozenset(s for r in recs for s in r.swapped),
+    )
 
 
 # ---------------------------------------------------------------------------
@@ -263,27 +107,21 @@ def _table() -> _Table:
 
 
 def records(isa: str | None = None) -> tuple[Instruction, ...]:
-    """Every record, AMD first, each ISA in its table's order; or those of one ``isa``."""
+    """Every record, in registry order (each ISA in its table's order); or those of one ``isa``."""
     recs = _table().records
     if isa is None:
         return recs
-    if not isinstance(isa, str) or isa.lower() not in ISAS:
-        raise OperandError(f"isa={isa!r} is not known; expected one of {', '.join(ISAS)}")
-    return tuple(r for r in recs if r.isa == isa.lower())
+    isa = check_isa(isa)
+    return tuple(r for r in recs if r.isa == isa)
 
 
-def _arm_text(text: str) -> tuple[Instruction, ...] | None:
-    """Records for an assembly line (``sdot z0.d, z1.h, z2.h``); ``None`` if it is not one."""
-    words = text.replace(",", " ").split()
-    if len(words) < 2:
-        return None
-    from .arm import parse as arm_parse
-
-    mnemonics = {r.mnemonic.lower() for r in _table().records if r.isa == "arm"}
-    if words[0].lower() not in mnemonics:
-        return None
-    insn = arm_parse(text)  # a syntax error in a known mnemonic's line is the user's answer: let it through
-    return _table().index.get(f"arm.{insn.form.name}")
+def _text(text: str) -> tuple[Instruction, ...] | None:
+    """Records for an assembly line (``sdot z0.d, z1.h, z2.h``); ``None`` if no ISA reads it as one."""
+    for fe in front_ends():
+        name = fe.parse_text(text) if fe.parse_text else None
+        if name is not None:
+            return _table().index.get(name)
+    return None
 
 
 def find_all(name) -> tuple[Instruction, ...]:
@@ -300,7 +138,7 @@ def find_all(name) -> tuple[Instruction, ...]:
             f"'vusdotq_s32' or 'sdot z0.d, z1.h, z2.h'"
         )
     table, key = _table(), _key(name)
-    found = table.index.get(key) or table.folded.get(key.lower()) or _arm_text(key)
+    found = table.index.get(key) or table.folded.get(key.lower()) or _text(key)
     if found:
         return found
     close = _suggest(key)
@@ -340,7 +178,8 @@ def find(name) -> Instruction:
     """
     found = find_all(name)
     first = found[0]
-    if all(_spec_fields(r.spec) == _spec_fields(first.spec) and r.sign_args == first.sign_args for r in found):
+    same = (spec_fields(first.spec), first.sign_args, first.clamp)
+    if all((spec_fields(r.spec), r.sign_args, r.clamp) == same for r in found):
         return first
     listing = "; ".join(f"{r.name} ({r.lanes} -> {r.acc})" for r in found)
     raise AmbiguousInstruction(
@@ -361,33 +200,117 @@ def swapped(name) -> bool:
     >>> catalog.find("svsudot_s32").lanes, catalog.swapped("svsudot_s32"), catalog.swapped("svusdot_s32")
     ('4 x u8 . 4 x s8', True, False)
     """
-    return isinstance(name, str) and _key(name).lower() in _swapped_names()
+    return isinstance(name, str) and _key(name).lower() in _table().swapped
+
+
+@dataclass(frozen=True)
+class Equivalent:
+    """How ``record`` computes the same step as the instruction asked about.
+
+    ``swap``: pass the two sources exchanged (``b`` first).  ``a_signed``/``b_signed``: the
+    flags to pass where ``record`` takes its signedness as arguments (AMD ``sudot4``);
+    ``clamp``: the clamp to pass where it is an argument.  ``given`` holds the asked-about
+    instruction's own arguments under which the equivalence holds (``{}`` where it has none).
+    ``name``, ``isa`` and ``lanes`` are the record's.
+    """
+
+    record: Instruction
+    swap: bool = False
+    a_signed: bool | None = None
+    b_signed: bool | None = None
+    clamp: bool | None = None
+    given: tuple = ()  # ((argument, value), ...) of the asked-about instruction
+
+    @property
+    def name(self) -> str:
+        return self.record.name
+
+    @property
+    def isa(self) -> str:
+        return self.record.isa
+
+    @property
+    def lanes(self) -> str:
+        return self.record.lanes
+
+    def describe(self) -> str:
+        """One line: the record, then how to call it (``sources exchanged``, its flags, its clamp)."""
+        how = []
+        if self.swap:
+            how.append("sources exchanged")
+        if self.a_signed is not None:
+            how.append(f"a_signed={self.a_signed}, b_signed={self.b_signed}")
+        if self.clamp is not None and self.record.clamp is None:
+            how.append(f"clamp={self.clamp}")
+        if self.given:
+            how.append("when " + ", ".join(f"{k}={v}" for k, v in self.given))
+        return self.record.name + (f" ({'; '.join(how)})" if how else "")
+
+
+def _swap(spec):
+    from dataclasses import replace
+
+    return replace(
+        spec,
+        a_width=spec.b_width,
+        b_width=spec.a_width,
+        a_signed=spec.b_signed,
+        b_signed=spec.a_signed,
+        a_first=spec.b_first,
+        b_first=spec.a_first,
+        a_word=spec.b_word,
+        b_word=spec.a_word,
+    )
+
+
+def _configurations(rec: Instruction):
+    """(spec, clamp, a_signed, b_signed, clamp argument) for every way of calling ``rec``."""
+    signs = [(a, b) for a in (False, True) for b in (False, True)] if rec.sign_args else [(None, None)]
+    clamps = (False, True) if rec.clamp is None else (rec.clamp,)
+    for a, b in signs:
+        spec = rec.spec_for(a, b) if rec.sign_args else rec.spec
+        for c in clamps:
+            yield spec, c, a, b, (c if rec.clamp is None else None)
 
 
 @cache
-def _swapped_names() -> frozenset[str]:
-    # Built once: gemm asks on every call, and a scan of every intrinsic was a third of a small call's time.
-    from .arm.acle import INTRINSICS
+def _equivalence_index() -> dict:
+    """(spec fields, clamp) -> [(record, a_signed, b_signed, clamp argument)], over every record."""
+    index: dict = {}
+    for r in _table().records:
+        for spec, c, a, b, carg in _configurations(r):
+            index.setdefault((spec_fields(spec), c), []).append((r, a, b, carg))
+    return index
 
-    return frozenset(k.lower() for k, v in INTRINSICS.items() if v.swap)
 
+def equivalents(name, *, swap: bool = True) -> tuple[Equivalent, ...]:
+    """The other records (any ISA, any form) that compute the same dot step as ``name``, and how to call them.
 
-def equivalents(name) -> tuple[Instruction, ...]:
-    """The other records that compute the same dot step as ``name`` (any ISA, any form).
+    Two records are equivalent when some way of calling each (the flags of an instruction that takes its
+    signedness as arguments, the clamp of one that takes it, the sources exchanged where ``swap``) gives
+    the same step: the same lanes read, products, accumulator and rule.  Derived from the records only.
 
-    An instruction that takes signedness as arguments (AMD ``sudot4``) is
-    equivalent to one with fixed signedness when some choice of its flags
-    gives the same spec.
+    >>> from intdot import catalog
+    >>> for e in catalog.equivalents("vsudotq_lane_s32"):
+    ...     if e.isa == "amd":
+    ...         print(e.describe())
+    amd.sudot4 (a_signed=True, b_signed=False; clamp=False)
+    amd.sudot4 (sources exchanged; a_signed=False, b_signed=True; clamp=False)
     """
     me = find(name)
-
-    def same(r: Instruction) -> bool:
-        a, b = _spec_fields(me.spec), _spec_fields(r.spec)
-        if me.sign_args or r.sign_args:
-            return (a[0], a[1], a[2], a[5], a[6]) == (b[0], b[1], b[2], b[5], b[6])
-        return a == b
-
-    return tuple(r for r in _table().records if r is not me and same(r))
+    index = _equivalence_index()
+    out: dict = {}
+    for spec, c, a, b, carg in _configurations(me):
+        given = tuple((k, v) for k, v in (("a_signed", a), ("b_signed", b), ("clamp", carg)) if v is not None)
+        # A step that reads both sources alike needs no exchange: its exchanged matches are the same ones.
+        for exchanged in (False, True) if swap and _swap(spec) != spec else (False,):
+            key = (spec_fields(_swap(spec) if exchanged else spec), c)
+            for r, ra, rb, rc in index.get(key, ()):
+                if r is me and not exchanged:
+                    continue
+                e = Equivalent(r, exchanged, ra, rb, rc, given)
+                out.setdefault((r.name, exchanged, ra, rb, rc, given), e)
+    return tuple(out.values())
 
 
 # ---------------------------------------------------------------------------
@@ -401,90 +324,68 @@ def _check_profile(profile) -> str:
     return profile
 
 
-def _amd_status(rec: Instruction, target, profile: str) -> tuple[bool, str]:
-    from .amd import target as amd_target
-    from .amd.target import unavailable_message
-
-    try:
-        t = amd_target(target, profile)
-    except UnknownTarget as exc:
-        raise UnknownTarget(
-            f"{rec.name} is an AMD builtin, so the target is an AMD GPU family or processor: {exc}"
-        ) from None
-    if profile == "reference":  # the reference's table is by family, not by feature
-        ok = rec.mnemonic in t.builtins
-    else:
-        ok = evaluate(rec.features, t.features)
-    return ok, "" if ok else unavailable_message(rec.row, t.name, profile)
-
-
-def _arm_status(rec: Instruction, target) -> tuple[bool, str]:
-    from .arm.targets import target as arm_target
-
-    try:
-        t = arm_target(target)
-    except UnknownTarget as exc:
-        raise UnknownTarget(
-            f"{rec.name} is an Arm instruction, so the target is an Arm architecture or core: {exc}"
-        ) from None
-    lack = missing(rec.features, t.features)
-    if lack is None:
-        return True, ""
-    cores = _arm_cores_with(rec.features)
-    shown = ", ".join(cores[:8]) + (f" and {len(cores) - 8} more" if len(cores) > 8 else "") if cores else "none"
-    return False, (
-        f"{rec.name} ({rec.syntax}) is not available on {t.name}: it requires {rec.features}, and "
-        f"{t.name} lacks {lack}; cores that have it: {shown}"
-    )
-
-
-@cache
-def _arm_cores_with(features: str) -> tuple[str, ...]:
-    from .arm.targets import CORES, target
-
-    return tuple(c for c in CORES if evaluate(features, target(c).features))
-
-
-def _status(name, target, profile) -> tuple[Instruction, bool, str]:
+def _status(name, target, profile, streaming=None) -> tuple[Instruction, Availability]:
     rec = find(name)
     profile = _check_profile(profile)
-    if rec.isa == "amd":
-        return (rec, *_amd_status(rec, target, profile))
-    return (rec, *_arm_status(rec, target))
+    fe = front_end(rec.isa)
+    if streaming is not None and not isinstance(streaming, bool):
+        raise OperandError(f"streaming={streaming!r} is not a bool; expected True, False or None (either mode)")
+    try:
+        t = fe.target(target, profile)
+    except UnknownTarget as exc:
+        raise UnknownTarget(
+            f"{rec.name} is an {fe.title} {fe.noun}, so the target is {fe.target_help}: {exc}"
+        ) from None
+    if not fe.modes:
+        if streaming is not None:
+            raise OperandError(f"streaming={streaming}: {rec.name} is {fe.title}'s, which has no streaming mode")
+        return rec, fe.status(rec, t, profile)
+    return rec, fe.status(rec, t, profile, streaming)
 
 
-def available(name, target, *, profile: str = "reference") -> bool:
+def status(name, target, *, profile: str = "reference", streaming: bool | None = None) -> Availability:
+    """The whole availability answer: ``ok``, ``why`` (what the target lacks) and ``note`` (a caveat for the
+    same line: another profile's different answer, a mode the instruction needs) and, on Arm, ``mode``:
+    ``both``, ``normal``, ``streaming`` (in streaming mode only) or ``none``.
+
+    >>> from intdot import catalog
+    >>> print(catalog.status("sudot4", "gfx1030").note)
+    clang-19 refuses __builtin_amdgcn_sudot4 there: it needs target feature dot8-insts (profile 'llvm')
+    """
+    return _status(name, target, profile, streaming)[1]
+
+
+def available(name, target, *, profile: str = "reference", streaming: bool | None = None) -> bool:
     """Whether the instruction ``name`` (any spelling) exists on ``target``.
 
-    AMD targets are families or processors (``CDNA3``, ``gfx942``) in the
-    ``reference`` profile (the reference document's table) or the ``llvm``
-    one (clang's target features); Arm targets are ``-march``/``-mcpu``
+    Each ISA reads its own targets: AMD families or processors (``CDNA3``,
+    ``gfx942``) in the ``reference`` profile (the reference document's table)
+    or the ``llvm`` one (clang's target features); Arm ``-march``/``-mcpu``
     strings (``armv9.2-a+sme2``, ``neoverse-v2``), the same in both profiles.
+    ``streaming`` (Arm): ``True`` in a streaming function, ``False`` outside one, ``None`` (default)
+    in either mode; :func:`status` says which modes.
 
     >>> from intdot import catalog
     >>> catalog.available("sdot4", "RDNA2"), catalog.available("sdot4", "RDNA2", profile="llvm")
     (False, True)
     >>> catalog.available("arm.sudot_neon_elem_128", "armv8.2-a+i8mm")
     True
+    >>> catalog.available("svdot_s32_s16", "armv9.2-a+sme2", streaming=False)
+    False
     """
-    return _status(name, target, profile)[1]
+    return _status(name, target, profile, streaming)[1].ok
 
 
-def require(name, target, *, profile: str = "reference") -> Instruction:
+def require(name, target, *, profile: str = "reference", streaming: bool | None = None) -> Instruction:
     """The record of ``name`` if ``target`` has it; else :class:`~intdot.errors.UnsupportedOnTarget`
     naming the features the target lacks."""
-    rec, ok, why = _status(name, target, profile)
-    if not ok:
-        raise UnsupportedOnTarget(why)
+    rec, answer = _status(name, target, profile, streaming)
+    if not answer.ok:
+        raise UnsupportedOnTarget(answer.why + (f"; {answer.note}" if answer.note else ""))
     return rec
 
 
 def where_available(name, *, profile: str = "reference") -> tuple[str, ...]:
-    """The targets that have ``name``: AMD families, or Arm named cores."""
+    """The targets that have ``name``: AMD families, Arm named cores, ... (each ISA's named targets)."""
     rec = find(name)
-    _check_profile(profile)
-    if rec.isa == "amd":
-        from .amd import where_available as amd_where
-
-        return amd_where(rec.mnemonic, profile)
-    return _arm_cores_with(rec.features)
+    return front_end(rec.isa).where(rec, _check_profile(profile))

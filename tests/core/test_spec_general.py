@@ -245,7 +245,7 @@ def test_operand_ranges_follow_the_spec():
         (dict(b_width=32), "b_width=32 is not allowed"),
         (dict(lanes=0), "lanes=0 is not allowed with 16-bit lanes; expected 1 to 4"),
         (dict(lanes=5), "lanes=5 is not allowed with 16-bit lanes; expected 1 to 4"),
-        (dict(acc_bits=16), "acc_bits=16 is not allowed; expected an accumulator width in bits, one of"),
+        (dict(acc_bits=8), "acc_bits=8 is not allowed; expected an accumulator width in bits, one of"),
     ],
 )
 def test_spec_validation(kwargs, match):
@@ -284,8 +284,8 @@ def test_public_dot_general_keywords():
         dot(0, 0, 0, width=3)
     with pytest.raises(OperandError, match="lanes=9 is not allowed with 8-bit lanes; expected 1 to 8"):
         dot(0, 0, 0, lanes=9)
-    with pytest.raises(OperandError, match="acc_bits=16 is not allowed"):
-        dot(0, 0, 0, acc_bits=16)
+    with pytest.raises(OperandError, match="acc_bits=8 is not allowed"):
+        dot(0, 0, 0, acc_bits=8)
 
 
 def test_lane_helpers_any_word_size():

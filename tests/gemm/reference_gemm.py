@@ -6,7 +6,9 @@ the low bits), multiplies pairwise, sums exactly, adds to (or subtracts from) th
 to the accumulator's width or, with clamp, saturates once to its range.
 """
 
-# name: (a_width, a_signed, b_width, b_signed, lanes, acc_bits, acc_signed, has_clamp_neg)
+# name: (a_width, a_signed, b_width, b_signed, lanes, acc_bits, acc_signed, has_clamp_neg[, pair_sat])
+# pair_sat: x86's vpmaddubsw + vpmaddwd idiom sums adjacent products in pairs, each pair saturated to a
+# signed integer of that many bits (SDM: SaturateToSignedWord(a[2i+1]*b[2i+1] + a[2i]*b[2i])).
 OPS = {
     "udot4": (8, False, 8, False, 4, 32, False, True),
     "sdot4": (8, True, 8, True, 4, 32, True, True),
@@ -43,8 +45,14 @@ def lane(word, i, width, signed):
 
 def instruction(row, src0, src1, acc, neg=False, clamp=False):
     """One scalar instruction on packed words; acc in the accumulator type's spelling."""
-    aw, asg, bw, bsg, lanes, bits, acc_signed, _ = row
-    d = sum(lane(src0, i, aw, asg) * lane(src1, i, bw, bsg) for i in range(lanes))
+    aw, asg, bw, bsg, lanes, bits, acc_signed = row[:7]
+    pair_sat = row[8] if len(row) > 8 else None
+    products = [lane(src0, i, aw, asg) * lane(src1, i, bw, bsg) for i in range(lanes)]
+    if pair_sat is None:
+        d = sum(products)
+    else:
+        top = 1 << (pair_sat - 1)
+        d = sum(min(max(products[i] + products[i + 1], -top), top - 1) for i in range(0, lanes, 2))
     r = acc - d if neg else acc + d
     lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if acc_signed else (0, (1 << bits) - 1)
     if clamp:
@@ -55,7 +63,7 @@ def instruction(row, src0, src1, acc, neg=False, clamp=False):
 
 def gemm(row, a, b, c=None, neg=False, clamp=False):
     """a: list of M rows of K ints; b: K rows of N ints; c: M rows of N ints or None.  Lists of ints out."""
-    aw, _, bw, _, lanes, bits, acc_signed, _ = row
+    aw, _, bw, _, lanes = row[:5]
     m, k, n = len(a), len(b), len(b[0]) if b else 0
     out = []
     for i in range(m):

@@ -20,6 +20,7 @@ def _row(spec, clamp_neg):
         spec.acc_bits,
         spec.acc_signed,
         clamp_neg,
+        spec.pair_sat,
     )
 
 
@@ -28,7 +29,7 @@ def _distinct():
     here gemm's chaining of each kind of step is checked against the reference)."""
     seen = {}
     for r in catalog.records():
-        key = (_row(r.spec, r.clamp is None), r.sign_args)
+        key = (_row(r.spec, r.clamp is None), r.sign_args, r.clamp)
         seen.setdefault(key, r)
     return sorted(seen.values(), key=lambda r: r.name)
 
@@ -43,7 +44,9 @@ def test_every_kind_of_catalog_step(rec):
     b = _lanes(rng, spec.b_width, spec.b_signed, (2 * spec.lanes + 1, 3))
     c = _acc(rng, row, (4, 3), near_limits=True)
     cv = np.array(c, dtype=np.uint64 if spec.acc_bits == 64 and not spec.acc_signed else np.int64)
-    assert gemm(a, b, cv, op=rec.name, **flags).tolist() == ref.gemm(row, a.tolist(), b.tolist(), c)
+    # The instruction's own rule: an instruction that always saturates (vpdpbusds) saturates at every step.
+    want = ref.gemm(row, a.tolist(), b.tolist(), c, clamp=bool(rec.clamp))
+    assert gemm(a, b, cv, op=rec.name, **flags).tolist() == want
     if rec.clamp is None:
         got = gemm(a, b, cv, op=rec.name, clamp=True, neg=True, **flags).tolist()
         assert got == ref.gemm(row, a.tolist(), b.tolist(), c, neg=True, clamp=True)
@@ -78,3 +81,21 @@ def test_a_catalog_record_is_an_op():
             flags = {"a_signed": True, "b_signed": True} if rec.sign_args else {}
             want = [[-146304] * 3] * 2
             assert gemm(a, b, op=rec, **flags).tolist() == gemm(a, b, op=rec.name, **flags).tolist() == want
+
+
+@pytest.mark.parametrize("clamp", [False, True])
+def test_pair_saturating_steps(clamp):
+    # The AVX2 idiom's step (u8 x s8, pair sums saturated to int16, then a 32-bit add), given as a GemmOp
+    # so that this test does not depend on the x86 tables: stress inputs saturate most pairs.
+    from intdot.gemm.ops import GemmOp
+
+    op = GemmOp("pairs", "test", 8, 8, False, True, 32, True, 4, None, None, "", 16)
+    row = (8, False, 8, True, 4, 32, True, True, 16)
+    rng = _rng("pairs", str(clamp))
+    a = rng.choice(np.array([0, 1, 200, 255], np.uint8), (5, 23))
+    b = rng.choice(np.array([-128, -1, 0, 127], np.int8), (23, 4))
+    c = _acc(rng, row, (5, 4), near_limits=True)
+    got = gemm(a, b, np.array(c, np.int64), op=op, clamp=clamp).tolist()
+    assert got == ref.gemm(row, a.tolist(), b.tolist(), c, clamp=clamp)
+    exact = gemm(a, b, op="usdot").astype(np.int64)
+    assert (gemm(a, b, op=op).astype(np.int64) != exact).any()  # the inputs did saturate pairs

@@ -19,7 +19,7 @@ B = np.zeros((4, 3), np.int8)
         (lambda: gemm(A.astype(float), B, op="sdot4"), OperandTypeError, ["float64", "integer dtype"]),
         (lambda: gemm(A, B, op="sdot9"), UnknownInstruction, ["sdot9", "sdot4"]),
         (lambda: gemm(A, B, op=4), OperandTypeError, ["op=4"]),
-        (lambda: gemm(A, B, op="sdot", clamp=True), OperandError, ["clamp=True", "never saturates"]),
+        (lambda: gemm(A, B, op="sdot", clamp=True), OperandError, ["clamp=True", "wraps modulo 2**32", "not a choice"]),
         (lambda: gemm(A, B, op="usdot", neg=True), OperandError, ["neg=True"]),
         (lambda: gemm(A, B, op="sdot4", clamp=1), OperandTypeError, ["clamp=1"]),
         (lambda: gemm(A, B, op="sdot4", target="RDNA3"), UnsupportedOnTarget, ["RDNA3", "sdot4"]),

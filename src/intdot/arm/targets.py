@@ -31,14 +31,11 @@ assembling one instruction of every form with ``-mcpu``.
 
 from __future__ import annotations
 
-import difflib
 import re
-from dataclasses import dataclass
-from functools import cache, lru_cache
 
-from ..core.errors import UnknownTarget
+from ..isa.targets import FeatureModel, Target
 
-__all__ = ["ARCHS", "CORES", "ALIASES", "DEPENDS", "EXTENSIONS", "ArmTarget", "core_names", "target"]
+__all__ = ["ARCHS", "CORES", "ALIASES", "DEPENDS", "EXTENSIONS", "MODEL", "core_names", "target"]
 
 # Extension -> the extensions it directly depends on (LLVM 19).  Every -march extension name of
 # LLVM 19 is a key, so a name outside this table is a typo, not a feature we forgot.
@@ -132,47 +129,8 @@ ALIASES: dict[str, str] = {
 # fmt: on
 
 
-@dataclass(frozen=True)
-class ArmTarget:
-    """A parsed target: the text as given (normalized), the architecture version it rests on, and its features."""
-
-    name: str
-    base: str  # architecture version
-    features: frozenset
-    core: str | None = None  # canonical core name, if the target names one
-
-    def __str__(self) -> str:
-        return self.name
-
-
-def _closure(names, table) -> set:
-    out, todo = set(), list(names)
-    while todo:
-        n = todo.pop()
-        if n not in out:
-            out.add(n)
-            todo.extend(table.get(n, ()))
-    return out
-
-
-# Extension -> every extension that (transitively) depends on it: what "+noX" also removes.
-_DEPENDENTS: dict[str, set] = {}
-for _ext, _deps in DEPENDS.items():
-    for _d in _deps:
-        _DEPENDENTS.setdefault(_d, set()).add(_ext)
-
-
-@cache
-def _arch_features(arch: str) -> frozenset:
-    parent, adds = _ARCH_STEPS[arch]
-    base = set(_arch_features(parent)) if parent else set()
-    return frozenset(base | _closure([a for a in adds.split("+") if a], DEPENDS))
-
-
-_ARCH_SPELLING = re.compile(r"^(?:arm)?v(\d)(?:\.(\d))?-?([ar])$")
-
-
-def _canonical_arch(word: str) -> str | None:
+def _spell_arch(word: str) -> str | None:
+    """clang's other spellings of an architecture version: ``v9.2a``, ``armv9.2a``, ``armv9.0-a``."""
     m = _ARCH_SPELLING.match(word)
     if not m:
         return None
@@ -181,67 +139,31 @@ def _canonical_arch(word: str) -> str | None:
     return name if name in _ARCH_STEPS else None
 
 
-def _unknown(kind: str, word: str, text: str, known, example: str) -> UnknownTarget:
-    close = difflib.get_close_matches(word, list(known), n=3, cutoff=0.7)
-    hint = f" (did you mean {' or '.join(close)}?)" if close else ""
-    return UnknownTarget(f"target={text!r}: {word!r} is not a known Arm {kind}{hint}; expected {example}")
+_ARCH_SPELLING = re.compile(r"^(?:arm)?v(\d)(?:\.(\d))?-?([ar])$")
+
+MODEL = FeatureModel(
+    "arm",
+    "Arm",
+    depends=DEPENDS,
+    archs=_ARCH_STEPS,
+    processors=CORES,
+    aliases=ALIASES,
+    spell_arch=_spell_arch,
+    kind_names=("architecture version", "core", "extension"),
+    feature_examples="an LLVM name: dotprod, i8mm, sve, sve2, sve2p1, sme, sme2, sme-i16i64, ...",
+    examples=f"an architecture version ({', '.join(_ARCH_STEPS)}) or a core such as neoverse-v2, "
+    "cortex-x925, apple-m4 ('intdot list --targets' lists them)",
+)
 
 
 def core_names() -> tuple[str, ...]:
     """Every named core intdot knows, aliases included, sorted."""
-    return tuple(sorted(set(CORES) | set(ALIASES)))
+    return MODEL.processor_names()
 
 
-@lru_cache(maxsize=512)
-def _parse(key: str, text: str) -> ArmTarget:
-    head, *mods = key.split("+")
-    arch = _canonical_arch(head)
-    core = ALIASES.get(head, head) if ALIASES.get(head, head) in CORES else None
-    if arch is None and core is None:
-        raise _unknown(
-            "architecture version or core",
-            head,
-            text,
-            list(_ARCH_STEPS) + list(core_names()),
-            f"an architecture version ({', '.join(_ARCH_STEPS)}) or a core such as neoverse-v2, "
-            f"cortex-x925, apple-m4 ('intdot list --targets' lists them)",
-        )
-    if core is not None:
-        base = _parse(CORES[core], CORES[core])
-        arch, features = base.base, set(base.features)
-    else:
-        features = set(_arch_features(arch))
-    for mod in mods:
-        remove = mod.startswith("no") and mod[2:] in DEPENDS
-        ext = mod[2:] if remove else mod
-        if ext not in DEPENDS:
-            raise _unknown(
-                "extension",
-                mod,
-                text,
-                DEPENDS,
-                "an LLVM extension name (dotprod, i8mm, sve, sve2, sve2p1, sme, sme2, sme-i16i64, ...), "
-                "optionally prefixed with 'no'",
-            )
-        if remove:
-            features -= _closure([ext], _DEPENDENTS)
-        else:
-            features |= _closure([ext], DEPENDS)
-    return ArmTarget("+".join([head if core else arch, *mods]), arch, frozenset(features), core)
-
-
-def target(text) -> ArmTarget:
+def target(text) -> Target:
     """Parse an Arm target: ``armv9.2-a+sme2``, ``neoverse-v2``, ``apple-m4+nosme``; case-insensitive.
 
     Raises :class:`~intdot.errors.UnknownTarget` naming the unknown part.
     """
-    if isinstance(text, ArmTarget):
-        return text
-    if not isinstance(text, str) or not text.strip():
-        raise UnknownTarget(
-            f"target={text!r} is not an Arm target; expected a string such as 'armv9.2-a+sme2' or 'neoverse-v2'"
-        )
-    key = text.strip().lower()
-    if "" in key.split("+"):
-        raise UnknownTarget(f"target={text!r} has an empty part between '+' signs; expected e.g. 'armv8.2-a+dotprod'")
-    return _parse(key, text)
+    return MODEL.target(text)

@@ -9,6 +9,7 @@ import json
 import sys
 
 from ..core.errors import IntdotError, OperandError
+from . import isa_option
 from .inputs import at_line, read_text, source_name
 
 EVAL_EPILOG = """\
@@ -74,7 +75,8 @@ def register(subparsers) -> None:
         help="print a JSON object per expression: value, hex, builtin, target, profile, ...",
     )
     p.add_argument("--fail-fast", action="store_true", help="with -f: stop at the first line that fails")
-    p.set_defaults(func=_eval)
+    isa_option.add(p, "eval", "amd")
+    p.set_defaults(func=lambda args: isa_option.dispatch(args, "eval", "amd", _eval))
 
     t = subparsers.add_parser(
         "table",
@@ -100,6 +102,12 @@ def register(subparsers) -> None:
         default="text",
         dest="fmt",
         help="output format (default: text)",
+    )
+    t.add_argument(
+        "--plot",
+        metavar="FILE",
+        help="instead: draw which instructions of every ISA compute the same dot step (the catalog's "
+        "equivalence matrix) to FILE (.png, .svg or .pdf; needs matplotlib)",
     )
     t.set_defaults(func=_table)
 
@@ -222,6 +230,13 @@ def _render(title: str, header: list[str], rows: list[list[str]], fmt: str, data
 
 def _table(args) -> int:
     from ..amd import BUILTINS, availability, processors
+
+    if args.plot is not None:
+        from .equivalence import check_plot_path, plot
+
+        check_plot_path(args.plot)
+        print(f"plot written to {plot(args.plot)}")
+        return 0
 
     by = "processor" if args.processors else "family"
     if not args.diff:

@@ -50,7 +50,14 @@ def _nibbles(words: np.ndarray, nbytes: int, signed: bool) -> tuple[np.ndarray, 
 
 
 def _dot(spec, wa: np.ndarray, wb: np.ndarray) -> np.ndarray:
-    """The exact dot product of each pair of words, int64."""
+    """The dot product of each pair of words, int64 (exact; pair sums saturated where the spec says)."""
+    if spec.pair_sat is not None:
+        products = _lanes(wa, spec.a_width, spec.lanes, spec.a_signed).astype(np.int64)
+        products *= _lanes(wb, spec.b_width, spec.lanes, spec.b_signed)
+        pairs = products[:, 0::2] + products[:, 1::2]
+        half = 1 << (spec.pair_sat - 1)
+        np.clip(pairs, -half, half - 1, out=pairs)
+        return pairs.sum(axis=1)
     if spec.a_width == spec.b_width == 4 and spec.a_bits % 8 == 0:
         # Only the sum matters, so pairing low with low and high with high nibbles of each byte is enough.
         al, ah = _nibbles(wa, spec.a_bits // 8, spec.a_signed)
@@ -91,6 +98,17 @@ def dot_into(spec, a, b, acc, neg: bool, clamp: bool, out: np.ndarray) -> None:
                 out[s:e] = r
             else:
                 out[s:e] = r.astype(np.uint32).view(out.dtype)
+        elif spec.acc_bits == 16:
+            r = acc[s:e].astype(np.uint16).view(spec.result_dtype).astype(np.int64)
+            if neg:
+                r -= d
+            else:
+                r += d
+            if clamp:
+                np.clip(r, lo, hi, out=r)
+                out[s:e] = r
+            else:
+                out[s:e] = r.astype(np.uint16).view(out.dtype)
         else:
             _accumulate64(spec, acc[s:e], -d if neg else d, clamp, out[s:e].view(np.uint64))
 

@@ -9,8 +9,11 @@ accumulator ``acc`` of ``spec.acc_bits`` bits::
     r   = acc + d   (or acc - d with neg)                         # exact
     out = clamp(r) if clamp else r mod 2**acc_bits
 
-``acc`` and the result are read as the accumulator type (int32, uint32,
-int64 or uint64); ``clamp`` saturates the exact sum once, to that type's range.
+``lane_k(a)`` is lane ``spec.a_first + k`` of the word ``a`` (likewise for
+``b``); with ``spec.pair_sat`` the products are summed in adjacent pairs, each
+pair sum saturated to a signed integer of that many bits, before ``d`` adds
+them up.  ``acc`` and the result are read as the accumulator type (int16 ...
+uint64); ``clamp`` saturates the exact sum once, to that type's range.
 """
 
 from __future__ import annotations
@@ -29,12 +32,35 @@ from .values import as_word_array, check_flag, check_word
 
 
 def _byte_table_word32(spec: DotSpec) -> bool:
-    return spec.a_width == spec.b_width and spec.a_width in (4, 8) and spec.a_bits == 32
+    return spec.a_width == spec.b_width and spec.a_width in (4, 8) and spec.a_bits == 32 and _simple(spec)
+
+
+def _simple(spec: DotSpec) -> bool:
+    """No lane selector and no intermediate saturation: the plain sum of products."""
+    return not spec.selects and spec.pair_sat is None
+
+
+def _saturate(x: int, bits: int) -> int:
+    lo, hi = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+    return lo if x < lo else hi if x > hi else x
+
+
+def _pair_sums(spec: DotSpec, products) -> tuple[int, ...]:
+    """Each sum of two adjacent products, saturated to ``spec.pair_sat`` signed bits."""
+    return tuple(_saturate(products[k] + products[k + 1], spec.pair_sat) for k in range(0, len(products), 2))
 
 
 @cache
 def _scalar_dot(spec: DotSpec):
-    """A function (a, b) -> exact dot product, for unsigned Python ints of the operands' sizes."""
+    """A function (a, b) -> exact dot product, for unsigned Python ints of the plain spec's operand sizes."""
+    if spec.pair_sat is not None:
+        n, wa, wb, sa, sb = spec.lanes, spec.a_width, spec.b_width, spec.a_signed, spec.b_signed
+
+        def dot_pairs(a, b):
+            products = tuple(map(int.__mul__, _lanes(a, wa, sa, n), _lanes(b, wb, sb, n)))
+            return sum(_pair_sums(spec, products))
+
+        return dot_pairs
     if spec.a_width == spec.b_width == 16:
         code = "h" if spec.a_signed else "H", "h" if spec.b_signed else "H"
         word, pad = ("<I", 4) if spec.a_bits <= 32 else ("<Q", 8)
@@ -108,10 +134,11 @@ class DotTrace:
     a_lanes: tuple[int, ...]
     b_lanes: tuple[int, ...]
     products: tuple[int, ...]
-    dot: int  # the exact sum of the products
+    dot: int  # the sum of the products (of the saturated pair sums, where the spec has pair_sat)
     acc: int  # the accumulator as read: in the accumulator type's spelling
     exact: int  # acc + dot, or acc - dot with neg: exact
     result: int  # clamped, or wrapped modulo 2**acc_bits, in the result type's spelling
+    pair_sums: tuple[int, ...] = ()  # with pair_sat: each adjacent pair's sum, saturated
 
 
 def trace(spec: DotSpec, a, b, acc, *, neg: bool = False, clamp: bool = False) -> DotTrace:
@@ -124,16 +151,22 @@ def trace(spec: DotSpec, a, b, acc, *, neg: bool = False, clamp: bool = False) -
     ((1, 127, -1, -128), (4, 3, 2, 1), (4, 381, -2, -128), 255, 355, 355)
     >>> trace(DotSpec(16, 8, 2, True, True), 0xFFFF0003, 0x0205, 0).products
     (15, -2)
+    >>> t = trace(DotSpec(8, 8, 4, False, True, pair_sat=16), 0xFFFFFFFF, 0x7F7F7F7F, 0)
+    >>> t.products, t.pair_sums, t.result
+    ((32385, 32385, 32385, 32385), (32767, 32767), 65534)
     """
     ua, ub = check_word(a, "a", spec.a_bits), check_word(b, "b", spec.b_bits)
     uc = check_word(acc, "acc", spec.acc_bits)
     neg, clamp = check_flag(neg, "neg"), check_flag(clamp, "clamp")
+    ua, ub = spec.select("a", ua), spec.select("b", ub)
     la = tuple(_lanes(ua, spec.a_width, spec.a_signed, spec.lanes))
     lb = tuple(_lanes(ub, spec.b_width, spec.b_signed, spec.lanes))
     products = tuple(x * y for x, y in zip(la, lb))
-    d = sum(products)
+    pairs = _pair_sums(spec, products) if spec.pair_sat is not None else ()
+    d = sum(pairs) if pairs else sum(products)
     start = _read_acc(spec, uc)
-    return DotTrace(la, lb, products, d, start, start - d if neg else start + d, _finish(spec, uc, d, neg, clamp))
+    result = _finish(spec, uc, d, neg, clamp)
+    return DotTrace(la, lb, products, d, start, start - d if neg else start + d, result, pairs)
 
 
 def _is_scalar(x) -> bool:
@@ -151,6 +184,8 @@ def dot_function(spec: DotSpec, names: tuple[str, str, str] = ("a", "b", "acc"))
     from . import accel
 
     accel.check_environment()  # a bad INTDOT_BACKEND is reported at first use, whatever the path
+    if spec.selects:
+        return _selecting(spec, names)
     lanes_dot = _scalar_dot(spec)
     na, nb, nc = names
     lo, hi = spec.result_range
@@ -226,6 +261,25 @@ def dot_function(spec: DotSpec, names: tuple[str, str, str] = ("a", "b", "acc"))
     return f
 
 
+def _selecting(spec: DotSpec, names: tuple[str, str, str]):
+    """The dot function of a spec with a lane selector: each operand is checked as its whole word, then the
+    lanes read are moved down and the plain spec's function does the rest."""
+    inner = dot_function(spec.plain, names)
+    na, nb, nc = names
+
+    def f(a, b, acc, neg=False, clamp=False):
+        if _is_scalar(a) and _is_scalar(b) and _is_scalar(acc):
+            ua, ub = check_word(a, na, spec.a_bits), check_word(b, nb, spec.b_bits)
+            return inner(spec.select("a", ua), spec.select("b", ub), acc, neg, clamp)
+        neg, clamp = check_flag(neg, "neg"), check_flag(clamp, "clamp")
+        wa, wb = as_word_array(a, na, spec.a_bits), as_word_array(b, nb, spec.b_bits)
+        wc = as_word_array(acc, nc, spec.acc_bits)
+        return dot_arrays(spec, wa, wb, wc, neg=neg, clamp=clamp, names=names)
+
+    f.spec = spec
+    return f
+
+
 def dot_arrays(
     spec: DotSpec,
     a: np.ndarray,
@@ -246,6 +300,10 @@ def dot_arrays(
     arrays are large enough to pay for it), ``"numpy"`` or ``"numba"``.
     ``names`` name the operands in the error for shapes that do not broadcast.
     """
+    if spec.selects:
+        a, b = spec.select("a", a), spec.select("b", b)
+        spec = spec.plain
+        a, b = a.astype(spec.a_dtype, copy=False), b.astype(spec.b_dtype, copy=False)
     try:
         # Equal shapes (the common case) need no broadcasting machinery, which costs microseconds.
         shape = a.shape if a.shape == b.shape == acc.shape else np.broadcast_shapes(a.shape, b.shape, acc.shape)

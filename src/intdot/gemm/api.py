@@ -6,7 +6,7 @@ import os
 
 import numpy as np
 
-from ..core.errors import OperandError, OperandTypeError
+from ..core.errors import OperandError
 from ..core.values import describe
 from . import clamp as _clamp
 from . import cpu
@@ -83,7 +83,7 @@ def product(a: np.ndarray, b: np.ndarray, backend: str) -> np.ndarray:
     return cpu.numpy_product(a, b)
 
 
-def gemm(a, b, c=None, *, op, clamp=False, neg=False, target=None, backend="auto", a_signed=None, b_signed=None):
+def gemm(a, b, c=None, *, op, clamp=None, neg=None, target=None, backend="auto", a_signed=None, b_signed=None):
     """Exactly what a kernel computes that walks K in ascending order, one ``op`` step at a time.
 
     Each output starts from ``c`` (zero if omitted) and accumulates one instruction step (``k_step``
@@ -105,8 +105,10 @@ def gemm(a, b, c=None, *, op, clamp=False, neg=False, target=None, backend="auto
     op : str or intdot.catalog.Instruction
         Any spelling of a dot instruction: ``"sdot4"``, ``"__builtin_amdgcn_sudot8"``, ``"usdot"``,
         ``"vusdotq_s32"``, ``"svdot_s64"``...; or one of :func:`intdot.catalog.records`.
-    clamp, neg : bool
-        Saturate at every step; subtract each step's dot product. Only for instructions that have them.
+    clamp, neg : bool, optional
+        Saturate at every step; subtract each step's dot product: for instructions that take them as
+        operands (AMD's builtins).  An instruction that fixes its rule (``vpdpbusds`` always saturates,
+        Arm's forms always wrap) computes with it; a contradicting value is an error.
     target : str, optional
         Checked for the instruction's availability (``"RDNA3"``, ``"gfx942"``, ``"armv8.6-a"``...).
     backend : {"auto", "torch", "float32", "float64", "numpy", "gpu"}
@@ -134,15 +136,7 @@ def gemm(a, b, c=None, *, op, clamp=False, neg=False, target=None, backend="auto
     (array([131072], dtype=int32), np.int32(131072))
     """
     o = resolve(op, a_signed, b_signed, a_bits=_bits(a))
-    for flag, v in (("clamp", clamp), ("neg", neg)):
-        if not isinstance(v, (bool, np.bool_)):
-            raise OperandTypeError(f"{flag}={describe(v)} is not a bool; expected True or False")
-    if clamp and not o.clamp_arg:
-        raise OperandError(
-            f"clamp=True: {o.name} never saturates (it wraps modulo 2**{o.acc_bits}); expected clamp=False"
-        )
-    if neg and not o.neg_arg:
-        raise OperandError(f"neg=True: {o.name} has no negate operand; expected neg=False")
+    clamp, neg = o.rule(clamp, neg)
     check_target(o, target)
     if type(a).__module__ == "torch" and getattr(a, "is_cuda", False):
         from . import gpu
@@ -180,6 +174,21 @@ def gemm(a, b, c=None, *, op, clamp=False, neg=False, target=None, backend="auto
     return out
 
 
+def _pairs(a, b, acc, o, clamp, neg, backend):
+    """An instruction whose pair sums saturate first: the exact product plus the saturation's correction
+    (:mod:`intdot.gemm.pairs`), or the per-step chain where the accumulator saturates too."""
+    from . import pairs
+
+    start = np.zeros((a.shape[0], b.shape[1]), np.int64) if acc is None else read_acc(acc, o)
+    if clamp:
+        lo, hi = o.acc_range
+        res = pairs.chain(a, b, start, o.k_step, o.pair_sat, lo, hi, neg)
+        return res.astype(o.result_dtype)
+    s = product(a, b, backend) + pairs.correction(a, b, o.pair_sat)
+    s = (start - s if neg else start + s).view(np.uint64)
+    return s.astype(np.uint32 if o.acc_bits == 32 else np.uint64).view(o.result_dtype)
+
+
 def _bits(x):
     """The element width of ``x`` in bits, if it has a dtype (numpy, torch, dask); for ambiguous spellings."""
     size = getattr(getattr(x, "dtype", None), "itemsize", None)
@@ -193,6 +202,8 @@ def _is_dask(x) -> bool:
 def _one(a, b, acc, o, clamp, neg, backend):
     """One 2-D problem: (M, K) x (K, N) with uint64 accumulator words or None."""
     m, n = a.shape[0], b.shape[1]
+    if o.pair_sat is not None:
+        return _pairs(a, b, acc, o, clamp, neg, "float64" if backend == "gpu" else backend)
     if clamp:
         if backend == "gpu":
             from . import gpu

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from ..core.errors import OperandTypeError
+import numpy as np
+
+from ..core.errors import OperandError, OperandTypeError
 from ..core.values import describe
 
 
@@ -26,9 +28,39 @@ class GemmOp:
     acc_bits: int  # 32 or 64
     acc_signed: bool
     k_step: int  # lanes of K consumed per instruction step
-    clamp_arg: bool  # whether the instruction can saturate (AMD's clamp bit)
-    neg_arg: bool  # whether it can negate the product before accumulating (the reference's neg)
-    features: str = ""  # the feature expression of the Arm form (private table only)
+    clamp: bool | None  # the record's rule: True saturates every step, False wraps, None: the caller's clamp=
+    neg: bool | None  # likewise for negating each step's dot product (the reference's neg)
+    features: str = ""
+    pair_sat: int | None = None  # pair sums saturate to this many signed bits first (x86's pmaddubsw idiom)
+
+    @property
+    def clamp_arg(self) -> bool:
+        """Whether the caller chooses to saturate (AMD's clamp bit)."""
+        return self.clamp is None
+
+    @property
+    def neg_arg(self) -> bool:
+        return self.neg is None
+
+    def rule(self, clamp, neg) -> tuple[bool, bool]:
+        """(clamp, neg) for one call: the instruction's own where it fixes them (a contradicting value is
+        an error), the caller's where it takes them as operands (``None`` there means False)."""
+        out = []
+        for flag, given, fixed in (("clamp", clamp, self.clamp), ("neg", neg, self.neg)):
+            if given is not None and not isinstance(given, (bool, np.bool_)):
+                raise OperandTypeError(f"{flag}={describe(given)} is not a bool; expected True, False or None")
+            if fixed is None:
+                out.append(bool(given))
+            elif given is None or bool(given) == fixed:
+                out.append(fixed)
+            elif flag == "clamp":
+                what = "saturates at every step" if fixed else f"wraps modulo 2**{self.acc_bits}"
+                raise OperandError(
+                    f"clamp={given}: {self.name} {what}, which is not a choice; expected clamp=None (or {fixed})"
+                )
+            else:
+                raise OperandError(f"neg={given}: {self.name} has no negate operand; expected neg=None (or False)")
+        return out[0], out[1]
 
     @property
     def acc_range(self) -> tuple[int, int]:
@@ -37,8 +69,6 @@ class GemmOp:
 
     @property
     def result_dtype(self):
-        import numpy as np
-
         return {(32, True): np.int32, (32, False): np.uint32, (64, True): np.int64, (64, False): np.uint64}[
             self.acc_bits, self.acc_signed
         ]
@@ -76,9 +106,10 @@ def _from_record(rec, a_signed, b_signed) -> GemmOp:
         spec.acc_bits,
         bool(spec.acc_signed),
         spec.lanes,
-        rec.clamp is None,
-        rec.neg is None,
+        rec.clamp,
+        rec.neg,
         rec.features,
+        spec.pair_sat,
     )
 
 
