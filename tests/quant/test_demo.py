@@ -33,14 +33,21 @@ def test_every_kind_of_fitting_instruction_is_bit_identical_to_onnx_runtime(resu
         assert len(m["rows"]) >= 9, m["name"]
         assert m["integer_nodes"], m["name"]
         for r in m["rows"]:
-            assert r["identical_to_ort_int8"] and r["identical_within_step"], (m["name"], r["step"])
+            assert r["identical_within_step"], (m["name"], r["step"])
+            if "pairs saturate" in r["step"]:
+                # The AVX2 idiom: ONNX Runtime's own x86 kernel without VNNI; where it runs here, its bits.
+                assert (r["differ_from_ort_default"] == 0) == result["ort_saturates_u8s8"], (m["name"], r)
+                continue
+            # Exact instructions, and those saturating at the int32 limits, which these sums never reach.
+            assert r["identical_to_ort_int8"], (m["name"], r["step"])
             assert r["accuracy"] == m["ort"]["int8_kernels"]["accuracy"]
             assert r["accuracy"] >= m["float_accuracy"] - 0.03, (m["name"], r)
         assert {n["instruction"] for n in m["not_fitting"]} >= {"amd.sdot8", "amd.udot8", "amd.sudot8"}
+        assert all(n["step"].startswith(("8 x", "16 x")) for n in m["not_fitting"])  # 4-bit lanes only
         assert all("cannot compute int8 x int8" in n["why"] and "node '" in n["why"] for n in m["not_fitting"])
         # ONNX Runtime as it sets itself up differs only where its own uint8 x int8 kernel saturates.
         assert (m["ort_default_vs_int8"] > 0) == result["ort_saturates_u8s8"]
-        assert all(r["differ_from_ort_default"] == m["ort_default_vs_int8"] for r in m["rows"])
+        assert all(r["differ_from_ort_default"] == m["ort_default_vs_int8"] for r in m["rows"] if r["exact"])
 
 
 def test_a_wrong_zero_point_shift_is_caught(result, monkeypatch):
@@ -61,7 +68,7 @@ def test_a_wrong_zero_point_shift_is_caught(result, monkeypatch):
     out = run_all({"mlp": (mlp_onnx(mlp), mlp.logits(x_te))}, x_tr[:64], x_te, y_te, distinct=True)
     rows = out["models"][0]["rows"]
     assert any(r["handling"] == "compensated" for r in rows)
-    assert all(r["identical_to_ort_int8"] == (r["handling"] == "direct") for r in rows)
+    assert all(r["identical_to_ort_int8"] == (r["handling"] == "direct") for r in rows if r["exact"])
 
 
 def test_cli_json_records_seed_and_parameters_and_plot_without_extension(tmp_path, capsys, monkeypatch):

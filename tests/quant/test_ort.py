@@ -272,3 +272,27 @@ def test_dynamic_quantize_linear():
             assert g.dtype == w.dtype and np.array_equal(g, w)
         count += x.size
     assert count >= 10**5
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kind", KINDS, ids=KIND_IDS)
+def test_volume_through_every_fitting_form(kind):
+    """--slow: every form of every fitting instruction (80), larger random and extreme problems, all four
+    integer operators against ONNX Runtime."""
+    ta, tb = kind
+    rng = _rng("volume", ta, tb)
+    plans = quant.fitting(ta, tb)
+    for trial in range(3):
+        a = _values(rng, ta, (96, 700), 0.3 * trial)
+        b = _values(rng, tb, (700, 128), 0.3 * trial)
+        za, zb = _opposite(ta, a), _opposite(tb, b)
+        want = ort.exact("MatMulInteger", [a, b, np.array(za), np.array(zb)], out_type=INT32)
+        for p in plans:
+            assert (quant.matmul_integer(a, b, za, zb, op=p.record) == want).all(), p.record.name
+        c = CONVS[trial]
+        x = _values(rng, ta, c["x"], 0.3 * trial)
+        w = _values(rng, tb, c["w"], 0.3 * trial)
+        zx, zw = _opposite(ta, x), _opposite(tb, w)
+        want = ort.exact("ConvInteger", [x, w, np.array(zx), np.array(zw)], c["attrs"], out_type=INT32)
+        for p in plans:
+            assert (quant.conv_integer(x, w, zx, zw, op=p.record, **c["attrs"]) == want).all(), p.record.name

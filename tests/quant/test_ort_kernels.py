@@ -1,7 +1,8 @@
 """Where ONNX Runtime's own kernel differs from ONNX's definition: on an x86 CPU without VNNI, its uint8 x int8
 product multiplies byte pairs with ``vpmaddubsw``, which saturates each pair's sum (a[2t]b[2t] + a[2t+1]b[2t+1])
 to int16 before the int32 accumulation.  intdot computes ONNX's definition; this test shows that every output
-where ONNX Runtime differs is explained by that saturation, and nothing else (docs/differences.md)."""
+where ONNX Runtime differs is explained by that saturation, and nothing else: by a model written here, and by
+the catalog's record of that idiom (docs/differences.md)."""
 
 import numpy as np
 import pytest
@@ -38,3 +39,30 @@ def test_onnx_runtime_u8s8_differs_only_by_pair_saturation():
     differ = direct != exact
     assert differ.mean() > 0.5  # most outputs of full-range random data meet a saturated pair
     assert (direct == _pair_saturated(a, b, za, zb)).all()
+    # The catalog's record of that idiom (x86 vpmaddubsw + vpmaddwd + vpaddd) computes ONNX Runtime's bits.
+    assert (quant.matmul_integer(a, b, np.uint8(za), np.int8(zb), op="vpmaddubsw") == direct).all()
+
+
+def test_onnx_runtime_u8s8_convolution_is_the_avx2_idiom():
+    """ONNX Runtime's x86 convolution (channels last) pairs neighbours along K as intdot's im2col orders K."""
+    ort.need()
+    if not ort.saturates_u8s8():
+        pytest.skip("ONNX Runtime's uint8 x int8 kernel is exact on this CPU (VNNI, AMX or Arm): nothing to explain")
+    rng = np.random.default_rng(15)
+    x = rng.integers(0, 256, (2, 6, 9, 9)).astype(np.uint8)
+    w = rng.integers(-128, 128, (8, 6, 3, 3)).astype(np.int8)
+    inputs = [
+        x,
+        np.float32(0.02),
+        np.uint8(3),
+        w,
+        np.full(8, 0.01, np.float32),
+        np.zeros(8, np.int8),
+        np.float32(0.5),
+        np.uint8(128),
+        None,
+    ]
+    direct = ort.run("QLinearConv", inputs, {"pads": [1, 1, 1, 1]}, out_type=2)
+    exact = quant.qlinear_conv(*inputs, op="usdot", pads=[1, 1, 1, 1])
+    assert (direct != exact).any()
+    assert (quant.qlinear_conv(*inputs, op="vpmaddubsw", pads=[1, 1, 1, 1]) == direct).all()

@@ -216,11 +216,16 @@ def _table(result):
     if result["ort_saturates_u8s8"]:
         print(
             "ORT as set up: on x86 ONNX Runtime turns int8 activations into uint8 for its uint8 x int8 kernel; on\n"
-            "this CPU (no VNNI) that kernel saturates each pair sum a0*b0 + a1*b1 to int16 (vpmaddubsw): the\n"
-            "outputs it changes are those counted, none of them an intdot difference (docs/differences.md)."
+            "this CPU (no VNNI) that kernel is the AVX2 idiom vpmaddubsw + vpmaddwd + vpaddd, which saturates each\n"
+            "pair sum a0*b0 + a1*b1 to int16: the catalog's record of that idiom (the 'pairs saturate' row) gives\n"
+            "ONNX Runtime's bits exactly, and every exact instruction gives its int8 kernels' (docs/differences.md)."
         )
     else:
         print("ORT as set up: ONNX Runtime's uint8 x int8 kernel is exact on this CPU, so both ORT runs agree.")
+    print(
+        "'saturating' rows (x86 vpdpbusds, PTX mma .satfinite) saturate at the int32 limits, which these sums never\n"
+        "reach; 'pairs saturate' rows part from ONNX's definition wherever a pair sum passes 32,767."
+    )
 
 
 def _plot(result, path, fmt):

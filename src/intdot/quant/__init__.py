@@ -10,7 +10,7 @@ from .conv import conv_integer, qlinear_conv
 from .linear import dequantize_linear, dynamic_quantize_linear, quantize_linear
 from .matmul import matmul_integer, qlinear_matmul
 from .model import run
-from .plan import Plan, fitting, plan
+from .plan import Plan, exact, fitting, plan
 from .requant import METHODS, fixed_point_multiply, quantize_multiplier, requantize
 
 __all__ = [
@@ -19,6 +19,7 @@ __all__ = [
     "conv_integer",
     "dequantize_linear",
     "dynamic_quantize_linear",
+    "exact",
     "fitting",
     "fixed_point_multiply",
     "matmul_integer",

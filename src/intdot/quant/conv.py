@@ -64,7 +64,12 @@ def _geometry(x_shape, w_shape, auto_pad, dilations, group, kernel_shape, pads, 
 
 
 def _im2col(x, zx, begin, end, out, kernel, dil, st, group):
-    """(group, N * prod(out), C/group * prod(kernel)) windows of x padded with its zero point."""
+    """(group, N * prod(out), prod(kernel) * C/group) windows of x padded with its zero point.
+
+    K runs over kernel positions, channels innermost, as ONNX Runtime's channels-last kernels lay it out: exact
+    sums do not depend on the order, but an instruction that saturates pair sums (the AVX2 idiom) pairs
+    neighbours along K, and with this order it pairs them as ONNX Runtime's x86 kernel does.
+    """
     nb, c = x.shape[:2]
     n = len(kernel)
     if any(begin) or any(end):
@@ -78,7 +83,7 @@ def _im2col(x, zx, begin, end, out, kernel, dil, st, group):
     win = win[(Ellipsis,) + tuple(slice(None, None, d) for d in dil)]  # (N, C, *out, *kernel)
     cg = c // group
     win = win.reshape((nb, group, cg) + tuple(out) + tuple(kernel))
-    order = (1, 0) + tuple(range(3, 3 + n)) + (2,) + tuple(range(3 + n, 3 + 2 * n))
+    order = (1, 0) + tuple(range(3, 3 + 2 * n)) + (2,)
     return np.ascontiguousarray(win.transpose(order)).reshape(group, nb * int(np.prod(out)), cg * int(np.prod(kernel)))
 
 
@@ -99,12 +104,14 @@ def _integer(x, w, x_zero_point, w_zero_point, attrs, op, target, names=("x", "w
     m = w.shape[0]
     mg = m // group
     cols = _im2col(x, zx, begin, end, out, w.shape[2:], dil, st, group)
-    wmat = np.ascontiguousarray(w.reshape(group, mg, -1).transpose(0, 2, 1))  # (group, Cg * prod(k), M/g)
+    n = w.ndim - 2
+    # (group, prod(k) * Cg, M/g), K in the order of the windows: kernel positions, channels innermost.
+    wg = w.reshape((group, mg) + w.shape[1:]).transpose((0,) + tuple(range(3, 3 + n)) + (2, 1))
+    wmat = np.ascontiguousarray(wg).reshape(group, -1, mg)
     zb = zw.reshape(group, 1, mg) if zw.ndim else zw
     acc = product(cols, wmat, zx.astype(np.int64), zb.astype(np.int64), plan(op, x.dtype, w.dtype), target)
     nb = x.shape[0]
     acc = acc.reshape((group, nb) + tuple(out) + (mg,))
-    n = len(out)
     acc = acc.transpose((1, 0, n + 2) + tuple(range(2, 2 + n))).reshape((nb, m) + tuple(out))
     return np.ascontiguousarray(acc)
 

@@ -86,8 +86,9 @@ def _options(rec, da: np.dtype, db: np.dtype):
 
 
 def _step(rec) -> tuple:
-    s = rec.spec
-    return (s.a_width, s.b_width, s.lanes, s.a_signed, s.b_signed, s.acc_bits, s.acc_signed, rec.sign_args)
+    """What a record computes: its spec (every field, so a rule such as ``pair_sat`` keeps steps apart), its sign
+    flags, and whether it always saturates."""
+    return (rec.spec, rec.sign_args, rec.clamp is True)
 
 
 def _records(op):
@@ -146,10 +147,18 @@ def plan(op, a_dtype, b_dtype) -> Plan:
     return _plan_cached(op, np.dtype(a_dtype), np.dtype(b_dtype))
 
 
-def fitting(a_dtype=np.uint8, b_dtype=np.int8, *, distinct: bool = False) -> tuple[Plan, ...]:
+def exact(rec) -> bool:
+    """Whether ``rec`` accumulates exact sums modulo 2**acc_bits, as ONNX defines its integer operators: not an
+    instruction that always saturates (x86 ``vpdpbusds``, PTX ``mma ... .satfinite``), nor one whose pair sums
+    saturate first (the AVX2 idiom ``vpmaddubsw`` + ``vpmaddwd``: ``pair_sat``)."""
+    return rec.clamp is not True and not getattr(rec.spec, "pair_sat", None)
+
+
+def fitting(a_dtype=np.uint8, b_dtype=np.int8, *, distinct: bool = False, exact_only: bool = True) -> tuple[Plan, ...]:
     """The plan of every catalog instruction that computes ``a_dtype`` x ``b_dtype`` products exactly as ONNX
-    defines them (the sum modulo 2**32): those whose lanes hold the operands, shifted or not, and that wrap
-    (an instruction that always saturates gives other bits once a sum passes the int32 range).
+    defines them (the sum modulo 2**32): those whose lanes hold the operands, shifted or not, and that
+    accumulate exactly (:func:`exact`; ``exact_only=False`` lists the others too, whose bits part from ONNX's
+    where a sum or a pair sum saturates).
 
     ``distinct`` keeps one instruction per kind of step (the catalog has 12 forms of Arm ``usdot``).
 
@@ -161,7 +170,7 @@ def fitting(a_dtype=np.uint8, b_dtype=np.int8, *, distinct: bool = False) -> tup
 
     out, seen = [], set()
     for rec in catalog.records():
-        if rec.clamp is True:
+        if exact_only and not exact(rec):
             continue
         options = _options(rec, np.dtype(a_dtype), np.dtype(b_dtype))
         if not options:
