@@ -36,7 +36,8 @@ import re
 from dataclasses import dataclass
 from functools import cache, lru_cache
 
-from ..core.errors import UnknownTarget
+from ..core.errors import UnknownTarget, quote
+from ..core.values import describe
 
 __all__ = ["ARCHS", "CORES", "ALIASES", "DEPENDS", "EXTENSIONS", "ArmTarget", "core_names", "target"]
 
@@ -182,9 +183,9 @@ def _canonical_arch(word: str) -> str | None:
 
 
 def _unknown(kind: str, word: str, text: str, known, example: str) -> UnknownTarget:
-    close = difflib.get_close_matches(word, list(known), n=3, cutoff=0.7)
+    close = difflib.get_close_matches(word, list(known), n=3, cutoff=0.7) if len(word) <= 100 else []
     hint = f" (did you mean {' or '.join(close)}?)" if close else ""
-    return UnknownTarget(f"target={text!r}: {word!r} is not a known Arm {kind}{hint}; expected {example}")
+    return UnknownTarget(f"target={quote(text)}: {quote(word)} is not a known Arm {kind}{hint}; expected {example}")
 
 
 def core_names() -> tuple[str, ...]:
@@ -239,9 +240,11 @@ def target(text) -> ArmTarget:
         return text
     if not isinstance(text, str) or not text.strip():
         raise UnknownTarget(
-            f"target={text!r} is not an Arm target; expected a string such as 'armv9.2-a+sme2' or 'neoverse-v2'"
+            f"target={describe(text)} is not an Arm target; expected a string such as 'armv9.2-a+sme2' or 'neoverse-v2'"
         )
     key = text.strip().lower()
     if "" in key.split("+"):
-        raise UnknownTarget(f"target={text!r} has an empty part between '+' signs; expected e.g. 'armv8.2-a+dotprod'")
+        raise UnknownTarget(
+            f"target={quote(text)} has an empty part between '+' signs; expected e.g. 'armv8.2-a+dotprod'"
+        )
     return _parse(key, text)

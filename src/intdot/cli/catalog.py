@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from ..core.errors import UnknownTarget, UnsupportedOnTarget
+from ..core.errors import UnknownTarget, UnsupportedOnTarget, quote
 
 LIST_EPILOG = """\
 examples:
@@ -112,7 +112,7 @@ def _target_isa(target: str, profile: str, isa: str | None) -> str:
         if isa == "arm":
             raise
         raise UnknownTarget(
-            f"target={target!r} is neither an AMD target ({amd_reason}) nor an Arm one ({arm_error})"
+            f"target={quote(target)} is neither an AMD target ({amd_reason}) nor an Arm one ({arm_error})"
         ) from None
 
 
@@ -142,7 +142,7 @@ def _rows(args):
             # "0 of 0 AMD instructions" would hide that the names and the target belong to different ISAs.
             others = " and ".join(sorted({_ISA[r.isa] for r in recs})) or "no"
             raise UnsupportedOnTarget(
-                f"{' '.join(args.names)!r} names only {others} instructions, and --target {args.target} is an "
+                f"{quote(' '.join(args.names))} names only {others} instructions, and --target {args.target} is an "
                 f"{_ISA[isa]} target; expected a target of the names' ISA, or {_ISA[isa]} names"
             )
         recs = [r for r in total if catalog.available(r, args.target, profile=args.profile)]
@@ -242,7 +242,7 @@ def _available_any(args, recs) -> int:
             catalog.require(recs[0], args.target, profile=args.profile)
         except UnsupportedOnTarget as exc:
             raise UnsupportedOnTarget(
-                f"none of the {len(recs)} instructions {args.name!r} names is available on {args.target}; "
+                f"none of the {len(recs)} instructions {quote(args.name)} names is available on {args.target}; "
                 f"the first: {exc}"
             ) from None
     shown = ", ".join(ok[:6]) + (f" and {len(ok) - 6} more" if len(ok) > 6 else "")
