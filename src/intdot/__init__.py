@@ -26,7 +26,9 @@ def __getattr__(name):
 
     if name in _LAZY:
         return importlib.import_module(f".{name}", __name__)
-    raise AttributeError(f"module 'intdot' has no attribute {name!r}")
+    from .core.errors import quote
+
+    raise AttributeError(f"module 'intdot' has no attribute {quote(name)}")
 
 
 def __dir__():

@@ -23,8 +23,9 @@ import difflib
 from dataclasses import dataclass
 from functools import cache, lru_cache
 
-from .core.errors import IntdotError, OperandError, UnknownInstruction, UnknownTarget, UnsupportedOnTarget
+from .core.errors import IntdotError, OperandError, UnknownInstruction, UnknownTarget, UnsupportedOnTarget, quote
 from .core.features import parse
+from .core.values import describe
 from .isa.record import Instruction, spec_fields
 from .isa.registry import ISAS, Availability, check_isa, front_end, front_ends
 
@@ -134,7 +135,7 @@ def find_all(name) -> tuple[Instruction, ...]:
         return (name,)
     if not isinstance(name, str):
         raise NotInCatalog(
-            f"name={name!r} is not an instruction name; expected a string such as 'sdot4', "
+            f"name={describe(name)} is not an instruction name; expected a string such as 'sdot4', "
             f"'vusdotq_s32' or 'sdot z0.d, z1.h, z2.h'"
         )
     table, key = _table(), _key(name)
@@ -144,7 +145,7 @@ def find_all(name) -> tuple[Instruction, ...]:
     close = _suggest(key)
     hint = f" (did you mean {' or '.join(close)}?)" if close else ""
     raise NotInCatalog(
-        f"name={name!r} is not in intdot's catalog{hint}; expected a builtin (sdot4, "
+        f"name={quote(name)} is not in intdot's catalog{hint}; expected a builtin (sdot4, "
         f"__builtin_amdgcn_sudot8), an ACLE intrinsic (vdotq_s32), a mnemonic (usdot), a catalog "
         f"name (arm.sudot_sve_indexed) or an assembly line; 'intdot list' shows them all",
         close,
@@ -183,7 +184,7 @@ def find(name) -> Instruction:
         return first
     listing = "; ".join(f"{r.name} ({r.lanes} -> {r.acc})" for r in found)
     raise AmbiguousInstruction(
-        f"name={name!r} names {len(found)} instructions that compute different things: "
+        f"name={quote(name)} names {len(found)} instructions that compute different things: "
         f"{listing}; pass one of these names",
         found,
     )
@@ -320,7 +321,7 @@ def equivalents(name, *, swap: bool = True) -> tuple[Equivalent, ...]:
 
 def _check_profile(profile) -> str:
     if not isinstance(profile, str) or profile not in PROFILES:
-        raise UnknownTarget(f"profile={profile!r} is not known; expected one of {', '.join(PROFILES)}")
+        raise UnknownTarget(f"profile={describe(profile)} is not known; expected one of {', '.join(PROFILES)}")
     return profile
 
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ..core.errors import quote
 from .builtins import BUILTINS, BY_NAME, PREFIX, Builtin, lookup
 from .functions import Packed, make, packed, short2, ushort2
 from .target import BuiltinUnavailable, Target, available, target, where_available
@@ -100,7 +101,7 @@ def __getattr__(name):
         fn = make(name)
         globals()[name] = fn
         return fn
-    raise AttributeError(f"module 'intdot.amd' has no attribute {name!r}")
+    raise AttributeError(f"module 'intdot.amd' has no attribute {quote(name)}")
 
 
 def __dir__():

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 from ..core import DotSpec
 from ..core.errors import OperandTypeError, UnknownInstruction
+from ..core.values import describe
 from .targets import FAMILIES, FEATURES
 
 PREFIX = "__builtin_amdgcn_"
@@ -163,9 +164,9 @@ def lookup(name) -> Builtin:
     close = []
     if isinstance(name, str):
         short = name.strip().lower().removeprefix(PREFIX)
-        close = difflib.get_close_matches(short, BY_NAME, n=2, cutoff=0.75)
+        close = difflib.get_close_matches(short, BY_NAME, n=2, cutoff=0.75) if len(short) <= 100 else []
     hint = f" (did you mean {' or '.join(close)}?)" if close else ""
     raise UnknownInstruction(
-        f"builtin={name!r} is not an AMD dot builtin{hint}; expected one of {', '.join(BY_NAME)} "
+        f"builtin={describe(name)} is not an AMD dot builtin{hint}; expected one of {', '.join(BY_NAME)} "
         f"(optionally spelled with the {PREFIX} prefix)"
     )

@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..core.errors import AsmSyntaxError
+from ..core.errors import AsmSyntaxError, quote
 
 
 class ExprSyntaxError(AsmSyntaxError):
@@ -93,14 +93,14 @@ def _integer(text: str, column: int, line: str) -> int:
         digits, base, prefix = text, 10, 0
         m = re.match(r"[0-9]*", digits)
     body, rest = m.group(0), digits[m.end() :]
-    shown = text if len(text) <= 40 else text[:37] + "..."
+    shown = quote(text)
     if base in (16, 2) and not body:
-        raise ExprSyntaxError(f"integer literal {shown!r} has no digits after {text[:2]!r}", line, column)
+        raise ExprSyntaxError(f"integer literal {shown} has no digits after {text[:2]!r}", line, column)
     if base == 8 and rest[:1].isdigit():
-        raise ExprSyntaxError(f"invalid digit {rest[0]!r} in octal literal {text!r}", line, column + prefix + len(body))
+        raise ExprSyntaxError(f"invalid digit {rest[0]!r} in octal literal {shown}", line, column + prefix + len(body))
     if _SUFFIX.fullmatch(rest) is None:
         raise ExprSyntaxError(
-            f"invalid suffix {rest[:20]!r} on integer literal {shown!r}; C suffixes are u, U, l, L, ll, LL",
+            f"invalid suffix {rest[:20]!r} on integer literal {shown}; C suffixes are u, U, l, L, ll, LL",
             line,
             column + prefix + len(body),
         )
@@ -109,7 +109,7 @@ def _integer(text: str, column: int, line: str) -> int:
     significant = body.lstrip("0")
     if len(significant) > 64 or (significant and int(significant, base) > _LITERAL_MAX):
         raise ExprSyntaxError(
-            f"integer literal {shown!r} is too large for any C integer type (at most 2**64 - 1)", line, column
+            f"integer literal {shown} is too large for any C integer type (at most 2**64 - 1)", line, column
         )
     return int(body, base)
 
@@ -156,7 +156,7 @@ class _Parser:
 
     def error(self, message: str, tok: Token | None = None):
         tok = tok or self.tok
-        found = "the end of the expression" if tok.kind == "end" else repr(tok.text)
+        found = "the end of the expression" if tok.kind == "end" else quote(tok.text)
         raise ExprSyntaxError(f"{message}, found {found}", self.line, tok.column)
 
     def expect(self, text: str, what: str | None = None) -> Token:
@@ -242,14 +242,15 @@ class _Parser:
         name = " ".join(words)
         if name not in _CASTS:
             raise ExprSyntaxError(
-                f"'({name})' is not a cast intdot reads; expected one of {', '.join(f'({c})' for c in _CASTS)}",
+                f"{quote(f'({name})')} is not a cast intdot reads; expected one of "
+                f"{', '.join(f'({c})' for c in _CASTS)}",
                 self.line,
                 open_tok.column + 1,
             )
         self.expect(")", "')' after the type name")
         inner = self.arg()
         if inner.kind != "int":
-            raise ExprSyntaxError(f"a ({name}) cast needs an integer, not {inner.text!r}", self.line, inner.column)
+            raise ExprSyntaxError(f"a ({name}) cast needs an integer, not {quote(inner.text)}", self.line, inner.column)
         # C's conversion to a 32-bit type: modulo 2**32, read as two's complement for the signed ones.
         value = inner.value % (1 << 32)
         if _CASTS[name] and value >= 1 << 31:
@@ -277,7 +278,7 @@ class _Parser:
         for e in elems:
             if e.kind != "int":
                 raise ExprSyntaxError(
-                    f"a {type_tok.text} element must be an integer, not {e.text!r}", self.line, e.column
+                    f"a {type_tok.text} element must be an integer, not {quote(e.text)}", self.line, e.column
                 )
         if len(elems) != 2:
             raise ExprSyntaxError(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..core.errors import OperandError, UnsupportedOnTarget
+from ..core.values import describe
 from .builtins import BUILTINS, PREFIX, Builtin, lookup
 from .functions import make
 from .targets import (
@@ -77,7 +78,7 @@ def where_available(builtin, profile: str = "reference", *, by: str = "family") 
     """
     row, profile = lookup(builtin), check_profile(profile)
     if not isinstance(by, str) or by not in ("family", "processor"):
-        raise OperandError(f"by={by!r} is not known; expected 'family' or 'processor'")
+        raise OperandError(f"by={describe(by)} is not known; expected 'family' or 'processor'")
     names = FAMILIES if by == "family" else processors(profile)
     return tuple(n for n in names if _available(row, n, profile))
 

@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import difflib
 
-from ..core.errors import UnknownTarget
+from ..core.errors import UnknownTarget, quote
+from ..core.values import describe
 
 PROFILES = ("reference", "llvm")
 
@@ -86,7 +87,7 @@ _check_tables()
 def check_profile(profile) -> str:
     """Validate a profile name."""
     if not isinstance(profile, str) or profile not in PROFILES:
-        raise UnknownTarget(f"profile={profile!r} is not known; expected one of {', '.join(PROFILES)}")
+        raise UnknownTarget(f"profile={describe(profile)} is not known; expected one of {', '.join(PROFILES)}")
     return profile
 
 
@@ -127,7 +128,8 @@ def canonical_name(name, profile: str = "reference") -> str:
     check_profile(profile)
     if not isinstance(name, str):
         raise UnknownTarget(
-            f"target={name!r} is not a target name; expected a family or processor name such as 'CDNA3' or 'gfx942'"
+            f"target={describe(name)} is not a target name; expected a family or processor name "
+            "such as 'CDNA3' or 'gfx942'"
         )
     key = name.strip().lower()
     for fam in FAMILIES:
@@ -138,14 +140,14 @@ def canonical_name(name, profile: str = "reference") -> str:
             return proc
     if profile == "reference" and key in PROCESSOR_FEATURES:
         raise UnknownTarget(
-            f"target={name!r} belongs to none of the reference's families, so the reference profile does not "
+            f"target={quote(name)} belongs to none of the reference's families, so the reference profile does not "
             f"know it; use profile='llvm' (known there), or one of the families {', '.join(FAMILIES)}"
         )
     known = {n.lower(): n for n in FAMILIES + processors(profile)}
-    close = [known[k] for k in difflib.get_close_matches(key, known, n=3, cutoff=0.75)]
+    close = [known[k] for k in difflib.get_close_matches(key, known, n=3, cutoff=0.75)] if len(key) <= 100 else []
     hint = f" (did you mean {' or '.join(close)}?)" if close else ""
     raise UnknownTarget(
-        f"target={name!r} is not known in the {profile} profile{hint}; expected a family "
+        f"target={quote(name)} is not known in the {profile} profile{hint}; expected a family "
         f"({', '.join(FAMILIES)}) or a processor ({compress(processors(profile))})"
     )
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import importlib
 
+from ..core.errors import quote
 from .asm import assemble, decode, disassemble, encode, parse
 from .executor import execute
 from .forms import FORMS, form_named
@@ -24,10 +25,10 @@ from .state import State
 # The ACLE intrinsics (generated from the table by intdot.arm.acle) load on first use.
 def __getattr__(name):
     if not name.startswith(("v", "sv")):
-        raise AttributeError(f"module 'intdot.arm' has no attribute {name!r}")
+        raise AttributeError(f"module 'intdot.arm' has no attribute {quote(name)}")
     acle = importlib.import_module(".acle", __name__)
     if name not in getattr(acle, "__all__", ()):
-        raise AttributeError(f"module 'intdot.arm' has no attribute {name!r} (nor has intdot.arm.acle)")
+        raise AttributeError(f"module 'intdot.arm' has no attribute {quote(name)} (nor has intdot.arm.acle)")
     value = getattr(acle, name)
     globals()[name] = value
     return value

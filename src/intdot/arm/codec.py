@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import numbers
 
-from ..core.errors import OperandError, OperandTypeError, UndefinedEncoding
+from ..core.errors import OperandError, OperandTypeError, UndefinedEncoding, quote
+from ..core.values import describe
 from ..isa.codec import Dispatch, corners
 from .forms import FORMS
 from .records import Insn, checked_ops
@@ -37,11 +38,13 @@ def check_word(word, name: str = "word") -> int:
     """One 32-bit instruction word as an int, or a typed error that says how to pass one."""
     if isinstance(word, str):
         raise OperandTypeError(
-            f"{name}={word!r} is a str; expected an int in [0, 0xffffffff]: pass int({word!r}, 16) "
-            "for hex text, or use the command line: intdot disasm " + word.strip()
+            f"{name}={quote(word)} is a str; expected an int in [0, 0xffffffff]: pass int({quote(word)}, 16) "
+            "for hex text, or use the command line: intdot disasm " + quote(word.strip(), marks=False)
         )
     if isinstance(word, bool) or not isinstance(word, numbers.Integral):
-        raise OperandTypeError(f"{name}={word!r} has type {type(word).__name__}; expected an int in [0, 0xffffffff]")
+        raise OperandTypeError(
+            f"{name}={describe(word)} has type {type(word).__name__}; expected an int in [0, 0xffffffff]"
+        )
     w = int(word)
     if w < 0 and getattr(word, "dtype", None) is not None and word.dtype.kind == "i" and word.dtype.itemsize == 4:
         w &= 0xFFFFFFFF  # an element of an int32 array of words: its bit pattern, as the bulk path reads it

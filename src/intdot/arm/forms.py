@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ..core.errors import UnknownInstruction
+from ..core.values import describe
 from .families import Family, validate
 from .records import Form
 
@@ -288,10 +289,11 @@ def form_named(name: str) -> Form:
     if form is None:
         import difflib
 
-        close = difflib.get_close_matches(str(name), list(_BY_NAME), n=3)
+        close = difflib.get_close_matches(str(name), list(_BY_NAME), n=3) if len(str(name)) <= 100 else []
         hint = f"; did you mean {', '.join(close)}?" if close else ""
         raise UnknownInstruction(
-            f"name={name!r} is not the id of a row of intdot.arm.FORMS{hint} (`intdot list --isa arm` lists them)"
+            f"name={describe(name)} is not the id of a row of intdot.arm.FORMS{hint} "
+            "(`intdot list --isa arm` lists them)"
         )
     return form
 

@@ -14,8 +14,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..core.errors import AsmSyntaxError, OperandConstraintError, OperandTypeError, UnknownInstruction
-from ..core.values import small_decimal
+from ..core.errors import AsmSyntaxError, OperandConstraintError, OperandTypeError, UnknownInstruction, quote
+from ..core.values import describe, small_decimal
 from .forms import FORMS, MNEMONICS
 from .immediates import read_integer
 from .records import Form, Insn, Operand
@@ -92,7 +92,7 @@ class _Reader:
             t = t[1:].strip()
         value = read_integer(t)
         if value is None:
-            raise self.error(f"expected an integer {what}, got {text.strip()!r}", col)
+            raise self.error(f"expected an integer {what}, got {quote(text.strip())}", col)
         return value
 
     def operand(self, text: str, col: int) -> Parsed:
@@ -107,7 +107,7 @@ class _Reader:
             if m.group(4) is not None:
                 g = m.group(4).lower()
                 if not re.fullmatch(r"vgx[24]", g):
-                    raise self.error(f"expected vgx2 or vgx4, got {m.group(4)!r}", col + m.start(4))
+                    raise self.error(f"expected vgx2 or vgx4, got {quote(m.group(4))}", col + m.start(4))
                 vgx = int(g[3])
             off_col = col + m.start(3)
             return Parsed(
@@ -144,7 +144,7 @@ class _Reader:
                 index=index,
                 index_col=col + m.start(4) if m.group(4) else 0,
             )
-        raise self.error(f"{INVALID}: cannot read operand {body!r}", col)
+        raise self.error(f"{INVALID}: cannot read operand {quote(body)}", col)
 
     def reglist(self, inner: str, col: int, inner_col: int, body: str) -> Parsed:
         # A range "zA.T - zB.T" (wrapping mod 32) or an explicit list "zA.T, zB.T, ...".
@@ -192,7 +192,9 @@ class _Reader:
         m = _LIST_REG.match(text)
         lead = len(text) - len(text.lstrip())
         if not m or small_decimal(m.group(2)) > 31:
-            raise self.error(f"{INVALID}: expected a Z register (z0-z31) in the list, got {text.strip()!r}", col + lead)
+            raise self.error(
+                f"{INVALID}: expected a Z register (z0-z31) in the list, got {quote(text.strip())}", col + lead
+            )
         return int(m.group(2)), (m.group(3) or "").lower() or None, m.group(3)
 
 
@@ -366,7 +368,7 @@ def parse(text: str) -> Insn:
     ('sudot_sme2_indexed_vgx4', {'wv': 9, 'off': 3, 'zn': 4, 'zm': 2, 'index': 1})
     """
     if not isinstance(text, str):
-        raise OperandTypeError(f"text={text!r} has type {type(text).__name__}; expected a str")
+        raise OperandTypeError(f"text={describe(text)} has type {type(text).__name__}; expected a str")
     # Comments end at their line: "a // x\nb" holds two instructions, "// x\na" one.
     rows = [(row, row.split("//")[0]) for row in text.split("\n")]
     filled = [(row, code) for row, code in rows if code.strip()]
@@ -381,7 +383,9 @@ def parse(text: str) -> Insn:
     mnemonic, mnemonic_col, raw_ops = split_line(line, reader)
     forms = _BY_MNEMONIC.get(mnemonic.lower())
     if not forms:
-        raise UnknownInstruction(f"mnemonic {mnemonic!r} is not in intdot's Arm table (it has: {', '.join(MNEMONICS)})")
+        raise UnknownInstruction(
+            f"mnemonic {quote(mnemonic)} is not in intdot's Arm table (it has: {', '.join(MNEMONICS)})"
+        )
     parsed = [reader.operand(t, c) for t, c in raw_ops]
     slot = 1  # LLVM's operand 0 is the mnemonic
     for p in parsed:

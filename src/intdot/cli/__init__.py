@@ -9,12 +9,13 @@ of this package.
 from __future__ import annotations
 
 import argparse
+import ast
 import importlib
 import os
 import re
 import sys
 
-from ..core.errors import IntdotError
+from ..core.errors import QUOTE_LIMIT, IntdotError, quote
 
 # Modules of this package that add subcommands, in the order --help lists them.
 COMMAND_MODULES = ("amd", "arm", "disasm", "arm_exec", "catalog", "demo", "run")
@@ -45,11 +46,38 @@ EXIT_STATUS_HELP = (
 )
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse's parser, but its errors quote a bounded window of what was typed
+    (argparse echoes a bad choice or value whole); subcommands' parsers are of this class too."""
+
+    def error(self, message: str):
+        super().error(bounded(message))
+
+
+_QUOTED = re.compile(r"'(?:[^'\\\n]|\\.)*'|\"(?:[^\"\\\n]|\\.)*\"")
+
+
+def bounded(message: str) -> str:
+    """``message`` with every long quoted value (a Python repr) and every long bare word cut by :func:`quote`."""
+
+    def quoted(m: re.Match) -> str:
+        if len(m[0]) <= 2 * QUOTE_LIMIT:
+            return m[0]
+        try:
+            value = ast.literal_eval(m[0])
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            value = m[0][1:-1]
+        return quote(value)
+
+    message = _QUOTED.sub(quoted, message)
+    return re.sub(rf"\S{{{2 * QUOTE_LIMIT + 1},}}", lambda m: quote(m[0], marks=False), message)
+
+
 def build_parser(modules=COMMAND_MODULES) -> argparse.ArgumentParser:
     """The whole parser, or (``modules``) one with only those modules' commands."""
     from .. import __version__
 
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="intdot",
         description="Bit-exact golden model of integer dot-product instructions.",
         epilog="Run 'intdot COMMAND --help' for the options of one command.",
@@ -104,7 +132,7 @@ def _parse(parser: argparse.ArgumentParser, argv: list[str] | None) -> argparse.
     if extras and (dest is None or stray):
         # The error belongs to the subcommand: show its usage, not the top-level one.
         subcommand_parser(parser, getattr(args, "command", None)).error(
-            f"unrecognized arguments: {' '.join(stray or extras)}"
+            f"unrecognized arguments: {' '.join(_shown(e) for e in stray or extras)}"
         )
     if extras:
         getattr(args, dest).extend(extras)
@@ -112,6 +140,11 @@ def _parse(parser: argparse.ArgumentParser, argv: list[str] | None) -> argparse.
 
 
 _NEGATIVE = re.compile(r"-\d")
+
+
+def _shown(word: str) -> str:
+    """An argument as an error lists it: as typed, or quoted (bounded) if long or holding line breaks."""
+    return word if len(word) <= 2 * QUOTE_LIMIT and word.isprintable() else quote(word)
 
 
 def _modules_for(argv) -> tuple:
@@ -165,7 +198,8 @@ def _main(argv: list[str] | None) -> int:
             sys.stdout.flush()
         except OSError:  # stdout itself failed: keep Python's exit-time flush from failing again
             _quiet_stdout()
-        _say(f"intdot {args.command}: error: {exc.strerror or exc}" + (f": {exc.filename}" if exc.filename else ""))
+        where = f": {quote(str(exc.filename), marks=False)}" if exc.filename else ""
+        _say(f"intdot {args.command}: error: {exc.strerror or exc}{where}")
         return EXIT_ERROR
     except KeyboardInterrupt:
         _say(f"intdot {args.command}: interrupted")

@@ -8,7 +8,7 @@ import io
 import json
 import sys
 
-from ..core.errors import IntdotError, OperandError
+from ..core.errors import IntdotError, OperandError, quote
 from . import isa_option
 from .inputs import at_line, read_text, source_name
 
@@ -138,7 +138,7 @@ def _eval(args) -> int:
         print(result_line(ev))
         return 0
     if args.expr is not None:
-        raise OperandError(f"EXPR {args.expr!r} and --file {args.file!r} both given; use one")
+        raise OperandError(f"EXPR {quote(args.expr)} and --file {quote(args.file)} both given; use one")
     return _batch(args)
 
 
@@ -191,7 +191,7 @@ def _batch(args) -> int:
         print(result_line(ev))
     sys.stdout.flush()
     if not seen:  # as asm -f and exec -f: an empty batch is more likely a wrong file than a finished job
-        raise OperandError(f"--file {args.file!r} holds no expression")
+        raise OperandError(f"--file {quote(args.file)} holds no expression")
     return 1 if failed else 0
 
 

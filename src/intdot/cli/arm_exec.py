@@ -7,7 +7,7 @@ import json
 import re
 import sys
 
-from ..core.errors import IntdotError, OperandError, StateError, UndefinedEncoding
+from ..core.errors import IntdotError, OperandError, StateError, UndefinedEncoding, quote
 from . import isa_option
 from .inputs import at_line, check_path, pieces, read_text, source_name
 
@@ -118,10 +118,10 @@ def _expand(token: str, where: str) -> list[int]:
     if m:
         lo, hi = _int(m[1]), _int(m[2])
         if hi < lo or hi - lo > 4096:
-            raise OperandError(f"{where}: range {token!r} must run upwards over at most 4097 values")
+            raise OperandError(f"{where}: range {quote(token)} must run upwards over at most 4097 values")
         return list(range(lo, hi + 1))
     if not re.fullmatch(number, token, re.IGNORECASE):
-        raise OperandError(f"{where}: {token!r} is not an integer (decimal, 0x hex, or a range A..B)")
+        raise OperandError(f"{where}: {quote(token)} is not an integer (decimal, 0x hex, or a range A..B)")
     return [_int(token)]
 
 
@@ -141,13 +141,13 @@ def _int(text: str) -> int:
 def apply_set(state, text: str) -> None:
     """Apply one ``--set REG=VALUES`` to ``state``; REG is any name ``State.set`` accepts."""
     if "=" not in text:
-        raise OperandError(f"--set {text!r}: expected REG=VALUES, e.g. z1.b=1,2,3 or w8=5")
+        raise OperandError(f"--set {quote(text)}: expected REG=VALUES, e.g. z1.b=1,2,3 or w8=5")
     name, values = (s.strip() for s in text.split("=", 1))
     if values.lower().startswith("hex:"):
         state.set(name, values[4:])
         return
     if not values:
-        raise OperandError(f"--set {text!r}: no value after '='")
+        raise OperandError(f"--set {quote(text)}: no value after '='")
     items = [v for tok in values.split(",") for v in _expand(tok, f"--set {name}")]
     one = len(items) == 1 and ".." not in values
     state.set(name, items[0] if one else items)
@@ -164,7 +164,7 @@ def _word_insn(token: str):
     except UndefinedEncoding as exc:
         if token[:2].lower() != "0x" and not token.isdigit():
             # 'add' or 'fadd' typed as a mnemonic reads as a word; say how it was read.
-            raise UndefinedEncoding(f"{token!r} was read as the hex word {int(token, 16):#010x}: {exc}") from None
+            raise UndefinedEncoding(f"{quote(token)} was read as the hex word {int(token, 16):#010x}: {exc}") from None
         raise
 
 
@@ -185,7 +185,7 @@ def _as_insns(text: str, where: str | None = None) -> list:
                     raise
                 raise at_line(exc, *where, text=line, offset=offset) from None
     if not out and where is None:
-        raise OperandError(f"INSN {text!r} holds no instruction")
+        raise OperandError(f"INSN {quote(text)} holds no instruction")
     return out
 
 
@@ -258,7 +258,7 @@ def _load_state(args):
         with open(args.state, encoding="utf-8-sig") as fh:
             data = json.load(fh)
     except OSError as exc:
-        raise OperandError(f"--state {args.state}: {exc.strerror}") from None
+        raise OperandError(f"--state {quote(args.state, marks=False)}: {exc.strerror}") from None
     except json.JSONDecodeError as exc:
         raise OperandError(
             f"--state {args.state}: not JSON ({exc.msg}, line {exc.lineno}, column {exc.colno})"
@@ -296,7 +296,7 @@ def run_exec(args) -> int:
         for n, line in enumerate(read_text(args.file, "--file").splitlines(), 1):
             insns += _as_insns(line, (src, n))
         if not insns:
-            raise OperandError(f"--file {src!r} holds no instruction")
+            raise OperandError(f"--file {quote(src)} holds no instruction")
     if not insns:
         raise OperandError(
             "no instruction given; pass instruction text (or a hex word) as an argument, with -e, or in -f FILE"
@@ -356,7 +356,7 @@ def run_exec(args) -> int:
                 json.dump(state.to_dict(), fh, indent=1)
                 fh.write("\n")
         except OSError as exc:
-            raise OperandError(f"--save {args.save}: {exc.strerror}") from None
+            raise OperandError(f"--save {quote(args.save, marks=False)}: {exc.strerror}") from None
 
     if args.json:
         json.dump(

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..core.errors import OperandError
+from ..core.errors import OperandError, quote
 
 ELF_MAGIC = b"\x7fELF"
 # Object formats intdot does not read itself, by their first bytes; llvm-objdump reads them all.
@@ -77,7 +77,7 @@ def _hex_word(token: str, source: str, line: int, column: int, unit: str = "line
         if unit == "argument" and os.path.isfile(token):
             hint = f"; it names a file: read it with -f {token}"
         raise OperandError(
-            f"{source}, {unit} {line}, column {column}: {token!r} is not a 32-bit hex word "
+            f"{source}, {unit} {line}, column {column}: {quote(token)} is not a 32-bit hex word "
             f"(expected up to 8 hex digits, optionally prefixed by 0x){hint}"
         )
     return int(token, 16)
@@ -95,7 +95,7 @@ def _byte_list(m: re.Match, source: str, line: int, unit: str = "line") -> int:
     values = [_byte_value(b.strip()) for b in m[1].split(",")]
     if len(values) != 4:
         raise OperandError(
-            f"{source}, {unit} {line}, column {m.start() + 1}: the byte list {m[0]!r} has "
+            f"{source}, {unit} {line}, column {m.start() + 1}: the byte list {quote(m[0])} has "
             f"{len(values)} bytes; an AArch64 instruction is 4 (little-endian, as llvm-mc prints)"
         )
     return int.from_bytes(bytes(values), "little")
@@ -185,7 +185,7 @@ def words_from_objdump(text: str, source: str) -> list[Chunk]:
         if not m and _OBJDUMP_ADDRESS.match(line) and not _OBJDUMP_OTHER.match(line):
             # Skipping it would drop an instruction silently and shift the symbols' addresses.
             raise OperandError(
-                f"{source}, line {n}: {' '.join(line.split())!r} shows no encoding; intdot needs the words "
+                f"{source}, line {n}: {quote(' '.join(line.split()))} shows no encoding; intdot needs the words "
                 "(make the listing without --no-show-raw-insn)"
             )
         if m:

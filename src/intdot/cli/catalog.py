@@ -6,7 +6,7 @@ import argparse
 import json
 
 from ..catalog import PROFILES
-from ..core.errors import UnknownTarget, UnsupportedOnTarget
+from ..core.errors import UnknownTarget, UnsupportedOnTarget, quote
 from ..isa.registry import ISAS
 
 LIST_EPILOG = """\
@@ -112,18 +112,26 @@ def _front_ends():
 
 def _target_isa(target: str, profile: str, isa: str | None) -> str:
     """Which ISA a target name belongs to: the first front end (registry order) that reads it."""
+    import difflib
+
     from ..isa.registry import front_end
 
-    errors = []
     for fe in [front_end(isa)] if isa else _front_ends():
         try:
             fe.target(target, profile)
             return fe.isa
-        except UnknownTarget as exc:
+        except UnknownTarget:
             if isa:
                 raise
-            errors.append(f"{_a(fe.title)} target ({exc})")
-    raise UnknownTarget(f"target={target!r} is neither " + " nor ".join(errors))
+    # Each ISA's own message lists all its names: together they would be pages.  Say it once, with the close ones.
+    names = [t.name for fe in _front_ends() for t in fe.targets(profile)]
+    close = difflib.get_close_matches(target.lower(), names, n=3, cutoff=0.75) if len(target) <= 100 else []
+    hint = f" (did you mean {' or '.join(close)}?)" if close else ""
+    kinds = "; ".join(f"{fe.title}: {fe.target_help}" for fe in _front_ends())
+    raise UnknownTarget(
+        f"target={quote(target)} is not a target of any ISA intdot knows{hint}; expected {kinds}; "
+        "'intdot list --targets' lists them"
+    )
 
 
 def _a(title: str) -> str:
@@ -159,7 +167,7 @@ def _rows(args):
             # "0 of 0 AMD instructions" would hide that the names and the target belong to different ISAs.
             others = " and ".join(sorted({_title(r.isa) for r in recs})) or "no"
             raise UnsupportedOnTarget(
-                f"{' '.join(args.names)!r} names only {others} instructions, and --target {args.target} is "
+                f"{quote(' '.join(args.names))} names only {others} instructions, and --target {args.target} is "
                 f"{_a(_title(isa))} target; expected a target of the names' ISA, or {_title(isa)} names"
             )
         recs = [r for r in total if catalog.available(r, args.target, profile=args.profile)]
@@ -310,7 +318,7 @@ def _available_any(args, recs) -> int:
             catalog.require(recs[0], args.target, profile=args.profile)
         except UnsupportedOnTarget as exc:
             raise UnsupportedOnTarget(
-                f"none of the {len(recs)} instructions {args.name!r} names is available on {args.target}; "
+                f"none of the {len(recs)} instructions {quote(args.name)} names is available on {args.target}; "
                 f"the first: {exc}"
             ) from None
     shown = ", ".join(ok[:6]) + (f" and {len(ok) - 6} more" if len(ok) > 6 else "")

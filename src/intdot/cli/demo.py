@@ -77,18 +77,19 @@ class _Progress:
 
 def _check_args(args):
     from ..core.errors import OperandError
+    from ..core.values import describe as quote  # ints of any size, as one short word
 
     if args.seed < 0:
         # NumPy's generators take any non-negative int and raise a bare ValueError for the rest.
-        raise OperandError(f"--seed {args.seed}: expected a non-negative integer")
+        raise OperandError(f"--seed {quote(args.seed)}: expected a non-negative integer")
     if args.subset is not None and not 50 <= args.subset <= 1797:
-        raise OperandError(f"--subset {args.subset}: expected a number of images in [50, 1797]")
+        raise OperandError(f"--subset {quote(args.subset)}: expected a number of images in [50, 1797]")
     if not 4 <= args.hidden <= 1024:
-        raise OperandError(f"--hidden {args.hidden}: expected a number of hidden units in [4, 1024]")
+        raise OperandError(f"--hidden {quote(args.hidden)}: expected a number of hidden units in [4, 1024]")
     if not 1 <= args.epochs <= 1000:
-        raise OperandError(f"--epochs {args.epochs}: expected a number of epochs in [1, 1000]")
+        raise OperandError(f"--epochs {quote(args.epochs)}: expected a number of epochs in [1, 1000]")
     if not 1 <= args.cnn_epochs <= 200:
-        raise OperandError(f"--cnn-epochs {args.cnn_epochs}: expected a number of epochs in [1, 200]")
+        raise OperandError(f"--cnn-epochs {quote(args.cnn_epochs)}: expected a number of epochs in [1, 200]")
 
 
 def plot_path(path: str) -> tuple[str, str]:

@@ -14,7 +14,7 @@ import sys
 
 import numpy as np
 
-from ..core.errors import OperandError, UndefinedEncoding
+from ..core.errors import OperandError, UndefinedEncoding, quote
 from . import binary, isa_option
 from .fields import field_record, field_text
 from .inputs import read_bytes, source_name
@@ -95,9 +95,9 @@ def _offset(text: str) -> int:
     try:
         value = int(text, 0)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a byte offset (decimal or 0x hex)") from None
+        raise argparse.ArgumentTypeError(f"{quote(text)} is not a byte offset (decimal or 0x hex)") from None
     if value < 0:
-        raise argparse.ArgumentTypeError(f"{text!r} is negative; expected a byte offset >= 0")
+        raise argparse.ArgumentTypeError(f"{quote(text)} is negative; expected a byte offset >= 0")
     return value
 
 
@@ -144,7 +144,7 @@ def gather(args) -> tuple[list[binary.Chunk], bool]:
                     chunks.append(binary.words_from_text(text, name))
     if not any(len(c.words) for c in chunks):
         if chunks and args.file is not None:
-            raise OperandError(f"--file {source_name(args.file)!r} holds no words")
+            raise OperandError(f"--file {quote(source_name(args.file))} holds no words")
         raise OperandError("no words given; pass hex words as arguments or --file F ('-' for stdin)")
     return chunks, code
 
@@ -160,7 +160,7 @@ def _text(data: bytes, name: str) -> str:
                 f"their listing: llvm-objdump -d {name} | intdot disasm -f -"
             ) from None
         raise OperandError(
-            f"--file {name!r} is not a text file of hex words and not an ELF file (it is not "
+            f"--file {quote(name)} is not a text file of hex words and not an ELF file (it is not "
             "UTF-8 text); for a raw binary add --raw"
         ) from None
     return text[1:] if text.startswith("\ufeff") else text

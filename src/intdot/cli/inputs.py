@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from ..core.errors import AsmSyntaxError, IntdotError, OperandError
+from ..core.errors import AsmSyntaxError, IntdotError, OperandError, quote
 
 BOM = "\ufeff"
 
@@ -25,7 +25,7 @@ def read_text(path: str, option: str = "--file") -> str:
         try:
             data = data.decode("utf-8")
         except UnicodeDecodeError:
-            raise OperandError(f"{option} {source_name(path)!r} is not UTF-8 text") from None
+            raise OperandError(f"{option} {quote(source_name(path))} is not UTF-8 text") from None
     return data[1:] if data.startswith(BOM) else data
 
 
@@ -34,7 +34,7 @@ def check_path(path: str, option: str) -> None:
     if path == "":
         raise OperandError(f"{option} '': the file name is empty; give a path")
     if "\x00" in path:
-        raise OperandError(f"{option} {path!r}: a file name cannot hold a NUL byte")
+        raise OperandError(f"{option} {quote(path)}: a file name cannot hold a NUL byte")
 
 
 def read_bytes(path: str, option: str = "--file") -> bytes:
@@ -46,7 +46,7 @@ def read_bytes(path: str, option: str = "--file") -> bytes:
         with open(path, "rb") as fh:
             return fh.read()
     except OSError as exc:
-        raise OperandError(f"{option} {path!r}: {exc.strerror}") from None
+        raise OperandError(f"{option} {quote(path)}: {exc.strerror}") from None
 
 
 def at_line(

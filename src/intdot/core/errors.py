@@ -9,6 +9,51 @@ have been accepted.
 
 from __future__ import annotations
 
+# How much of a user's text a message quotes: enough to recognise it, never all of a 200,000-character token.
+QUOTE_LIMIT = 60
+_ONE_COLUMN = {ord(c): " " for c in "\t\n\r\v\f"}
+
+
+def quote(text, *, limit: int = QUOTE_LIMIT, marks: bool = True) -> str:
+    """User text as a message quotes it: ``repr(text)``, or for longer text its
+    first ``limit`` characters, an ellipsis and the total length.  Every
+    message that echoes input (library and command line) goes through this,
+    so none grows with its input.  ``marks=False`` leaves out the quotes
+    (a file name, a line already shown as text).
+
+    >>> quote("sdot4")
+    "'sdot4'"
+    >>> quote("x" * 200_000, limit=8)
+    "'xxxxxxxx'... (200000 characters)"
+    >>> quote("a/b/" * 30, limit=8, marks=False)
+    'a/b/a/b/... (120 characters)'
+    """
+    if not isinstance(text, str):
+        text = str(text)
+    if len(text) <= limit:
+        return repr(text) if marks else text
+    head = text[:limit]
+    return f"{head!r}... ({len(text)} characters)" if marks else f"{head}... ({len(text)} characters)"
+
+
+def caret_window(text: str, column: int, *, width: int = QUOTE_LIMIT) -> tuple[str, int]:
+    """The part of a line a caret message shows: at most ``width`` characters
+    either side of ``column`` (1-based), with '...' where cut; also the caret's
+    0-based offset in it.  Tabs and line breaks become spaces, which would
+    move the caret off its column.
+
+    >>> caret_window("a" * 200 + "!" + "b" * 200, 201, width=4)
+    ('...aaaa!bbb...', 7)
+    """
+    shown, at = text, column - 1
+    if len(text) > 2 * width:
+        start = max(0, at - width)
+        end = min(len(text), at + width)
+        head = "..." if start > 0 else ""
+        shown = head + text[start:end] + ("..." if end < len(text) else "")
+        at = at - start + len(head)
+    return shown.translate(_ONE_COLUMN), at
+
 
 class IntdotError(Exception):
     """Base class of every error intdot raises on purpose."""
@@ -38,9 +83,6 @@ class UnknownInstruction(IntdotError, ValueError):
     """An instruction or builtin name that intdot does not know."""
 
 
-_ONE_COLUMN = {ord(c): " " for c in "\t\n\r\v\f"}
-
-
 class AsmSyntaxError(IntdotError, ValueError):
     """Assembly text that cannot be parsed.
 
@@ -48,23 +90,13 @@ class AsmSyntaxError(IntdotError, ValueError):
     ``text`` the whole line.
     """
 
-    # A long line is shown as a window around the column, so the caret stays readable.
-    WINDOW = 60
-
     def __init__(self, message: str, text: str | None = None, column: int | None = None):
         self.text = text
         self.column = column
         self.reason = message
         if text is not None and column is not None:
-            shown, at = text, column - 1
-            if len(text) > 2 * self.WINDOW:
-                start = max(0, at - self.WINDOW)
-                end = min(len(text), at + self.WINDOW)
-                head = "..." if start > 0 else ""
-                shown = head + text[start:end] + ("..." if end < len(text) else "")
-                at = at - start + len(head)
-            # Tabs and line breaks would move the caret off its column (or onto another line).
-            shown = shown.translate(_ONE_COLUMN)
+            # A long line is shown as a window around the column, so the caret stays readable.
+            shown, at = caret_window(text, column)
             message = f"{message} (column {column})\n  {shown}\n  {' ' * at}^"
         super().__init__(message)
 

@@ -25,7 +25,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
-from .errors import IntdotError
+from .errors import IntdotError, caret_window, quote
 
 __all__ = ["FeatureExpr", "FeatureExpressionError", "evaluate", "missing", "normalize", "parse"]
 
@@ -35,9 +35,8 @@ class FeatureExpressionError(IntdotError, ValueError):
 
     def __init__(self, reason: str, text: str, column: int):
         self.reason, self.text, self.column = reason, text, column
-        # Line breaks in the text would move the caret away from its column.
-        shown = text.replace("\n", " ").replace("\t", " ")
-        super().__init__(f"feature expression {text!r}: {reason} (column {column})\n  {shown}\n  {' ' * (column - 1)}^")
+        shown, at = caret_window(text, column)
+        super().__init__(f"feature expression {quote(text)}: {reason} (column {column})\n  {shown}\n  {' ' * at}^")
 
 
 @dataclass(frozen=True)
@@ -116,7 +115,7 @@ class _Parser:
 
     def _fail(self, reason: str):
         kind, tok, col = self._peek()
-        found = "the end" if kind == "end" else repr(tok)
+        found = "the end" if kind == "end" else quote(tok)
         raise FeatureExpressionError(f"{reason}, found {found}", self.text, col)
 
     def parse(self) -> FeatureExpr:

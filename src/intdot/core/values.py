@@ -13,7 +13,7 @@ import numbers
 
 import numpy as np
 
-from .errors import OperandError, OperandTypeError
+from .errors import OperandError, OperandTypeError, quote
 
 WORD_MIN = -(1 << 31)
 WORD_END = 1 << 32  # exclusive
@@ -34,11 +34,15 @@ def word_dtype(bits: int) -> type:
 
 
 def describe(value) -> str:
-    """A short, safe ``repr`` of a user value for error messages.
+    """A short, safe ``repr`` of a user value for error messages (text through :func:`~intdot.core.errors.quote`).
 
     >>> describe(2**32), describe(-(10**5000))
     ('4294967296', '<a negative integer of 16610 bits>')
+    >>> describe("0x" + "f" * 100_000)
+    "'0xffffffffffffffffffffffffffffffffffffffffffffffffffffffffff'... (100002 characters)"
     """
+    if isinstance(value, str):
+        return quote(value)
     if isinstance(value, np.ndarray):
         return f"array(shape={value.shape}, dtype={value.dtype})"
     if isinstance(value, int) and value.bit_length() > 128:

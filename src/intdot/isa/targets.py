@@ -119,7 +119,7 @@ class FeatureModel:
         return self.spell_arch(word) if self.spell_arch else None
 
     def _unknown(self, kind: str, word: str, text: str, known, example: str) -> UnknownTarget:
-        close = difflib.get_close_matches(word, list(known), n=3, cutoff=0.7)
+        close = difflib.get_close_matches(word, list(known), n=3, cutoff=0.7) if len(word) <= 100 else []
         hint = f" (did you mean {' or '.join(close)}?)" if close else ""
         return UnknownTarget(
             f"target={describe(text)}: {describe(word)} is not a known {self.title} {kind}{hint}; expected {example}"
