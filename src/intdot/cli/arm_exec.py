@@ -267,6 +267,8 @@ def _load_state(args):
         raise OperandError(f"--state {args.state}: not JSON (not UTF-8 text)") from None
     except ValueError as exc:  # e.g. an integer of more digits than Python converts
         raise OperandError(f"--state {args.state}: not a state file ({exc})") from None
+    except RecursionError:  # arrays nested thousands deep: no state file is
+        raise OperandError(f"--state {args.state}: not a state file (its JSON nests too deep)") from None
     try:
         state = State.from_dict(data)
     except IntdotError as exc:  # name the file: the message alone does not say where 'z1.q' came from
