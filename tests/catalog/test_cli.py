@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from intdot import amd, arm, catalog
+from intdot import amd, amdgpu, arm, catalog
 from intdot.cli import main
 
 
@@ -20,7 +20,7 @@ def test_list_shows_every_record(capsys):
     code, out, err = run(capsys, "list")
     assert code == 0 and err == ""
     lines = out.splitlines()
-    assert lines[0] == f"{len(amd.BUILTINS) + len(arm.FORMS)} instructions"
+    assert lines[0] == f"{len(amd.BUILTINS) + len(arm.FORMS) + len(amdgpu.INSTRUCTIONS)} instructions"
     names = [line.split()[0] for line in lines[2:]]
     assert names == [r.name for r in catalog.records()]
     row = next(line for line in lines if line.startswith("amd.sudot8 "))
