@@ -8,7 +8,6 @@ answer alike: the instructions are LLVM's.
 
 from __future__ import annotations
 
-from ..core.errors import UnknownTarget
 from ..isa.record import Instruction, k_step
 from ..isa.registry import Availability, FrontEnd
 from ..isa.targets import Target
@@ -48,10 +47,7 @@ def records() -> list[Instruction]:
 
 
 def target(text, profile: str = "reference") -> Target:
-    try:
-        name = check_mcpu(text)
-    except UnknownTarget:
-        raise
+    name = check_mcpu(text)
     return Target("amdgpu", name, FEATURES[name] | {GENERATION[name]}, "processor", GENERATION[name], name)
 
 
