@@ -6,7 +6,7 @@ INTDOT  = $(VENV)/bin/intdot
 # PyTorch's CPU build gives intdot.gemm its fastest exact CPU path (torch._int_mm) and lets the tests check it.
 # `make TORCH= test` skips it: gemm then uses float BLAS, and the torch tests skip with a reason.
 TORCH  ?= torch==2.13.0
-EXTRAS ?= fast,test,demo,dask,elf
+EXTRAS ?= fast,test,demo,dask,elf,onnx
 
 .PHONY: demo test lint tour bench oracles clean
 
@@ -37,6 +37,8 @@ bench: $(VENV)/.installed
 	$(PY) bench/arm.py
 	$(PY) bench/cli.py
 	$(PY) bench/gemm.py
+	$(PY) -m pip install -q -e '.[onnx]'
+	$(PY) bench/quant.py
 
 oracles:
 	bash scripts/install-oracles.sh

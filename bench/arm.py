@@ -62,7 +62,7 @@ def capstone_disassembler():
 
 def bench_disassembly(n: int, repeat: int) -> None:
     import intdot.arm as arm
-    from intdot.arm.bulk import _tables
+    from intdot.arm.bulk import printer
 
     words, row = random_words(n)
     names = [f.name for f in arm.FORMS]
@@ -76,7 +76,7 @@ def bench_disassembly(n: int, repeat: int) -> None:
         print(f"capstone decodes {len(known)} of the rows: {', '.join(names[i] for i in known)}")
     t0 = time.perf_counter()
     for f in arm.FORMS:
-        _tables(f)  # string tables are built once per process; the rates below are the steady state
+        printer().tables(f)  # string tables are built once per process; the rates below are the steady state
     print(f"intdot string tables, built once per process: {(time.perf_counter() - t0) * 1e3:.1f} ms")
 
     t_all, texts = best_of(repeat, lambda: arm.disassemble(words))

@@ -15,11 +15,17 @@ The scalar rows compare ``intdot.amd.sdot4`` with a plain-Python lane loop
 (shifts, masks, sign fix-ups, one multiply per lane) timed in the same run.
 ``--startup`` measures, in fresh processes, the first array call of each
 builtin (the compile) with an empty disk cache, with the cache filled by the
-previous process, and with the cache off.
+previous process, and with the cache off.  ``--first-call`` (also part of
+the default run) measures what a user's first calls cost in a fresh process:
+``sdot4`` over 2**20 words, once and in loops of up to 300 calls, with the
+default backend, the NumPy path and the kernel forced (numba's disk cache
+warm), and the ratio of the default to the better of the two (target: at
+most 2, whatever the number of calls).
 
-    python bench/builtins.py            # N = 2**24
-    python bench/builtins.py --quick    # N = 2**22
-    python bench/builtins.py --startup  # first-call compile: cold cache, warm cache, no cache
+    python bench/builtins.py              # N = 2**24
+    python bench/builtins.py --quick      # N = 2**22
+    python bench/builtins.py --startup    # first-call compile: cold cache, warm cache, no cache
+    python bench/builtins.py --first-call # a new process's first calls: default vs NumPy vs kernel
 """
 
 from __future__ import annotations
@@ -126,6 +132,67 @@ def startup(repeats: int) -> None:
     print(f"{'all 8':8} {sum(rows['off']):9.3f} {sum(rows['cold']):9.3f} {sum(rows['warm']):9.3f}")
 
 
+# Run in a fresh process: the total time of the first 1, 3, 10, ... calls of sdot4 on 2**20 words.
+_FIRST_CALLS_CHILD = """
+import sys, time
+import numpy as np
+from intdot import amd
+a = np.random.default_rng(0).integers(0, 2**32, 1 << 20, dtype=np.uint64).astype(np.uint32)
+marks, total, done = [int(x) for x in sys.argv[1:]], 0.0, []
+for k in range(1, marks[-1] + 1):
+    t = time.perf_counter()
+    amd.sdot4(a, a, a, False)
+    total += time.perf_counter() - t
+    if k in marks:
+        done.append(total)
+print(" ".join(f"{x:.4f}" for x in done), "numba" in sys.modules)
+"""
+FIRST_CALL_MARKS = (1, 3, 10, 30, 100, 300)
+
+
+def first_calls(repeats: int) -> bool:
+    """The default backend's first calls in a new process against the NumPy path and the forced kernel."""
+    print(
+        "sdot4 on 2**20 words in a new process: total seconds of its first k calls, best of "
+        f"{repeats} processes (numba's disk cache warm); ratio = default / the better of numpy and numba"
+    )
+    best_of = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        base = {k: v for k, v in os.environ.items() if k != "INTDOT_BACKEND"}
+        base["INTDOT_CACHE_DIR"] = tmp
+        marks = [str(m) for m in FIRST_CALL_MARKS]
+        modes = {"default": {}, "numpy": {"INTDOT_BACKEND": "numpy"}}
+        if numba_available():
+            modes["numba"] = {"INTDOT_BACKEND": "numba"}
+            subprocess.run(
+                [sys.executable, "-c", _FIRST_CALLS_CHILD, "1"],
+                env={**base, **modes["numba"]},
+                check=True,
+                capture_output=True,
+            )
+        for _ in range(repeats):  # interleaved: each repeat runs every mode once
+            for mode, extra in modes.items():
+                out = subprocess.run(
+                    [sys.executable, "-c", _FIRST_CALLS_CHILD, *marks],
+                    env={**base, **extra},
+                    check=True,
+                    capture_output=True,
+                    text=True,
+                ).stdout.split()
+                times = [float(x) for x in out[:-1]]
+                old = best_of.get(mode)
+                best_of[mode] = times if old is None else [min(x, y) for x, y in zip(old, times)]
+    print(f"{'calls':>6} " + " ".join(f"{m:>9}" for m in modes) + f" {'ratio':>6} {'target':>6} {'met':>4}")
+    all_met = True
+    for i, k in enumerate(FIRST_CALL_MARKS):
+        ratio = best_of["default"][i] / min(best_of[m][i] for m in modes if m != "default")
+        met = ratio <= 2.0
+        all_met &= met
+        cells = " ".join(f"{best_of[m][i]:9.3f}" for m in modes)
+        print(f"{k:6d} {cells} {ratio:6.2f} {2.0:6.1f} {'yes' if met else 'NO':>4}")
+    return all_met
+
+
 # Core specs beyond the AMD rows, for information (no targets): 64-bit accumulators, 16 x 8 lanes.
 OTHER_SPECS = {
     "16x16x4 -> s64 (SVE sdot .d)": DotSpec(16, 16, 4, True, True, 64, True),
@@ -202,6 +269,11 @@ def main(argv=None) -> int:
     )
     p.add_argument("--repeats", type=int, default=None)
     p.add_argument(
+        "--first-call",
+        action="store_true",
+        help="only measure a new process's first calls: the default backend against numpy and the forced kernel",
+    )
+    p.add_argument(
         "--startup",
         action="store_true",
         help="only measure the first-call compile in new processes (cold, warm and no disk cache)",
@@ -212,6 +284,8 @@ def main(argv=None) -> int:
     if args.startup:
         startup(args.repeats or 3)
         return 0
+    if args.first_call:
+        return 0 if first_calls(args.repeats or 3) else 1
     rng = np.random.default_rng(0)
     a = rng.integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32)
     b = rng.integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32)
@@ -290,6 +364,8 @@ def main(argv=None) -> int:
         met = "" if goal is None else ("yes" if rate >= goal else "NO")
         all_met &= goal is None or rate >= goal
         print(f"{row.name:8} {rate:15,.0f} {'' if goal is None else f'{goal:,}':>10} {met:>4}")
+    print()
+    all_met &= first_calls(3 if args.quick else 5)
     fn = amd.sdot4
     number = 200_000
     scalar_args = (0x80FF7F01, 0x01020304, 100, False)

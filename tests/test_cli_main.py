@@ -54,3 +54,54 @@ def test_version_needs_no_command_module(capsys):
     with pytest.raises(SystemExit) as exc:
         main(["--version"])
     assert exc.value.code == 0 and capsys.readouterr().out.startswith("intdot ")
+
+
+def test_interrupt_is_status_130_wherever_it_lands(capsys, monkeypatch):
+    """Issue 15 item 8: Ctrl-C is status 130 with one line, in a command and while its parser is built."""
+    import intdot.cli as cli
+
+    def interrupted(args):
+        raise KeyboardInterrupt
+
+    real = cli.build_parser
+
+    def parser_with_interrupt(modules):
+        parser = real(modules)
+        parser._subparsers._group_actions[0].choices["disasm"].set_defaults(func=interrupted)
+        return parser
+
+    monkeypatch.setattr(cli, "build_parser", parser_with_interrupt)
+    assert main(["disasm", "0x4f22f83f"]) == 130
+    assert capsys.readouterr().err == "intdot disasm: interrupted\n"
+
+    def no_parser(modules):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "build_parser", no_parser)
+    assert main(["disasm", "0x4f22f83f"]) == 130
+    assert capsys.readouterr().err == "intdot disasm: interrupted\n"
+
+
+def test_sigint_ends_a_real_process_with_130(tmp_path):
+    """A real SIGINT, sent while `intdot eval -f -` waits on its input, wherever the process is by then."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "intdot", "eval", "-f", "-"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        time.sleep(1.0)
+        os.kill(proc.pid, signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, err
+    assert err.splitlines()[-1].endswith("interrupted") and "Traceback" not in err

@@ -15,10 +15,10 @@ from .core import DotSpec, dot, lane_values, pack, unpack
 __version__ = "0.1.0"
 
 # Subpackages that load on first use, so `import intdot` stays cheap (a command-line call pays it every time).
-_LAZY = ("amd", "arm", "catalog", "gemm")
+_LAZY = ("amd", "arm", "catalog", "gemm", "nvidia")
 
 if TYPE_CHECKING:  # what a type checker and an IDE see: the same names, imported eagerly
-    from . import amd, arm, catalog, gemm  # noqa: F401
+    from . import amd, arm, catalog, gemm, nvidia  # noqa: F401
 
 
 def __getattr__(name):

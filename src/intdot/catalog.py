@@ -21,9 +21,9 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 
-from .core.errors import IntdotError, UnknownInstruction, UnknownTarget, UnsupportedOnTarget
+from .core.errors import IntdotError, OperandError, UnknownInstruction, UnknownTarget, UnsupportedOnTarget
 from .core.features import parse
 from .isa.record import Instruction, spec_fields
 from .isa.registry import ISAS, Availability, check_isa, front_end, front_ends
@@ -33,6 +33,7 @@ __all__ = [
     "PROFILES",
     "AmbiguousInstruction",
     "Availability",
+    "Equivalent",
     "Instruction",
     "NotInCatalog",
     "available",
@@ -202,22 +203,114 @@ def swapped(name) -> bool:
     return isinstance(name, str) and _key(name).lower() in _table().swapped
 
 
-def equivalents(name) -> tuple[Instruction, ...]:
-    """The other records that compute the same dot step as ``name`` (any ISA, any form).
+@dataclass(frozen=True)
+class Equivalent:
+    """How ``record`` computes the same step as the instruction asked about.
 
-    An instruction that takes signedness as arguments (AMD ``sudot4``) is
-    equivalent to one with fixed signedness when some choice of its flags
-    gives the same spec.
+    ``swap``: pass the two sources exchanged (``b`` first).  ``a_signed``/``b_signed``: the
+    flags to pass where ``record`` takes its signedness as arguments (AMD ``sudot4``);
+    ``clamp``: the clamp to pass where it is an argument.  ``given`` holds the asked-about
+    instruction's own arguments under which the equivalence holds (``{}`` where it has none).
+    ``name``, ``isa`` and ``lanes`` are the record's.
+    """
+
+    record: Instruction
+    swap: bool = False
+    a_signed: bool | None = None
+    b_signed: bool | None = None
+    clamp: bool | None = None
+    given: tuple = ()  # ((argument, value), ...) of the asked-about instruction
+
+    @property
+    def name(self) -> str:
+        return self.record.name
+
+    @property
+    def isa(self) -> str:
+        return self.record.isa
+
+    @property
+    def lanes(self) -> str:
+        return self.record.lanes
+
+    def describe(self) -> str:
+        """One line: the record, then how to call it (``sources exchanged``, its flags, its clamp)."""
+        how = []
+        if self.swap:
+            how.append("sources exchanged")
+        if self.a_signed is not None:
+            how.append(f"a_signed={self.a_signed}, b_signed={self.b_signed}")
+        if self.clamp is not None and self.record.clamp is None:
+            how.append(f"clamp={self.clamp}")
+        if self.given:
+            how.append("when " + ", ".join(f"{k}={v}" for k, v in self.given))
+        return self.record.name + (f" ({'; '.join(how)})" if how else "")
+
+
+def _swap(spec):
+    from dataclasses import replace
+
+    return replace(
+        spec,
+        a_width=spec.b_width,
+        b_width=spec.a_width,
+        a_signed=spec.b_signed,
+        b_signed=spec.a_signed,
+        a_first=spec.b_first,
+        b_first=spec.a_first,
+        a_word=spec.b_word,
+        b_word=spec.a_word,
+    )
+
+
+def _configurations(rec: Instruction):
+    """(spec, clamp, a_signed, b_signed, clamp argument) for every way of calling ``rec``."""
+    signs = [(a, b) for a in (False, True) for b in (False, True)] if rec.sign_args else [(None, None)]
+    clamps = (False, True) if rec.clamp is None else (rec.clamp,)
+    for a, b in signs:
+        spec = rec.spec_for(a, b) if rec.sign_args else rec.spec
+        for c in clamps:
+            yield spec, c, a, b, (c if rec.clamp is None else None)
+
+
+@cache
+def _equivalence_index() -> dict:
+    """(spec fields, clamp) -> [(record, a_signed, b_signed, clamp argument)], over every record."""
+    index: dict = {}
+    for r in _table().records:
+        for spec, c, a, b, carg in _configurations(r):
+            index.setdefault((spec_fields(spec), c), []).append((r, a, b, carg))
+    return index
+
+
+def equivalents(name, *, swap: bool = True) -> tuple[Equivalent, ...]:
+    """The other records (any ISA, any form) that compute the same dot step as ``name``, and how to call them.
+
+    Two records are equivalent when some way of calling each (the flags of an instruction that takes its
+    signedness as arguments, the clamp of one that takes it, the sources exchanged where ``swap``) gives
+    the same step: the same lanes read, products, accumulator and rule.  Derived from the records only.
+
+    >>> from intdot import catalog
+    >>> for e in catalog.equivalents("vsudotq_lane_s32"):
+    ...     if e.isa == "amd":
+    ...         print(e.describe())
+    amd.sudot4 (a_signed=True, b_signed=False; clamp=False)
+    amd.sudot4 (sources exchanged; a_signed=False, b_signed=True; clamp=False)
     """
     me = find(name)
-
-    def same(r: Instruction) -> bool:
-        a, b = spec_fields(me.spec), spec_fields(r.spec)
-        if me.sign_args or r.sign_args:
-            return (a[:3], a[5:]) == (b[:3], b[5:])
-        return a == b
-
-    return tuple(r for r in _table().records if r is not me and same(r))
+    index = _equivalence_index()
+    out: dict = {}
+    for spec, c, a, b, carg in _configurations(me):
+        given = tuple((k, v) for k, v in (("a_signed", a), ("b_signed", b), ("clamp", carg)) if v is not None)
+        # A step that reads both sources alike needs no exchange: its exchanged matches are the same ones.
+        for exchanged in (False, True) if swap and _swap(spec) != spec else (False,):
+            key = (spec_fields(_swap(spec) if exchanged else spec), c)
+            for r, ra, rb, rc in index.get(key, ()):
+                if r is me and not exchanged:
+                    continue
+                e = Equivalent(r, exchanged, ra, rb, rc, given)
+                out.setdefault((r.name, exchanged, ra, rb, rc, given), e)
+    return tuple(out.values())
 
 
 # ---------------------------------------------------------------------------
@@ -231,51 +324,62 @@ def _check_profile(profile) -> str:
     return profile
 
 
-def _status(name, target, profile) -> tuple[Instruction, Availability]:
+def _status(name, target, profile, streaming=None) -> tuple[Instruction, Availability]:
     rec = find(name)
     profile = _check_profile(profile)
     fe = front_end(rec.isa)
+    if streaming is not None and not isinstance(streaming, bool):
+        raise OperandError(f"streaming={streaming!r} is not a bool; expected True, False or None (either mode)")
     try:
         t = fe.target(target, profile)
     except UnknownTarget as exc:
         raise UnknownTarget(
             f"{rec.name} is an {fe.title} {fe.noun}, so the target is {fe.target_help}: {exc}"
         ) from None
-    return rec, fe.status(rec, t, profile)
+    if not fe.modes:
+        if streaming is not None:
+            raise OperandError(f"streaming={streaming}: {rec.name} is {fe.title}'s, which has no streaming mode")
+        return rec, fe.status(rec, t, profile)
+    return rec, fe.status(rec, t, profile, streaming)
 
 
-def status(name, target, *, profile: str = "reference") -> Availability:
+def status(name, target, *, profile: str = "reference", streaming: bool | None = None) -> Availability:
     """The whole availability answer: ``ok``, ``why`` (what the target lacks) and ``note`` (a caveat for the
-    same line: another profile's different answer, a mode the instruction needs).
+    same line: another profile's different answer, a mode the instruction needs) and, on Arm, ``mode``:
+    ``both``, ``normal``, ``streaming`` (in streaming mode only) or ``none``.
 
     >>> from intdot import catalog
     >>> print(catalog.status("sudot4", "gfx1030").note)
     clang-19 refuses __builtin_amdgcn_sudot4 there: it needs target feature dot8-insts (profile 'llvm')
     """
-    return _status(name, target, profile)[1]
+    return _status(name, target, profile, streaming)[1]
 
 
-def available(name, target, *, profile: str = "reference") -> bool:
+def available(name, target, *, profile: str = "reference", streaming: bool | None = None) -> bool:
     """Whether the instruction ``name`` (any spelling) exists on ``target``.
 
     Each ISA reads its own targets: AMD families or processors (``CDNA3``,
     ``gfx942``) in the ``reference`` profile (the reference document's table)
     or the ``llvm`` one (clang's target features); Arm ``-march``/``-mcpu``
     strings (``armv9.2-a+sme2``, ``neoverse-v2``), the same in both profiles.
+    ``streaming`` (Arm): ``True`` in a streaming function, ``False`` outside one, ``None`` (default)
+    in either mode; :func:`status` says which modes.
 
     >>> from intdot import catalog
     >>> catalog.available("sdot4", "RDNA2"), catalog.available("sdot4", "RDNA2", profile="llvm")
     (False, True)
     >>> catalog.available("arm.sudot_neon_elem_128", "armv8.2-a+i8mm")
     True
+    >>> catalog.available("svdot_s32_s16", "armv9.2-a+sme2", streaming=False)
+    False
     """
-    return _status(name, target, profile)[1].ok
+    return _status(name, target, profile, streaming)[1].ok
 
 
-def require(name, target, *, profile: str = "reference") -> Instruction:
+def require(name, target, *, profile: str = "reference", streaming: bool | None = None) -> Instruction:
     """The record of ``name`` if ``target`` has it; else :class:`~intdot.errors.UnsupportedOnTarget`
     naming the features the target lacks."""
-    rec, answer = _status(name, target, profile)
+    rec, answer = _status(name, target, profile, streaming)
     if not answer.ok:
         raise UnsupportedOnTarget(answer.why + (f"; {answer.note}" if answer.note else ""))
     return rec

@@ -68,7 +68,7 @@ def dot_spec(form_id: str):
 
 def hand_made_form(form_id: str):
     """A Form without a layout (the executor allows it), or None if this intdot's Form has no ``spec``."""
-    from intdot.arm.insn import Form
+    from intdot.arm import Form
 
     fields = {f.name for f in dataclasses.fields(Form)}
     if "spec" not in fields:

@@ -27,8 +27,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from intdot.arm import State, execute
-from intdot.arm.insn import Insn
+from intdot.arm import Insn, State, execute
 from tests.oracles import missing
 from tests.oracles import qemu as oracle
 

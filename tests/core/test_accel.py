@@ -1,6 +1,8 @@
-"""Which array path "auto" picks: NumPy for one-off small calls, the compiled kernel once hot."""
+"""Which array path "auto" picks: NumPy for one-off calls, the compiled kernel once it pays for itself."""
 
 from __future__ import annotations
+
+import os
 
 import numpy as np
 import pytest
@@ -9,23 +11,80 @@ from intdot.core import DotSpec, accel, dot_arrays
 from tests.reference import ref_dot
 
 
-def test_small_calls_compile_only_once_hot(monkeypatch):
+def _fresh(monkeypatch):
+    """The policy's state as in a new process."""
+    monkeypatch.setattr(accel, "_numpy_work", {})
+    monkeypatch.setattr(accel, "_loaded", set())
+    monkeypatch.delenv("INTDOT_BACKEND", raising=False)
+
+
+def _needs_numba():
     if not accel.numba_available():
         pytest.skip("numba (the 'fast' extra) is not installed")
-    monkeypatch.setattr(accel, "_small_calls", {})
-    monkeypatch.delenv("INTDOT_BACKEND", raising=False)
+
+
+def test_auto_rents_numpy_until_the_kernel_pays_for_itself(monkeypatch):
+    """Issue 15 item 7: a large call used the kernel at once, paying 0.7 s of numba start-up for 0.03 s of work."""
+    _needs_numba()
+    _fresh(monkeypatch)
     spec = DotSpec.packed32(8, False, True, True)
-    picks = [accel.kernel_for(spec, 16) for _ in range(accel.HOT + 2)]
-    assert picks[: accel.HOT] == [None] * accel.HOT
-    assert picks[-1] is not None
-    # Large calls use the kernel at once.
-    assert accel.kernel_for(DotSpec.packed32(4, True, True, False), accel.MIN_AUTO) is not None
+    n = 1 << 20
+    calls = accel.SWITCH_AFTER // n
+    picks = [accel.kernel_for(spec, n) for _ in range(calls + 1)]
+    assert picks[:calls] == [None] * calls and picks[-1] is not None
+    assert accel.kernel_for(spec, 1) is picks[-1]  # bought: every later call, small or large, uses it
+    # Another dot step starts again on the NumPy path: its kernel is another load (or compile).
+    assert accel.kernel_for(DotSpec.packed32(4, True, True, False), n) is None
 
 
-def test_hot_small_calls_stay_exact():
+def test_small_calls_count_their_fixed_cost(monkeypatch):
+    _needs_numba()
+    _fresh(monkeypatch)
+    spec = DotSpec.packed32(8, True, False, True)
+    calls = accel.SWITCH_AFTER // accel.CALL_COST
+    assert all(accel.kernel_for(spec, 16) is None for _ in range(calls))
+    assert accel.kernel_for(spec, 16) is not None
+
+
+def test_forcing_numba_loads_the_kernel_for_auto_too(monkeypatch):
+    _needs_numba()
+    _fresh(monkeypatch)
+    spec = DotSpec.packed32(8, True, True, True)
+    forced = accel.kernel_for(spec, 10, "numba")
+    assert forced is not None
+    assert accel.kernel_for(spec, 10) is forced  # already loaded: no reason to stay on the NumPy path
+    monkeypatch.setenv("INTDOT_BACKEND", "numpy")
+    assert accel.kernel_for(spec, 1 << 20) is None
+
+
+def test_auto_without_numba_stays_on_numpy(monkeypatch):
+    _fresh(monkeypatch)
+    monkeypatch.setattr(accel, "_numba", [False])
+    spec = DotSpec.packed32(8, True, True, True)
+    assert [accel.kernel_for(spec, accel.SWITCH_AFTER) for _ in range(3)] == [None] * 3
+
+
+def test_a_one_off_call_in_a_new_process_does_not_start_numba():
+    """The first array call in a process, however large, runs on the NumPy path: numba is not even imported."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\nimport numpy as np\nfrom intdot import amd\na = np.arange(1 << 20, dtype=np.uint32)\n"
+        "r = amd.sdot4(a, a, a, False)\nprint(r.dtype, 'numba' in sys.modules)\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "INTDOT_BACKEND"}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["int32", "False"]
+
+
+def test_small_calls_stay_exact_across_the_switch(monkeypatch):
+    _fresh(monkeypatch)
+    monkeypatch.setattr(accel, "SWITCH_AFTER", 3 * accel.CALL_COST)
     rng = np.random.default_rng(7)
     spec = DotSpec.packed32(4, True, False, True)
-    for _ in range(accel.HOT + 3):
+    for _ in range(6):
         a, b, c = (rng.integers(0, 2**32, 5, dtype=np.uint64).astype(np.uint32) for _ in range(3))
         got = dot_arrays(spec, a, b, c, neg=True, clamp=True)
         want = [
@@ -35,6 +94,7 @@ def test_hot_small_calls_stay_exact():
             for x, y, z in zip(a, b, c)
         ]
         assert got.tolist() == want
+    assert (spec in accel._loaded) == accel.numba_available()
 
 
 def test_backend_names_are_checked():

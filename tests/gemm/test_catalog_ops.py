@@ -10,13 +10,13 @@ from . import reference_gemm as ref
 from .test_gemm import _acc, _lanes, _rng
 
 
-def _row(spec, clamp_neg):
+def _row(spec, clamp_neg, step=None):
     return (
         spec.a_width,
         spec.a_signed,
         spec.b_width,
         spec.b_signed,
-        spec.lanes,
+        step or spec.lanes,
         spec.acc_bits,
         spec.acc_signed,
         clamp_neg,
@@ -38,7 +38,8 @@ def _distinct():
 def test_every_kind_of_catalog_step(rec):
     flags = {"a_signed": False, "b_signed": True} if rec.sign_args else {}
     spec = rec.spec_for(**flags) if rec.sign_args else rec.spec
-    row = _row(spec, rec.clamp is None)
+    # One instruction's K lanes: the record's step (an mma instruction takes 32 lanes of K, in 4 core words).
+    row = _row(spec, rec.clamp is None, rec.k_step[0] * 8 // spec.a_width)
     rng = _rng("catalog", rec.name)
     a = _lanes(rng, spec.a_width, spec.a_signed, (4, 2 * spec.lanes + 1))
     b = _lanes(rng, spec.b_width, spec.b_signed, (2 * spec.lanes + 1, 3))

@@ -27,7 +27,7 @@ B = np.zeros((4, 3), np.int8)
         (lambda: gemm(A, B, op="sudot4"), OperandTypeError, ["a_signed=None", "b_signed"]),
         (lambda: gemm(A, B, op="sdot4", a_signed=True), OperandTypeError, ["fixed"]),
         (lambda: gemm(A, B.T, op="sdot4"), OperandError, ["K=4", "K=3"]),
-        (lambda: gemm(A[0], B, op="sdot4"), OperandError, ["at least 2 dimensions"]),
+        (lambda: gemm(np.int8(1), B, op="sdot4"), OperandError, ["shape ()", "at least 1 dimension"]),
         (lambda: gemm(A, B, np.full((2, 3), 2**32), op="sdot4"), OperandError, ["c contains 4294967296"]),
         (lambda: gemm(A, B, np.zeros((5, 3)), op="sdot4"), OperandTypeError, ["c has dtype float64"]),
         (lambda: gemm(A, B, np.zeros((5, 3), int), op="sdot4"), OperandError, ["c has shape (5, 3)"]),

@@ -19,6 +19,7 @@ from .target import unavailable_message, where_available
 from .targets import (
     FAMILIES,
     FAMILY_PROCESSORS,
+    FEATURES,
     PROCESSOR_FAMILY,
     PROCESSOR_FEATURES,
     PROFILES,
@@ -113,5 +114,6 @@ FRONT_END = FrontEnd(
     targets=targets,
     noun="builtin",
     profiles=PROFILES,
+    listed_features=FEATURES,
     verbs=frozenset({"eval", "table"}),
 )

@@ -2,8 +2,8 @@
 
 One record per row of :data:`intdot.amdgpu.instructions.INSTRUCTIONS` (isa ``amdgpu``, beside the
 builtins of isa ``amd``).  A target is a processor (``gfx942``); an instruction is there when the
-processor has its LLVM target feature and its generation has an encoding of it.  Both profiles
-answer alike: the instructions are LLVM's.
+processor has its LLVM target feature and its generation has an encoding of it (one profile: the
+instructions are LLVM's).
 """
 
 from __future__ import annotations
@@ -93,7 +93,6 @@ FRONT_END = FrontEnd(
     status=status,
     where=where,
     targets=targets,
-    profiles=("reference", "llvm"),
     parse_text=parse_text,
-    verbs=frozenset(),  # the command line's asm/disasm/exec for amdgpu are the lead's to wire
+    verbs=frozenset({"asm", "disasm", "exec"}),
 )

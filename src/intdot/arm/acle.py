@@ -2,9 +2,12 @@
 
 Every intrinsic of ``arm_neon.h``, ``arm_sve.h`` and ``arm_sme.h`` that
 compiles to an integer SDOT/UDOT/USDOT/SUDOT is here (92 of them), generated
-from the families of the form table: :data:`INTRINSICS` maps each name to
-its form id, C prototype and whether the ACLE swaps the two sources (``svsudot_s32``
-and ``svsudot_za32_s8_vg1x2`` are USDOT with the sources exchanged).
+from the rows of the form table (:data:`intdot.arm.FORMS`) by the ISA layer's
+generator (:mod:`intdot.isa.intrinsics`): each form's ACLE names follow from its
+mnemonic, kind, spec and vector count, and each function computes its form's
+spec.  :data:`INTRINSICS` maps each name to its form id, C prototype and whether
+the ACLE swaps the two sources (``svsudot_s32`` and ``svsudot_za32_s8_vg1x2`` are
+USDOT with the sources exchanged).
 
 The vector types of C become 1-D arrays of their element values, element 0
 first (``int8x16_t`` -> 16 values in [-128, 127], ``svuint16_t`` -> VL/16
@@ -39,7 +42,9 @@ import numpy as np
 
 from ..core.errors import OperandError, OperandTypeError, StateError
 from ..core.values import asarray_exact, check_int, check_word, describe, is_int_scalar
+from ..isa.intrinsics import Intrinsics
 from . import semantics as sem
+from .forms import FORMS
 from .state import LENGTHS, State
 
 
@@ -128,17 +133,16 @@ def _words(x: np.ndarray, spec) -> np.ndarray:
 
 
 class _Types:
-    """The C element types of one intrinsic: accumulator, first argument, second argument."""
+    """The C element types of one intrinsic, read from its form's spec: accumulator, first and second argument."""
 
-    def __init__(self, mnemonic: str, shape: str, swap: bool):
-        self.spec = sem.arm_spec(mnemonic, shape)
-        width, _, bits = sem.SHAPES[shape]
-        a_signed, b_signed = sem.SIGNS[mnemonic]
-        self.acc = _ctype(mnemonic != "udot", bits)
-        first, second = _ctype(a_signed, width), _ctype(b_signed, width)
+    def __init__(self, form, swap: bool):
+        spec = form.spec
+        self.spec = spec
+        self.acc = _ctype(spec.acc_signed, spec.acc_bits)
+        first, second = _ctype(spec.a_signed, spec.a_width), _ctype(spec.b_signed, spec.b_width)
         # The C arguments in order; with swap the second C argument is the instruction's first source.
         self.x, self.y = (second, first) if swap else (first, second)
-        self.width, self.bits, self.swap = width, bits, swap
+        self.width, self.bits, self.swap = spec.a_width, spec.acc_bits, swap
 
 
 # -- NEON ----------------------------------------------------------------------------------------------
@@ -164,41 +168,31 @@ def _neon_impl(func: str, t: _Types, nbytes: int, b_bytes: int, lane: bool):
     return f
 
 
-def _neon_family(mnemonic: str) -> None:
-    prefix = {"sdot": "vdot", "udot": "vdot", "usdot": "vusdot", "sudot": "vsudot"}[mnemonic]
-    t = _Types(mnemonic, "b_s", False)
-    suffix = "_u32" if mnemonic == "udot" else "_s32"
-    cty = {"int8": "int8x", "uint8": "uint8x"}
-    for q in (0, 1):
-        nbytes = 16 if q else 8
-        nres = nbytes // 4
-        rtype = f"{t.acc}x{nres}_t"
-        atype = f"{cty[t.x]}{nbytes}_t"
-        if mnemonic != "sudot":  # SUDOT exists only by element
-            name = f"{prefix}{'q' if q else ''}{suffix}"
-            _define(
-                name,
-                _neon_impl(name, t, nbytes, nbytes, False),
-                ("r", "a", "b"),
-                Intrinsic(
-                    f"{mnemonic}_neon_vec_{64 << q}", f"{rtype} {name}({rtype} r, {atype} a, {cty[t.y]}{nbytes}_t b)"
-                ),
-                f"r[i] + the dot product of the 4 {t.x} of a at 4i and the 4 {t.y} of b at 4i (wrapping mod 2**32).",
-            )
-        for laneq in (0, 1):
-            b_bytes = 16 if laneq else 8
-            name = f"{prefix}{'q' if q else ''}_lane{'q' if laneq else ''}{suffix}"
-            _define(
-                name,
-                _neon_impl(name, t, nbytes, b_bytes, True),
-                ("r", "a", "b", "lane"),
-                Intrinsic(
-                    f"{mnemonic}_neon_elem_{64 << q}",
-                    f"{rtype} {name}({rtype} r, {atype} a, {cty[t.y]}{b_bytes}_t b, const int lane)",
-                ),
-                f"r[i] + the dot product of the 4 {t.x} of a at 4i and the 4 {t.y} of b at 4*lane "
-                f"(lane in 0..{b_bytes // 4 - 1}; wrapping mod 2**32).",
-            )
+def _neon_form(form) -> None:
+    """A NEON form's intrinsics: ``vdot{q}_s32`` (by vector) or ``vdot{q}_lane{q}_s32`` (by element)."""
+    prefix = "vdot" if form.mnemonic in ("sdot", "udot") else f"v{form.mnemonic}"
+    t = _Types(form, False)
+    suffix = f"_{'u' if t.acc.startswith('u') else 's'}32"
+    q = form.layout.consts["q"]
+    nbytes = 16 if q else 8
+    rtype, atype = f"{t.acc}x{nbytes // 4}_t", f"{t.x}x{nbytes}_t"
+    if form.kind == "neon_dot_vec":
+        name = f"{prefix}{'q' if q else ''}{suffix}"
+        _define(
+            _neon_impl(name, t, nbytes, nbytes, False),
+            Intrinsic(form.name, f"{rtype} {name}({rtype} r, {atype} a, {t.y}x{nbytes}_t b)"),
+            f"r[i] + the dot product of the 4 {t.x} of a at 4i and the 4 {t.y} of b at 4i (wrapping mod 2**32).",
+        )
+        return
+    for laneq in (0, 1):
+        b_bytes = 16 if laneq else 8
+        name = f"{prefix}{'q' if q else ''}_lane{'q' if laneq else ''}{suffix}"
+        _define(
+            _neon_impl(name, t, nbytes, b_bytes, True),
+            Intrinsic(form.name, f"{rtype} {name}({rtype} r, {atype} a, {t.y}x{b_bytes}_t b, const int lane)"),
+            f"r[i] + the dot product of the 4 {t.x} of a at 4i and the 4 {t.y} of b at 4*lane "
+            f"(lane in 0..{b_bytes // 4 - 1}; wrapping mod 2**32).",
+        )
 
 
 # -- SVE -----------------------------------------------------------------------------------------------
@@ -248,45 +242,45 @@ def _sv(ctype: str) -> str:
     return f"sv{ctype}_t"
 
 
-def _sve_intrinsic(name: str, mnemonic: str, shape: str, mode: str, form: str, swap: bool = False) -> None:
-    t = _Types(mnemonic, shape, swap)
+def _sve_intrinsic(name: str, form, mode: str, swap: bool = False) -> None:
+    t = _Types(form, swap)
     op3 = f"{t.y}_t op3" if mode == "n" else f"{_sv(t.y)} op3"
     proto = f"{_sv(t.acc)} {name}({_sv(t.acc)} op1, {_sv(t.x)} op2, {op3}" + (
         ", uint64_t imm_index)" if mode == "lane" else ")"
     )
-    lanes = sem.SHAPES[shape][1]
     what = {
         "vec": "the same element of op3",
         "n": "op3 (a scalar, in every lane)",
         "lane": f"element imm_index (0..{128 // t.bits - 1}) of the 128-bit segment of op3 that holds it",
     }[mode]
     _define(
-        name,
         _sve_impl(name, t, mode),
-        ("op1", "op2", "op3") + (("imm_index",) if mode == "lane" else ()),
-        Intrinsic(form, proto, swap),
-        f"Element i of op1 plus the dot product of the {lanes} {t.x} of op2 in element i with those of "
+        Intrinsic(form.name, proto, swap),
+        f"Element i of op1 plus the dot product of the {t.spec.lanes} {t.x} of op2 in element i with those of "
         f"{what}"
         + (" (op2 is the instruction's second source: USDOT with the sources exchanged)" if swap else "")
         + f"; wrapping mod 2**{t.bits}.",
     )
 
 
-def _sve_families() -> None:
-    for mn in ("sdot", "udot"):
-        s, u = ("s", "s") if mn == "sdot" else ("u", "u")
-        for shape, acc, src, tail in (("b_s", 32, 8, ""), ("h_d", 64, 16, "_d"), ("h_s", 32, 16, "_hs")):
-            suffix = f"_{s}{acc}" + (f"_{u}{src}" if shape == "h_s" else "")
-            _sve_intrinsic(f"svdot{suffix}", mn, shape, "vec", f"{mn}_sve_vec{tail}")
-            if shape != "h_s":  # the SVE2.1 2-way forms have no _n spelling
-                _sve_intrinsic(f"svdot_n{suffix}", mn, shape, "n", f"{mn}_sve_vec{tail}")
-            _sve_intrinsic(f"svdot_lane{suffix}", mn, shape, "lane", f"{mn}_sve_indexed{tail}")
-    _sve_intrinsic("svusdot_s32", "usdot", "b_s", "vec", "usdot_sve_vec")
-    _sve_intrinsic("svusdot_n_s32", "usdot", "b_s", "n", "usdot_sve_vec")
-    _sve_intrinsic("svusdot_lane_s32", "usdot", "b_s", "lane", "usdot_sve_indexed")
-    _sve_intrinsic("svsudot_s32", "usdot", "b_s", "vec", "usdot_sve_vec", swap=True)
-    _sve_intrinsic("svsudot_n_s32", "usdot", "b_s", "n", "usdot_sve_vec", swap=True)
-    _sve_intrinsic("svsudot_lane_s32", "sudot", "b_s", "lane", "sudot_sve_indexed")
+def _sve_form(form) -> None:
+    """An SVE form's intrinsics: ``svdot[_n|_lane]_s32`` ...; SVE2.1's 2-way forms have no ``_n``; ``svsudot_s32``
+    and ``svsudot_n_s32`` are USDOT with the sources exchanged (there is no SUDOT by vector)."""
+    spec, mn = form.spec, form.mnemonic
+    modes = ("lane",) if form.kind == "sve_dot_indexed" else ("vec", "n")
+    if mn in ("sdot", "udot"):
+        s = "s" if spec.a_signed else "u"
+        two_way = spec.lanes == 2
+        suffix = f"_{s}{spec.acc_bits}" + (f"_{s}{spec.a_width}" if two_way else "")
+        modes = tuple(m for m in modes if not (two_way and m == "n"))
+        prefix = "svdot"
+    else:
+        suffix, prefix = "_s32", f"sv{mn}"
+    for mode in modes:
+        _sve_intrinsic(f"{prefix}{'' if mode == 'vec' else '_' + mode}{suffix}", form, mode)
+    if mn == "usdot" and form.kind == "sve_dot_vec":
+        for mode in modes:
+            _sve_intrinsic(f"svsudot{'' if mode == 'vec' else '_' + mode}{suffix}", form, mode, swap=True)
 
 
 # -- SME2 ----------------------------------------------------------------------------------------------
@@ -361,80 +355,59 @@ def _sme2_impl(func: str, t: _Types, mode: str, nvec: int):
     return f
 
 
-def _sme2_families() -> None:
-    rows = (
-        [("sdot", "svdot", shape) for shape in ("b_s", "h_s", "h_d")]
-        + [("udot", "svdot", shape) for shape in ("b_s", "h_s", "h_d")]
-        + [("usdot", "svusdot", "b_s"), ("sudot", "svsudot", "b_s")]
+def _sme2_intrinsic(form, prefix: str, swap: bool) -> None:
+    t = _Types(form, swap)
+    mode = {"sme2_dot_single": "single", "sme2_dot_multi": "multi", "sme2_dot_indexed": "lane"}[form.kind]
+    infix = {"single": "_single", "multi": "", "lane": "_lane"}[mode]
+    nvec, bits = form.nvec, t.bits
+    name = f"{prefix}{infix}_za{bits}_{'u' if t.x.startswith('u') else 's'}{t.width}_vg1x{nvec}"
+    zm = f"sv{t.y}x{nvec}_t zm" if mode == "multi" else f"sv{t.y}_t zm"
+    proto = f"void {name}(uint32_t slice, sv{t.x}x{nvec}_t zn, {zm}" + (
+        ", uint64_t imm_index)" if mode == "lane" else ")"
     )
-    for mn, prefix, shape in rows:
-        width, _, bits = sem.SHAPES[shape]
-        tail = {"b_s": "", "h_s": "_hs", "h_d": "_d"}[shape]
-        for mode, infix in (("single", "_single"), ("multi", ""), ("lane", "_lane")):
-            swap = mn == "sudot" and mode == "multi"  # no SUDOT multi-vector instruction: USDOT, exchanged
-            t = _Types("usdot" if swap else mn, shape, swap)
-            form_mn = "usdot" if swap else mn
-            for nvec in (2, 4):
-                name = f"{prefix}{infix}_za{bits}_{t.x[0] if t.x[0] == 'u' else 's'}{width}_vg1x{nvec}"
-                form = f"{form_mn}_sme2_{'indexed' if mode == 'lane' else mode}{tail}_vgx{nvec}"
-                zm = f"sv{t.y}x{nvec}_t zm" if mode == "multi" else f"sv{t.y}_t zm"
-                proto = f"void {name}(uint32_t slice, sv{t.x}x{nvec}_t zn, {zm}" + (
-                    ", uint64_t imm_index)" if mode == "lane" else ")"
-                )
-                what = {
-                    "single": "zm",
-                    "multi": "zm[r]",
-                    "lane": f"element imm_index (0..{128 // bits - 1}) of each 128-bit segment of zm",
-                }[mode]
-                _define(
-                    name,
-                    _sme2_impl(name, t, mode, nvec),
-                    ("slice", "zn", "zm") + (("imm_index",) if mode == "lane" else ()),
-                    Intrinsic(form, proto, swap),
-                    f"ZA array vectors (slice mod vstride) + r * vstride (vstride = SVL/8/{nvec} rows, "
-                    f"r < {nvec}) accumulate, as {bits}-bit elements, the dot products of zn[r] with {what}"
-                    + (" (USDOT with zn and zm exchanged)" if swap else "")
-                    + ". ``za`` or ``state`` (keyword) is updated in place and ZA returned.",
-                    sme2=True,
-                )
+    what = {
+        "single": "zm",
+        "multi": "zm[r]",
+        "lane": f"element imm_index (0..{128 // bits - 1}) of each 128-bit segment of zm",
+    }[mode]
+    _define(
+        _sme2_impl(name, t, mode, nvec),
+        Intrinsic(form.name, proto, swap),
+        f"ZA array vectors (slice mod vstride) + r * vstride (vstride = SVL/8/{nvec} rows, "
+        f"r < {nvec}) accumulate, as {bits}-bit elements, the dot products of zn[r] with {what}"
+        + (" (USDOT with zn and zm exchanged)" if swap else "")
+        + ". ``za`` or ``state`` (keyword) is updated in place and ZA returned.",
+        sme2=True,
+    )
+
+
+def _sme2_form(form) -> None:
+    """An SME2 form's intrinsics: ``svdot[_single|_lane]_za32_s8_vg1x2`` ...; ``svsudot_za32_s8_vg1x2`` (there is
+    no SUDOT multi-vector instruction) is USDOT with zn and zm exchanged."""
+    prefix = "svdot" if form.mnemonic in ("sdot", "udot") else f"sv{form.mnemonic}"
+    _sme2_intrinsic(form, prefix, False)
+    if form.mnemonic == "usdot" and form.kind == "sme2_dot_multi":
+        _sme2_intrinsic(form, "svsudot", True)
 
 
 # -- generation ----------------------------------------------------------------------------------------
 
 
-def _define(name: str, impl, params: tuple[str, ...], record: Intrinsic, summary: str, sme2: bool = False) -> None:
-    """Publish ``impl`` as intrinsic ``name``: a function with the ACLE's argument names and a docstring."""
-
-    P = inspect.Parameter
-    sig = [P(p, P.POSITIONAL_OR_KEYWORD) for p in params]
-    if sme2:
-        sig += [P("za", P.KEYWORD_ONLY, default=None), P("state", P.KEYWORD_ONLY, default=None)]
-
-    def call(*args, **kwargs):
-        try:
-            bound = signature.bind(*args, **kwargs)
-        except TypeError as exc:
-            raise OperandTypeError(f"{name}: {exc}; expected {record.prototype}") from None
-        return impl(
-            *(bound.arguments[p] for p in params),
-            **{k: bound.arguments[k] for k in ("za", "state") if k in bound.arguments},
-        )
-
-    signature = inspect.Signature(sig)
-    call.__name__ = call.__qualname__ = name
-    call.__module__ = __name__
-    call.__signature__ = signature
-    call.__doc__ = f"``{record.prototype}`` ({record.form}).\n\n{summary}\n"
-    globals()[name] = call
-    INTRINSICS[name] = record
+_TABLE = Intrinsics(__name__)
 
 
-_neon_family("sdot")
-_neon_family("udot")
-_neon_family("usdot")
-_neon_family("sudot")
-_sve_families()
-_sme2_families()
+def _define(impl, record: Intrinsic, summary: str, sme2: bool = False) -> None:
+    """Publish ``impl`` as the intrinsic of ``record.prototype``, through the ISA layer's generator."""
+    keywords = (("za", None), ("state", None)) if sme2 else ()
+    fn = _TABLE.define(record.prototype, impl, summary=summary, row=record, keywords=keywords)
+    globals()[fn.__name__] = fn
+    INTRINSICS[fn.__name__] = record
+
+
+_BY_FAMILY = {"neon": _neon_form, "sve": _sve_form, "sme2": _sme2_form}
+for _form in FORMS:
+    _BY_FAMILY[_form.kind.split("_")[0]](_form)
+del _form
 
 #: form id -> the names of its intrinsics.
 BY_FORM: dict[str, tuple[str, ...]] = {}

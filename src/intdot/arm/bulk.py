@@ -1,74 +1,22 @@
-"""Disassembling arrays of words at NumPy speed.
-
-One pass over the words classifies them all (the codec's decision table:
-key bits -> row, then one mask compare); the words are then grouped by row,
-the fields are cut out with shifts and masks, and the text is assembled from
-per-form string tables.  Neighbouring
-template operands are merged into one table while their combined key space
-stays small (at most ``_MAX_TABLE`` entries), so most forms need a single
-string concatenation per word.  The tables are built on first use by the
-scalar printer, so bulk and scalar text cannot differ.
+"""Disassembling arrays of AArch64 words at NumPy speed, through the ISA layer's
+:class:`~intdot.isa.bulk.Printer` over ``FORMS`` (one classifying pass, text from
+per-form string tables built by Arm's own operand printer).
 """
 
 from __future__ import annotations
 
+from functools import cache
+
 import numpy as np
 
 from ..core.errors import OperandError, OperandTypeError, UndefinedEncoding
+from ..isa.bulk import Printer
 from .codec import dispatch
-from .forms import FORMS
-from .records import Field
-from .syntax import format_operand
-
-_MAX_TABLE = 1 << 12
-_TABLES: dict[str, list] = {}
 
 
-def _raw(words: np.ndarray, fld: Field) -> np.ndarray:
-    raw = None
-    for s in fld.slices:
-        part = (words >> np.uint32(s.lo)) & np.uint32((1 << s.width) - 1)
-        raw = part if raw is None else (raw << np.uint32(s.width)) | part
-    return raw
-
-
-def _groups(form):
-    """Template operands merged into groups: [(operand indices, ops in key order)]."""
-    lay = form.layout
-    groups, cur, cur_ops, size = [], [], [], 1
-    for i, t in enumerate(lay.operands):
-        tsize = 1 << sum(lay.fields[op].width for op in t.ops)
-        if cur and size * tsize > _MAX_TABLE:
-            groups.append((cur, cur_ops))
-            cur, cur_ops, size = [], [], 1
-        cur, cur_ops, size = cur + [i], cur_ops + list(t.ops), size * tsize
-    groups.append((cur, cur_ops))
-    return groups
-
-
-def _tables(form):
-    cached = _TABLES.get(form.name)
-    if cached is not None:
-        return cached
-    lay = form.layout
-    out = []
-    for gi, (idx, ops) in enumerate(_groups(form)):
-        widths = [lay.fields[op].width for op in ops]
-        n = 1 << sum(widths)
-        strings = []
-        for key in range(n):
-            values, k = {}, key
-            for op, w in zip(reversed(ops), reversed(widths)):
-                fld = lay.fields[op]
-                values[op] = fld.values[k & ((1 << w) - 1)]
-                k >>= w
-            text = ", ".join(format_operand(lay.operands[i], values) for i in idx)
-            strings.append((form.mnemonic + " " if gi == 0 else ", ") + text)
-        table = np.empty(n, dtype=object)
-        table[:] = strings
-        out.append((ops, widths, table))
-    _TABLES[form.name] = out
-    return out
+@cache
+def printer() -> Printer:
+    return Printer(dispatch(), lambda t, values: t.format(values), lambda form: form.mnemonic + " ")
 
 
 def _as_words(words) -> np.ndarray:
@@ -113,25 +61,7 @@ def disassemble_array(words, /, *, errors: str = "raise") -> np.ndarray:
         raise OperandError(f"errors={errors!r}; expected 'raise' or 'mark'")
     arr = _as_words(words)
     flat = arr.ravel()
-    out = np.empty(flat.shape, dtype=object)
-    idx = dispatch().classify(flat)
-    order = np.argsort(idx, kind="stable")  # a radix sort of int16 row numbers: one more pass
-    counts = np.bincount(idx + 1, minlength=len(FORMS) + 1)
-    bounds = np.concatenate(([0], np.cumsum(counts)))
-    for k in np.flatnonzero(counts[1:]):
-        form = FORMS[k]
-        lay = form.layout
-        sel = order[bounds[k + 1] : bounds[k + 2]]
-        w = flat[sel]
-        text = None
-        for ops, widths, table in _tables(form):
-            key = None
-            for op, width in zip(ops, widths):
-                raw = _raw(w, lay.fields[op])
-                key = raw if key is None else (key << np.uint32(width)) | raw
-            piece = table.take(key.astype(np.intp))
-            text = piece if text is None else text + piece
-        out[sel] = text
+    out, idx = printer().texts(flat)
     done = idx >= 0
     if not done.all():
         bad = np.flatnonzero(~done)

@@ -17,7 +17,7 @@ from ..core import DotSpec
 from ..core.errors import OperandError, OperandTypeError, StateError, UnknownInstruction
 from ..core.values import describe, is_int_scalar
 from . import semantics as sem
-from .insn import Form, Insn
+from .records import Form, Insn
 from .semantics import za_group  # noqa: F401  (re-exported: callers used it from here)
 from .state import State
 
@@ -42,8 +42,8 @@ def _op(insn: Insn, name: str, lo: int, hi: int) -> int:
     """Operand ``name``, within what the semantics can address (``lo..hi``).
 
     The row's narrower encoding ranges (Zm z0-z7, Wv w8-w11, ...) are checked
-    before, by :func:`~intdot.arm.forms.checked_ops`; this guards a hand-made
-    :class:`~intdot.arm.insn.Form` without a layout.
+    before, by :func:`~intdot.arm.records.checked_ops`; this guards a hand-made
+    :class:`~intdot.arm.records.Form` without a layout.
     """
     try:
         v = insn.ops[name]
@@ -180,7 +180,7 @@ def execute(state: State, insn) -> State:
         The register file; modified in place.
     insn : str, int or Insn
         Assembly text (``"sudot v0.4s, v1.16b, v2.4b[3]"``), a 32-bit word,
-        or a decoded :class:`~intdot.arm.insn.Insn`.
+        or a decoded :class:`~intdot.arm.records.Insn`.
 
     Raises
     ------
@@ -210,7 +210,7 @@ def execute(state: State, insn) -> State:
         )
     spec = form_spec(form)
     if form.layout is not None:  # a row of the table: its operands must be encodable
-        from .forms import checked_ops
+        from .records import checked_ops
 
         insn = Insn(form, checked_ops(insn))
     fn(state, insn, spec)

@@ -23,10 +23,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ..core.errors import OperandError, OperandTypeError, UnknownInstruction
-from ..core.values import describe, is_int_scalar
+from ..core.errors import UnknownInstruction
 from .families import Family, validate
-from .records import Form, FormTableError, Insn, Layout
+from .records import Form
 
 # -- NEON (AdvSIMD) -----------------------------------------------------------
 
@@ -297,82 +296,4 @@ def form_named(name: str) -> Form:
     return form
 
 
-def checked_ops(insn) -> dict:
-    """The operands of ``insn`` checked against its row, with the row's constants filled in.
-
-    Every field operand must be present, an ``int`` (NumPy integers too), and
-    one of the values the field can encode; a constant (``q`` of the NEON
-    rows) absent or equal to the row's value; no other operand given.  The
-    encoder and the executor both call this, so an instruction that cannot be
-    encoded cannot be executed either.
-
-    >>> checked_ops(Insn(form_named("sudot_neon_elem_64"), {"vd": 0, "vn": 1, "vm": 2, "index": 3}))
-    {'vd': 0, 'vn': 1, 'vm': 2, 'index': 3, 'q': 0}
-    """
-    if not isinstance(insn, Insn):
-        raise OperandTypeError(f"insn={describe(insn)} has type {type(insn).__name__}; expected an intdot.arm.Insn")
-    form = insn.form
-    if not isinstance(form, Form) or not isinstance(form.layout, Layout):
-        raise OperandTypeError(
-            f"insn.form={describe(form)} is not a row of intdot.arm.FORMS (an intdot.arm.Form with an encoding layout)"
-        )
-    lay, ops = form.layout, insn.ops
-    if not isinstance(ops, Mapping):
-        raise OperandTypeError(f"insn.ops={describe(ops)} is not a mapping of operand names to integers")
-    fields, consts, known = _checks(lay)
-    extra = [k for k in ops if k not in known]
-    if extra:
-        raise OperandError(
-            f"insn.ops has operands {', '.join(map(repr, extra))} that form {form.name} does not "
-            f"have (it has {', '.join(list(lay.fields) + list(lay.consts))})"
-        )
-    out = {}
-    for op, allowed in fields:
-        if op not in ops:
-            raise OperandError(f"insn.ops lacks operand {op!r} of form {form.name}")
-        value = _as_int(ops[op], op, allowed)
-        if value not in allowed:
-            raise OperandError(
-                f"insn.ops[{op!r}]={describe(value)} is out of range for {form.name}; "
-                f"expected {_describe_range(allowed)}"
-            )
-        out[op] = value
-    for op, value in consts:
-        given = ops.get(op, value)
-        if given is not value and (not is_int_scalar(given) or int(given) != value):
-            raise OperandError(
-                f"insn.ops[{op!r}]={describe(given)} does not fit form {form.name} (which has {op}={value})"
-            )
-        out[op] = value
-    return out
-
-
-def _describe_range(allowed: range) -> str:
-    return f"{allowed.start}..{allowed[-1]}" + (f" in steps of {allowed.step}" if allowed.step != 1 else "")
-
-
-def _as_int(value, op: str, allowed: range) -> int:
-    if type(value) is int:  # the common case; NumPy integers are fine too, bools and strings are not
-        return value
-    if not is_int_scalar(value):
-        raise OperandTypeError(
-            f"insn.ops[{op!r}]={describe(value)} has type {type(value).__name__}; "
-            f"expected an int ({_describe_range(allowed)})"
-        )
-    return int(value)
-
-
-_CHECKS: dict = {}
-
-
-def _checks(lay: Layout) -> tuple:
-    """(op, allowed values) per field, the constants, and every operand name, per layout (cached)."""
-    hit = _CHECKS.get(id(lay))
-    if hit is None or hit[0] is not lay:
-        fields = tuple((op, f.values) for op, f in lay.fields.items())
-        hit = (lay, fields, tuple(lay.consts.items()), frozenset(lay.fields) | frozenset(lay.consts))
-        _CHECKS[id(lay)] = hit
-    return hit[1:]
-
-
-__all__ = ["FORMS", "MNEMONICS", "Form", "FormTableError", "checked_ops", "form_named"]
+__all__ = ["FORMS", "MNEMONICS", "Form", "form_named"]

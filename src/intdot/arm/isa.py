@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from ..core.features import evaluate, missing
+from ..core.features import FeatureExpr, evaluate, missing, parse
 from ..isa.record import Instruction, k_step
 from ..isa.registry import Availability, FrontEnd
 from ..isa.targets import Target
@@ -71,16 +71,64 @@ def _cores_with(features: str) -> tuple[str, ...]:
     return tuple(c for c in CORES if evaluate(features, MODEL.target(c).features))
 
 
-def status(rec: Instruction, t: Target, profile: str) -> Availability:
-    lack = missing(rec.features, t.features)
-    if lack is None:
-        return Availability(True)
-    cores = _cores_with(rec.features)
+def _pick(expr: FeatureExpr, streaming: bool) -> FeatureExpr:
+    """The alternative of each *any of* that holds in one mode: SVE's ``sve|sme`` is ``sve`` outside
+    streaming mode and ``sme`` in it (``sve2p1|sme2`` likewise)."""
+    if expr.op == "name":
+        return expr
+    parts = [_pick(c, streaming) for c in expr.value]
+    if expr.op == "any":
+        sme = [c for c in parts if any(n.startswith("sme") for n in c.names)]
+        other = [c for c in parts if c not in sme]
+        chosen = (sme if streaming else other) or parts
+        return chosen[0] if len(chosen) == 1 else FeatureExpr("any", tuple(chosen))
+    return FeatureExpr("all", tuple(parts))
+
+
+@cache
+def modes(form) -> tuple[str | None, str | None]:
+    """(features outside streaming mode, features in streaming mode) of a form; None where the mode never runs
+    it.  NEON runs in streaming mode only with ``sme-fa64``; SVE's alternatives split by mode; SME2 is
+    streaming only (the architecture's rules; tests check them against clang-19's diagnostics)."""
+    expr = parse(form.features)
+    if form.kind.startswith("sme2"):
+        return None, str(expr)
+    if form.kind.startswith("neon"):
+        return str(expr), f"{expr}+sme-fa64"
+    return str(_pick(expr, False)), str(_pick(expr, True))
+
+
+def status(rec: Instruction, t: Target, profile: str, streaming: bool | None = None) -> Availability:
+    normal, stream = modes(rec.row)
+    in_normal = normal is not None and missing(normal, t.features) is None
+    in_stream = stream is not None and missing(stream, t.features) is None
+    mode = {(True, True): "both", (True, False): "normal", (False, True): "streaming"}.get(
+        (in_normal, in_stream), "none"
+    )
+    ok = {None: in_normal or in_stream, True: in_stream, False: in_normal}[streaming]
+    note = ""
+    if mode == "streaming" and streaming is None:
+        needs = "" if stream == str(parse(rec.features)) else f"; needs {stream}"
+        note = f"in streaming mode only (an __arm_streaming function{needs})"
+    elif mode == "normal" and streaming is None and stream is not None and "sme" in t.features:
+        # Only a target with SME has a streaming mode for this to matter in.
+        note = f"outside streaming mode only (in streaming mode it needs {stream})"
+    if ok:
+        return Availability(True, "", note, mode)
+    want = {None: rec.features, True: stream, False: normal}[streaming]
+    where = {None: "", True: " in streaming mode", False: " outside streaming mode"}[streaming]
+    if want is None:
+        never = "outside" if streaming is False else "in"
+        return Availability(False, f"{rec.name} ({rec.syntax}) never runs {never} streaming mode", note, mode)
+    lack = missing(want, t.features)
+    cores = _cores_with(want)
     shown = ", ".join(cores[:8]) + (f" and {len(cores) - 8} more" if len(cores) > 8 else "") if cores else "none"
     return Availability(
         False,
-        f"{rec.name} ({rec.syntax}) is not available on {t.name}: it requires {rec.features}, and "
+        f"{rec.name} ({rec.syntax}) is not available on {t.name}{where}: it requires {want}, and "
         f"{t.name} lacks {lack}; cores that have it: {shown}",
+        note,
+        mode,
     )
 
 
@@ -114,7 +162,8 @@ FRONT_END = FrontEnd(
     status=status,
     where=where,
     targets=targets,
-    profiles=("reference", "llvm"),
+    listed_features=("simd", "dotprod", "i8mm", "sve", "sve2", "sve2p1", "sme", "sme2", "sme2p1", "sme-i16i64"),
     parse_text=parse_text,
     verbs=frozenset({"asm", "disasm", "exec"}),
+    modes=True,
 )

@@ -2,9 +2,9 @@
 
 ``Form`` is one row of the instruction-form table (built by
 ``intdot.arm.families``); ``Insn`` is one instruction: a form plus its operand
-values.  ``Slice``/``Field``/``Operand``/``Layout`` describe a row's encoding
-and syntax (``Form.layout``), which the codec, the text module and the bulk
-disassembler read; the executor needs only ``kind``, ``spec`` and ``nvec``.
+values.  A row's encoding and syntax are an :class:`intdot.isa.encoding.Layout`
+(``Form.layout``) whose operands are this module's :class:`Operand` (Arm's
+operand grammar); the executor needs only ``kind``, ``spec`` and ``nvec``.
 
 Operand names in ``Insn.ops`` are architectural values, already unscaled
 (``zn`` is the register number, not the encoded Zn field divided by 2):
@@ -31,7 +31,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..core.errors import OperandError, OperandTypeError
 from ..core.spec import DotSpec
+from ..core.values import describe, is_int_scalar
 
 SEMANTIC_KINDS = (
     "neon_dot_vec",
@@ -42,10 +44,6 @@ SEMANTIC_KINDS = (
     "sme2_dot_multi",
     "sme2_dot_indexed",
 )
-
-
-class FormTableError(Exception):
-    """The table itself is inconsistent (a bug in the table, not user input)."""
 
 
 def make_spec(
@@ -61,8 +59,8 @@ class Form:
 
     ``features`` is an expression over LLVM's feature names: ``+`` all of,
     ``|`` any of, parentheses (``"i8mm+(sve|sme)"``).  ``layout`` holds the
-    encoding and syntax (:class:`Layout`); readers other than the codec and
-    the text module should not depend on its internals.
+    encoding and syntax (:class:`intdot.isa.encoding.Layout`); readers other
+    than the codec and the text module should not depend on its internals.
     """
 
     name: str  # stable id, e.g. "sdot_neon_vec_128"
@@ -81,15 +79,13 @@ class Form:
     def b_signed(self) -> bool:
         return self.spec.b_signed
 
-    @property
-    def feature(self) -> str:
-        """Alias of :attr:`features` (the older name)."""
-        return self.features
-
 
 @dataclass(frozen=True)
 class Insn:
-    """One instruction: a form and its operand values (see the table above)."""
+    """One instruction: a form and its operand values (see the table above).
+
+    ``word`` and ``text`` are its encoding and LLVM's text of it.
+    """
 
     form: Form
     ops: Mapping[str, int]
@@ -99,88 +95,17 @@ class Insn:
 
     @property
     def word(self) -> int:
-        """The 32-bit encoding (``intdot.arm.encode``)."""
-        return _hook("encode")(self)
+        """The 32-bit encoding (operands checked by :func:`checked_ops`)."""
+        return self.form.layout.encode(checked_ops(self))
 
     @property
     def text(self) -> str:
-        """LLVM's canonical assembly text (``intdot.arm.asm.format_insn``)."""
-        return _hook("format")(self)
+        """LLVM's canonical assembly text (operands checked by :func:`checked_ops`)."""
+        checked_ops(self)
+        return self.form.mnemonic + " " + ", ".join(t.format(self.ops) for t in self.form.layout.operands)
 
     def __str__(self) -> str:
         return self.text
-
-
-# The codec and the text module register their functions here when they load
-# (importing any part of intdot.arm loads them, through the package's __init__),
-# so Insn.word/.text work without this bottom module importing upward.
-_HOOKS: dict = {}
-
-
-def _hook(name: str):
-    return _HOOKS[name]
-
-
-@dataclass(frozen=True)
-class Slice:
-    """A named run of bits ``hi..lo`` of the word (one encoding field or part of one)."""
-
-    name: str
-    hi: int
-    lo: int
-
-    @property
-    def width(self) -> int:
-        return self.hi - self.lo + 1
-
-
-@dataclass(frozen=True)
-class Field:
-    """One operand's encoding: the slices holding it and how bits map to the value.
-
-    The raw value is the concatenation of ``slices`` (most significant first,
-    as in ``M:Rm`` or ``H:L``); the operand value is ``raw * scale + base``
-    (``Zn*2`` has scale 2, ``Rv+8`` has base 8).
-    """
-
-    op: str
-    spec: str  # as written in the family: "M:Rm", "Zn*2", "Rv+8"
-    slices: tuple[Slice, ...]
-    scale: int = 1
-    base: int = 0
-    # derived once (every reader asks for them): bits, word mask, every encodable value in order
-    width: int = field(init=False, repr=False, compare=False)
-    mask: int = field(init=False, repr=False, compare=False)
-    values: range = field(init=False, repr=False, compare=False)
-
-    def __post_init__(self):
-        width = sum(s.width for s in self.slices)
-        object.__setattr__(self, "width", width)
-        object.__setattr__(self, "mask", sum(((1 << s.width) - 1) << s.lo for s in self.slices))
-        object.__setattr__(self, "values", range(self.base, self.base + self.scale * (1 << width), self.scale))
-
-    @property
-    def mapping(self) -> str:
-        if self.base:
-            return "offset register"
-        if self.scale != 1:
-            return "scaled register"
-        return "register" if self.op[0] in "vzw" else "immediate"
-
-    def extract(self, word: int) -> int:
-        raw = 0
-        for s in self.slices:
-            raw = (raw << s.width) | ((word >> s.lo) & ((1 << s.width) - 1))
-        return raw * self.scale + self.base
-
-    def insert(self, value: int) -> int:
-        """The word bits for ``value`` (which must be in :attr:`values`)."""
-        raw = (value - self.base) // self.scale
-        word = 0
-        for s in reversed(self.slices):
-            word |= (raw & ((1 << s.width) - 1)) << s.lo
-            raw >>= s.width
-        return word
 
 
 @dataclass(frozen=True)
@@ -199,23 +124,96 @@ class Operand:
     indexed: bool = False
     n: int = 1  # zlist length / za vgx
 
-
-@dataclass(frozen=True)
-class Layout:
-    """Encoding and syntax of one form (``Form.layout``)."""
-
-    bits: str  # the bit pattern with the family's parameters filled in
-    mask: int
-    match: int
-    slices: tuple[Slice, ...]
-    fields: Mapping[str, Field]
-    consts: Mapping[str, int]
-    syntax: str
-    operands: tuple[Operand, ...]
-    family: str = ""
-
-    def field(self, op: str) -> Field:
-        return self.fields[op]
+    def format(self, ops) -> str:
+        """This operand with the values ``ops``, as LLVM prints it."""
+        if self.kind == "vreg":
+            s = f"{self.prefix}{ops[self.ops[0]]}.{self.suffix}"
+            return f"{s}[{ops[self.ops[1]]}]" if self.indexed else s
+        if self.kind == "za":
+            return f"za.{self.suffix}[w{ops[self.ops[0]]}, {ops[self.ops[1]]}, vgx{self.n}]"
+        regs = [(ops[self.ops[0]] + k) % 32 for k in range(self.n)]
+        if self.n > 2 and regs[-1] > regs[0]:  # LLVM prints a run of four as a range unless it wraps
+            return f"{{ z{regs[0]}.{self.suffix} - z{regs[-1]}.{self.suffix} }}"
+        return "{ " + ", ".join(f"z{r}.{self.suffix}" for r in regs) + " }"
 
 
-__all__ = ["SEMANTIC_KINDS", "Field", "Form", "FormTableError", "Insn", "Layout", "Operand", "Slice", "make_spec"]
+def checked_ops(insn) -> dict:
+    """The operands of ``insn`` checked against its row, with the row's constants filled in.
+
+    Every field operand must be present, an ``int`` (NumPy integers too), and
+    one of the values the field can encode; a constant (``q`` of the NEON
+    rows) absent or equal to the row's value; no other operand given.  The
+    encoder and the executor both call this, so an instruction that cannot be
+    encoded cannot be executed either.
+
+    >>> from intdot.arm.forms import form_named
+    >>> checked_ops(Insn(form_named("sudot_neon_elem_64"), {"vd": 0, "vn": 1, "vm": 2, "index": 3}))
+    {'vd': 0, 'vn': 1, 'vm': 2, 'index': 3, 'q': 0}
+    """
+    if not isinstance(insn, Insn):
+        raise OperandTypeError(f"insn={describe(insn)} has type {type(insn).__name__}; expected an intdot.arm.Insn")
+    form = insn.form
+    if not isinstance(form, Form) or form.layout is None:
+        raise OperandTypeError(
+            f"insn.form={describe(form)} is not a row of intdot.arm.FORMS (an intdot.arm.Form with an encoding layout)"
+        )
+    lay, ops = form.layout, insn.ops
+    if not isinstance(ops, Mapping):
+        raise OperandTypeError(f"insn.ops={describe(ops)} is not a mapping of operand names to integers")
+    fields, consts, known = _checks(lay)
+    extra = [k for k in ops if k not in known]
+    if extra:
+        raise OperandError(
+            f"insn.ops has operands {', '.join(map(repr, extra))} that form {form.name} does not "
+            f"have (it has {', '.join(list(lay.fields) + list(lay.consts))})"
+        )
+    out = {}
+    for op, allowed in fields:
+        if op not in ops:
+            raise OperandError(f"insn.ops lacks operand {op!r} of form {form.name}")
+        value = _as_int(ops[op], op, allowed)
+        if value not in allowed:
+            raise OperandError(
+                f"insn.ops[{op!r}]={describe(value)} is out of range for {form.name}; "
+                f"expected {_describe_range(allowed)}"
+            )
+        out[op] = value
+    for op, value in consts:
+        given = ops.get(op, value)
+        if given is not value and (not is_int_scalar(given) or int(given) != value):
+            raise OperandError(
+                f"insn.ops[{op!r}]={describe(given)} does not fit form {form.name} (which has {op}={value})"
+            )
+        out[op] = value
+    return out
+
+
+def _describe_range(allowed: range) -> str:
+    return f"{allowed.start}..{allowed[-1]}" + (f" in steps of {allowed.step}" if allowed.step != 1 else "")
+
+
+def _as_int(value, op: str, allowed: range) -> int:
+    if type(value) is int:  # the common case; NumPy integers are fine too, bools and strings are not
+        return value
+    if not is_int_scalar(value):
+        raise OperandTypeError(
+            f"insn.ops[{op!r}]={describe(value)} has type {type(value).__name__}; "
+            f"expected an int ({_describe_range(allowed)})"
+        )
+    return int(value)
+
+
+_CHECKS: dict = {}
+
+
+def _checks(lay) -> tuple:
+    """(op, allowed values) per field, the constants, and every operand name, per layout (cached)."""
+    hit = _CHECKS.get(id(lay))
+    if hit is None or hit[0] is not lay:
+        fields = tuple((op, f.values) for op, f in lay.fields.items())
+        hit = (lay, fields, tuple(lay.consts.items()), frozenset(lay.fields) | frozenset(lay.consts))
+        _CHECKS[id(lay)] = hit
+    return hit[1:]
+
+
+__all__ = ["SEMANTIC_KINDS", "Form", "Insn", "Operand", "checked_ops", "make_spec"]

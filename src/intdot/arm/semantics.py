@@ -20,41 +20,9 @@ nothing here multiplies lanes.
 
 from __future__ import annotations
 
-from functools import cache
-
 import numpy as np
 
 from ..core import DotSpec, dot_arrays
-
-#: Lane signedness (first source, second source) of each mnemonic.
-SIGNS = {"sdot": (True, True), "udot": (False, False), "usdot": (False, True), "sudot": (True, False)}
-
-#: Element sizes of the three Arm dot shapes: name -> (lane width, lanes, accumulator bits).
-#: "b_s": 8-bit lanes into .s; "h_d": 16-bit lanes into .d; "h_s": 2-way 16-bit into .s (SVE2.1/SME2).
-SHAPES = {"b_s": (8, 4, 32), "h_d": (16, 4, 64), "h_s": (16, 2, 32)}
-
-
-@cache
-def make_spec(width: int, lanes: int, a_signed: bool, b_signed: bool, acc_bits: int, acc_signed: bool) -> DotSpec:
-    """The core's spec for equal-width lanes (every Arm dot form multiplies equal widths)."""
-    return DotSpec(width, width, lanes, a_signed, b_signed, acc_bits=acc_bits, acc_signed=acc_signed)
-
-
-def arm_spec(mnemonic: str, shape: str = "b_s") -> DotSpec:
-    """The spec of ``mnemonic`` (sdot/udot/usdot/sudot) in ``shape`` (a key of :data:`SHAPES`).
-
-    The accumulator reads as signed except for UDOT (its result type is
-    unsigned; the bits are the same, as the sum wraps).
-
-    >>> s = arm_spec("usdot")
-    >>> (s.a_signed, s.b_signed, s.a_width, s.lanes, s.acc_bits, s.acc_signed)
-    (False, True, 8, 4, 32, True)
-    >>> arm_spec("udot", "h_d").result_dtype.__name__
-    'uint64'
-    """
-    a_signed, b_signed = SIGNS[mnemonic]
-    width, n, bits = SHAPES[shape]
-    return make_spec(width, n, a_signed, b_signed, bits, mnemonic != "udot")
 
 
 def word_dtype(spec: DotSpec) -> np.dtype:

@@ -16,10 +16,9 @@ from dataclasses import dataclass
 
 from ..core.errors import AsmSyntaxError, OperandConstraintError, OperandTypeError, UnknownInstruction
 from ..core.values import small_decimal
-from .codec import encode
 from .forms import FORMS, MNEMONICS
 from .immediates import read_integer
-from .records import _HOOKS, Form, Insn, Operand
+from .records import Form, Insn, Operand
 
 _BY_MNEMONIC: dict[str, list[Form]] = {}
 for _f in FORMS:
@@ -408,31 +407,12 @@ def _op_order(form: Form) -> list[str]:
     return order + [k for k in form.layout.consts if k not in order]
 
 
-def _zlist(first: int, n: int, suffix: str) -> str:
-    regs = [(first + k) % 32 for k in range(n)]
-    if n > 2 and regs[-1] > regs[0]:  # LLVM prints a run of four as a range unless it wraps
-        return f"{{ z{regs[0]}.{suffix} - z{regs[-1]}.{suffix} }}"
-    return "{ " + ", ".join(f"z{r}.{suffix}" for r in regs) + " }"
-
-
-def format_operand(t: Operand, ops) -> str:
-    """One operand of the template, as LLVM prints it."""
-    if t.kind == "vreg":
-        s = f"{t.prefix}{ops[t.ops[0]]}.{t.suffix}"
-        return f"{s}[{ops[t.ops[1]]}]" if t.indexed else s
-    if t.kind == "za":
-        return f"za.{t.suffix}[w{ops[t.ops[0]]}, {ops[t.ops[1]]}, vgx{t.n}]"
-    return _zlist(ops[t.ops[0]], t.n, t.suffix)
-
-
 def format_insn(insn: Insn, *, check: bool = True) -> str:
     """LLVM's canonical text of an instruction (its operands checked through
-    :func:`~intdot.arm.codec.encode` unless ``check=False``, for instructions the decoder made)."""
+    :func:`~intdot.arm.records.checked_ops` unless ``check=False``, for instructions the decoder made)."""
     if check:
-        encode(insn)
-    return insn.form.mnemonic + " " + ", ".join(format_operand(t, insn.ops) for t in insn.form.layout.operands)
+        return insn.text
+    return insn.form.mnemonic + " " + ", ".join(t.format(insn.ops) for t in insn.form.layout.operands)
 
 
-_HOOKS["format"] = format_insn
-
-__all__ = ["format_insn", "format_operand", "parse", "split_line"]
+__all__ = ["format_insn", "parse", "split_line"]

@@ -17,7 +17,7 @@ import sys
 from ..core.errors import IntdotError
 
 # Modules of this package that add subcommands, in the order --help lists them.
-COMMAND_MODULES = ("amd", "arm", "disasm", "arm_exec", "catalog", "demo")
+COMMAND_MODULES = ("amd", "arm", "disasm", "arm_exec", "catalog", "demo", "run")
 # Which module adds each command, so that a command line loads only the module it runs
 # (tests/test_cli_main.py checks this against what the modules register).
 COMMANDS = {
@@ -29,17 +29,19 @@ COMMANDS = {
     "list": "catalog",
     "available": "catalog",
     "demo": "demo",
+    "run": "run",
 }
 
 EXIT_ERROR = 1  # an IntdotError: bad input, unsupported instruction, ...
 EXIT_USAGE = 2  # argparse's own exit status for bad command lines
 EXIT_BUG = 3  # an exception intdot did not mean to raise: a bug, reported in one line
+EXIT_INTERRUPTED = 130  # Ctrl-C (SIGINT): 128 + the signal's number, as shells report a process it ended
 
 EXIT_STATUS_HELP = (
     "exit status: 0 success; 1 bad input (one line 'intdot COMMAND: error: ...' on stderr, "
     "plus the text and a caret under the column for a syntax error); 2 usage error (the "
     "command's usage on stderr); 3 internal error (a bug in intdot: please report it; "
-    "INTDOT_DEBUG=1 shows the traceback)"
+    "INTDOT_DEBUG=1 shows the traceback); 130 interrupted (Ctrl-C)"
 )
 
 
@@ -125,6 +127,16 @@ def _modules_for(argv) -> tuple:
 
 def main(argv: list[str] | None = None) -> int:
     """Run one command line; returns the exit status (see ``EXIT_STATUS_HELP``)."""
+    try:
+        return _main(argv)
+    except KeyboardInterrupt:  # before the command ran: while its modules were imported or its line parsed
+        words = sys.argv[1:] if argv is None else argv
+        command = f" {words[0]}" if words and words[0] in COMMANDS else ""
+        _say(f"intdot{command}: interrupted")
+        return EXIT_INTERRUPTED
+
+
+def _main(argv: list[str] | None) -> int:
     parser = build_parser(_modules_for(sys.argv[1:] if argv is None else argv))
     args = _parse(parser, argv)
     if not getattr(args, "func", None):
@@ -156,8 +168,8 @@ def main(argv: list[str] | None = None) -> int:
         _say(f"intdot {args.command}: error: {exc.strerror or exc}" + (f": {exc.filename}" if exc.filename else ""))
         return EXIT_ERROR
     except KeyboardInterrupt:
-        print(f"intdot {args.command}: interrupted", file=sys.stderr)
-        return 130
+        _say(f"intdot {args.command}: interrupted")
+        return EXIT_INTERRUPTED
     except Exception as exc:  # noqa: BLE001 - the promise is: no traceback, whatever happened
         if os.environ.get("INTDOT_DEBUG", "") not in ("", "0"):
             raise

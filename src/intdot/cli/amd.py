@@ -9,6 +9,7 @@ import json
 import sys
 
 from ..core.errors import IntdotError, OperandError
+from . import isa_option
 from .inputs import at_line, read_text, source_name
 
 EVAL_EPILOG = """\
@@ -74,7 +75,16 @@ def register(subparsers) -> None:
         help="print a JSON object per expression: value, hex, builtin, target, profile, ...",
     )
     p.add_argument("--fail-fast", action="store_true", help="with -f: stop at the first line that fails")
-    p.set_defaults(func=_eval)
+    p.add_argument(
+        "--set",
+        dest="sets",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="--isa x86: give a name used in the call a value (a vector literal [..], a hex register or a mask)",
+    )
+    isa_option.add(p, "eval", "amd")
+    p.set_defaults(func=lambda args: isa_option.dispatch(args, "eval", "amd", _eval))
 
     t = subparsers.add_parser(
         "table",
@@ -101,6 +111,12 @@ def register(subparsers) -> None:
         dest="fmt",
         help="output format (default: text)",
     )
+    t.add_argument(
+        "--plot",
+        metavar="FILE",
+        help="instead: draw which instructions of every ISA compute the same dot step (the catalog's "
+        "equivalence matrix) to FILE (.png, .svg or .pdf; needs matplotlib)",
+    )
     t.set_defaults(func=_table)
 
 
@@ -117,11 +133,28 @@ def _eval(args) -> int:
         if args.explain:
             for line in explain(ev):
                 print(line)
+            for line in _lowering(ev):
+                print(line)
         print(result_line(ev))
         return 0
     if args.expr is not None:
         raise OperandError(f"EXPR {args.expr!r} and --file {args.file!r} both given; use one")
     return _batch(args)
+
+
+def _lowering(ev) -> list[str]:
+    """With a processor as the target: the instruction clang-19 emits for the call (intdot.amdgpu.lowering)."""
+    if not ev.target or not ev.target.lower().startswith("gfx"):
+        return []
+    from ..amdgpu import lowering
+    from ..core.errors import IntdotError
+
+    flags = {"src0_signed": ev.src0_signed, "src1_signed": ev.src1_signed} if ev.row.layout == "sudot" else {}
+    try:
+        low = lowering(ev.row.name, ev.target, clamp=ev.clamp, **flags)
+    except IntdotError as exc:
+        return [f"  instruction: none: {exc}"]
+    return [f"  instruction (clang-19 on {ev.target}): {low.text}"]
 
 
 def _batch(args) -> int:
@@ -222,6 +255,13 @@ def _render(title: str, header: list[str], rows: list[list[str]], fmt: str, data
 
 def _table(args) -> int:
     from ..amd import BUILTINS, availability, processors
+
+    if args.plot is not None:
+        from .equivalence import check_plot_path, plot
+
+        check_plot_path(args.plot)
+        print(f"plot written to {plot(args.plot)}")
+        return 0
 
     by = "processor" if args.processors else "family"
     if not args.diff:

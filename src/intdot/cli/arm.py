@@ -7,6 +7,7 @@ import json
 import re
 
 from ..core.errors import IntdotError, OperandError
+from . import isa_option
 from .fields import field_record, field_text
 from .inputs import at_line, pieces, read_text, source_name
 
@@ -34,7 +35,8 @@ def register(subparsers) -> None:
     p.add_argument("-f", "--file", metavar="FILE", help="instructions from FILE, one a line ('-' for stdin)")
     p.add_argument("--fields", action="store_true", help="show a bit-field diagram of each word")
     p.add_argument("--json", action="store_true", help="print JSON (a list of objects)")
-    p.set_defaults(func=run_asm)
+    isa_option.add(p, "asm", "arm")
+    p.set_defaults(func=lambda args: isa_option.dispatch(args, "asm", "arm", run_asm))
 
 
 def split_instructions(args: list[str]) -> list[str]:

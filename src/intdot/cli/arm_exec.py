@@ -8,6 +8,7 @@ import re
 import sys
 
 from ..core.errors import IntdotError, OperandError, StateError, UndefinedEncoding
+from . import isa_option
 from .inputs import at_line, check_path, pieces, read_text, source_name
 
 _HELP = """\
@@ -106,7 +107,8 @@ def register(subparsers) -> None:
     p.add_argument(
         "--json", action="store_true", help="print JSON: vl, svl, streaming, steps (insn, word, changed), show, state"
     )
-    p.set_defaults(func=run_exec)
+    isa_option.add(p, "exec", "arm")
+    p.set_defaults(func=lambda args: isa_option.dispatch(args, "exec", "arm", run_exec))
 
 
 def _expand(token: str, where: str) -> list[int]:

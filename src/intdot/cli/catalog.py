@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 import json
 
+from ..catalog import PROFILES
 from ..core.errors import UnknownTarget, UnsupportedOnTarget
+from ..isa.registry import ISAS
 
 LIST_EPILOG = """\
 examples:
@@ -14,6 +16,7 @@ examples:
   intdot list sdot --json
   intdot list --target gfx1100 --profile llvm
   intdot list --targets --isa arm
+  intdot list --equivalent vpdpbusd
 
 Columns: the catalog name, the lanes of each operand per step (count x
 signedness and width; ? = chosen by an argument), the accumulator, the
@@ -33,9 +36,6 @@ spells several instructions (a mnemonic such as sdot) is available where any of
 them is, and the line says which.
 """
 
-# The Arm extensions that gate some dot form, in the order the target listing shows them.
-_ARM_DOT_FEATURES = ("simd", "dotprod", "i8mm", "sve", "sve2", "sve2p1", "sme", "sme2", "sme2p1", "sme-i16i64")
-
 
 def register(subparsers) -> None:
     p = subparsers.add_parser(
@@ -53,21 +53,25 @@ def register(subparsers) -> None:
         metavar="NAME",
         help="only the instructions these names spell (builtin, ACLE intrinsic, mnemonic, assembly line)",
     )
-    p.add_argument("--isa", choices=("amd", "arm"), help="only this ISA")
+    p.add_argument("--isa", choices=ISAS, help="only this ISA")
     p.add_argument(
         "--target",
         metavar="T",
-        help="only what target T has: an AMD family or processor (CDNA3, gfx942) or an Arm "
-        "architecture or core (armv9.2-a+sme2, neoverse-v2)",
+        help="only what target T has: " + "; ".join(f"{fe.title}: {fe.target_help}" for fe in _front_ends()),
     )
     p.add_argument(
         "--profile",
-        choices=("reference", "llvm"),
+        choices=PROFILES,
         default="reference",
-        help="AMD availability: the reference's table (default) or clang's target features",
+        help="availability per the reference specs (default) or per clang/LLVM 19, where they differ (AMD)",
     )
     p.add_argument("--syntax", action="store_true", help="add a column with the C signature or assembly template")
     p.add_argument("--targets", action="store_true", help="list the known targets and their dot features instead")
+    p.add_argument(
+        "--equivalent",
+        metavar="NAME",
+        help="instead: the instructions of every ISA that compute the same step as NAME, and how to call them",
+    )
     p.add_argument("--json", action="store_true", help="machine-readable output: a JSON array")
     p.set_defaults(func=_list)
 
@@ -85,38 +89,51 @@ def register(subparsers) -> None:
     a.add_argument("target", metavar="TARGET", help="gfx942, CDNA3, neoverse-v2, armv8.2-a+dotprod, ...")
     a.add_argument(
         "--profile",
-        choices=("reference", "llvm"),
+        choices=PROFILES,
         default="reference",
-        help="AMD availability: the reference's table (default) or clang's target features",
+        help="availability per the reference specs (default) or per clang/LLVM 19, where they differ (AMD)",
+    )
+    a.add_argument("--json", action="store_true", help="machine-readable output: a JSON object")
+    a.add_argument(
+        "--mode",
+        choices=("any", "normal", "streaming"),
+        default="any",
+        help="Arm: available in either mode (default; the line says if in one only), outside streaming "
+        "mode, or in a streaming (__arm_streaming) function",
     )
     a.set_defaults(func=_available)
 
 
+def _front_ends():
+    from ..isa.registry import front_ends
+
+    return front_ends()
+
+
 def _target_isa(target: str, profile: str, isa: str | None) -> str:
-    """Which ISA a target name belongs to (AMD names are tried first: they cannot be Arm names)."""
-    from ..amd.targets import canonical_name
-    from ..arm.targets import target as arm_target
+    """Which ISA a target name belongs to: the first front end (registry order) that reads it."""
+    from ..isa.registry import front_end
 
-    if isa in (None, "amd"):
+    errors = []
+    for fe in [front_end(isa)] if isa else _front_ends():
         try:
-            canonical_name(target, profile)
-            return "amd"
-        except UnknownTarget as amd_error:
-            if isa == "amd":
+            fe.target(target, profile)
+            return fe.isa
+        except UnknownTarget as exc:
+            if isa:
                 raise
-            amd_reason = amd_error
-    try:
-        arm_target(target)
-        return "arm"
-    except UnknownTarget as arm_error:
-        if isa == "arm":
-            raise
-        raise UnknownTarget(
-            f"target={target!r} is neither an AMD target ({amd_reason}) nor an Arm one ({arm_error})"
-        ) from None
+            errors.append(f"{_a(fe.title)} target ({exc})")
+    raise UnknownTarget(f"target={target!r} is neither " + " nor ".join(errors))
 
 
-_ISA = {"amd": "AMD", "arm": "Arm"}
+def _a(title: str) -> str:
+    return f"{'an' if title[:1] in 'AEIOUaeiou' else 'a'} {title}"
+
+
+def _title(isa: str) -> str:
+    from ..isa.registry import front_end
+
+    return front_end(isa).title
 
 
 def _instructions(n: int) -> str:
@@ -140,14 +157,14 @@ def _rows(args):
         total = [r for r in recs if r.isa == isa]
         if args.names and not total:
             # "0 of 0 AMD instructions" would hide that the names and the target belong to different ISAs.
-            others = " and ".join(sorted({_ISA[r.isa] for r in recs})) or "no"
+            others = " and ".join(sorted({_title(r.isa) for r in recs})) or "no"
             raise UnsupportedOnTarget(
-                f"{' '.join(args.names)!r} names only {others} instructions, and --target {args.target} is an "
-                f"{_ISA[isa]} target; expected a target of the names' ISA, or {_ISA[isa]} names"
+                f"{' '.join(args.names)!r} names only {others} instructions, and --target {args.target} is "
+                f"{_a(_title(isa))} target; expected a target of the names' ISA, or {_title(isa)} names"
             )
         recs = [r for r in total if catalog.available(r, args.target, profile=args.profile)]
-        where = f"{args.target} ({args.profile} profile)" if isa == "amd" else args.target
-        title = f"{len(recs)} of {_instructions(len(total))} ({_ISA[isa]}) are available on {where}"
+        where = f"{args.target} ({args.profile} profile)" if _profiled(isa) else args.target
+        title = f"{len(recs)} of {_instructions(len(total))} ({_title(isa)}) are available on {where}"
     return recs, title
 
 
@@ -159,49 +176,91 @@ def _table(header: list[str], rows: list[list[str]]) -> list[str]:
 def _list(args) -> int:
     if args.targets:
         return _list_targets(args)
+    if args.equivalent is not None:
+        return _list_equivalent(args)
     recs, title = _rows(args)
     if args.json:
         print(json.dumps([r.as_dict() for r in recs], indent=2))
         return 0
-    header = ["name", "lanes (a . b)", "acc", "features", "spellings"] + (["syntax"] if args.syntax else [])
+    header = ["name", "lanes (a . b)", "acc", "rule", "features", "spellings"] + (["syntax"] if args.syntax else [])
     rows = []
     for r in recs:
         shown = [s for s in r.spellings if s != r.syntax and f"{r.isa}.{s}" != r.name]
-        rows.append([r.name, r.lanes, r.acc, r.features, ", ".join(shown)] + ([r.syntax] if args.syntax else []))
+        rows.append(
+            [r.name, r.lanes, r.acc, r.rule, r.features, ", ".join(shown)] + ([r.syntax] if args.syntax else [])
+        )
     print(title)
     if rows:
         print("\n".join(_table(header, rows)))
     return 0
 
 
-def _list_targets(args) -> int:
-    from ..amd import FAMILY_PROCESSORS
-    from ..amd.targets import PROCESSOR_FEATURES, processors
-    from ..arm.targets import ARCHS, CORES, core_names, target
+def _list_equivalent(args) -> int:
+    from .. import catalog
 
-    out = []
-    if args.isa in (None, "amd"):
-        for name in list(FAMILY_PROCESSORS) + list(processors(args.profile)):
-            if name in FAMILY_PROCESSORS:
-                from ..amd.targets import family_features
-
-                feats, kind = family_features(name), "family"
-            else:
-                feats, kind = PROCESSOR_FEATURES[name], "processor"
-            out.append({"isa": "amd", "name": name, "kind": kind, "base": "", "features": sorted(feats)})
-    if args.isa in (None, "arm"):
-        for name in list(ARCHS) + list(core_names()):
-            t = target(name)
-            kind = "core" if name in CORES or t.core else "architecture"
-            feats = [f for f in _ARM_DOT_FEATURES if f in t.features]
-            out.append(
-                {"isa": "arm", "name": name, "kind": kind, "base": t.base if kind == "core" else "", "features": feats}
+    me = catalog.find(args.equivalent)
+    found = [e for e in catalog.equivalents(me) if args.isa in (None, e.isa)]
+    if catalog.swapped(args.equivalent):
+        print(f"({args.equivalent} is {me.name} with its sources exchanged: exchange them in the calls below too)")
+    if args.json:
+        rows = [
+            {
+                "name": e.name,
+                "isa": e.isa,
+                "swap": e.swap,
+                "a_signed": e.a_signed,
+                "b_signed": e.b_signed,
+                "clamp": e.clamp,
+                "given": dict(e.given),
+            }
+            for e in found
+        ]
+        print(
+            json.dumps(
+                {"name": me.name, "lanes": me.lanes, "acc": me.acc, "rule": me.rule, "equivalents": rows}, indent=2
             )
+        )
+        return 0
+    print(
+        f"{me.name} ({me.lanes} -> {me.acc}, {me.rule}): {len(found)} equivalent call{'' if len(found) == 1 else 's'}"
+    )
+    for e in found:
+        print(f"  {e.describe()}")
+    return 0
+
+
+def _profiled(isa: str) -> bool:
+    """Whether the ISA's availability depends on the profile (AMD's reference table and clang differ)."""
+    from ..isa.registry import front_end
+
+    return len(front_end(isa).profiles) > 1
+
+
+def _listed_features(fe) -> tuple[str, ...]:
+    from .. import catalog
+    from ..core.features import parse
+
+    if fe.listed_features:
+        return fe.listed_features
+    names = [n for r in catalog.records(fe.isa) for n in sorted(parse(r.features).names)]
+    return tuple(dict.fromkeys(names))
+
+
+def _list_targets(args) -> int:
+    out = []
+    for fe in _front_ends():
+        if args.isa not in (None, fe.isa):
+            continue
+        listed = _listed_features(fe)
+        for t in fe.targets(args.profile):
+            feats = [f for f in listed if f in t.features]
+            base = t.base if t.kind == "processor" and t.base != t.name else ""
+            out.append({"isa": fe.isa, "name": t.name, "kind": t.kind, "base": base, "features": feats})
     if args.json:
         print(json.dumps(out, indent=2))
         return 0
     header = ["isa", "target", "kind", "architecture", "dot features"]
-    note = "(AMD features: clang's, as the llvm profile uses them; Arm: LLVM 19's, dot-relevant ones only)"
+    note = "(the toolchain features of each ISA that gate one of its dot instructions)"
     print(f"{len(out)} targets {note}")
     print(
         "\n".join(
@@ -213,22 +272,31 @@ def _list_targets(args) -> int:
 
 def _available(args) -> int:
     from .. import catalog
+    from ..isa.registry import front_end
 
     recs = catalog.find_all(args.name)
     if len(recs) > 1:
         return _available_any(args, recs)
-    rec = catalog.require(args.name, args.target, profile=args.profile)
-    if rec.isa == "amd":
-        from ..amd.targets import canonical_name
-
-        where = f"{canonical_name(args.target, args.profile)} ({args.profile} profile"
+    rec = catalog.find(args.name)
+    streaming = {"any": None, "normal": False, "streaming": True}[args.mode]
+    if streaming is not None and not front_end(rec.isa).modes:
+        streaming = None  # an ISA without a streaming mode: every mode is the one it has
+    answer = catalog.status(rec, args.target, profile=args.profile, streaming=streaming)
+    t = front_end(rec.isa).target(args.target, args.profile)
+    if args.json:
+        data = {"name": rec.name, "target": t.name, "profile": args.profile, "available": answer.ok}
+        data.update({"why": answer.why, "note": answer.note, "mode": answer.mode})
+        print(json.dumps(data, indent=2))
+        return 0 if answer.ok else 1
+    if not answer.ok:
+        catalog.require(rec, args.target, profile=args.profile, streaming=streaming)  # raises the one-line answer
+    if _profiled(rec.isa):
         # The reference profile's table is by family; features are the llvm profile's rule.
-        why = f"; needs {rec.features})" if args.profile == "llvm" else ")"
+        why = f" ({args.profile} profile" + (f"; needs {rec.features})" if args.profile == "llvm" else ")")
     else:
-        from ..arm.targets import target
-
-        where, why = target(args.target).name, f" (needs {rec.features})"
-    print(f"{rec.name} is available on {where}{why}")
+        why = f" (needs {rec.features})"
+    note = f"; {answer.note}" if answer.note else ""
+    print(f"{rec.name} is available on {t.name}{why}{note}")
     return 0
 
 

@@ -15,7 +15,7 @@ import sys
 import numpy as np
 
 from ..core.errors import OperandError, UndefinedEncoding
-from . import binary
+from . import binary, isa_option
 from .fields import field_record, field_text
 from .inputs import read_bytes, source_name
 
@@ -87,7 +87,8 @@ def register(subparsers) -> None:
         help="print JSON: a list, one object a line (word, text; for listings and binaries also section, "
         "address, symbol); with --stats one object",
     )
-    p.set_defaults(func=run_disasm)
+    isa_option.add(p, "disasm", "arm")
+    p.set_defaults(func=lambda args: isa_option.dispatch(args, "disasm", "arm", run_disasm))
 
 
 def _offset(text: str) -> int:

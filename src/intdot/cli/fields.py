@@ -27,7 +27,7 @@ def field_diagram(word: int, form) -> list[str]:
 
 def field_text(word: int, insn) -> str:
     """The ``--fields`` block under a word's line: the diagram, then its form and feature."""
-    rows = field_diagram(word, insn.form) + [f"form {insn.form.name}, feature {insn.form.feature}"]
+    rows = field_diagram(word, insn.form) + [f"form {insn.form.name}, feature {insn.form.features}"]
     return "".join(f"    {row}\n" for row in rows)
 
 
@@ -35,7 +35,7 @@ def field_record(word: int, insn) -> dict:
     """Form, feature, operands and bit slices of ``word`` (decoded as ``insn``), as JSON output holds them."""
     return {
         "form": insn.form.name,
-        "feature": insn.form.feature,
+        "feature": insn.form.features,
         "ops": dict(insn.ops),
         "fields": [
             {"name": s.name, "bits": [s.hi, s.lo], "value": (word >> s.lo) & ((1 << s.width) - 1)}

@@ -2,6 +2,18 @@
 
 Without numba everything still works on the NumPy path.  ``INTDOT_BACKEND``
 (``numpy`` or ``numba``) forces one path for the whole process.
+
+Which path ``"auto"`` takes is a rent-or-buy choice.  The kernel is 5-10 times
+faster than the NumPy path per element, but a new process pays for it once
+per dot step: importing numba and its first dispatch cost about 0.7 s even
+with the compiled kernel on disk (1.5-2.2 s when it has to compile), the
+time the NumPy path takes for some 30 million elements.  So every dot step
+starts on the NumPy path, whatever the size of the call, and moves to the
+kernel once the NumPy path has done about as much work for it as loading
+the kernel costs: a one-off call never waits for numba, and a loop over
+many calls never spends more than about twice what the better path alone
+would have cost.  A step whose kernel is already loaded in the process
+(forced with ``backend="numba"``, or bought earlier) uses it at once.
 """
 
 from __future__ import annotations
@@ -12,23 +24,26 @@ from .errors import ConfigError, OperandError
 
 BACKENDS = ("auto", "numpy", "numba")
 ENV = "INTDOT_BACKEND"
-# Below MIN_AUTO elements a call is small: the compiled kernel still wins (a few
-# microseconds against tens for NumPy), but its first use in a process costs
-# importing numba (0.2-0.3 s) and compiling (0.35-0.7 s) or loading it from the
-# disk cache (a few ms), so "auto" uses it for small calls only once a spec has
-# been used HOT times (a loop, e.g. an instruction executed many times), never
-# for one-off use.
-MIN_AUTO = 4096
-HOT = 64
-_small_calls: dict = {}
+# Work, in elements, that the NumPy path does for one dot step before "auto" loads its kernel: about 0.6-0.9 s
+# of NumPy time here (8-28 ns an element, bench/builtins.py --first-call), the cost of
+# loading it.  Each call also counts at least CALL_COST elements: the NumPy path's fixed cost per call (about
+# 40 us) is what makes a loop of small calls worth compiling.
+SWITCH_AFTER = 1 << 25
+CALL_COST = 1 << 11
+_numpy_work: dict = {}  # spec -> elements done on the NumPy path by "auto" calls
+_loaded: set = set()  # specs whose kernel this process has handed out (compiled or loaded from disk)
+_numba: list = []  # [True] or [False] once the import of the kernels module has been tried
 
 
 def numba_available() -> bool:
-    try:
-        from . import _numba_kernels  # noqa: F401
-    except ImportError:
-        return False
-    return True
+    if not _numba:
+        try:
+            from . import _numba_kernels  # noqa: F401
+        except ImportError:
+            _numba.append(False)
+        else:
+            _numba.append(True)
+    return _numba[0]
 
 
 def check_environment() -> str:
@@ -55,10 +70,12 @@ def kernel_for(spec, n: int, backend: str = "auto"):
         raise OperandError(f"backend={backend!r} is not known; expected one of {', '.join(BACKENDS)}")
     if backend == "numpy" or spec.pair_sat is not None or spec.acc_bits == 16:
         return None  # no compiled kernel for these (x86's pmaddubsw idiom): the NumPy path computes them
-    if backend == "auto" and n < MIN_AUTO:
-        seen = _small_calls.get(spec, 0)
-        if seen < HOT:
-            _small_calls[spec] = seen + 1
+    if backend == "auto" and spec not in _loaded:
+        done = _numpy_work.get(spec, 0)
+        if done < SWITCH_AFTER:
+            _numpy_work[spec] = done + max(int(n), CALL_COST)
+            return None
+        if not numba_available():
             return None
     try:
         from . import _numba_kernels
@@ -66,6 +83,7 @@ def kernel_for(spec, n: int, backend: str = "auto"):
         if backend == "numba":
             raise OperandError("backend='numba' needs numba; install intdot[fast]") from None
         return None
+    _loaded.add(spec)
     return _numba_kernels.kernel(
         spec.a_width, spec.b_width, spec.lanes, spec.a_signed, spec.b_signed, spec.acc_bits, spec.acc_signed
     )

@@ -1,164 +1,196 @@
-"""Quantize the MLP and run it in integers through intdot.gemm, once per instruction and target that fits.
+"""The demo's pipeline: quantize with ONNX Runtime's quantizer, run in ONNX Runtime, run through intdot on
+every instruction of the catalog that fits, and say where outputs differ and why.
 
-Weights: symmetric per output channel (int8: [-127, 127]; int4: [-7, 7]).  Activations after ReLU (and the
-input pixels) are unsigned: uint8, or uint4 for the 4-bit instructions.  Mixed-sign instructions take them
-directly; signed-only instructions get ``x - zero`` (int8/int4) with ``zero * colsum(W)`` added to the
-accumulator, as kernels for those targets do.  The integer logits must then be bit-identical.
+Quantization is ``onnxruntime.quantization.quantize_static`` as it comes (QDQ format, int8 activations and
+weights), with per-channel weights and the training images as calibration data.  ONNX Runtime runs each model
+twice: as it configures itself on this CPU (on x86 it turns int8 activations into uint8, and its uint8 x int8
+kernel without VNNI saturates pair sums to int16), and with its int8 x int8 kernels kept
+(``session.qdqisint8allowed``), which compute the integer products exactly.  intdot runs the model once per
+catalog instruction whose lanes take 8-bit operands, each on a target that has it; instructions are grouped by
+the dot step they compute, because every form of one step gives the same bits by construction.
 """
 
 from __future__ import annotations
 
+import os
+import tempfile
 import time
-from dataclasses import dataclass, field
+import warnings
 
 import numpy as np
 
-from ..gemm import gemm
-from ..gemm.ops import check_target, resolve
-from .mlp import Model
+from ..quant import fitting, run
+from ..quant.model import integer_nodes
 
 
-@dataclass(frozen=True)
-class Variant:
-    """One row of the demo's table."""
+def _threads(n):
+    """One BLAS thread for the training (small matrices: a busy 2-core machine was 8x slower with more)."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        import contextlib
 
-    op: str
-    target: str
-    weights: int  # weight bits: 8 or 4
-    acts: int  # activation bits: 8 or 4
-    handling: str  # "direct", "shifted" (zero point compensated) or "transposed" (weights as first operand)
-    clamp: bool = False
-    flags: dict = field(default_factory=dict)
-
-    @property
-    def group(self) -> str:
-        return f"W{self.weights}A{self.acts}"
+        return contextlib.nullcontext()
+    return threadpool_limits(n)
 
 
-VARIANTS = (
-    Variant("sudot4", "RDNA3", 8, 8, "direct", flags={"a_signed": False, "b_signed": True}),
-    Variant("usdot", "neoverse-v2", 8, 8, "direct"),
-    Variant("sudot", "neoverse-v2", 8, 8, "transposed"),
-    Variant("sdot4", "CDNA3", 8, 8, "shifted"),
-    Variant("sdot", "neoverse-n1", 8, 8, "shifted"),
-    Variant("sudot4", "RDNA3", 8, 8, "direct", True, {"a_signed": False, "b_signed": True}),
-    Variant("sdot4", "CDNA3", 8, 8, "shifted", True),
-    Variant("sudot4", "RDNA3", 4, 8, "direct", flags={"a_signed": False, "b_signed": True}),
-    Variant("usdot", "neoverse-v2", 4, 8, "direct"),
-    Variant("sdot4", "CDNA3", 4, 8, "shifted"),
-    Variant("sudot8", "RDNA3", 4, 4, "direct", flags={"a_signed": False, "b_signed": True}),
-    Variant("sdot8", "CDNA3", 4, 4, "shifted"),
-    Variant("sudot8", "RDNA3", 4, 4, "direct", True, {"a_signed": False, "b_signed": True}),
-    Variant("sdot8", "CDNA3", 4, 4, "shifted", True),
-)
+def quantize(model, calibration: np.ndarray):
+    """``model`` (float ONNX) quantized by onnxruntime.quantization: static, QDQ, int8, per-channel weights."""
+    import onnx
+    from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
 
-HANDLING = {
-    "direct": "unsigned, direct",
-    "shifted": "shifted to signed, zero point compensated",
-    "transposed": "unsigned, direct (W as first operand)",
-}
+    class Reader(CalibrationDataReader):
+        def __init__(self):
+            self.batches = iter([{"pixels": b} for b in np.array_split(calibration.astype(np.float32), 4)])
 
+        def get_next(self):
+            return next(self.batches, None)
 
-def quantize_weights(w: np.ndarray, bits: int) -> tuple[np.ndarray, np.ndarray]:
-    """Symmetric per output channel (column): (int8 values, float scales)."""
-    qmax = (1 << (bits - 1)) - 1
-    scale = np.abs(w).max(axis=0) / qmax
-    scale = np.where(scale == 0, 1.0, scale)
-    return np.clip(np.rint(w / scale), -qmax, qmax).astype(np.int8), scale
+    import logging
 
+    import onnxruntime
 
-@dataclass
-class Quantized:
-    """Integer weights, biases and scales of one (weight bits, activation bits) combination."""
-
-    w1: np.ndarray
-    s1: np.ndarray
-    w2: np.ndarray
-    s2: np.ndarray
-    b1: np.ndarray  # int64, in units of s_x * s1
-    b2: np.ndarray  # int64, in units of s_h * s2
-    s_x: float
-    s_h: float
-    amax: int  # the largest activation code: 255 or 15
+    with tempfile.TemporaryDirectory() as d:
+        src, dst = os.path.join(d, "float.onnx"), os.path.join(d, "int8.onnx")
+        onnx.save(model, src)
+        # The quantizer's general advice (pre-processing) on the root logger, and its own sessions' notes.
+        onnxruntime.set_default_logger_severity(3)
+        logging.disable(logging.WARNING)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                quantize_static(
+                    src,
+                    dst,
+                    Reader(),
+                    quant_format=QuantFormat.QDQ,
+                    per_channel=True,
+                    activation_type=QuantType.QInt8,
+                    weight_type=QuantType.QInt8,
+                )
+        finally:
+            logging.disable(logging.NOTSET)
+        return onnx.load(dst)
 
 
-def quantize(model: Model, x_calib: np.ndarray, weights: int, acts: int) -> Quantized:
-    amax = (1 << acts) - 1
-    s_x = 16.0 / amax
-    w1, s1 = quantize_weights(model.w1, weights)
-    w2, s2 = quantize_weights(model.w2, weights)
-    s_h = float(np.percentile(model.hidden(x_calib), 99.9)) / amax or 1.0
-    b1 = np.rint(model.b1 / (s_x * s1)).astype(np.int64)
-    b2 = np.rint(model.b2 / (s_h * s2)).astype(np.int64)
-    return Quantized(w1, s1, w2, s2, b1, b2, s_x, s_h, amax)
+def ort_session(model, int8_kernels: bool):
+    import onnxruntime as ort
+
+    so = ort.SessionOptions()
+    so.log_severity_level = 3
+    so.intra_op_num_threads = 1
+    if int8_kernels:
+        so.add_session_config_entry("session.qdqisint8allowed", "1")
+    return ort.InferenceSession(model.SerializeToString(), so, providers=["CPUExecutionProvider"])
 
 
-def _layer(v: Variant, x: np.ndarray, w: np.ndarray, bias: np.ndarray, amax: int) -> np.ndarray:
-    """One integer layer through gemm: int32 accumulators of x (unsigned codes) @ w (signed)."""
-    c = np.broadcast_to(bias, (x.shape[0], w.shape[1]))
-    kw = dict(op=v.op, target=v.target, clamp=v.clamp, **v.flags)
-    if v.handling == "shifted":
-        zero = (amax + 1) // 2  # 128 for uint8, 8 for uint4
-        xs = (x.astype(np.int16) - zero).astype(np.int8)
-        comp = zero * w.astype(np.int64).sum(axis=0)
-        return gemm(xs, w, c + comp, **kw)
-    if v.handling == "transposed":
-        return gemm(np.ascontiguousarray(w.T), np.ascontiguousarray(x.T), np.ascontiguousarray(c.T), **kw).T
-    return gemm(x, w, c, **kw)
+def ort_saturates_u8s8() -> bool:
+    """Whether ONNX Runtime's uint8 x int8 kernel saturates pair sums on this CPU: 255*127 + 255*127 = 64,770."""
+    from onnx import TensorProto, helper, numpy_helper
+
+    a = numpy_helper.from_array(np.array([[255, 255]], np.uint8), "a")
+    b = numpy_helper.from_array(np.array([[127], [127]], np.int8), "b")
+    node = helper.make_node("MatMulInteger", ["a", "b"], ["y"])
+    graph = helper.make_graph(
+        [node], "probe", [], [helper.make_tensor_value_info("y", TensorProto.INT32, None)], [a, b]
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
+    return int(ort_session(model, False).run(None, {})[0][0, 0]) != 64770
 
 
-def infer(v: Variant, q: Quantized, x: np.ndarray) -> np.ndarray:
-    """Integer logits (int32) of pixels ``x``."""
-    xq = np.clip(np.rint(x / q.s_x), 0, q.amax).astype(np.uint8)
-    acc1 = _layer(v, xq, q.w1, q.b1, q.amax).astype(np.int64)
-    # Requantize: ReLU, rescale to the hidden activation's step, round, saturate to the activation codes.
-    h = np.clip(np.rint(np.maximum(acc1, 0) * (q.s_x * q.s1 / q.s_h)), 0, q.amax).astype(np.uint8)
-    return _layer(v, h, q.w2, q.b2, q.amax)
+def _step(rec) -> str:
+    return f"{rec.lanes} -> {rec.acc}"
 
 
-def run_all(model: Model, x_calib, x_test, y_test, variants=VARIANTS, progress=None) -> dict:
-    """Every variant's accuracy, agreement with the float model, bit-identity within its group, time."""
-    float_pred = model.logits(x_test).argmax(axis=1)
-    out = {"float": {"accuracy": float((float_pred == y_test).mean())}, "rows": [], "n_test": int(len(y_test))}
-    quant: dict = {}
-    first: dict = {}
-    plain: dict = {}
-    for i, v in enumerate(variants):
-        if progress:
-            progress(i, len(variants), f"{v.op} {v.group}{' clamp' if v.clamp else ''}")
-        # The table never claims an instruction on a target that lacks it.
-        check_target(resolve(v.op, v.flags.get("a_signed"), v.flags.get("b_signed"), a_bits=8), v.target)
-        q = quant.setdefault((v.weights, v.acts), quantize(model, x_calib, v.weights, v.acts))
+def _first_target(rec):
+    from .. import catalog
+
+    targets = catalog.where_available(rec)
+    return targets[0] if targets else None, targets
+
+
+def run_model(name: str, qmodel, x_test, y_test, progress=None, distinct: bool = False) -> dict:
+    """ONNX Runtime and every fitting instruction (``distinct``: one of each kind of step) on one model."""
+    from .. import catalog
+
+    feed = {"pixels": x_test.astype(np.float32)}
+    out = {"name": name, "integer_nodes": [f"{n} ({t})" for n, t in integer_nodes(qmodel)], "ort": {}}
+    logits = {}
+    for key, int8 in (("default", False), ("int8_kernels", True)):
+        s = ort_session(qmodel, int8)
+        s.run(None, feed)
         t0 = time.perf_counter()
-        logits = infer(v, q, x_test)
+        logits[key] = s.run(None, feed)[0]
+        out["ort"][key] = {
+            "accuracy": float((logits[key].argmax(1) == y_test).mean()),
+            "time_ms": (time.perf_counter() - t0) * 1e3,
+        }
+    groups: dict = {}
+    plans = fitting(np.int8, np.int8, distinct=distinct)
+    for i, p in enumerate(plans):
+        if progress:
+            progress(i, len(plans), f"{name}: {p.record.name}")
+        target, targets = _first_target(p.record)
+        t0 = time.perf_counter()
+        got = run(qmodel, feed, op=p.record, target=target)["logits"]
         dt = time.perf_counter() - t0
-        pred = (logits.astype(np.float64) * q.s2).argmax(axis=1)
-        ref = first.setdefault(v.group, logits)
-        key = (v.op, v.target, v.group, v.handling)
-        clamp_diff = None
-        if v.clamp and key in plain:
-            clamp_diff = int((plain[key] != logits).sum())
-        elif not v.clamp:
-            plain[key] = logits
-        conf = np.zeros((10, 10), np.int64)
-        np.add.at(conf, (y_test, pred), 1)
-        out["rows"].append(
+        key = (_step(p.record), p.record.sign_args, p.handling)
+        g = groups.setdefault(key, {"logits": got, "rows": [], "targets": set(), "time_ms": dt * 1e3})
+        g["rows"].append((p, target))
+        g["targets"].update(targets)
+        g.setdefault("same", True)
+        g["same"] &= bool(np.array_equal(got, g["logits"]))
+    rows = []
+    for (step, sign_args, handling), g in groups.items():
+        first = g["rows"][0][0]
+        got = g["logits"]
+        rows.append(
             {
-                "instruction": v.op,
-                "target": v.target,
-                "group": v.group,
-                "weights": f"int{v.weights}",
-                "activations": f"uint{v.acts}",
-                "handling": HANDLING[v.handling],
-                "clamp": v.clamp,
-                "accuracy": float((pred == y_test).mean()),
-                "agrees_with_float": float((pred == float_pred).mean()),
-                "identical_in_group": bool(np.array_equal(ref, logits)),
-                "clamp_changed_outputs": clamp_diff,
-                "time_ms": dt * 1e3,
-                "confusion": conf.tolist(),
+                "step": step + (" (sign flags)" if sign_args else ""),
+                "instructions": [p.record.name for p, _ in g["rows"]],
+                "example": f"{first.record.mnemonic} on {g['rows'][0][1]}",
+                "targets": sorted(g["targets"]),
+                "handling": handling,
+                "how": first.describe(),
+                "identical_within_step": g["same"],
+                "identical_to_ort_int8": bool(np.array_equal(got, logits["int8_kernels"])),
+                "differ_from_ort_default": int((got != logits["default"]).sum()),
+                "accuracy": float((got.argmax(1) == y_test).mean()),
+                "time_ms": g["time_ms"],
             }
         )
-    if progress:
-        progress(len(variants), len(variants), "done")
+    out["rows"] = rows
+    out["outputs"] = int(logits["default"].size)
+    out["ort_default_vs_int8"] = int((logits["default"] != logits["int8_kernels"]).sum())
+    fit = {p.record.name for p in fitting(np.int8, np.int8)}
+    out["not_fitting"] = [
+        {"instruction": r.name, "step": _step(r), "why": _why_not(qmodel, feed, r)}
+        for r in catalog.records()
+        if r.name not in fit and r.clamp is not True
+    ]
+    conf = np.zeros((10, 10), np.int64)
+    np.add.at(conf, (y_test, logits["int8_kernels"].argmax(1)), 1)
+    out["confusion"] = conf.tolist()
     return out
+
+
+def _why_not(qmodel, feed, rec) -> str:
+    """The error ``intdot.quant.run`` gives for an instruction that cannot run the model."""
+    from ..core.errors import IntdotError
+
+    try:
+        run(qmodel, {k: v[:1] for k, v in feed.items()}, op=rec)
+    except IntdotError as exc:
+        return str(exc)
+    return "runs"  # not expected: fitting() lists every instruction that can
+
+
+def run_all(models: dict, x_calib, x_test, y_test, progress=None, distinct: bool = False) -> dict:
+    """Quantize each float model (name -> (ONNX model, float logits of x_test)) and run it everywhere."""
+    result = {"ort_saturates_u8s8": ort_saturates_u8s8(), "models": []}
+    for name, (fmodel, float_logits) in models.items():
+        q = quantize(fmodel, x_calib)
+        r = run_model(name, q, x_test, y_test, progress, distinct)
+        r["float_accuracy"] = float((float_logits.argmax(1) == y_test).mean())
+        result["models"].append(r)
+    return result

@@ -56,7 +56,7 @@ def _pick(backend, a, b, work: int = SMALL) -> str:
     if backend == "auto":
         if have["gpu"] and os.environ.get("INTDOT_GEMM_GPU", "1") != "0":
             return "gpu"
-        if have["torch"] and cpu.torch_fits(a, b):
+        if have["torch"] and cpu.torch_fits(a, b) and cpu.torch_fast():
             return "torch"
         # 16-bit lanes make float32 blocks too short to pay; float64 holds whole K.
         return "float32" if a.dtype.itemsize == 1 and b.dtype.itemsize == 1 else "float64"
@@ -93,13 +93,15 @@ def gemm(a, b, c=None, *, op, clamp=None, neg=None, target=None, backend="auto",
 
     Parameters
     ----------
-    a : array_like, shape (..., M, K)
+    a : array_like, shape (..., M, K) or (K,)
         Lane values of the first operand (int8/uint8, int4/uint4 incl. ml_dtypes', int16/uint16) that fit
         the instruction's lanes; anything else is an error, never wrapped.
-    b : array_like, shape (..., K, N)
-        Lane values of the second operand. Batch axes broadcast as in :func:`numpy.matmul`.
+    b : array_like, shape (..., K, N) or (K,)
+        Lane values of the second operand. Batch axes broadcast and 1-D operands are read as in
+        :func:`numpy.matmul` (a 1-D ``a`` is one row, a 1-D ``b`` one column, and that axis is not in the result).
     c : array_like, optional
-        Accumulators, broadcast to (..., M, N), in signed or unsigned spelling.
+        Accumulators, broadcast to the result's shape, in signed or unsigned spelling. Only ``c``'s own elements
+        are converted: a ``(N,)`` or ``(M, 1)`` ``c`` is added by broadcasting, never expanded.
     op : str or intdot.catalog.Instruction
         Any spelling of a dot instruction: ``"sdot4"``, ``"__builtin_amdgcn_sudot8"``, ``"usdot"``,
         ``"vusdotq_s32"``, ``"svdot_s64"``...; or one of :func:`intdot.catalog.records`.
@@ -116,7 +118,8 @@ def gemm(a, b, c=None, *, op, clamp=None, neg=None, target=None, backend="auto",
 
     Returns
     -------
-    numpy.ndarray of int32, uint32, int64 or uint64 (the instruction's accumulator type).
+    numpy.ndarray of int32, uint32, int64 or uint64 (the instruction's accumulator type); a NumPy scalar of that
+    type when both operands are 1-D.
 
     Examples
     --------
@@ -129,6 +132,8 @@ def gemm(a, b, c=None, *, op, clamp=None, neg=None, target=None, backend="auto",
     [[2147483647]]
     >>> gemm(a, a.T, np.int32(2**31 - 70000), op="sdot4").tolist()
     [[-2147422576]]
+    >>> gemm(a[0], a.T, op="sdot4"), gemm(a[0], a[0], op="sdot4")      # 1-D operands, as numpy.matmul
+    (array([131072], dtype=int32), np.int32(131072))
     """
     o = resolve(op, a_signed, b_signed, a_bits=_bits(a))
     clamp, neg = o.rule(clamp, neg)
@@ -144,16 +149,28 @@ def gemm(a, b, c=None, *, op, clamp=None, neg=None, target=None, backend="auto",
         return dask_gemm(a, b, c, block=gemm, op=o, clamp=bool(clamp), neg=bool(neg), backend=backend)
     av = operand(a, "a", o, "a")
     bv = operand(b, "b", o, "b")
-    batch, m, k, n = shapes(av, bv)
+    shown = (av.shape, bv.shape)
+    # numpy.matmul's rules for 1-D operands: a (K,) is a row, b (K,) a column, and that axis leaves the result.
+    a_vec, b_vec = av.ndim == 1, bv.ndim == 1
+    av = av[None, :] if a_vec else av
+    bv = bv[:, None] if b_vec else bv
+    batch, m, k, n = shapes(av, bv, shown)
     chosen = _pick(backend, av, bv, m * n * k * max(1, int(np.prod(batch))))
-    acc = accumulator(c, o, batch + (m, n))
+    out_shape = batch + ((m,) if not a_vec else ()) + ((n,) if not b_vec else ())
+    acc = accumulator(c, o, out_shape)
+    if acc is not None and (a_vec or b_vec):
+        acc = np.expand_dims(acc, tuple(i for i, drop in ((-2, a_vec), (-1, b_vec)) if drop))  # a view
     if not batch:  # the result of the one problem is the answer: no copy into a batch array
-        return _one(av, bv, acc, o, bool(clamp), bool(neg), chosen)
-    out = np.empty(batch + (m, n), o.result_dtype)
-    ab = np.broadcast_to(av, batch + (m, k)) if batch else av
-    bb = np.broadcast_to(bv, batch + (k, n)) if batch else bv
-    for idx in np.ndindex(*batch):
-        out[idx] = _one(ab[idx], bb[idx], None if acc is None else acc[idx], o, bool(clamp), bool(neg), chosen)
+        out = _one(av, bv, acc, o, bool(clamp), bool(neg), chosen)
+    else:
+        out = np.empty(batch + (m, n), o.result_dtype)
+        ab = np.broadcast_to(av, batch + (m, k))
+        bb = np.broadcast_to(bv, batch + (k, n))
+        for idx in np.ndindex(*batch):
+            out[idx] = _one(ab[idx], bb[idx], None if acc is None else acc[idx], o, bool(clamp), bool(neg), chosen)
+    if a_vec or b_vec:
+        out = out.reshape(out_shape)
+        return out[()] if not out_shape else out  # 1-D . 1-D: a NumPy scalar, as numpy.matmul gives
     return out
 
 
@@ -208,17 +225,17 @@ def _one(a, b, acc, o, clamp, neg, backend):
         return gpu.wrap_gemm(a, b, acc, o, neg)
     wrap32 = {"torch": cpu.torch_wrap32, "float32": cpu.float32_wrap32}.get(backend)
     if wrap32 and o.acc_bits == 32 and a.dtype.itemsize == 1 and b.dtype.itemsize == 1 and a.shape[1]:
+        if not neg:
+            # c is folded into the centring correction: a (N,) or (M, 1) c costs no pass of its own.
+            return wrap32(a, b, acc).view(o.result_dtype)
         s = wrap32(a, b)
-        if acc is not None:
-            acc32 = acc.astype(np.uint32)
-            s = np.subtract(acc32, s, out=s) if neg else np.add(s, acc32, out=s)
-        elif neg:
-            s = np.negative(s, out=s)
+        s = np.subtract(acc, s, out=s) if acc is not None else np.subtract(np.uint32(0), s, out=s)
         return s.view(o.result_dtype)
     s = product(a, b, backend).view(np.uint64)
     if acc is not None:
-        s = acc - s if neg else acc + s
+        # acc's words broadcast: a (N,) or (M, 1) c is read in place, never expanded to (M, N).
+        np.subtract(acc, s, out=s) if neg else np.add(s, acc, out=s)
     elif neg:
-        s = np.uint64(0) - s
+        np.subtract(np.uint64(0), s, out=s)
     # astype to a narrower unsigned type keeps the low bits: the sum modulo 2**acc_bits.
-    return s.astype(np.uint32 if o.acc_bits == 32 else np.uint64).view(o.result_dtype)
+    return s.view(o.result_dtype) if o.acc_bits == 64 else s.astype(np.uint32).view(o.result_dtype)

@@ -9,8 +9,10 @@ Exactness, not hope:
   2**53, summed in int64.
 - clamp: a Triton kernel walks the K steps in order for a tile of outputs, saturating at each step.
 
-B is given to the tensor-core kernel K-contiguous (``b.T`` made contiguous), which roughly quadruples the
-rate on an H200; the copy is part of every call and of every timing.
+The tensor-core kernel reads both operands K-contiguous: A row-major and B column-major (``b.T`` contiguous),
+the layout on which the H200 is fastest.  Operands given in that layout are used as they are; any other layout
+costs one pass of the transposing kernel (``rows_int8``, ``cols_int8``), which is part of every call and of
+every timing.
 """
 
 from __future__ import annotations
@@ -21,6 +23,9 @@ import numpy as np
 
 _KERNELS: dict = {}
 TMA_CONFIG = {"BM": 128, "BN": 256, "BK": 128, "G": 8, "num_stages": 4, "num_warps": 8}
+# Few rows (inference's decode shapes): 128 x 256 tiles leave most multiprocessors idle; 64 x 64 gives N / 64.
+SKINNY_CONFIG = {"BM": 64, "BN": 64, "BK": 128, "G": 8, "num_stages": 4, "num_warps": 4}
+SKINNY_M = 64
 
 
 def _triton():
@@ -121,6 +126,97 @@ def _triton():
         tl.store(out_ptr + offs, acc, mask=mask)
 
     @triton.jit
+    def chain_points(
+        a_ptr, bt_ptr, i_ptr, j_ptr, s_ptr, out_ptr, U, K, lo, hi, sign, STEP: tl.constexpr, BU: tl.constexpr
+    ):
+        # The per-step walk for a list of outputs (i, j): a row-major, b given as its transpose (both K-contiguous).
+        u = tl.program_id(0) * BU + tl.arange(0, BU)
+        mu = u < U
+        row = tl.load(i_ptr + u, mask=mu, other=0).to(tl.int64) * K
+        col = tl.load(j_ptr + u, mask=mu, other=0).to(tl.int64) * K
+        acc = tl.load(s_ptr + u, mask=mu, other=0)
+        for t in range(0, K, STEP):
+            d = tl.zeros((BU,), dtype=tl.int64)
+            for j in tl.static_range(STEP):
+                kk = t + j
+                av = tl.load(a_ptr + row + kk, mask=mu & (kk < K), other=0).to(tl.int64)
+                bv = tl.load(bt_ptr + col + kk, mask=mu & (kk < K), other=0).to(tl.int64)
+                d += av * bv
+            acc = tl.minimum(tl.maximum(acc + sign * d, lo), hi)
+        tl.store(out_ptr + u, acc, mask=mu)
+
+    @triton.jit
+    def rows(x_ptr, y_ptr, s_ptr, R, C, FLIP: tl.constexpr, SUM: tl.constexpr, BR: tl.constexpr, BC: tl.constexpr):
+        # One pass over x (R, C), rows contiguous: y = x ^ 0x80 read as int8 (FLIP: uint8 centred), and the sum
+        # of each row of what the kernel will read (SUM: for the zero-point correction).
+        r = tl.program_id(0) * BR + tl.arange(0, BR)
+        acc = tl.zeros((BR,), dtype=tl.int32)
+        for c0 in range(0, C, BC):
+            c = c0 + tl.arange(0, BC)
+            m = (r[:, None] < R) & (c[None, :] < C)
+            offs = r[:, None].to(tl.int64) * C + c[None, :]
+            t = tl.load(x_ptr + offs, mask=m, other=0)
+            if FLIP:
+                t = (t ^ 0x80).to(tl.int8, bitcast=True)
+                tl.store(y_ptr + offs, t, mask=m)
+            if SUM:
+                acc += tl.sum(tl.where(m, t.to(tl.int32), 0), axis=1)
+        if SUM:
+            tl.store(s_ptr + r, acc, mask=r < R)
+
+    @triton.jit
+    def abs_stats(x_ptr, s_ptr, mx_ptr, R, C, sr, sc, BR: tl.constexpr, BC: tl.constexpr):
+        # Sum and maximum of |x| along C for each of R lines of 8-bit x, at any strides (rows of A, columns of B).
+        r = tl.program_id(0) * BR + tl.arange(0, BR)
+        tot = tl.zeros((BR,), dtype=tl.int32)
+        top = tl.zeros((BR,), dtype=tl.int32)
+        for c0 in range(0, C, BC):
+            c = c0 + tl.arange(0, BC)
+            m = (r[:, None] < R) & (c[None, :] < C)
+            t = tl.load(x_ptr + r[:, None].to(tl.int64) * sr + c[None, :].to(tl.int64) * sc, mask=m, other=0)
+            t = tl.abs(t.to(tl.int32))
+            tot += tl.sum(t, axis=1)
+            top = tl.maximum(top, tl.max(t, axis=1))
+        tl.store(s_ptr + r, tot.to(tl.int64), mask=r < R)
+        tl.store(mx_ptr + r, top.to(tl.int64), mask=r < R)
+
+    @triton.jit
+    def may_saturate(
+        s_ptr,
+        ra_ptr,
+        rmax_ptr,
+        cs_ptr,
+        cmax_ptr,
+        flag_ptr,
+        count_ptr,
+        M,
+        N,
+        lo,
+        hi,
+        HAS_S: tl.constexpr,
+        BM: tl.constexpr,
+        BN: tl.constexpr,
+    ):
+        # 1 where an output's partial sums might leave [lo, hi]: |start| plus a bound on sum_k |a_ik| |b_kj|
+        # (row sum of |a| times column max of |b|, or row max times column sum, whichever is smaller).
+        rm = tl.program_id(0) * BM + tl.arange(0, BM)
+        rn = tl.program_id(1) * BN + tl.arange(0, BN)
+        mask = (rm[:, None] < M) & (rn[None, :] < N)
+        offs = rm[:, None].to(tl.int64) * N + rn[None, :]
+        ra = tl.load(ra_ptr + rm, mask=rm < M, other=0)
+        rmax = tl.load(rmax_ptr + rm, mask=rm < M, other=0)
+        cs = tl.load(cs_ptr + rn, mask=rn < N, other=0)
+        cmax = tl.load(cmax_ptr + rn, mask=rn < N, other=0)
+        bound = tl.minimum(ra[:, None] * cmax[None, :], rmax[:, None] * cs[None, :])
+        if HAS_S:
+            st = tl.load(s_ptr + offs, mask=mask, other=0)
+        else:
+            st = tl.zeros((BM, BN), dtype=tl.int64)
+        bad = ((st - bound < lo) | (st + bound > hi)) & mask
+        tl.store(flag_ptr + offs, bad.to(tl.int8), mask=mask)
+        tl.atomic_add(count_ptr, tl.sum(bad.to(tl.int32)))
+
+    @triton.jit
     def transpose(x_ptr, y_ptr, R, C, FLIP: tl.constexpr, BR: tl.constexpr, BC: tl.constexpr):
         # y[c, r] = x[r, c] (optionally x ^ 0x80: uint8 centred to int8 on the way).
         r = tl.program_id(0) * BR + tl.arange(0, BR)
@@ -138,6 +234,10 @@ def _triton():
         mm=triton.autotune(configs=configs, key=["M", "N", "K"])(mm),
         mm_raw=mm,
         chain=chain,
+        chain_points=chain_points,
+        rows=rows,
+        abs_stats=abs_stats,
+        may_saturate=may_saturate,
         transpose=transpose,
         triton=triton,
     )
@@ -286,6 +386,51 @@ def transposed(b, tile: int = 64, cols: int = 256, warps: int = 8):
     return y, 128 if b.dtype == torch.uint8 else 0
 
 
+def _canonical(x):
+    """x with the strides and alignment a tensor descriptor needs (a copy only where they differ)."""
+    if x.stride() == (x.shape[1], 1) and x.data_ptr() % 16 == 0:
+        return x
+    return x.new_empty(x.shape).copy_(x)
+
+
+def _rows_pass(x, want_sum: bool):
+    """x (R, C) rows contiguous: its int8 form (uint8 centred; int8 as it is) and, if asked, its row sums (int32
+    of the int8 form), in at most one pass."""
+    import torch
+
+    flip = x.dtype == torch.uint8
+    if not (flip or want_sum):
+        return x, None
+    k = _triton()
+    r, c = x.shape
+    y = torch.empty((r, c), dtype=torch.int8, device=x.device) if flip else x
+    sums = torch.empty(r, dtype=torch.int32, device=x.device) if want_sum else y
+    k["rows"][(k["triton"].cdiv(r, 16),)](x, y, sums, r, c, FLIP=flip, SUM=want_sum, BR=16, BC=256, num_warps=4)
+    return y, sums if want_sum else None
+
+
+def rows_int8(a, want_sum: bool = False):
+    """a (M, K) as a K-contiguous int8 tensor (uint8 centred) and, if asked, its row sums; at most one pass over
+    a where it is row-major (a no-op for int8), one pass of the transposing kernel where it is column-major
+    (torch's ``a.contiguous()`` of a transposed int8 tensor is ten times slower), plus a summing pass."""
+    if not a.is_contiguous() and a.t().is_contiguous():
+        y, _ = transposed(a.t())
+        return y, (_rows_pass(y, True)[1] if want_sum else None)
+    return _rows_pass(_canonical(a.contiguous()), want_sum)
+
+
+def cols_int8(b, want_sum: bool = False):
+    """b (K, N) as its transpose (N, K), K-contiguous int8 (uint8 centred), and, if asked, its column sums.
+
+    Column-major b already is that transpose: int8 needs no pass at all, uint8 one; row-major (and any other
+    strided) b takes one pass of the transposing kernel.
+    """
+    if b.t().is_contiguous():
+        return _rows_pass(_canonical(b.t()), want_sum)
+    y, _ = transposed(b)
+    return y, (_rows_pass(y, True)[1] if want_sum else None)
+
+
 def use_tma(k: int) -> bool:
     # The tensor-copy engine needs 16-byte aligned rows: K a multiple of 16 int8 values.
     return "mm_tma" in _triton() and k % 16 == 0 and os.environ.get("INTDOT_GEMM_TMA", "1") != "0"
@@ -303,12 +448,14 @@ def mm_int8(a, b, c=None, *, neg: bool = False):
     if not (m and n and kk):  # nothing to multiply; the tensor-core kernel's descriptors need real strides
         return torch.zeros((m, n), dtype=torch.int32, device=a.device) if c is None else c.contiguous().clone()
     k = _triton()
-    a8, za = _centre(a.contiguous())
-    bt, zb = transposed(b)
-    out = torch.empty((m, n), dtype=torch.int32, device=a.device)
+    za = 128 if a.dtype == torch.uint8 else 0
+    zb = 128 if b.dtype == torch.uint8 else 0
     # Each correction only where its zero point is not 0 (out stands in: multiplied by a zero point of 0).
-    ra = a8.sum(dim=1, dtype=torch.int32) if zb else out
-    cb = bt.sum(dim=1, dtype=torch.int32) if za else out
+    a8, ra = rows_int8(a, want_sum=bool(zb))
+    bt, cb = cols_int8(b, want_sum=bool(za))
+    out = torch.empty((m, n), dtype=torch.int32, device=a.device)
+    ra = out if ra is None else ra
+    cb = out if cb is None else cb
     zz = (za * zb * kk) % (1 << 32)
     zz = zz - (1 << 32) if zz >= 1 << 31 else zz
     cc = c if c is not None else out
@@ -324,9 +471,10 @@ def mm_int8(a, b, c=None, *, neg: bool = False):
         if kind == "tma":
             # Measured best on the H200 at 8192^3 (scripts/gpu/tune.py: 1,237 TOPS for the kernel alone); one
             # fixed configuration, so no call pays an autotuning sweep or the autotuner's dispatch.
-            bm, bn, bk = TMA_CONFIG["BM"], TMA_CONFIG["BN"], TMA_CONFIG["BK"]
+            cfg = SKINNY_CONFIG if m <= SKINNY_M else TMA_CONFIG
+            bm, bn, bk = cfg["BM"], cfg["BN"], cfg["BK"]
             da, db = desc.from_tensor(a8, [bm, bk]), desc.from_tensor(bt, [bn, bk])
-            k["mm_tma_raw"][(k["triton"].cdiv(m, bm) * k["triton"].cdiv(n, bn),)](da, db, *args, **flags, **TMA_CONFIG)
+            k["mm_tma_raw"][(k["triton"].cdiv(m, bm) * k["triton"].cdiv(n, bn),)](da, db, *args, **flags, **cfg)
         else:
             # Block shapes are placeholders; each autotune config sets its own (pre_hook).
             da, db = desc.from_tensor(a8, [128, 128]), desc.from_tensor(bt, [128, 128])
@@ -412,13 +560,106 @@ def chain_tensors(a, b, start, step: int, lo: int, hi: int, neg: bool):
     return out
 
 
+# Above this share of outputs that may saturate, walking every output (chain_tensors) beats listing them.
+DENSE_WALK = 0.25
+
+
+def _abs_stats(x, dim: int):
+    """Sums and maxima of |x| along ``dim`` (int64 vectors), for int8/uint8 x of any layout: one pass."""
+    import torch
+
+    k = _triton()
+    lines, length = (x.shape[0], x.shape[1]) if dim == 1 else (x.shape[1], x.shape[0])
+    sr, sc = (x.stride(0), x.stride(1)) if dim == 1 else (x.stride(1), x.stride(0))
+    sums = torch.empty(lines, dtype=torch.int64, device=x.device)
+    tops = torch.empty(lines, dtype=torch.int64, device=x.device)
+    k["abs_stats"][(k["triton"].cdiv(lines, 32),)](x, sums, tops, lines, length, sr, sc, BR=32, BC=64)
+    return sums, tops
+
+
+def clamp_chain(a, b, start, step: int, lo: int, hi: int, neg: bool):
+    """The per-step saturating chain, walked only where saturation can happen.
+
+    ``start`` is the int64 accumulator (M, N), or None for zeros.  An output whose accumulator is further from
+    both limits than ``sum_k |a_ik| |b_kj|`` (bounded by a row sum of |a| times a column maximum of |b|, or the
+    other way round) never saturates, in whatever order the steps come, so it is ``start ± a @ b`` exactly: the
+    tensor-core kernel's wrapped result, which is exact there.  Only the other outputs are walked step by step.
+    On random data that is almost none, so a saturating call costs little more than a wrapping one.
+
+    Returns the int32 bits of the results (8-bit lanes, 32-bit accumulators) or int64 values (otherwise).
+    """
+    import torch
+
+    m, kk = a.shape
+    n = b.shape[1]
+    small = a.dtype in (torch.int8, torch.uint8) and b.dtype in (torch.int8, torch.uint8)
+    full = start if start is not None else torch.zeros((m, n), dtype=torch.int64, device=a.device)
+    if not (m and n and kk) or not small or hi - lo != (1 << 32) - 1:
+        return chain_tensors(a, b, full, step, lo, hi, neg)
+    k = _triton()
+    ra, rmax = _abs_stats(a, 1)
+    cs, cmax = _abs_stats(b, 0)
+    flags = torch.empty((m, n), dtype=torch.int8, device=a.device)
+    count = torch.zeros(1, dtype=torch.int32, device=a.device)
+    bm, bn = 64, 64
+    k["may_saturate"][(k["triton"].cdiv(m, bm), k["triton"].cdiv(n, bn))](
+        full if start is not None else flags,
+        ra,
+        rmax,
+        cs,
+        cmax,
+        flags,
+        count,
+        m,
+        n,
+        lo,
+        hi,
+        HAS_S=start is not None,
+        BM=bm,
+        BN=bn,
+    )
+    unsafe = int(count.item())  # one small read back: most calls on random data need no list of outputs
+    if unsafe > DENSE_WALK * m * n:
+        return chain_tensors(a, b, full, step, lo, hi, neg)
+    c32 = None
+    if start is not None:  # the accumulator's bits as int32 (a uint32 accumulator wraps into them)
+        c32 = torch.where(start > (1 << 31) - 1, start - (1 << 32), start).to(torch.int32)
+    out = mm_int8(a, b, c32, neg=neg)
+    if unsafe:
+        idx = flags.nonzero()
+        i, j = idx[:, 0].contiguous(), idx[:, 1].contiguous()
+        s = full[i, j].contiguous()
+        walked = torch.empty_like(s)
+        bu = 128
+        k["chain_points"][(k["triton"].cdiv(len(idx), bu),)](
+            a.contiguous(),
+            b.t().contiguous(),
+            i,
+            j,
+            s,
+            walked,
+            len(idx),
+            kk,
+            lo,
+            hi,
+            -1 if neg else 1,
+            STEP=step,
+            BU=bu,
+        )
+        out[i, j] = torch.where(walked > (1 << 31) - 1, walked - (1 << 32), walked).to(torch.int32)
+    return out
+
+
 def clamp_gemm(a, b, acc, o, neg):
     """The saturating result (int64 NumPy) computed on the GPU."""
     from .inputs import read_acc
 
     lo, hi = o.acc_range
-    start = np.zeros((a.shape[0], b.shape[1]), np.int64) if acc is None else read_acc(acc, o)
-    return chain_tensors(_as_torch(a), _as_torch(b), _as_torch(start), o.k_step, lo, hi, neg).cpu().numpy()
+    start = None if acc is None else _as_torch(read_acc(acc, o))
+    r = clamp_chain(_as_torch(a), _as_torch(b), start, o.k_step, lo, hi, neg).cpu().numpy()
+    if r.dtype == np.int32:  # the int32 bits of the accumulator type
+        return r.view(np.int32 if o.acc_signed else np.uint32).astype(np.int64)
+    return r
 
 
 def _tensor_acc(c, o, shape, device):
@@ -482,12 +723,14 @@ def gemm_tensors(a, b, c, o, clamp: bool, neg: bool):
     lo, hi = o.acc_range
     c = _tensor_acc(c, o, (m, n), a.device)
     if clamp:
-        start = torch.zeros((m, n), dtype=torch.int64, device=a.device) if c is None else c.to(torch.int64)
-        if not o.acc_signed:
+        start = None if c is None else c.to(torch.int64)
+        if start is not None and not o.acc_signed:
             start = start % (1 << 32)
         elif c is not None and c.dtype in (torch.uint32, torch.int64):
             start = torch.where(start > hi, start - (1 << 32), start)
-        r = chain_tensors(a, b, start, o.k_step, lo, hi, neg)
+        r = clamp_chain(a, b, start, o.k_step, lo, hi, neg)
+        if r.dtype == torch.int32:  # already the accumulator's bits
+            return r if o.acc_signed else r.view(torch.uint32)
         return r.to(torch.int32) if o.acc_signed else r.to(torch.uint32)
     small = a.element_size() == 1 and b.element_size() == 1 and a.dtype != torch.int16
     if o.acc_bits == 32 and small:

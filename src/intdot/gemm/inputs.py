@@ -49,9 +49,10 @@ def _as_int_array(x, name: str) -> np.ndarray:
 def operand(x, name: str, op: GemmOp, which: str) -> np.ndarray:
     """``x`` as the smallest NumPy dtype holding the instruction's lanes, every value checked."""
     arr = _as_int_array(x, name)
-    if arr.ndim < 2:
+    if arr.ndim < 1:
         raise OperandError(
-            f"{name} has shape {arr.shape}; expected at least 2 dimensions ((..., M, K) for a, (..., K, N) for b)"
+            f"{name} has shape {arr.shape}; expected at least 1 dimension ((K,) or (..., M, K) for a, (K,) or "
+            f"(..., K, N) for b, as numpy.matmul takes them)"
         )
     lo, hi = op.lane_range(which)
     if arr.size:
@@ -70,9 +71,11 @@ def operand(x, name: str, op: GemmOp, which: str) -> np.ndarray:
 
 
 def accumulator(c, op: GemmOp, shape: tuple[int, ...]) -> np.ndarray | None:
-    """``c`` broadcast to ``shape`` as uint64 words modulo 2**64 (None stays None).
+    """``c`` as the accumulator's words (uint32 for 32 bits, uint64 for 64), broadcast to ``shape`` as a view.
 
     As for the core's scalar operands, a value may be given in the accumulator's signed or unsigned spelling.
+    Only ``c``'s own elements are converted: a ``(N,)`` or ``(M, 1)`` ``c`` stays that size in memory, and
+    adding it to the result is one broadcast pass (it used to be expanded to ``(M, N)`` uint64 words first).
     """
     if c is None:
         return None
@@ -88,43 +91,43 @@ def accumulator(c, op: GemmOp, shape: tuple[int, ...]) -> np.ndarray | None:
                 f"expected values in [{lo}, {hi}] (signed or unsigned spelling)"
             )
     try:
-        arr = np.broadcast_to(arr, shape)
+        if np.broadcast_shapes(arr.shape, shape) != tuple(shape):  # c may not add axes to the result
+            raise ValueError
     except ValueError:
         raise OperandError(
-            f"c has shape {arr.shape}; expected a shape that broadcasts to the result's {shape}"
+            f"c has shape {arr.shape}; expected a shape that broadcasts to the result's {tuple(shape)}"
         ) from None
+    word = np.uint32 if n == 32 else np.uint64
     if arr.dtype == object:  # Python ints in either spelling, possibly beyond int64 and uint64 together
-        words = (arr % (1 << 64)).astype(np.uint64)
+        words = (arr % (1 << n)).astype(word)
     else:
-        words = arr.astype(np.uint64) if arr.dtype.kind == "u" else arr.astype(np.int64).view(np.uint64)
-    if n == 32:
-        words = words & np.uint64(0xFFFFFFFF)
-    return words
+        # Casting an integer array to an unsigned type keeps its low bits: either spelling gives the same word.
+        words = arr.astype(word)
+    return np.broadcast_to(words, shape)
 
 
 def read_acc(words: np.ndarray, op: GemmOp) -> np.ndarray:
-    """uint64 words as the accumulator type reads them, in int64 (uint64 for unsigned 64-bit)."""
+    """Accumulator words as the accumulator type reads them, in int64 (uint64 for unsigned 64-bit)."""
     if op.acc_bits == 64:
         return words.view(np.int64) if op.acc_signed else words
-    w = words.astype(np.int64)
-    if op.acc_signed:
-        w = np.where(w >= 1 << 31, w - (1 << 32), w)
-    return w
+    return (words.view(np.int32) if op.acc_signed else words).astype(np.int64)
 
 
-def shapes(a: np.ndarray, b: np.ndarray) -> tuple[tuple[int, ...], int, int, int]:
-    """The broadcast batch shape and M, K, N, as numpy.matmul defines them."""
+def shapes(a: np.ndarray, b: np.ndarray, shown=None) -> tuple[tuple[int, ...], int, int, int]:
+    """The broadcast batch shape and M, K, N, as numpy.matmul defines them (``shown``: the shapes the caller
+    gave, for messages, where a 1-D operand was promoted to 2-D)."""
+    sa, sb = shown or (a.shape, b.shape)
     (m, k), (k2, n) = a.shape[-2:], b.shape[-2:]
     if k != k2:
+        b_axis = "only axis" if len(sb) == 1 else "second-to-last"
         raise OperandError(
-            f"a has shape {a.shape} and b has shape {b.shape}: a's last axis (K={k}) must equal "
-            f"b's second-to-last (K={k2})"
+            f"a has shape {sa} and b has shape {sb}: a's last axis (K={k}) must equal b's {b_axis} (K={k2})"
         )
     try:
         batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
     except ValueError:
         raise OperandError(
-            f"a has shape {a.shape} and b has shape {b.shape}: their batch dimensions "
+            f"a has shape {sa} and b has shape {sb}: their batch dimensions "
             f"{a.shape[:-2]} and {b.shape[:-2]} do not broadcast"
         ) from None
     return batch, m, k, n

@@ -105,7 +105,8 @@ def _from_record(rec, a_signed, b_signed) -> GemmOp:
         bool(spec.b_signed),
         spec.acc_bits,
         bool(spec.acc_signed),
-        spec.lanes,
+        # Lanes of K one instruction consumes: the record's step (a 16x8x32 mma takes 32), not the core's word.
+        rec.k_step[0] * 8 // spec.a_width,
         rec.clamp,
         rec.neg,
         rec.features,

@@ -26,6 +26,8 @@ from .targets import Target
 FRONT_ENDS: tuple[tuple[str, str], ...] = (
     ("amd", "intdot.amd.isa"),
     ("arm", "intdot.arm.isa"),
+    ("x86", "intdot.x86.isa"),
+    ("nvidia", "intdot.nvidia.isa"),
     ("amdgpu", "intdot.amdgpu.isa"),
 )
 # fmt: on
@@ -35,11 +37,16 @@ ISAS = tuple(isa for isa, _ in FRONT_ENDS)
 @dataclass(frozen=True)
 class Availability:
     """One availability answer: ``ok``; ``why`` says what is missing when not; ``note`` is a caveat that
-    belongs on the same line (another profile's different answer, a mode the instruction needs)."""
+    belongs on the same line (another profile's different answer, a mode the instruction needs).
+
+    ``mode`` is set by ISAs whose availability depends on the processor's mode (Arm's streaming
+    mode): ``"both"``, ``"normal"`` (outside streaming mode only), ``"streaming"`` (in streaming
+    mode only) or ``"none"``; ``""`` elsewhere."""
 
     ok: bool
     why: str = ""
     note: str = ""
+    mode: str = ""
 
 
 @dataclass(frozen=True, eq=False)
@@ -49,7 +56,8 @@ class FrontEnd:
     ``records()`` gives its catalog records; ``target(text, profile)`` parses a target
     (:class:`~intdot.isa.targets.Target`); ``status(record, target, profile)`` answers
     availability; ``where(record, profile)`` names the targets that have a record;
-    ``targets(profile)`` lists the named targets; ``parse_text(text)`` finds the
+    ``targets(profile)`` lists the named targets; ``modes`` says the ISA has a streaming mode (its
+    ``status`` then takes ``streaming=None|True|False``); ``parse_text(text)`` finds the
     record an assembly line spells (None where the line is not this ISA's).
     ``verbs`` names the command-line verbs the ISA has (``asm``, ``disasm``, ``exec``,
     ``eval``, ``table``): data only, the command line owns the handlers.
@@ -64,9 +72,11 @@ class FrontEnd:
     where: Callable[[Instruction, str], tuple[str, ...]]
     targets: Callable[[str], Iterable[Target]]
     noun: str = "instruction"  # what its records are: "builtin" for AMD's
-    profiles: tuple[str, ...] = ("reference",)
+    profiles: tuple[str, ...] = ("reference",)  # more than one where the reference and the toolchains differ
+    listed_features: tuple[str, ...] = ()  # the features a target listing shows, in order (default: the records')
     parse_text: Callable[[str], str | None] | None = None
     verbs: frozenset = frozenset()
+    modes: bool = False
 
 
 @cache

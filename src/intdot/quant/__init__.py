@@ -1,0 +1,32 @@
+"""Quantized operators on any dot instruction: ONNX's integer operators, requantization, whole ONNX models.
+
+Functions are named after the ONNX operators and take ONNX's inputs in ONNX's order, attributes as keyword
+arguments; ``op=`` (any :mod:`intdot.catalog` spelling or record) and ``target=`` choose the instruction that
+computes the integer product, through :func:`intdot.gemm.gemm`.  Results are what ONNX defines (int32 sums
+wrap modulo 2**32), bit for bit, whichever instruction computes them: see :mod:`intdot.quant.plan`.
+"""
+
+from .conv import conv_integer, qlinear_conv
+from .linear import dequantize_linear, dynamic_quantize_linear, quantize_linear
+from .matmul import matmul_integer, qlinear_matmul
+from .model import run
+from .plan import Plan, fitting, plan
+from .requant import METHODS, fixed_point_multiply, quantize_multiplier, requantize
+
+__all__ = [
+    "METHODS",
+    "Plan",
+    "conv_integer",
+    "dequantize_linear",
+    "dynamic_quantize_linear",
+    "fitting",
+    "fixed_point_multiply",
+    "matmul_integer",
+    "plan",
+    "qlinear_conv",
+    "qlinear_matmul",
+    "quantize_linear",
+    "quantize_multiplier",
+    "requantize",
+    "run",
+]

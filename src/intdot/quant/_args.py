@@ -1,0 +1,101 @@
+"""Checking the operators' inputs once, with messages that name the input, its value and what ONNX allows."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.errors import OperandError, OperandTypeError
+from ..core.values import describe, is_int_scalar
+
+EIGHT_BIT = (np.dtype(np.int8), np.dtype(np.uint8))
+FLOATS = (np.dtype(np.float32), np.dtype(np.float16))
+
+
+def tensor(x, name: str, allowed, what: str) -> np.ndarray:
+    """``x`` as an array whose dtype is one of ``allowed``; ONNX tensors are typed, so a list is not guessed at."""
+    if isinstance(x, (bool, np.bool_)) or x is None:
+        raise OperandTypeError(f"{name}={describe(x)}: expected a NumPy array of {what}")
+    arr = np.asarray(x) if isinstance(x, (np.ndarray, np.generic)) else None
+    if arr is None:
+        raise OperandTypeError(
+            f"{name} is a {type(x).__name__}; expected a NumPy array of {what} (ONNX tensors are typed: "
+            f"give the dtype, e.g. np.asarray(values, np.uint8))"
+        )
+    if arr.dtype not in allowed:
+        raise OperandTypeError(f"{name} has dtype {arr.dtype}; expected {what}")
+    return arr
+
+
+def operand8(x, name: str) -> np.ndarray:
+    """An int8 or uint8 operand (ONNX's T1/T2 of the integer operators)."""
+    return tensor(x, name, EIGHT_BIT, "int8 or uint8")
+
+
+def zero_point(z, name: str, dtype: np.dtype) -> np.ndarray:
+    """A zero point of ``dtype`` (None is 0): a NumPy array of that dtype or a Python int in its range."""
+    if z is None:
+        return np.zeros((), dtype)
+    if is_int_scalar(z) and not isinstance(z, np.generic):
+        info = np.iinfo(dtype)
+        if not info.min <= z <= info.max:
+            raise OperandError(f"{name}={z} does not fit {dtype}; expected an integer in [{info.min}, {info.max}]")
+        return np.asarray(z, dtype)
+    arr = tensor(z, name, (np.dtype(dtype),), f"{dtype} (the type of the tensor it belongs to)")
+    return arr
+
+
+def scale(s, name: str) -> np.ndarray:
+    """A scale: float32/float16 array or a Python float, as float32 (float16 converts exactly)."""
+    if isinstance(s, float):
+        s = np.float32(s)
+    arr = tensor(s, name, FLOATS, "float32 or float16 (or a Python float)")
+    return arr.astype(np.float32)
+
+
+def per_tensor(x: np.ndarray, name: str) -> np.ndarray:
+    """A scalar or one-element tensor, as a 0-d array."""
+    if x.size != 1 or x.ndim > 1:
+        raise OperandError(f"{name} has shape {x.shape}; expected a scalar or a 1-element 1-D tensor (per tensor)")
+    return x.reshape(())
+
+
+def along(x: np.ndarray, name: str, ndim: int, axis: int, length: int, what: str) -> np.ndarray:
+    """A per-tensor value (scalar or 1 element) or a 1-D one of ``length`` elements laid along ``axis`` of an
+    ``ndim``-dimensional result, so that it broadcasts; anything else is an error naming ``what`` it may be."""
+    if x.size == 1 and x.ndim <= 1:
+        return x.reshape(())
+    if x.ndim == 1 and x.shape[0] == length:
+        shape = [1] * ndim
+        shape[axis] = length
+        return x.reshape(shape)
+    raise OperandError(f"{name} has shape {x.shape}; expected a scalar, a 1-element tensor or {what}")
+
+
+def ints(value, name: str, n: int, default: int, lo: int) -> tuple[int, ...]:
+    """An attribute list of ``n`` integers >= ``lo`` (None gives ``default`` each)."""
+    if value is None:
+        return (default,) * n
+    try:
+        out = tuple(value)
+    except TypeError:
+        raise OperandTypeError(f"{name}={describe(value)}: expected a list of {n} integers") from None
+    if len(out) != n or not all(is_int_scalar(v) and v >= lo for v in out):
+        raise OperandError(f"{name}={describe(value)}: expected {n} integers, each at least {lo}")
+    return tuple(int(v) for v in out)
+
+
+def flag(value, name: str) -> bool:
+    if not isinstance(value, (bool, np.bool_)):
+        raise OperandTypeError(f"{name}={describe(value)} is not a bool; expected True or False")
+    return bool(value)
+
+
+def choice(value, name: str, allowed: tuple[str, ...]) -> str:
+    if not isinstance(value, str) or value not in allowed:
+        raise OperandError(f"{name}={describe(value)} is not known; expected one of {', '.join(map(repr, allowed))}")
+    return value
+
+
+def wrap32(x: np.ndarray) -> np.ndarray:
+    """int64 values modulo 2**32 as uint32 words (the cast keeps the low 32 bits)."""
+    return np.asarray(x).astype(np.int64).astype(np.uint32)

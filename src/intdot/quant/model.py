@@ -1,0 +1,280 @@
+"""Whole quantized ONNX models: every integer node through a chosen instruction, the rest through
+``onnx.reference``.
+
+The model runs in ONNX's own reference evaluator with its integer operators (``MatMulInteger``,
+``QLinearMatMul``, ``ConvInteger``, ``QLinearConv``) overridden by :mod:`intdot.quant`'s, and its
+``QuantizeLinear``/``DequantizeLinear``/``DynamicQuantizeLinear`` by intdot's (which compute as ONNX Runtime
+does, see :mod:`intdot.quant.linear`).  A QDQ model (``DequantizeLinear -> MatMul/Conv -> QuantizeLinear``, as
+``onnxruntime.quantization`` writes it by default) is first rewritten into ``QLinearMatMul``/``QLinearConv``
+nodes, as ONNX Runtime's graph optimizer does before running it: the integer product is what runs in both.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from ..core.errors import IntdotError, OperandError, OperandTypeError
+from ..core.values import describe
+
+INTEGER = ("MatMulInteger", "QLinearMatMul", "ConvInteger", "QLinearConv")
+
+
+def _onnx():
+    try:
+        import onnx
+        import onnx.reference  # noqa: F401
+    except ImportError:
+        raise IntdotError("running ONNX models needs the 'onnx' extra: pip install 'intdot[onnx]'") from None
+    return onnx
+
+
+def load(model):
+    """An ``onnx.ModelProto`` from a model, a path or the serialized bytes."""
+    onnx = _onnx()
+    if isinstance(model, onnx.ModelProto):
+        return model
+    if isinstance(model, (bytes, bytearray)):
+        return onnx.load_from_string(bytes(model))
+    if isinstance(model, (str, os.PathLike)):
+        try:
+            return onnx.load(os.fspath(model))
+        except OSError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - protobuf's DecodeError and friends: not an ONNX file
+            raise OperandError(f"model={describe(os.fspath(model))} is not an ONNX model: {exc}") from None
+    raise OperandTypeError(f"model={describe(model)}: expected an onnx.ModelProto, a path or bytes")
+
+
+# ---------------------------------------------------------------------------
+# QDQ -> QOperator, as ONNX Runtime's optimizer does for the integer operators.
+# ---------------------------------------------------------------------------
+
+
+def _const(graph, name):
+    for t in graph.initializer:
+        if t.name == name:
+            from onnx import numpy_helper
+
+            return numpy_helper.to_array(t)
+    return None
+
+
+def _fuse_qdq(model):
+    """``DQ(x), DQ(w)[, DQ(bias int32)] -> MatMul/Conv -> Q`` become one QLinearMatMul/QLinearConv node."""
+    from onnx import helper
+
+    graph = model.graph
+    producer = {o: n for n in graph.node for o in n.output}
+    consumers: dict[str, list] = {}
+    for n in graph.node:
+        for i in n.input:
+            consumers.setdefault(i, []).append(n)
+    outputs = {o.name for o in graph.output}
+    replace, drop = {}, set()
+    for n in graph.node:
+        if n.op_type not in ("MatMul", "Conv") or n.domain not in ("", "ai.onnx"):
+            continue
+        dqs = [producer.get(i) for i in n.input]
+        if len(dqs) < 2 or not all(d is not None and d.op_type == "DequantizeLinear" for d in dqs):
+            continue
+        users = consumers.get(n.output[0], [])
+        if len(users) != 1 or users[0].op_type != "QuantizeLinear" or n.output[0] in outputs:
+            continue
+        q = users[0]
+        x_dq, w_dq = dqs[0], dqs[1]
+        if any(len(d.input) < 3 for d in (x_dq, w_dq)) or len(q.input) < 3:
+            continue  # zero points left out: the types are not known here
+        ins = [x_dq.input[0], x_dq.input[1], x_dq.input[2], w_dq.input[0], w_dq.input[1], w_dq.input[2]]
+        ins += [q.input[1], q.input[2]]
+        if n.op_type == "Conv" and len(n.input) > 2 and n.input[2]:
+            b_dq = dqs[2]
+            bias = _const(graph, b_dq.input[0])
+            if bias is None or bias.dtype != np.int32:
+                continue
+            ins.append(b_dq.input[0])
+        kind = "QLinearMatMul" if n.op_type == "MatMul" else "QLinearConv"
+        attrs = {a.name: helper.get_attribute_value(a) for a in n.attribute}
+        fused = helper.make_node(kind, ins, [q.output[0]], name=n.name or q.name, **attrs)
+        replace[id(n)] = fused
+        drop.add(id(q))
+    if not replace:
+        return model
+    nodes = [replace.get(id(n), n) for n in graph.node if id(n) not in drop]
+    used = {i for n in nodes for i in n.input} | outputs
+    # DequantizeLinear nodes whose only reader was fused away are dropped too.
+    nodes = [n for n in nodes if n.op_type != "DequantizeLinear" or any(o in used for o in n.output)]
+    out = type(model)()
+    out.CopyFrom(model)
+    del out.graph.node[:]
+    out.graph.node.extend(nodes)
+    return out
+
+
+# ---------------------------------------------------------------------------
+# The evaluator's overrides.
+# ---------------------------------------------------------------------------
+
+
+def _attr(node_run, name, default):
+    v = getattr(node_run, name, None)
+    if v is None:
+        return default
+    if isinstance(v, bytes):
+        return v.decode()
+    if isinstance(v, np.ndarray):
+        return v.tolist()
+    return v
+
+
+def _conv_attrs(node_run) -> dict:
+    return {
+        "auto_pad": _attr(node_run, "auto_pad", "NOTSET"),
+        "dilations": _attr(node_run, "dilations", None),
+        "group": int(_attr(node_run, "group", 1)),
+        "kernel_shape": _attr(node_run, "kernel_shape", None),
+        "pads": _attr(node_run, "pads", None),
+        "strides": _attr(node_run, "strides", None),
+    }
+
+
+def _overrides(op, target, requant):
+    from onnx.reference.op_run import OpRun
+
+    from . import conv, linear, matmul
+
+    def named(node_run, fn):
+        """Bad input to an integer node is reported with the node's name and type."""
+        try:
+            return fn()
+        except IntdotError as exc:
+            node = node_run.onnx_node
+            raise type(exc)(f"node {node.name or '(unnamed)'!r} ({node.op_type}): {exc}") from None
+
+    class MatMulInteger(OpRun):
+        def _run(self, a, b, a_zero_point=None, b_zero_point=None):
+            return (named(self, lambda: matmul.matmul_integer(a, b, a_zero_point, b_zero_point, op=op, target=target)),)
+
+    class QLinearMatMul(OpRun):
+        def _run(self, *args):
+            return (named(self, lambda: matmul.qlinear_matmul(*args, op=op, target=target, requant=requant)),)
+
+    class ConvInteger(OpRun):
+        def _run(self, x, w, x_zero_point=None, w_zero_point=None, **_):
+            kw = _conv_attrs(self)
+            return (
+                named(self, lambda: conv.conv_integer(x, w, x_zero_point, w_zero_point, op=op, target=target, **kw)),
+            )
+
+    class QLinearConv(OpRun):
+        def _run(self, *args, **_):
+            kw = _conv_attrs(self)
+            return (named(self, lambda: conv.qlinear_conv(*args, op=op, target=target, requant=requant, **kw)),)
+
+    class QuantizeLinear(OpRun):
+        def _run(self, x, y_scale, y_zero_point=None, **_):
+            kw = {"axis": int(_attr(self, "axis", 1)), "block_size": int(_attr(self, "block_size", 0) or 0)}
+            if getattr(self, "output_dtype", None):
+                kw["output_dtype"] = int(self.output_dtype)
+            return (named(self, lambda: linear.quantize_linear(x, y_scale, y_zero_point, **kw)),)
+
+    class DequantizeLinear(OpRun):
+        def _run(self, x, x_scale, x_zero_point=None, **_):
+            kw = {"axis": int(_attr(self, "axis", 1)), "block_size": int(_attr(self, "block_size", 0) or 0)}
+            return (named(self, lambda: linear.dequantize_linear(x, x_scale, x_zero_point, **kw)),)
+
+    class DynamicQuantizeLinear(OpRun):
+        def _run(self, x):
+            return named(self, lambda: linear.dynamic_quantize_linear(x))
+
+    return [
+        MatMulInteger,
+        QLinearMatMul,
+        ConvInteger,
+        QLinearConv,
+        QuantizeLinear,
+        DequantizeLinear,
+        DynamicQuantizeLinear,
+    ]
+
+
+def _check_domains(model) -> None:
+    from onnx.reference.ops import load_op  # noqa: F401 - the evaluator's own table
+
+    for n in model.graph.node:
+        if n.domain not in ("", "ai.onnx"):
+            raise OperandError(
+                f"node {n.name or '(unnamed)'!r} is {n.domain}:{n.op_type}, an operator outside ONNX that "
+                f"onnx.reference does not define; quantize so that the model has none (onnxruntime.quantization: "
+                f"QDQ format, or QOperator with op_types_to_quantize=['MatMul', 'Conv'])"
+            )
+
+
+def _feed(model, inputs) -> dict:
+    names = [i.name for i in model.graph.input if i.name not in {t.name for t in model.graph.initializer}]
+    if isinstance(inputs, np.ndarray):
+        if len(names) != 1:
+            raise OperandError(f"the model has {len(names)} inputs ({', '.join(names)}); pass a dict of arrays")
+        return {names[0]: inputs}
+    if not isinstance(inputs, dict):
+        raise OperandTypeError(f"inputs={describe(inputs)}: expected a dict of input name -> array (or one array)")
+    missing = [n for n in names if n not in inputs]
+    extra = [n for n in inputs if n not in names]
+    if missing or extra:
+        raise OperandError(
+            f"inputs: the model takes {', '.join(names) or 'no inputs'}"
+            + (f"; missing {', '.join(missing)}" if missing else "")
+            + (f"; not inputs of the model: {', '.join(map(str, extra))}" if extra else "")
+        )
+    return {n: np.asarray(inputs[n]) for n in names}
+
+
+def integer_nodes(model) -> list[tuple[str, str]]:
+    """(name, type) of the nodes that run through the instruction, after the QDQ rewrite."""
+    m = _fuse_qdq(load(model))
+    return [(n.name, n.op_type) for n in m.graph.node if n.op_type in INTEGER]
+
+
+def run(model, inputs, *, op, target=None, requant: str = "float32") -> dict:
+    """Run a quantized ONNX model with every integer node computed through ``op`` (on ``target``).
+
+    Parameters
+    ----------
+    model : onnx.ModelProto, path or bytes
+        QOperator or QDQ format, as ``onnxruntime.quantization`` writes them.
+    inputs : dict of name -> numpy.ndarray, or one array for a model with one input
+    op, target
+        The instruction for the integer products, as for :func:`intdot.quant.matmul_integer`; a node whose
+        operands it cannot take is an error naming the node.
+    requant : {"float32", "float64", "fixed_point"}
+        How QLinear nodes requantize (:mod:`intdot.quant.requant`); ``"float32"`` is ONNX Runtime's.
+
+    Returns
+    -------
+    dict of output name -> numpy.ndarray, in the graph's order.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from onnx import helper, numpy_helper
+    >>> w = numpy_helper.from_array(np.array([[1, -2], [3, 4]], np.int8), "w")
+    >>> node = helper.make_node("MatMulInteger", ["x", "w"], ["y"], name="mm")
+    >>> graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", 2, [1, 2])],
+    ...                           [helper.make_tensor_value_info("y", 6, [1, 2])], [w])
+    >>> model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
+    >>> from intdot.quant import run
+    >>> run(model, np.array([[200, 100]], np.uint8), op="usdot", target="neoverse-v2")["y"].tolist()
+    [[500, 0]]
+    """
+    from onnx.reference import ReferenceEvaluator
+
+    from ._args import choice
+
+    choice(requant, "requant", ("float32", "float64", "fixed_point"))
+    m = _fuse_qdq(load(model))
+    _check_domains(m)
+    feed = _feed(m, inputs)
+    ev = ReferenceEvaluator(m, new_ops=_overrides(op, target, requant))
+    results = ev.run(None, feed)
+    return {o.name: r for o, r in zip(m.graph.output, results)}

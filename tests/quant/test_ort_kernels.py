@@ -1,0 +1,40 @@
+"""Where ONNX Runtime's own kernel differs from ONNX's definition: on an x86 CPU without VNNI, its uint8 x int8
+product multiplies byte pairs with ``vpmaddubsw``, which saturates each pair's sum (a[2t]b[2t] + a[2t+1]b[2t+1])
+to int16 before the int32 accumulation.  intdot computes ONNX's definition; this test shows that every output
+where ONNX Runtime differs is explained by that saturation, and nothing else (docs/differences.md)."""
+
+import numpy as np
+import pytest
+
+from intdot import quant
+
+from . import ort
+from . import reference_quant as ref
+
+
+def _pair_saturated(a, b, za, zb):
+    """ONNX Runtime's AVX2 uint8 x int8 kernel: raw pair sums saturated to int16, zero points corrected after."""
+    a64, b64 = a.astype(np.int64), b.astype(np.int64)
+    k = a.shape[1]
+    if k % 2:
+        a64 = np.pad(a64, ((0, 0), (0, 1)))
+        b64 = np.pad(b64, ((0, 1), (0, 0)))
+    pairs = a64[:, 0::2, None] * b64[None, 0::2] + a64[:, 1::2, None] * b64[None, 1::2]  # (M, K/2, N)
+    raw = np.clip(pairs, -32768, 32767).sum(axis=1)
+    return ref.wrap32(raw - zb * a64.sum(axis=1)[:, None] - za * b64.sum(axis=0)[None, :] + k * za * zb)
+
+
+def test_onnx_runtime_u8s8_differs_only_by_pair_saturation():
+    ort.need()
+    if not ort.saturates_u8s8():
+        pytest.skip("ONNX Runtime's uint8 x int8 kernel is exact on this CPU (VNNI, AMX or Arm): nothing to explain")
+    rng = np.random.default_rng(14)
+    a = rng.integers(0, 256, (64, 301)).astype(np.uint8)
+    b = rng.integers(-128, 128, (301, 48)).astype(np.int8)
+    za, zb = 3, -2
+    direct = ort.run("MatMulInteger", [a, b, np.array(za, np.uint8), np.array(zb, np.int8)], out_type=6)
+    exact = quant.matmul_integer(a, b, np.uint8(za), np.int8(zb), op="usdot")
+    assert (exact == ref.matmul_integer(a, b, za, zb)).all()
+    differ = direct != exact
+    assert differ.mean() > 0.5  # most outputs of full-range random data meet a saturated pair
+    assert (direct == _pair_saturated(a, b, za, zb)).all()
