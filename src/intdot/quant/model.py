@@ -200,8 +200,6 @@ def _overrides(op, target, requant):
 
 
 def _check_domains(model) -> None:
-    from onnx.reference.ops import load_op  # noqa: F401 - the evaluator's own table
-
     for n in model.graph.node:
         if n.domain not in ("", "ai.onnx"):
             raise OperandError(
