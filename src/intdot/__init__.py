@@ -15,10 +15,11 @@ from .core import DotSpec, dot, lane_values, pack, unpack
 __version__ = "0.1.0"
 
 # Subpackages that load on first use, so `import intdot` stays cheap (a command-line call pays it every time).
-_LAZY = ("amd", "arm", "catalog", "gemm", "nvidia")
+# A front end registered later (intdot.isa.registry) loads here too, through __getattr__, without a line here.
+_LAZY = ("amd", "amdgpu", "arm", "nvidia", "x86", "catalog", "gemm", "quant", "isa")
 
 if TYPE_CHECKING:  # what a type checker and an IDE see: the same names, imported eagerly
-    from . import amd, arm, catalog, gemm, nvidia  # noqa: F401
+    from . import amd, amdgpu, arm, catalog, gemm, isa, nvidia, quant, x86  # noqa: F401
 
 
 def __getattr__(name):
@@ -26,6 +27,11 @@ def __getattr__(name):
 
     if name in _LAZY:
         return importlib.import_module(f".{name}", __name__)
+    if not name.startswith("_"):
+        from .isa.registry import ISAS
+
+        if name in ISAS:
+            return importlib.import_module(f".{name}", __name__)
     from .core.errors import quote
 
     raise AttributeError(f"module 'intdot' has no attribute {quote(name)}")
