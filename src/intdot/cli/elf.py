@@ -200,20 +200,20 @@ class ElfFile:
         if not usable.any():
             return None  # llvm-objdump then falls back to the dynamic table
         per: dict = {}
-        keep = usable & np.isin(shndx, list(code))
-        for i in np.flatnonzero(keep).tolist():
-            sec = self.sections[int(shndx[i])]
-            name = _string(strings, int(syms["name"][i]))
+        keep = np.flatnonzero(usable & np.isin(shndx, list(code)))
+        columns = (shndx[keep], syms["name"][keep], syms["value"][keep], kind[keep])
+        for index, name_at, value, type_ in zip(*(c.tolist() for c in columns)):
+            sec = self.sections[index]
+            name = _string(strings, name_at)
             if not name:
                 continue
-            value = int(syms["value"][i])
             offset = value if self.type == ET_REL else value - sec.addr
             shown, starts, mapping = per.setdefault(sec.index, ([], set(), []))
             if static and name.startswith(("$x", "$d")):
                 mapping.append((offset, name))
                 continue
             starts.add(offset)
-            if int(kind[i]) in _SHOWN_TYPES:
+            if type_ in _SHOWN_TYPES:
                 shown.append((offset, name))
         return per
 
