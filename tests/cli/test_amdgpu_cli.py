@@ -79,3 +79,34 @@ def test_eval_explain_names_the_instruction(capsys, call, target, clamp, instruc
         argv = ["eval", call.replace("false)", "true)"), "--explain", "--target", target, "--profile", "llvm"]
     assert main(argv) == 0
     assert f"instruction (clang-19 on {target}): {instruction}" in capsys.readouterr().out
+
+
+@pytest.mark.oracle
+def test_disasm_reads_an_amdgpu_code_object_as_llvm_objdump_does(tmp_path, capsys):
+    # issue 13 item 3: the processor comes from the ELF header; no --isa needed
+    import subprocess
+
+    from tests.oracles import find_tool
+
+    clang, objdump = find_tool("INTDOT_CLANG", "clang-19"), find_tool("INTDOT_OBJDUMP", "llvm-objdump-19")
+    if clang is None or objdump is None:
+        missing("clang-19 and llvm-objdump-19 (the AMDGPU code-object oracle)")
+    src = tmp_path / "k.cl"
+    src.write_text(
+        "__kernel void k(__global int *o, __global const int *a, __global const int *b) {\n"
+        "  int i = get_global_id(0);\n"
+        "  o[i] = __builtin_amdgcn_udot4(a[i], b[i], o[i], false)\n"
+        "       + __builtin_amdgcn_sudot4(true, a[i], false, b[i], 0, true);\n"
+        "}\n"
+    )
+    obj = tmp_path / "k.o"
+    subprocess.run(
+        [clang, "-target", "amdgcn-amd-amdhsa", "-mcpu=gfx1100", "-nogpulib", "-O2", "-c", src, "-o", obj], check=True
+    )
+    want = subprocess.run([objdump, "-d", "--mcpu=gfx1100", obj], capture_output=True, text=True, check=True).stdout
+    assert main(["disasm", "-f", str(obj)]) == 0
+    got = capsys.readouterr().out.splitlines()
+    want = want.splitlines()
+    assert got[:5] == want[:5]  # header and the first symbol, as llvm-objdump lays them out
+    dots = [ln for ln in want if "v_dot" in ln]
+    assert dots and [ln for ln in got if "v_dot" in ln] == dots

@@ -36,7 +36,8 @@ def run(args) -> int:
                 for name, n in obj.stats().items():
                     print(f"{n:8d}  {name}")
                 return 0
-            print(f"{args.file}:\tfile format elf64-amdgpu (--mcpu={obj.mcpu})\n")
+            # As llvm-objdump-19 -d --mcpu=gfxN lays it out (the processor is the header's: obj.mcpu).
+            print(f"\n{args.file}:\tfile format elf64-amdgpu\n")
             print("Disassembly of section .text:\n")
             print(obj.listing(only_dot=getattr(args, "only_dot", False)))
             return 0

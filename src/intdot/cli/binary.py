@@ -1,9 +1,13 @@
 """Where ``intdot disasm`` finds its words: hex text, llvm-mc byte lists, ``objdump -d``
-listings, raw binaries and AArch64 ELF files (objects, shared libraries, executables).
+listings, raw binaries, AArch64 ELF files (objects, shared libraries,
+executables) and ``ar`` archives of them.
 
-Each input becomes a list of :class:`Chunk`: the words of one section (or of
-one text input) with their addresses, the symbols that start inside it, and
-where each word came from, so an error can name a line and column.
+Each input becomes a list of chunks: the words of one section (or of one
+text input) with their addresses, the symbols that start inside it, and
+where each word came from, so an error can name a line and column.  Text
+inputs are held in memory (:class:`Chunk`); binaries are read a block at a
+time from their file (:class:`Section`), so a library of any size is listed
+in a fixed amount of memory.
 """
 
 from __future__ import annotations
@@ -35,7 +39,7 @@ def other_format(data: bytes) -> str | None:
 
 @dataclass
 class Chunk:
-    """The words of one section or text input, in order."""
+    """The words of one text input or listing section, in order, in memory."""
 
     name: str  # section name (".text") or source ("stdin", a file name, "WORD")
     words: np.ndarray  # uint32
@@ -43,6 +47,72 @@ class Chunk:
     symbols: list = field(default_factory=list)  # [(index of the first word, name)], ascending
     data: np.ndarray | None = None  # bool per word: inside a '$d' (data) mapping region
     where: list | None = None  # per word (line, column) in the text it came from (indexable)
+    file: str | None = None  # the object file it belongs to, where the input holds several (an archive)
+
+    @property
+    def count(self) -> int:
+        return len(self.words)
+
+    def read(self, lo: int, hi: int) -> np.ndarray:
+        return self.words[lo:hi]
+
+    def address_block(self, lo: int, hi: int) -> np.ndarray | None:
+        return None if self.addresses is None else self.addresses[lo:hi]
+
+    def data_block(self, lo: int, hi: int) -> np.ndarray | None:
+        return None if self.data is None else self.data[lo:hi]
+
+
+class Section:
+    """The words of one section of a binary, read from its file a block at a time.
+
+    ``read_bytes(offset, count)`` reads from the section's first byte;
+    ``regions`` are the mapping symbols as (word index, is data), ascending.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        count: int,
+        base: int,
+        read_bytes,
+        *,
+        symbols: list | None = None,
+        regions: list | None = None,
+        order: str = "<",
+        data_order: str = "<",
+        file: str | None = None,
+    ):
+        self.name, self.count, self.base, self._read = name, count, base, read_bytes
+        self.symbols = symbols or []
+        self.file = file
+        self.where = None
+        self.addresses = True  # listings and JSON show addresses
+        self._dtype = np.dtype(order + "u4")
+        self._swap_data = data_order != order
+        if regions:
+            self._starts = np.array([k for k, _ in regions], dtype=np.int64)
+            self._flags = np.array([d for _, d in regions], dtype=bool)
+        else:
+            self._starts = self._flags = None
+
+    def data_block(self, lo: int, hi: int) -> np.ndarray | None:
+        if self._starts is None:
+            return None
+        k = np.searchsorted(self._starts, np.arange(lo, hi), side="right") - 1
+        return np.where(k >= 0, self._flags[np.maximum(k, 0)], False)
+
+    def read(self, lo: int, hi: int) -> np.ndarray:
+        words = np.frombuffer(self._read(4 * lo, 4 * (hi - lo)), self._dtype).astype(np.uint32)
+        if self._swap_data:
+            # A64 instructions are little-endian even in a big-endian (aarch64_be) file; only data is not.
+            data = self.data_block(lo, hi)
+            if data is not None and data.any():
+                words[data] = words[data].byteswap()
+        return words
+
+    def address_block(self, lo: int, hi: int) -> np.ndarray:
+        return np.arange(self.base + 4 * lo, self.base + 4 * hi, 4, dtype=np.uint64)
 
 
 # -- text ----------------------------------------------------------------------------------------
@@ -211,98 +281,65 @@ def words_from_objdump(text: str, source: str) -> list[Chunk]:
 # -- binaries ------------------------------------------------------------------------------------
 
 
-def words_from_raw(data: bytes, source: str, *, offset: int = 0, endian: str = "little") -> tuple[Chunk, int]:
+def raw_section(stream, source: str, size: int, *, offset: int = 0, endian: str = "little") -> tuple[Section, int]:
     """The words of a raw binary from byte ``offset``; also the count of trailing bytes left over."""
-    if offset < 0 or offset > len(data):
-        raise OperandError(f"--offset {offset}: out of range; {source} has {len(data)} bytes")
-    body = data[offset:]
-    n = len(body) // 4
-    words = np.frombuffer(body, dtype="<u4" if endian == "little" else ">u4", count=n).astype(np.uint32)
-    addrs = np.arange(offset, offset + 4 * n, 4, dtype=np.uint64)
-    return Chunk(source, words, addrs), len(body) - 4 * n
+    if offset < 0 or offset > size:
+        raise OperandError(f"--offset {offset}: out of range; {source} has {size} bytes")
+    n = (size - offset) // 4
+
+    def read(at: int, count: int) -> bytes:
+        stream.seek(offset + at)
+        return stream.read(count)
+
+    order = "<" if endian == "little" else ">"
+    return Section(source, n, offset, read, order=order, data_order=order), size - offset - 4 * n
 
 
-def words_from_elf(data: bytes, source: str) -> list[Chunk]:
-    """Every executable section of an AArch64 ELF file, with its symbols (as ``objdump -d`` shows them)."""
-    import io
+def elf_sections(elf, *, file: str | None = None) -> tuple[list[Section], str]:
+    """Every executable section of an AArch64 ELF image, with the symbols llvm-objdump-19 shows
+    in it; also which symbol table named them ('static', 'dynamic' or 'none')."""
+    from .elf import NotReadable
 
     try:
-        from elftools.common.exceptions import ELFError
-        from elftools.elf.elffile import ELFFile
-    except ImportError:
-        raise OperandError(
-            f"{source} is an ELF file; reading it needs pyelftools (pip install 'intdot[elf]')"
-        ) from None
-    try:
-        elf = ELFFile(io.BytesIO(data))
-        machine = elf["e_machine"]
-        if machine != "EM_AARCH64":
-            raise OperandError(f"{source} is an ELF file for {machine}; intdot disassembles AArch64 (EM_AARCH64) only")
-        sections = [
-            (i, s) for i, s in enumerate(elf.iter_sections()) if s["sh_flags"] & 0x4 and s["sh_type"] != "SHT_NOBITS"
-        ]  # SHF_EXECINSTR
-        syms = _symbols(elf)
-        chunks = []
-        for index, sec in sections:
-            raw = sec.data()
-            n = len(raw) // 4
-            # A64 instructions are little-endian even in a big-endian (aarch64_be) file; only data is not.
-            words = np.frombuffer(raw, dtype="<u4", count=n).astype(np.uint32)
-            base = int(sec["sh_addr"])
-            addrs = base + 4 * np.arange(n, dtype=np.uint64)
-            named, mapping = {}, []
-            for value, name, kind in syms.get(index, []):
-                # In a relocatable object a symbol's value is an offset into its section.
-                k = value - base if elf["e_type"] != "ET_REL" else value
-                if not 0 <= k < 4 * n + 4:
-                    continue
-                if kind == "map":
-                    mapping.append((k // 4, name))
-                elif k % 4 == 0 and k // 4 < n:
-                    named[k // 4] = name  # sorted by name: the last at an address wins, as in llvm-objdump
-            data_mask = np.zeros(n, dtype=bool)
-            mapping.sort()
-            for j, (start, name) in enumerate(mapping):
-                end = mapping[j + 1][0] if j + 1 < len(mapping) else n
-                data_mask[start:end] = name.startswith("$d")
-            if not elf.little_endian and data_mask.any():
-                words[data_mask] = words[data_mask].byteswap()
-            chunks.append(Chunk(sec.name, words, addrs, sorted(named.items()), data_mask))
-        return chunks
-    except ELFError as exc:
-        raise OperandError(f"{source} is not a readable ELF file ({exc})") from None
-    except (ValueError, KeyError, AttributeError, TypeError, IndexError) as exc:
-        # pyelftools raises plain exceptions on truncated or corrupt files.
-        raise OperandError(f"{source} is not a readable ELF file ({type(exc).__name__}: {exc})") from None
-
-
-# STT_GNU_IFUNC (pyelftools calls type 10 STT_LOOS): glibc's memcpy, strlen, ... are such
-# resolvers; without them their code would be counted in the function before.
-_FUNCTION_TYPES = ("STT_FUNC", "STT_GNU_IFUNC", "STT_LOOS")
-
-
-def _symbols(elf) -> dict:
-    """Section index -> [(value, name, 'func'|'map')]: functions and labels, and the
-    AArch64 mapping symbols ($x code, $d data) that tell objdump where data sits in code."""
-    from elftools.elf.sections import SymbolTableSection
-
-    table = elf.get_section_by_name(".symtab") or elf.get_section_by_name(".dynsym")
-    out: dict = {}
-    if not isinstance(table, SymbolTableSection):
-        return out
-    for sym in table.iter_symbols():
-        shndx = sym["st_shndx"]
-        if not isinstance(shndx, int) or not sym.name:
-            continue
-        kind = sym["st_info"]["type"]
-        if sym.name.startswith(("$x", "$d")):
-            out.setdefault(shndx, []).append((int(sym["st_value"]), sym.name, "map"))
-        elif kind in _FUNCTION_TYPES or kind == "STT_NOTYPE":
-            out.setdefault(shndx, []).append(
-                (int(sym["st_value"]), sym.name, "func" if kind in _FUNCTION_TYPES else "label")
+        which, per = elf.symbols()
+        plt = elf.plt_entries()
+    except NotReadable as exc:
+        raise OperandError(f"{elf.source} is not a readable ELF file ({exc})") from None
+    out = []
+    for sec in elf.code_sections():
+        n = sec.size // 4
+        if sec.offset + sec.size > elf.size:
+            raise OperandError(
+                f"{elf.source} is not a readable ELF file (section {sec.name} lies beyond the end of the file)"
             )
-    for v in out.values():
-        # Where several symbols share an address (aliases: memcpy and __memcpy), llvm-objdump-19
-        # heads the code with the greatest name, whatever the symbols' types and bindings.
-        v.sort(key=lambda t: (t[0], t[1]))
-    return out
+        shown, starts, mapping = per.get(sec.index, ([], set(), []))
+        shown = list(shown)
+        if sec.name == ".plt":
+            shown += [(at - sec.addr, name) for at, name in plt if sec.addr <= at < sec.addr + sec.size]
+            starts = starts | {at - sec.addr for at, _ in shown}
+        if 0 not in starts:  # as llvm-objdump: a section no symbol starts is headed by its name
+            shown.append((0, sec.name))
+        named = {}
+        for offset, name in sorted(shown, key=lambda t: (t[0], t[1].encode())):
+            if offset % 4 == 0 and 0 <= offset // 4 < n:
+                # Several symbols at one address (aliases: memcpy and __memcpy): llvm-objdump-19 heads the
+                # code with the greatest name, whatever the symbols' types and bindings.
+                named[offset // 4] = name
+        regions = sorted((offset // 4, name.startswith("$d")) for offset, name in mapping if 0 <= offset < 4 * n + 4)
+
+        def read(at: int, count: int, sec=sec) -> bytes:
+            return elf.read(sec.offset + at, count)
+
+        out.append(
+            Section(
+                sec.name,
+                n,
+                sec.addr,
+                read,
+                symbols=sorted(named.items()),
+                regions=regions,
+                data_order="<" if elf.little else ">",
+                file=file,
+            )
+        )
+    return out, which

@@ -1,23 +1,31 @@
-"""``intdot disasm``: 32-bit AArch64 words, listings and binaries to LLVM's text.
+"""``intdot disasm``: 32-bit AArch64 words, listings, binaries and archives to LLVM's text.
 
-Every input becomes chunks of words (see :mod:`.binary`); one bulk call of
-``intdot.arm.disassemble`` gives the text of all of them, so text and JSON
-output cost about the same per word.  Only ``--fields`` and ``--stats`` decode
-words one at a time, and only the dot-product ones, once per distinct word.
+Every input becomes chunks of words (see :mod:`.binary`), which are read,
+classified and written a block of words at a time (see :mod:`.listing`):
+a binary is never held in memory whole, and the listing of a 300 MB library
+needs no more memory than that of a 3 MB one.  One pass of the decoder's
+decision table finds the dot instructions of a block; only those are
+disassembled, and only ``--fields`` and ``--stats`` decode words one at a
+time, once per distinct word.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
+import contextlib
+import io
+import os
 import sys
 
 import numpy as np
 
 from ..core.errors import OperandError, UndefinedEncoding, quote
-from . import binary, isa_option
-from .fields import field_record, field_text
-from .inputs import read_bytes, source_name
+from . import archive, binary, isa_option, listing
+from .inputs import check_path, read_bytes, source_name
+
+# Words per block: large enough that NumPy's per-call costs vanish, small enough that a block's
+# listing (about 40 bytes a word) stays a few megabytes.
+BLOCK = 1 << 16
 
 _HELP = """\
 Disassemble AArch64 words into LLVM's text for the dot-product instructions
@@ -32,14 +40,18 @@ Input (any mix):
                     with its encodings (addresses and symbols kept); an
                     AArch64 ELF file (object, shared library, executable) is
                     recognised by its header: every executable section is shown
-                    with addresses and symbols, as objdump -d shows them
+                    with addresses and symbols, as objdump -d shows them; an
+                    'ar' archive (libfoo.a) is read member by member, each
+                    named 'libfoo.a(member.o)' as objdump names it
   -f FILE --raw     a raw binary: words from byte --offset, in --endian order
+                    (every byte is read as code: an ELF file's headers too)
 
 examples:
   intdot disasm 0x4f22f83f c13f77ff
   intdot disasm '[0x20,0x1c,0xba,0x44]'
   intdot disasm -f kernel.o --only-dot
   intdot disasm -f libkernels.so --stats
+  intdot disasm -f libkernels.a --only-dot --demangle
   llvm-objdump -d kernel.o | intdot disasm -f - --only-dot
   intdot disasm -f firmware.bin --raw --offset 0x100 --json"""
 
@@ -47,7 +59,7 @@ examples:
 def register(subparsers) -> None:
     p = subparsers.add_parser(
         "disasm",
-        help="disassemble AArch64 words, listings and ELF binaries",
+        help="disassemble AArch64 words, listings, ELF binaries and archives",
         description=_HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -82,6 +94,12 @@ def register(subparsers) -> None:
         help="show a bit-field diagram of each dot word (with --json: form, feature, ops, fields)",
     )
     p.add_argument(
+        "--demangle",
+        "-C",
+        action="store_true",
+        help="show C++ symbol names demangled, as objdump -C does (runs llvm-cxxfilt, or c++filt)",
+    )
+    p.add_argument(
         "--json",
         action="store_true",
         help="print JSON: a list, one object a line (word, text; for listings and binaries also section, "
@@ -101,52 +119,127 @@ def _offset(text: str) -> int:
     return value
 
 
-def gather(args) -> tuple[list[binary.Chunk], bool]:
-    """The chunks to disassemble, and whether they are code (binaries, listings) where
-    words that are not dot instructions are expected."""
-    chunks: list[binary.Chunk] = []
+def gather(args, stack: contextlib.ExitStack) -> tuple[list, bool, list]:
+    """The chunks to disassemble; whether they are code (binaries, listings), where words that
+    are not dot instructions are expected; and for each ELF file which symbol table names its code."""
+    chunks: list = []
     code = False
+    notes: list = []
     if (args.raw or args.offset or args.endian != "little") and not args.file:
         raise OperandError("--raw, --offset and --endian describe a binary file; give it with -f FILE")
     if args.words:
         chunks.append(binary.words_from_text(list(args.words), "WORD", unit="argument"))
     if args.file is not None:
         name = source_name(args.file)
+        stream, size = _open(args.file, stack)
+        head = stream.read(64)
+        stream.seek(0)
         if args.raw:
-            chunk, left = binary.words_from_raw(
-                read_bytes(args.file, "--file"), name, offset=args.offset, endian=args.endian
-            )
+            section, left = binary.raw_section(stream, name, size, offset=args.offset, endian=args.endian)
+            kind = _binary_kind(head)
+            if kind:
+                print(
+                    f"intdot disasm: note: {name} is {kind}; --raw reads every byte from --offset on as a code word, "
+                    "its headers and data included: leave out --raw to disassemble its code as objdump -d does",
+                    file=sys.stderr,
+                )
             if left:
                 print(
                     f"intdot disasm: note: the last {left} byte(s) of {name} do not fill a word; not shown",
                     file=sys.stderr,
                 )
-            chunks.append(chunk)
+            chunks.append(section)
             code = True
         else:
             if args.offset or args.endian != "little":
                 raise OperandError("--offset and --endian apply to raw binaries; add --raw")
-            data = read_bytes(args.file, "--file")
-            if data.startswith(binary.ELF_MAGIC):
-                found = binary.words_from_elf(data, name)
-                if not any(len(c.words) for c in found):
+            if head.startswith(binary.ELF_MAGIC):
+                from .elf import open_elf
+
+                found, which = binary.elf_sections(open_elf(stream, name, 0, size))
+                if not any(c.count for c in found):
                     raise OperandError(
                         f"{name} is an AArch64 ELF file without code (no executable section holds a word)"
                     )
                 chunks += found
+                notes.append((name, which))
+                code = True
+            elif archive.is_archive(head):
+                found, member_notes = _archive(stream, name, args.file, stack)
+                chunks += found
+                notes += member_notes
                 code = True
             else:
-                text = _text(data, name)
+                text = _text(stream.read(), name)
                 if binary.is_objdump_listing(text):
                     chunks += binary.words_from_objdump(text, name)
                     code = True
                 else:
                     chunks.append(binary.words_from_text(text, name))
-    if not any(len(c.words) for c in chunks):
+    if not any(c.count for c in chunks):
         if chunks and args.file is not None:
             raise OperandError(f"--file {quote(source_name(args.file))} holds no words")
         raise OperandError("no words given; pass hex words as arguments or --file F ('-' for stdin)")
-    return chunks, code
+    return chunks, code, notes
+
+
+def _open(path: str, stack: contextlib.ExitStack):
+    """A binary stream of ``path`` ('-': stdin, read whole) and its size."""
+    check_path(path, "--file")
+    if path == "-":
+        data = read_bytes("-")
+        return io.BytesIO(data), len(data)
+    try:
+        fh = stack.enter_context(open(path, "rb"))
+    except OSError as exc:
+        raise OperandError(f"--file {quote(path)}: {exc.strerror}") from None
+    return fh, os.fstat(fh.fileno()).st_size
+
+
+def _binary_kind(head: bytes) -> str | None:
+    """What a binary file's first bytes say it is, for the note that --raw reads it all as code."""
+    if head.startswith(binary.ELF_MAGIC):
+        from .elf import describe
+
+        return describe(head)
+    if head.startswith(archive.THIN_MAGIC):
+        return "a thin 'ar' archive (its members are other files)"
+    if head.startswith(archive.MAGIC):
+        return "an 'ar' archive (a static library: object files one after another, each behind a header)"
+    return binary.other_format(head)
+
+
+def _archive(stream, name: str, path: str, stack: contextlib.ExitStack) -> tuple[list, list]:
+    """The code sections of every AArch64 ELF member of an archive, each named 'archive(member)'."""
+    from .elf import open_elf
+
+    chunks, notes = [], []
+    try:
+        members = list(archive.members(stream, path))
+    except archive.BadArchive as exc:
+        raise OperandError(f"{name} is not a readable ar archive ({exc})") from None
+    for m in members:
+        label = f"{name}({m.name})"
+        if m.path is not None:  # a thin archive's member is a file of its own
+            try:
+                member = stack.enter_context(open(m.path, "rb"))
+            except OSError as exc:
+                raise OperandError(f"{label}: {exc.strerror}: {quote(m.path, marks=False)}") from None
+            start, size = 0, os.fstat(member.fileno()).st_size
+        else:
+            member, start, size = stream, m.offset, m.size
+        member.seek(start)
+        if size < 4 or member.read(4) != binary.ELF_MAGIC:
+            continue  # as llvm-objdump: a member that is not an object file is passed over
+        elf = open_elf(member, label, start, size)
+        found, which = binary.elf_sections(elf, file=label)
+        for c in found:
+            c.file_format = f"elf{64 if elf.wide else 32}-{'little' if elf.little else 'big'}aarch64"
+        chunks += found
+        notes.append((label, which))
+    if not any(c.count for c in chunks):
+        raise OperandError(f"{name} is an ar archive without AArch64 code (no member is an ELF object holding code)")
+    return chunks, notes
 
 
 def _text(data: bytes, name: str) -> str:
@@ -166,32 +259,20 @@ def _text(data: bytes, name: str) -> str:
     return text[1:] if text.startswith("\ufeff") else text
 
 
-def _texts(chunks) -> list[np.ndarray]:
-    """One bulk disassembly of every word; '.word' for data inside code ($d regions)."""
-    from ..arm import disassemble
+def _classify(words: np.ndarray, data) -> np.ndarray:
+    """Which words are dot instructions (one pass of the decoder's decision table); data is not."""
+    from ..arm.codec import dispatch
 
-    allw = np.concatenate([c.words for c in chunks]) if len(chunks) > 1 else chunks[0].words
-    texts = disassemble(allw, errors="mark") if allw.size else np.empty(0, dtype=object)
-    out, at = [], 0
-    for c in chunks:
-        t = texts[at : at + len(c.words)]
-        at += len(c.words)
-        if c.data is not None and c.data.any():
-            t = t.copy()
-            t[c.data] = [f".word {int(w):#010x}" for w in c.words[c.data]]
-        out.append(t)
-    return out
+    dot = dispatch().classify(words) >= 0
+    return dot if data is None else dot & ~data
 
 
-def _is_dot(texts: np.ndarray) -> np.ndarray:
-    return np.array([not t.startswith(".") for t in texts.tolist()], dtype=bool)
-
-
-def _refuse_unknown(chunks, texts, is_dot) -> None:
+def _refuse_unknown(chunks) -> None:
     """Word lists without --mark: the first word that is not a dot instruction is an error,
     named by where it was written."""
+    is_dot = [_classify(c.words, c.data) for c in chunks]
     bad_total = sum(int((~d).sum()) for d in is_dot)
-    total = sum(len(c.words) for c in chunks)
+    total = sum(c.count for c in chunks)
     for c, d in zip(chunks, is_dot):
         bad = np.flatnonzero(~d)
         if bad.size:
@@ -207,196 +288,54 @@ def _refuse_unknown(chunks, texts, is_dot) -> None:
             )
 
 
+def _demangle_symbols(chunks) -> None:
+    from .demangle import demangle
+
+    names = demangle({n for c in chunks for _, n in c.symbols})
+    if names:
+        for c in chunks:
+            c.symbols = [(k, names.get(n, n)) for k, n in c.symbols]
+
+
+def _amdgpu_object(path) -> bool:
+    """Whether ``path`` is an AMDGPU ELF code object (e_machine 224): its processor is in its header."""
+    if not path or path == "-":
+        return False
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(20)
+    except OSError:
+        return False  # the Arm reader reports it
+    return head[:4] == b"\x7fELF" and len(head) == 20 and int.from_bytes(head[18:20], "little") == 224
+
+
 def run_disasm(args) -> int:
-    chunks, code = gather(args)
-    texts = _texts(chunks)
-    is_dot = [_is_dot(t) for t in texts]
-    for c, d in zip(chunks, is_dot):
-        if c.data is not None:
-            d &= ~c.data
-    if not (code or args.mark or args.only_dot or args.stats):
-        _refuse_unknown(chunks, texts, is_dot)
-    if args.stats:
-        return _stats(chunks, is_dot, args)
-    if args.json:
-        return _json(chunks, texts, is_dot, args)
-    out = sys.stdout
-    for c, t, d in zip(chunks, texts, is_dot):
-        if c.addresses is None:
-            _plain(c, t, d, args, out)
-        else:
-            _listing(c, t, d, args, out)
-    return 0
+    from ..arm import disassemble
 
+    if _amdgpu_object(getattr(args, "file", None)):
+        from . import amdgpu_disasm
 
-# -- text ----------------------------------------------------------------------------------------
-
-
-def _plain(c, t, d, args, out) -> None:
-    idx = np.flatnonzero(d) if args.only_dot else range(len(c.words))
-    words = c.words.tolist()
-    if not args.fields:
-        out.write("".join(f"{words[i]:#010x}  {t[i]}\n" for i in idx))
-        return
-    for i in idx:
-        out.write(f"{words[i]:#010x}  {t[i]}\n")
-        if d[i]:
-            _diagram(words[i], out)
-
-
-def _diagram(word: int, out) -> None:
-    from ..arm import decode
-
-    out.write(field_text(word, decode(word)))
-
-
-def _listing(c, t, d, args, out) -> None:
-    """objdump -d's layout: the section, a header per symbol, then 'address: word  text'."""
-    idx = np.flatnonzero(d) if args.only_dot else np.arange(len(c.words))
-    if args.only_dot and not idx.size:
-        return
-    out.write(f"\nDisassembly of section {c.name}:\n")
-    owner = _owner_index(c)
-    addrs, words = c.addresses.tolist(), c.words.tolist()
-    width = max(8, len(f"{addrs[-1]:x}")) if addrs else 8
-    last = None
-    lines = []
-    for i in idx.tolist():
-        sym = owner[i]
-        if sym != last and sym is not None:
-            s0 = c.symbols[sym][0]
-            lines.append(f"\n{addrs[s0]:016x} <{c.symbols[sym][1]}>:\n")
-            last = sym
-        lines.append(f"{addrs[i]:>{width}x}: {words[i]:08x}  {t[i]}\n")
-        if args.fields and d[i]:
-            out.write("".join(lines))
-            lines = []
-            _diagram(words[i], out)
-    out.write("".join(lines))
-
-
-def _owner_index(c) -> list:
-    """For each word, the index into ``c.symbols`` of the symbol it lies in (None before the first)."""
-    owner: list = [None] * len(c.words)
-    for k, (start, _) in enumerate(c.symbols):
-        end = c.symbols[k + 1][0] if k + 1 < len(c.symbols) else len(c.words)
-        owner[start:end] = [k] * (end - start)
-    return owner
-
-
-# -- JSON ----------------------------------------------------------------------------------------
-
-
-def _details(words: list) -> dict:
-    """Word -> its form, feature, ops and fields, decoded once per distinct word."""
-    from ..arm import decode
-
-    return {w: field_record(w, decode(w)) for w in set(words)}
-
-
-def _json(chunks, texts, is_dot, args) -> int:
-    if not args.fields:
-        return _json_fast(chunks, texts, is_dot, args)
-    parts = []
-    for c, t, d in zip(chunks, texts, is_dot):
-        idx = np.flatnonzero(d) if args.only_dot else np.arange(len(c.words))
-        words = c.words[idx].tolist()
-        recs = _records(c, idx, t)
-        dot = d[idx].tolist()
-        details = _details([w for w, k in zip(words, dot) if k])
-        for r, w, k in zip(recs, words, dot):
-            r.update(details[w] if k else {"form": None})
-        parts.extend(recs)
-    dumps = json.JSONEncoder(separators=(", ", ": ")).encode
-    # One object a line: valid JSON, readable, and much faster to write than indent=2.
-    _write_list([" " + dumps(r) for r in parts])
-    return 0
-
-
-def _records(c, idx, t) -> list[dict]:
-    words = c.words[idx].tolist()
-    tt = t[idx].tolist()
-    if c.addresses is None:
-        return [{"word": f"0x{w:08x}", "text": s} for w, s in zip(words, tt)]
-    owner = _owner_index(c)
-    names = [c.symbols[o][1] if o is not None else None for o in owner]
-    return [
-        {"section": c.name, "address": f"0x{a:x}", "symbol": names[i], "word": f"0x{w:08x}", "text": s}
-        for i, a, w, s in zip(idx.tolist(), c.addresses[idx].tolist(), words, tt)
-    ]
-
-
-def _json_fast(chunks, texts, is_dot, args) -> int:
-    """The records written as text, as the text output is: the disassembler's strings
-    need no JSON escaping (checked once per chunk), so no per-record encoder runs."""
-    lines = []
-    enc = json.JSONEncoder().encode
-    for c, t, d in zip(chunks, texts, is_dot):
-        idx = np.flatnonzero(d) if args.only_dot else np.arange(len(c.words))
-        tt = t[idx].tolist()
-        if _needs_escape("".join(tt)):
-            lines += [" " + enc(r) for r in _records(c, idx, t)]
-            continue
-        words = c.words[idx].tolist()
-        if c.addresses is None:
-            lines += [f' {{"word": "0x{w:08x}", "text": "{s}"}}' for w, s in zip(words, tt)]
-            continue
-        owner = _owner_index(c)
-        names = [enc(c.symbols[o][1]) if o is not None else "null" for o in owner]
-        sec = enc(c.name)
-        lines += [
-            f' {{"section": {sec}, "address": "0x{a:x}", "symbol": {names[i]}, "word": "0x{w:08x}", "text": "{s}"}}'
-            for i, a, w, s in zip(idx.tolist(), c.addresses[idx].tolist(), words, tt)
-        ]
-    _write_list(lines)
-    return 0
-
-
-def _needs_escape(text: str) -> bool:
-    """Whether JSON would escape anything in ``text`` (string methods: 6x faster than a regex)."""
-    return not (text.isascii() and text.isprintable()) or '"' in text or "\\" in text
-
-
-def _write_list(lines: list[str]) -> None:
-    sys.stdout.write("[\n" + ",\n".join(lines) + ("\n]\n" if lines else "]\n"))
-
-
-# -- --stats -------------------------------------------------------------------------------------
-
-
-def _form_names(words: list) -> dict:
-    from ..arm import decode
-
-    return {w: decode(w).form.name for w in set(words)}
-
-
-def _stats(chunks, is_dot, args) -> int:
-    per_fn: dict = {}
-    totals: dict = {}
-    dot_words = [w for c, d in zip(chunks, is_dot) for w in c.words[d].tolist()]
-    names = _form_names(dot_words)
-    for c, d in zip(chunks, is_dot):
-        owner = _owner_index(c)
-        for i in np.flatnonzero(d).tolist():
-            fn = c.symbols[owner[i]][1] if owner[i] is not None else f"({c.name})"
-            form = names[int(c.words[i])]
-            per_fn.setdefault(fn, {}).setdefault(form, 0)
-            per_fn[fn][form] += 1
-            totals[form] = totals.get(form, 0) + 1
-    words = sum(len(c.words) for c in chunks)
-    if args.json:
-        json.dump(
-            {"words": words, "dot": sum(totals.values()), "functions": per_fn, "total": totals}, sys.stdout, indent=1
-        )
-        sys.stdout.write("\n")
-        return 0
-    rows = [(fn, form, str(n)) for fn, forms in per_fn.items() for form, n in sorted(forms.items())]
-    rows += [("(total)", form, str(n)) for form, n in sorted(totals.items())]
-    header = ("function", "form", "count")
-    widths = [max(len(r[k]) for r in rows + [header]) for k in range(3)]
-    print(f"{sum(totals.values())} dot instruction(s) in {words} word(s)")
-    if rows:
-        print("  ".join(h.ljust(w) for h, w in zip(header, widths)).rstrip())
-        for r in rows:
-            print(f"{r[0].ljust(widths[0])}  {r[1].ljust(widths[1])}  {r[2].rjust(widths[2])}")
+        return amdgpu_disasm.run(args)
+    with contextlib.ExitStack() as stack:
+        chunks, code, notes = gather(args, stack)
+        if not (code or args.mark or args.only_dot or args.stats):
+            _refuse_unknown(chunks)
+        if args.demangle:
+            _demangle_symbols(chunks)
+        if args.stats:
+            writers = [listing.Stats(args, notes)] * 2
+        elif args.json:
+            writers = [listing.Json(args)] * 2
+        else:  # bare word lists, and listings and binaries (which have addresses)
+            writers = [listing.Plain(args), listing.Listing(args)]
+        for c in chunks:
+            writer = writers[c.addresses is not None]
+            for lo in range(0, c.count, BLOCK):
+                hi = min(c.count, lo + BLOCK)
+                words, data = c.read(lo, hi), c.data_block(lo, hi)
+                dot = _classify(words, data)
+                texts = disassemble(words[dot], errors="mark").tolist() if dot.any() else []
+                writer.block(c, lo, words, dot, texts, data)
+        for w in dict.fromkeys(writers):
+            w.finish()
     return 0
