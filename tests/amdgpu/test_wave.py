@@ -138,3 +138,19 @@ def test_decoded_abs_bits_are_refused():
     assert insn.text == "v_dot8c_i32_i4_e64 v166, v41, v94"
     with pytest.raises(UndefinedEncoding):
         check_modifiers(insn)
+
+
+def test_an_instruction_of_another_processor_is_refused():
+    from intdot.amdgpu import parse
+    from intdot.errors import OperandError, OperandTypeError, UnsupportedOnTarget
+
+    with pytest.raises(UnsupportedOnTarget, match="gfx906"):
+        Wave("gfx906").run(parse("v_dot4c_i32_i8 v0, v1, v2", "gfx908"))
+    with pytest.raises(UnsupportedOnTarget, match="gfx10"):
+        Wave("gfx1030").run(parse("v_dot4_i32_i8 v0, v1, v2, v3", "gfx906"))
+    with pytest.raises(OperandError, match="wave_size"):
+        Wave("gfx942", wave_size=32)
+    with pytest.raises(OperandTypeError, match="instruction"):
+        Wave("gfx942").run(3)
+    with pytest.raises(UndefinedEncoding, match="DPP"):
+        Wave("gfx1030").run("v_dot4c_i32_i8 v0, v1, v2 row_shl:1")

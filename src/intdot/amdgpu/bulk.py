@@ -161,31 +161,35 @@ def disassemble_array(words, mcpu: str, /, *, literals=None, errors: str = "rais
                 name = name.removesuffix("_e32")
             if row.family.startswith("dpp8"):
                 name = mnemonic_of(row) + "_dpp"
-            text = name + " " + pieces[0]
+            # Columns of strings (arrays, or one string for every word), joined once per word at the end:
+            # a join per word costs about what one elementwise concatenation of object arrays does.
+            cols: list = [name + " ", pieces[0]]
             for p in pieces[1:]:
-                text = text + ", " + p
+                cols += [", ", p]
             if row.family.startswith("vop3p"):
                 key = np.zeros(sel.shape, dtype=np.intp)
                 for i, m in enumerate(_MODS):
                     key |= row.extract_array(w, m).astype(np.intp) << (3 * i)
                 key |= row.extract_array(w, "clamp").astype(np.intp) << 12
-                text = text + _mods_table()[key]
+                cols.append(_mods_table()[key])
             elif "clamp" in row.fields:
-                text = text + np.where(row.extract_array(w, "clamp") != 0, " clamp", "")
+                cols.append(np.where(row.extract_array(w, "clamp") != 0, " clamp", ""))
             elif row.family.startswith("dpp16"):
-                text = text + _ctrl_table(mcpu)[row.extract_array(w, "dpp_ctrl").astype(np.intp)]
+                cols.append(_ctrl_table(mcpu)[row.extract_array(w, "dpp_ctrl").astype(np.intp)])
                 masks = (row.extract_array(w, "row_mask") << np.uint64(4)) | row.extract_array(w, "bank_mask")
-                text = text + _masks_table()[masks.astype(np.intp)]
-                text = text + np.where(row.extract_array(w, "bound_ctrl") != 0, " bound_ctrl:1", "")
+                cols.append(_masks_table()[masks.astype(np.intp)])
+                cols.append(np.where(row.extract_array(w, "bound_ctrl") != 0, " bound_ctrl:1", ""))
                 if "fi" in row.fields:
-                    text = text + np.where(row.extract_array(w, "fi") != 0, " fi:1", "")
+                    cols.append(np.where(row.extract_array(w, "fi") != 0, " fi:1", ""))
             elif row.family.startswith("dpp8"):
-                text = text + np.array(
-                    [" " + dpp.dpp8_text(int(x)) for x in row.extract_array(w, "sels")], dtype=object
-                )
+                cols.append([" " + dpp.dpp8_text(int(x)) for x in row.extract_array(w, "sels")])
                 if row.name.endswith("fi"):
-                    text = text + " fi:1"
-            out[sel[good]] = text[good] if isinstance(text, np.ndarray) else text
+                    cols.append(" fi:1")
+            columns = [c.tolist() if isinstance(c, np.ndarray) else c for c in cols]
+            columns = [c if isinstance(c, list) else [c] * len(sel) for c in columns]
+            text = np.empty(len(sel), dtype=object)
+            text[:] = ["".join(parts) for parts in zip(*columns)]
+            out[sel[good]] = text[good]
             done[sel[good]] = True
     if not done.all():
         bad = np.flatnonzero(~done)

@@ -3,8 +3,8 @@
 Columns: the mnemonic as LLVM spells it; the encoding kind (``vop3p``: ``D = S0 . S1 + S2``;
 ``vop2``: the accumulator is the destination, ``D = S0 . S1 + D``); lane width; lane signedness
 of ``src0``/``src1`` (``s``, ``u``, or ``neg`` where ``neg_lo`` chooses it per source); the
-result's signedness; the LLVM target feature that gates it; its opcode per generation
-(``None``: not in that generation); and the builtins of :mod:`intdot.amd` it implements.
+result's signedness; the LLVM target feature that gates it; its opcode per generation (a
+generation it is not in has no key); and what it computes.
 
 >>> ROWS["v_dot4_i32_iu8"].opcodes, ROWS["v_dot4c_i32_i8"].feature
 ({'gfx11': 22, 'gfx12': 22}, 'dot6-insts')

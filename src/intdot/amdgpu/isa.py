@@ -2,13 +2,12 @@
 
 One record per row of :data:`intdot.amdgpu.instructions.INSTRUCTIONS` (isa ``amdgpu``, beside the
 builtins of isa ``amd``).  A target is a processor (``gfx942``); an instruction is there when the
-processor has its LLVM target feature and its generation has an encoding of it.  Both profiles
-answer alike: the instructions are LLVM's.
+processor has its LLVM target feature and its generation has an encoding of it (one profile: the
+instructions are LLVM's).
 """
 
 from __future__ import annotations
 
-from ..core.errors import UnknownTarget
 from ..isa.record import Instruction, k_step
 from ..isa.registry import Availability, FrontEnd
 from ..isa.targets import Target
@@ -48,10 +47,7 @@ def records() -> list[Instruction]:
 
 
 def target(text, profile: str = "reference") -> Target:
-    try:
-        name = check_mcpu(text)
-    except UnknownTarget:
-        raise
+    name = check_mcpu(text)
     return Target("amdgpu", name, FEATURES[name] | {GENERATION[name]}, "processor", GENERATION[name], name)
 
 

@@ -30,10 +30,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.dot import dot_function
-from ..core.errors import OperandError, OperandTypeError, UndefinedEncoding
+from ..core.errors import OperandError, OperandTypeError, UndefinedEncoding, UnsupportedOnTarget
 from ..core.spec import DotSpec
 from . import operands as opnd
-from .asm import Insn, decode_one, parse
+from .asm import Insn, _available, decode_one, parse
 from .encodings import SYNTAX
 from .instructions import ROWS
 from .targets import GENERATION, check_mcpu, wave_sizes
@@ -156,6 +156,11 @@ class Wave:
 
     def decode(self, instruction) -> Insn:
         if isinstance(instruction, Insn):
+            if instruction.generation != self.generation or not _available(instruction.mnemonic, self.mcpu):
+                raise UnsupportedOnTarget(
+                    f"{instruction.text} ({instruction.generation} encoding) does not run on {self.mcpu} "
+                    f"({self.generation}); parse or decode it for {self.mcpu}"
+                )
             return instruction
         if isinstance(instruction, str):
             return parse(instruction, self.mcpu)
