@@ -95,7 +95,7 @@ def test_dispatch_on_toy_rows_32_and_64_bits():
     assert dec.row_of(int(words[3])) is rows[3] and dec.row_of(0) is None
     with pytest.raises(TableError, match="rows of one width"):
         Dispatch(rows, 64)
-    wide = Format("wide", "C:32 1010 $op:4 D:24", {}, "", word_bits=64, auto_fields=True)
+    wide = Format("wide", "C:32 | 1010 $op:4 D:24", {}, "", word_bits=64, auto_fields=True)
     wrows = [_row(wide, f"wide.{k}", op=k) for k in (3, 9)]
     wdec = Dispatch(wrows, 64)
     w = wrows[1].layout.encode({"c": 0xFFFFFFFF, "d": 5})

@@ -29,7 +29,7 @@ _VOP3P_FIELDS = {"op_sel_hi": "OpSelHi2:OpSelHi"}
 
 def _fam(name: str, width: int, bits: str, fields: dict | None = None) -> Format:
     # "|" marks the dword boundary in the templates below (the second dword is the high half)
-    return Format(name, bits.replace("|", " "), fields or {}, "", word_bits=width, auto_fields=True)
+    return Format(name, bits, fields or {}, "", word_bits=width, auto_fields=True)
 
 
 # fmt: off

@@ -3,7 +3,8 @@
 A family is written once, the way LLVM's TableGen multiclasses and riscv-opcodes write
 formats: a bit template from the top bit down (runs of ``0``/``1`` are fixed bits,
 ``Name:width`` a slice of a field, ``$p`` a parameter an instance fills in with bits, ``$p:n``
-one of exactly ``n`` bits that may also be given as an integer, as an opcode is),
+one of exactly ``n`` bits that may also be given as an integer, as an opcode is; a ``|``
+only separates parts for the reader, as the two dwords of a 64-bit word),
 the operands' fields (split fields such as ``M:Rm`` and ``H:L``, scaled ``Zn*2``, offset
 ``Rv+8``), and an assembly template (``$p`` parameters again, ``{op}`` an operand).
 :class:`Format` holds that and makes one row's :class:`Layout` per instance;
@@ -180,7 +181,7 @@ def parse_bits(name: str, bits: str, word_bits: int = 32) -> tuple[int, int, dic
     pos = word_bits
     mask = match = 0
     slices: dict[str, Slice] = {}
-    for token in bits.split():
+    for token in bits.replace("|", " ").split():
         m = _SLICE.match(token)
         if pos - (int(m.group(2)) if m else len(token)) < 0:
             raise TableError(f"{name}: bit pattern covers more than {word_bits} bits")
