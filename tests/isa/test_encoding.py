@@ -106,3 +106,11 @@ def test_dispatch_on_toy_rows_32_and_64_bits():
 def test_dispatch_of_no_rows_decodes_nothing():
     dec = Dispatch([], 32)
     assert dec.row_of(0) is None and dec.classify(np.array([0, 5], dtype=np.uint32)).tolist() == [-1, -1]
+
+
+def test_dispatch_groups_are_the_positions_of_each_row():
+    rows = [_row(TOY, f"toy.{k}", op=k) for k in range(16)]
+    dec = Dispatch(rows, 32)
+    idx = np.random.default_rng(1).integers(-1, 16, 1000).astype(np.int16)
+    want = [(k, np.flatnonzero(idx == k).tolist()) for k in range(16) if (idx == k).any()]
+    assert [(k, p.tolist()) for k, p in dec.groups(idx)] == want

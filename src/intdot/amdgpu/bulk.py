@@ -125,9 +125,8 @@ def disassemble_array(words, mcpu: str, /, *, literals=None, errors: str = "rais
     done = np.zeros(flat.shape, dtype=bool)
     vgprs = _vgpr_table()
     for dec, idx in ((d32, i32), (d64, i64)):
-        for k in np.unique(idx[idx >= 0]):
-            row = dec.rows[int(k)]
-            sel = np.flatnonzero(idx == k)
+        for k, sel in dec.groups(idx):
+            row = dec.rows[k]
             w = flat[sel]
             good = np.ones(sel.shape, dtype=bool)
             pieces = []
