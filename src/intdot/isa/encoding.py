@@ -131,7 +131,7 @@ class Layout:
     operands: tuple | None  # the ISA's operand objects, each with an ``ops`` tuple; None: no operand grammar
     family: str = ""
     word_bits: int = 32
-    params: Mapping[str, str] = field(default_factory=dict)  # the family parameters the row was made with
+    params: Mapping[str, str] = field(default_factory=dict)  # the template parameters filled in (derived ones too)
 
     def field(self, op: str) -> Field:
         return self.fields[op]
