@@ -25,9 +25,10 @@ from ..core.errors import (
     UnknownInstruction,
     UnsupportedOnTarget,
 )
+from ..isa.codec import Dispatch
+from ..isa.encoding import Row
 from . import dpp
 from . import operands as opnd
-from .encoding import Decoder, Layout
 from .encodings import ROWS, SYNTAX, mnemonic_of, rows_for
 from .instructions import ROWS as INSTRUCTIONS
 from .targets import FEATURES, GENERATION, check_mcpu
@@ -41,7 +42,7 @@ _DEFAULT = {"op_sel": 0, "op_sel_hi": 7, "neg_lo": 0, "neg_hi": 0}
 class Insn:
     """One decoded instruction: its row, its field values and its literal (None where it has none)."""
 
-    row: Layout
+    row: Row
     fields: dict
     literal: int | None = None
     mcpu: str | None = None  # the processor it was read for: DPP controls print differently on gfx908 and gfx90a
@@ -56,14 +57,14 @@ class Insn:
 
     @property
     def size(self) -> int:
-        return self.row.width // 8 + (4 if self.literal is not None else 0)
+        return self.row.layout.word_bits // 8 + (4 if self.literal is not None else 0)
 
     @property
     def sources(self) -> tuple[str, ...]:
-        return tuple(k for k in SYNTAX[self.row.family] if k != "vdst")
+        return tuple(k for k in SYNTAX[self.row.layout.family] if k != "vdst")
 
     def to_bytes(self) -> bytes:
-        data = self.row.insert(self.fields).to_bytes(self.row.width // 8, "little")
+        data = self.row.layout.encode(self.fields).to_bytes(self.row.layout.word_bits // 8, "little")
         return data + (self.literal.to_bytes(4, "little") if self.literal is not None else b"")
 
     def canonical_bytes(self) -> bytes:
@@ -83,15 +84,15 @@ class Insn:
         return _print(self)
 
 
-def _literal_ok(row: Layout) -> bool:
+def _literal_ok(row: Row) -> bool:
     """Whether a source of the row may be a literal: VOP2 always, VOP3P from gfx10 on, gfx9 VOP3 never."""
-    return row.family in ("vop2", "vop3p_gfx10")
+    return row.layout.family in ("vop2", "vop3p_gfx10")
 
 
 def _print(insn: Insn) -> str:
     row, f, g = insn.row, insn.fields, insn.generation
     ops = []
-    for kind in SYNTAX[row.family]:
+    for kind in SYNTAX[row.layout.family]:
         v = f[kind]
         if kind in ("vdst", "vsrc0", "vsrc1"):
             ops.append(f"v{v}")
@@ -101,18 +102,18 @@ def _print(insn: Insn) -> str:
         else:
             ops.append(opnd.name(v, g))
     name = row.name.split(".")[1]
-    if row.family == "vop2" and g != "gfx9":
+    if row.layout.family == "vop2" and g != "gfx9":
         name = name.removesuffix("_e32")
-    if row.family.startswith("dpp8"):  # both DPP8 rows print as _dpp
+    if row.layout.family.startswith("dpp8"):  # both DPP8 rows print as _dpp
         name = mnemonic_of(row) + "_dpp"
     text = f"{name} {', '.join(ops)}"
-    if row.family.startswith("dpp16"):
+    if row.layout.family.startswith("dpp16"):
         text += f" {dpp.ctrl_text(f['dpp_ctrl'], insn.mcpu or _ANY[g])}"
         text += f" row_mask:{f['row_mask']:#x} bank_mask:{f['bank_mask']:#x}"
         text += " bound_ctrl:1" * f["bound_ctrl"] + " fi:1" * f.get("fi", 0)
-    elif row.family.startswith("dpp8"):
+    elif row.layout.family.startswith("dpp8"):
         text += " " + dpp.dpp8_text(f["sels"]) + " fi:1" * row.name.endswith("fi")
-    if row.family.startswith("vop3p"):
+    if row.layout.family.startswith("vop3p"):
         for mod in _MODS:
             if f[mod] != _DEFAULT[mod]:
                 text += f" {mod}:[{','.join(str(f[mod] >> i & 1) for i in range(3))}]"
@@ -121,14 +122,18 @@ def _print(insn: Insn) -> str:
     return text
 
 
+def dispatches(rows) -> tuple[Dispatch, Dispatch]:
+    """The decision tables of the 32-bit and of the 64-bit rows among ``rows``."""
+    return tuple(Dispatch([r for r in rows if r.layout.word_bits == n], n) for n in (32, 64))
+
+
 @cache
-def _decoders(generation: str) -> tuple[Decoder, Decoder]:
-    rows = rows_for(generation)
-    return Decoder([r for r in rows if r.width == 32], 32), Decoder([r for r in rows if r.width == 64], 64)
+def _decoders(generation: str) -> tuple[Dispatch, Dispatch]:
+    return dispatches(rows_for(generation))
 
 
-def _source_ok(insn_fields: dict, row: Layout, generation: str) -> bool:
-    for kind in SYNTAX[row.family]:
+def _source_ok(insn_fields: dict, row: Row, generation: str) -> bool:
+    for kind in SYNTAX[row.layout.family]:
         if kind.startswith("src"):
             v = insn_fields[kind]
             if v == opnd.LITERAL:
@@ -147,7 +152,7 @@ def decode_one(data: bytes, offset: int, mcpu: str) -> Insn | None:
         return None
     w = int.from_bytes(data[offset : offset + 4], "little")
     row = d32.row_of(w)
-    f = row.extract(w) if row is not None else None
+    f = row.layout.decode(w) if row is not None else None
     if row is None or not _source_ok(f, row, g):  # src0 250, 233, 234: a DPP form, 64 bits
         if len(data) - offset < 8:
             return None
@@ -155,12 +160,12 @@ def decode_one(data: bytes, offset: int, mcpu: str) -> Insn | None:
         row = d64.row_of(w)
         if row is None:
             return None
-        f = row.extract(w)
+        f = row.layout.decode(w)
     if not _source_ok(f, row, g) or not _available(mnemonic_of(row), mcpu):
         return None
     lit = None
-    if any(f[k] == opnd.LITERAL for k in SYNTAX[row.family] if k.startswith("src")):
-        end = offset + row.width // 8
+    if any(f[k] == opnd.LITERAL for k in SYNTAX[row.layout.family] if k.startswith("src")):
+        end = offset + row.layout.word_bits // 8
         if len(data) - end < 4:
             return None
         lit = int.from_bytes(data[end : end + 4], "little")
@@ -252,7 +257,7 @@ def _split(text: str) -> tuple[str, list[str], dict, list[str]]:
     return mnemonic.lower(), ops, mods, dpp_tokens
 
 
-def _candidates(mnemonic: str, generation: str) -> list[Layout]:
+def _candidates(mnemonic: str, generation: str) -> list[Row]:
     base = mnemonic.removesuffix("_e32").removesuffix("_e64").removesuffix("_dpp")
     if base not in INSTRUCTIONS:
         import difflib
@@ -301,18 +306,20 @@ def _refused(v: int, mcpu: str, generation: str) -> str | None:
     return None
 
 
-def _encode(row: Layout, ops: list[str], mods: dict, mcpu: str, text: str) -> Insn:
+def _encode(row: Row, ops: list[str], mods: dict, mcpu: str, text: str) -> Insn:
     generation = GENERATION[mcpu]
-    kinds = SYNTAX[row.family]
+    kinds = SYNTAX[row.layout.family]
     if len(ops) != len(kinds):
         raise AsmSyntaxError(f"{row.name.split('.')[1]} takes {len(kinds)} operands; got {len(ops)}", text, None)
     allowed = (
-        set(_MODS) | {"clamp"} if row.family.startswith("vop3p") else ({"clamp"} if "vop3" in row.family else set())
+        set(_MODS) | {"clamp"}
+        if row.layout.family.startswith("vop3p")
+        else ({"clamp"} if "vop3" in row.layout.family else set())
     )
     if set(mods) - allowed:
         raise AsmSyntaxError(f"{', '.join(sorted(set(mods) - allowed))} is not allowed here", text, None)
-    fields = {k: 0 for k in row.fields}
-    fields.update({k: _DEFAULT[k] for k in _MODS if k in row.fields})
+    fields = {k: 0 for k in row.layout.fields}
+    fields.update({k: _DEFAULT[k] for k in _MODS if k in row.layout.fields})
     fields.update({k: v & 7 for k, v in mods.items()})
     values = []
     for kind, o in zip(kinds, ops):
@@ -332,9 +339,9 @@ def _encode(row: Layout, ops: list[str], mods: dict, mcpu: str, text: str) -> In
         if isinstance(v, tuple) and not _literal_ok(row):
             raise AsmSyntaxError(f"{o!r}: literal operands are not supported here", text, None)
         fields[kind] = v[0] if isinstance(v, tuple) else v
-    if row.family != "vop2":
+    if row.layout.family != "vop2":
         _constant_bus(values, generation, text)
-    if row.family.startswith("vop3p") and mcpu in _CDNA3 and (mods.get("op_sel") or "op_sel_hi" in mods):
+    if row.layout.family.startswith("vop3p") and mcpu in _CDNA3 and (mods.get("op_sel") or "op_sel_hi" in mods):
         raise AsmSyntaxError(f"invalid op_sel operand: {mcpu} takes no op_sel or op_sel_hi on dot instructions", text)
     lits = [v[1] for v in values if isinstance(v, tuple)]
     return Insn(row, fields, lits[0] if lits else None)
@@ -386,7 +393,7 @@ def _encode_dpp(base: str, mnemonic: str, ops: list[str], tokens: list[str], mod
         raise AsmSyntaxError(f"not a valid operand: {' '.join(rest)} (write {', '.join(allowed)} in that order)", text)
     values = {n: t.split(":", 1)[1] for n, t in zip(names, rest)}
     row = ROWS[g, f"{base}_dpp"]
-    fields.update({k: 0 for k in row.fields if k.startswith(("x", "z"))})
+    fields.update({k: 0 for k in row.layout.fields if k.startswith(("x", "z"))})
     fields["dpp_ctrl"] = dpp.parse_ctrl(head, mcpu)
     fields["row_mask"] = _number(values.get("row_mask", "15"), "row_mask", 15, text)
     fields["bank_mask"] = _number(values.get("bank_mask", "15"), "bank_mask", 15, text)

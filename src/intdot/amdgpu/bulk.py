@@ -15,18 +15,18 @@ from functools import cache
 import numpy as np
 
 from ..core.errors import OperandError, OperandTypeError, UndefinedEncoding
+from ..isa.codec import Dispatch
 from . import dpp
 from . import operands as opnd
-from .asm import _DEFAULT, _MODS, _available, _literal_ok
-from .encoding import Decoder
+from .asm import _DEFAULT, _MODS, _available, _literal_ok, dispatches
 from .encodings import SYNTAX, mnemonic_of, rows_for
 from .targets import GENERATION, check_mcpu
 
 
 @cache
-def _decoders(mcpu: str) -> tuple[Decoder, Decoder]:
+def _decoders(mcpu: str) -> tuple[Dispatch, Dispatch]:
     rows = [r for r in rows_for(GENERATION[mcpu]) if _available(mnemonic_of(r), mcpu)]
-    return Decoder([r for r in rows if r.width == 32], 32), Decoder([r for r in rows if r.width == 64], 64)
+    return dispatches(rows)
 
 
 @cache
@@ -125,15 +125,14 @@ def disassemble_array(words, mcpu: str, /, *, literals=None, errors: str = "rais
     done = np.zeros(flat.shape, dtype=bool)
     vgprs = _vgpr_table()
     for dec, idx in ((d32, i32), (d64, i64)):
-        for k in np.unique(idx[idx >= 0]):
-            row = dec.rows[int(k)]
-            sel = np.flatnonzero(idx == k)
+        for k, sel in dec.groups(idx):
+            row = dec.rows[k]
             w = flat[sel]
             good = np.ones(sel.shape, dtype=bool)
             pieces = []
             literal = None
-            for kind in SYNTAX[row.family]:
-                v = row.extract_array(w, kind).astype(np.intp)
+            for kind in SYNTAX[row.layout.family]:
+                v = row.layout.fields[kind].extract_array(w).astype(np.intp)
                 if kind in ("vdst", "vsrc0", "vsrc1"):
                     pieces.append(vgprs[v])
                     continue
@@ -144,7 +143,7 @@ def disassemble_array(words, mcpu: str, /, *, literals=None, errors: str = "rais
                     if not _literal_ok(row):
                         good &= ~is_lit
                     else:
-                        if row.width == 32:
+                        if row.layout.word_bits == 32:
                             literal = (w >> np.uint64(32)).astype(np.uint64)
                         elif lits is None:
                             raise OperandError(
@@ -157,32 +156,34 @@ def disassemble_array(words, mcpu: str, /, *, literals=None, errors: str = "rais
                         text[is_lit] = [_literal_text(int(x), g) for x in literal[is_lit]]
                 pieces.append(text)
             name = row.name.split(".")[1]
-            if row.family == "vop2" and g != "gfx9":
+            if row.layout.family == "vop2" and g != "gfx9":
                 name = name.removesuffix("_e32")
-            if row.family.startswith("dpp8"):
+            if row.layout.family.startswith("dpp8"):
                 name = mnemonic_of(row) + "_dpp"
             # Columns of strings (arrays, or one string for every word), joined once per word at the end:
             # a join per word costs about what one elementwise concatenation of object arrays does.
             cols: list = [name + " ", pieces[0]]
             for p in pieces[1:]:
                 cols += [", ", p]
-            if row.family.startswith("vop3p"):
+            if row.layout.family.startswith("vop3p"):
                 key = np.zeros(sel.shape, dtype=np.intp)
                 for i, m in enumerate(_MODS):
-                    key |= row.extract_array(w, m).astype(np.intp) << (3 * i)
-                key |= row.extract_array(w, "clamp").astype(np.intp) << 12
+                    key |= row.layout.fields[m].extract_array(w).astype(np.intp) << (3 * i)
+                key |= row.layout.fields["clamp"].extract_array(w).astype(np.intp) << 12
                 cols.append(_mods_table()[key])
-            elif "clamp" in row.fields:
-                cols.append(np.where(row.extract_array(w, "clamp") != 0, " clamp", ""))
-            elif row.family.startswith("dpp16"):
-                cols.append(_ctrl_table(mcpu)[row.extract_array(w, "dpp_ctrl").astype(np.intp)])
-                masks = (row.extract_array(w, "row_mask") << np.uint64(4)) | row.extract_array(w, "bank_mask")
+            elif "clamp" in row.layout.fields:
+                cols.append(np.where(row.layout.fields["clamp"].extract_array(w) != 0, " clamp", ""))
+            elif row.layout.family.startswith("dpp16"):
+                cols.append(_ctrl_table(mcpu)[row.layout.fields["dpp_ctrl"].extract_array(w).astype(np.intp)])
+                masks = (row.layout.fields["row_mask"].extract_array(w) << np.uint64(4)) | row.layout.fields[
+                    "bank_mask"
+                ].extract_array(w)
                 cols.append(_masks_table()[masks.astype(np.intp)])
-                cols.append(np.where(row.extract_array(w, "bound_ctrl") != 0, " bound_ctrl:1", ""))
-                if "fi" in row.fields:
-                    cols.append(np.where(row.extract_array(w, "fi") != 0, " fi:1", ""))
-            elif row.family.startswith("dpp8"):
-                cols.append([" " + dpp.dpp8_text(int(x)) for x in row.extract_array(w, "sels")])
+                cols.append(np.where(row.layout.fields["bound_ctrl"].extract_array(w) != 0, " bound_ctrl:1", ""))
+                if "fi" in row.layout.fields:
+                    cols.append(np.where(row.layout.fields["fi"].extract_array(w) != 0, " fi:1", ""))
+            elif row.layout.family.startswith("dpp8"):
+                cols.append([" " + dpp.dpp8_text(int(x)) for x in row.layout.fields["sels"].extract_array(w)])
                 if row.name.endswith("fi"):
                     cols.append(" fi:1")
             columns = [c.tolist() if isinstance(c, np.ndarray) else c for c in cols]

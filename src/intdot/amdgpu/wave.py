@@ -52,7 +52,7 @@ def check_modifiers(insn: Insn) -> tuple[DotSpec, bool]:
     f = insn.fields
     if any(v for k, v in f.items() if k.startswith("x")):
         raise _undefined(insn, "abs/neg")
-    if insn.row.family.startswith("dpp"):
+    if insn.row.layout.family.startswith("dpp"):
         raise UndefinedEncoding(f"{insn.text}: intdot.amdgpu.Wave does not run DPP forms (their lane moves)")
     if row.kind == "vop3p":
         neg_lo, neg_hi = f["neg_lo"], f["neg_hi"]
@@ -180,7 +180,7 @@ class Wave:
         spec, clamp = check_modifiers(insn)
         f = insn.fields
         row = ROWS[insn.mnemonic]
-        kinds = SYNTAX[insn.row.family]
+        kinds = SYNTAX[insn.row.layout.family]
         srcs = [self.v[f[k]].copy() if k == "vsrc1" else self.read(f[k], insn) for k in kinds if k != "vdst"]
         if row.kind == "vop3p":
             a, b, c = srcs

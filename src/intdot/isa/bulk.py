@@ -77,13 +77,9 @@ class Printer:
         flat = flat.astype(self.dispatch.dtype, copy=False)
         out = np.empty(flat.shape, dtype=object)
         idx = self.dispatch.classify(flat)
-        order = np.argsort(idx, kind="stable")  # a radix sort of int16 row numbers: one more pass
-        counts = np.bincount(idx + 1, minlength=len(self.dispatch.rows) + 1)
-        bounds = np.concatenate(([0], np.cumsum(counts)))
-        for k in np.flatnonzero(counts[1:]):
+        for k, sel in self.dispatch.groups(idx):
             row = self.dispatch.rows[k]
             lay = row.layout
-            sel = order[bounds[k + 1] : bounds[k + 2]]
             w = flat[sel]
             text = None
             for ops, widths, table in self.tables(row):
