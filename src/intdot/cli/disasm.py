@@ -304,8 +304,8 @@ def _amdgpu_object(path) -> bool:
     try:
         with open(path, "rb") as fh:
             head = fh.read(20)
-    except OSError:
-        return False  # the Arm reader reports it
+    except (OSError, ValueError):  # a missing file, a name with a NUL byte: the Arm reader reports it
+        return False
     return head[:4] == b"\x7fELF" and len(head) == 20 and int.from_bytes(head[18:20], "little") == 224
 
 
