@@ -48,6 +48,7 @@ class Chunk:
     data: np.ndarray | None = None  # bool per word: inside a '$d' (data) mapping region
     where: list | None = None  # per word (line, column) in the text it came from (indexable)
     file: str | None = None  # the object file it belongs to, where the input holds several (an archive)
+    file_format: str = ""  # that file's format as objdump names it ("elf64-littleaarch64")
 
     @property
     def count(self) -> int:
@@ -82,10 +83,11 @@ class Section:
         order: str = "<",
         data_order: str = "<",
         file: str | None = None,
+        file_format: str = "",
     ):
         self.name, self.count, self.base, self._read = name, count, base, read_bytes
         self.symbols = symbols or []
-        self.file = file
+        self.file, self.file_format = file, file_format
         self.where = None
         self.addresses = True  # listings and JSON show addresses
         self._dtype = np.dtype(order + "u4")
@@ -340,6 +342,7 @@ def elf_sections(elf, *, file: str | None = None) -> tuple[list[Section], str]:
                 regions=regions,
                 data_order="<" if elf.little else ">",
                 file=file,
+                file_format=f"elf{64 if elf.wide else 32}-{'little' if elf.little else 'big'}aarch64",
             )
         )
     return out, which

@@ -233,8 +233,6 @@ def _archive(stream, name: str, path: str, stack: contextlib.ExitStack) -> tuple
             continue  # as llvm-objdump: a member that is not an object file is passed over
         elf = open_elf(member, label, start, size)
         found, which = binary.elf_sections(elf, file=label)
-        for c in found:
-            c.file_format = f"elf{64 if elf.wide else 32}-{'little' if elf.little else 'big'}aarch64"
         chunks += found
         notes.append((label, which))
     if not any(c.count for c in chunks):

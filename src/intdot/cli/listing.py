@@ -64,15 +64,11 @@ class Writer:
         pass
 
 
-def hex_strings(values: np.ndarray, digits: int = 8, *, strip: bool = False) -> list[str]:
-    """``format(v, f"0{digits}x")`` of each value (or without leading zeros), built as one array."""
+def hex_strings(values: np.ndarray, digits: int = 8) -> list[str]:
+    """``format(v, f"0{digits}x")`` of each value, built as one array."""
     if not len(values):
         return []
-    text = _hex_digits(values, digits).view(f"S{digits}").ravel()
-    if strip:
-        text = np.char.lstrip(text, b"0")
-        text[text == b""] = b"0"
-    return text.astype(f"U{digits}").tolist()
+    return _hex_digits(values, digits).view(f"S{digits}").ravel().astype(f"U{digits}").tolist()
 
 
 def other_texts(words: np.ndarray, data) -> list[str]:
@@ -117,7 +113,7 @@ class Listing(Writer):
     def _open(self, chunk, pieces: list) -> None:
         if chunk.file is not None and chunk.file != self.file:
             self.file = chunk.file
-            pieces.append(f"\n{chunk.file}:\tfile format {getattr(chunk, 'file_format', 'elf64-littleaarch64')}\n")
+            pieces.append(f"\n{chunk.file}:\tfile format {chunk.file_format}\n")
         pieces.append(f"\nDisassembly of section {chunk.name}:\n")
         self.opened = True
 
