@@ -79,6 +79,46 @@ class FrontEnd:
     modes: bool = False
 
 
+def _shown(names: tuple[str, ...]) -> str:
+    return ", ".join(names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "") if names else "none"
+
+
+def model_front_end(model, records: Callable[[], Iterable[Instruction]], **fields) -> FrontEnd:
+    """A front end whose targets are a :class:`~intdot.isa.targets.FeatureModel` and whose availability is
+    each record's feature expression on the target's features (the same in both profiles): the target reader,
+    availability, where-available and the target list come from ``model``; ``fields`` are the rest of the
+    :class:`FrontEnd` (``isa``, ``title``, ``target_help``, ``parse_text``, ``verbs``, ... or a ``status`` of
+    the ISA's own).  A missing feature is named with the first architecture version that has it, and the
+    named targets that do."""
+    from ..core.features import evaluate, missing
+
+    @cache
+    def having(features: str) -> tuple[str, ...]:
+        return tuple(n for n in model.names() if evaluate(features, model.target(n).features))
+
+    def status(rec: Instruction, t: Target, profile: str) -> Availability:
+        lack = missing(rec.features, t.features)
+        if lack is None:
+            return Availability(True)
+        first = next((a for a in model.archs if evaluate(rec.features, model.arch_features(a))), None)
+        since = f" ({first} or later)" if first else ""
+        have = [n for n in having(rec.features) if n not in model.archs]
+        return Availability(
+            False,
+            f"{rec.name} ({rec.mnemonic}) is not available on {t.name}: it requires {rec.features}{since}, and "
+            f"{t.name} lacks {lack}; {model.kind_names[1]}s that have it: {_shown(tuple(have))}",
+        )
+
+    base = dict(
+        records=records,
+        target=lambda text, profile="reference": model.target(text),
+        status=status,
+        where=lambda rec, profile: having(rec.features),
+        targets=lambda profile="reference": [model.target(n) for n in model.names()],
+    )
+    return FrontEnd(**{**base, **fields})
+
+
 @cache
 def front_end(isa: str) -> FrontEnd:
     """The front end of ``isa`` (imported on first use)."""
@@ -103,4 +143,4 @@ def check_isa(isa) -> str:
     raise OperandError(f"isa={describe(isa)} is not known; expected one of {', '.join(ISAS)}")
 
 
-__all__ = ["FRONT_ENDS", "ISAS", "Availability", "FrontEnd", "check_isa", "front_end", "front_ends"]
+__all__ = ["FRONT_ENDS", "ISAS", "Availability", "FrontEnd", "check_isa", "front_end", "front_ends", "model_front_end"]

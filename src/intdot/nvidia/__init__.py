@@ -23,9 +23,9 @@ from .targets import ARCHS, GPUS, MODEL
 
 def available(name: str, target: str) -> bool:
     """Whether the NVIDIA instruction ``name`` (a PTX or CUDA spelling) exists on ``target`` (``sm_80``, ``h200``)."""
-    from .isa import find, status
+    from .isa import FRONT_END, find
 
-    return status(find(name), MODEL.target(target), "reference").ok
+    return FRONT_END.status(find(name), MODEL.target(target), "reference").ok
 
 
 __all__ = [

@@ -10,13 +10,11 @@ from __future__ import annotations
 from functools import cache
 
 from ..core.errors import UnknownInstruction
-from ..core.features import evaluate, missing
 from ..core.values import describe
 from ..isa.record import Instruction, k_step
-from ..isa.registry import Availability, FrontEnd
-from ..isa.targets import Target
+from ..isa.registry import model_front_end
 from .tables import DP_ROWS, MMA_ROWS
-from .targets import GPUS, MODEL
+from .targets import MODEL
 
 
 def _dp(row) -> Instruction:
@@ -63,35 +61,6 @@ def records() -> list[Instruction]:
     return [*(_dp(r) for r in DP_ROWS), *(_mma(r) for r in MMA_ROWS)]
 
 
-def target(text, profile: str = "reference") -> Target:
-    return MODEL.target(text)  # one answer in both profiles: the PTX ISA's and ptxas's agree
-
-
-@cache
-def _gpus_with(features: str) -> tuple[str, ...]:
-    return tuple(g for g in GPUS if evaluate(features, MODEL.target(g).features))
-
-
-def status(rec: Instruction, t: Target, profile: str) -> Availability:
-    lack = missing(rec.features, t.features)
-    if lack is None:
-        return Availability(True)
-    first = next(a for a in MODEL.archs if evaluate(rec.features, MODEL.arch_features(a)))
-    return Availability(
-        False,
-        f"{rec.name} ({rec.mnemonic}) is not available on {t.name}: it requires {rec.features} "
-        f"({first} or later), and {t.name} lacks {lack}",
-    )
-
-
-def where(rec: Instruction, profile: str) -> tuple[str, ...]:
-    return _gpus_with(rec.features)
-
-
-def targets(profile: str = "reference") -> list[Target]:
-    return [MODEL.target(n) for n in MODEL.names()]
-
-
 @cache
 def _by_spelling() -> dict[str, str]:
     return {s.lower(): r.name for r in _records() for s in r.spellings if "." in s and "(" not in s}
@@ -123,14 +92,11 @@ def parse_text(text: str) -> str | None:
     return _by_spelling().get(words[0].lower()) if words else None
 
 
-FRONT_END = FrontEnd(
+FRONT_END = model_front_end(
+    MODEL,
+    records,
     isa="nvidia",
     title="NVIDIA",
     target_help="an NVIDIA compute capability or GPU (sm_90, h200)",
-    records=records,
-    target=target,
-    status=status,
-    where=where,
-    targets=targets,
     parse_text=parse_text,
 )

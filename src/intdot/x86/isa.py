@@ -7,12 +7,8 @@ Targets are ``-march`` strings with ``+feature``/``+nofeature`` (:mod:`intdot.x8
 
 from __future__ import annotations
 
-from functools import cache
-
-from ..core.features import evaluate, missing
 from ..isa.record import Instruction, k_step
-from ..isa.registry import Availability, FrontEnd
-from ..isa.targets import Target
+from ..isa.registry import model_front_end
 from .instructions import ROWS
 from .targets import MODEL
 
@@ -44,44 +40,11 @@ def records() -> list[Instruction]:
     return out
 
 
-def target(text, profile: str = "reference") -> Target:
-    return MODEL.target(text)  # x86 availability is the same in both profiles
-
-
-@cache
-def _with(features: str) -> tuple[str, ...]:
-    return tuple(p for p in MODEL.names() if evaluate(features, MODEL.target(p).features))
-
-
-def status(rec: Instruction, t: Target, profile: str) -> Availability:
-    lack = missing(rec.features, t.features)
-    if lack is None:
-        return Availability(True)
-    have = _with(rec.features)
-    shown = ", ".join(have[:8]) + (f" and {len(have) - 8} more" if len(have) > 8 else "") if have else "none"
-    return Availability(
-        False,
-        f"{rec.name} ({rec.mnemonic}) is not available on {t.name}: it requires {rec.features}, and "
-        f"{t.name} lacks {lack}; targets that have it: {shown}",
-    )
-
-
-def where(rec: Instruction, profile: str) -> tuple[str, ...]:
-    return _with(rec.features)
-
-
-def targets(profile: str = "reference") -> list[Target]:
-    return [MODEL.target(n) for n in MODEL.names()]
-
-
-FRONT_END = FrontEnd(
+FRONT_END = model_front_end(
+    MODEL,
+    records,
     isa="x86",
     title="x86",
     target_help="an x86 level or processor (x86-64-v3+avxvnni, sapphirerapids)",
-    records=records,
-    target=target,
-    status=status,
-    where=where,
-    targets=targets,
     verbs=frozenset({"eval"}),
 )
