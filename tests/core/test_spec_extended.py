@@ -15,35 +15,10 @@ import pytest
 from intdot.core import DotSpec, dot_arrays, dot_function, trace
 from intdot.core.accel import numba_available
 from intdot.errors import OperandError, OperandTypeError
-from tests.reference import ref_dot_step
+from tests.core.test_spec_general import reference as expected
 
 BACKENDS = ["scalar", "numpy"] + (["numba"] if numba_available() else [])
 SIGNS = list(itertools.product([False, True], repeat=2))
-
-
-def expected(spec: DotSpec, a, b, acc, neg, clamp):
-    return [
-        ref_dot_step(
-            int(x),
-            int(y),
-            int(z),
-            a_width=spec.a_width,
-            b_width=spec.b_width,
-            lanes=spec.lanes,
-            a_signed=spec.a_signed,
-            b_signed=spec.b_signed,
-            acc_bits=spec.acc_bits,
-            acc_signed=spec.acc_signed,
-            neg=neg,
-            clamp=clamp,
-            a_first=spec.a_first,
-            b_first=spec.b_first,
-            a_word=spec.a_word,
-            b_word=spec.b_word,
-            pair_sat=spec.pair_sat,
-        )
-        for x, y, z in zip(a, b, acc)
-    ]
 
 
 def run(backend, spec, a, b, acc, neg, clamp):

@@ -41,6 +41,11 @@ def reference(spec: DotSpec, a, b, acc, neg: bool, clamp: bool) -> list[int]:
             acc_signed=spec.acc_signed,
             neg=neg,
             clamp=clamp,
+            a_first=spec.a_first,
+            b_first=spec.b_first,
+            a_word=spec.a_word,
+            b_word=spec.b_word,
+            pair_sat=spec.pair_sat,
         )
         for x, y, z in zip(a, b, acc)
     ]
