@@ -16,11 +16,14 @@ import importlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cache
+from typing import TYPE_CHECKING
 
 from ..core.errors import OperandError
 from ..core.values import describe
-from .record import Instruction
-from .targets import Target
+
+if TYPE_CHECKING:  # annotations only: the command line reads ISAS at start-up, and pays for what this imports
+    from .record import Instruction
+    from .targets import Target
 
 # fmt: off
 FRONT_ENDS: tuple[tuple[str, str], ...] = (

@@ -19,7 +19,6 @@ target's set.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -119,6 +118,8 @@ class FeatureModel:
         return self.spell_arch(word) if self.spell_arch else None
 
     def _unknown(self, kind: str, word: str, text: str, known, example: str) -> UnknownTarget:
+        import difflib  # only for a message: the model itself loads without it
+
         close = difflib.get_close_matches(word, list(known), n=3, cutoff=0.7) if len(word) <= 100 else []
         hint = f" (did you mean {' or '.join(close)}?)" if close else ""
         return UnknownTarget(
