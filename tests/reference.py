@@ -138,3 +138,26 @@ def ref_dot_step(
         return max(lo, min(hi, exact))
     wrapped = exact % 2**acc_bits
     return as_signed(wrapped, acc_bits) if acc_signed else wrapped
+
+
+def ref_spec_step(spec, a: int, b: int, acc: int, *, neg: bool = False, clamp: bool = False) -> int:
+    """:func:`ref_dot_step` with its parameters read off any object that has them by name (a DotSpec)."""
+    return ref_dot_step(
+        a,
+        b,
+        acc,
+        a_width=spec.a_width,
+        b_width=spec.b_width,
+        lanes=spec.lanes,
+        a_signed=spec.a_signed,
+        b_signed=spec.b_signed,
+        acc_bits=spec.acc_bits,
+        acc_signed=spec.acc_signed,
+        neg=neg,
+        clamp=clamp,
+        a_first=spec.a_first,
+        b_first=spec.b_first,
+        a_word=spec.a_word,
+        b_word=spec.b_word,
+        pair_sat=spec.pair_sat,
+    )

@@ -248,22 +248,6 @@ class Equivalent:
         return self.record.name + (f" ({'; '.join(how)})" if how else "")
 
 
-def _swap(spec):
-    from dataclasses import replace
-
-    return replace(
-        spec,
-        a_width=spec.b_width,
-        b_width=spec.a_width,
-        a_signed=spec.b_signed,
-        b_signed=spec.a_signed,
-        a_first=spec.b_first,
-        b_first=spec.a_first,
-        a_word=spec.b_word,
-        b_word=spec.a_word,
-    )
-
-
 def _configurations(rec: Instruction):
     """(spec, clamp, a_signed, b_signed, clamp argument) for every way of calling ``rec``."""
     signs = [(a, b) for a in (False, True) for b in (False, True)] if rec.sign_args else [(None, None)]
@@ -304,8 +288,8 @@ def equivalents(name, *, swap: bool = True) -> tuple[Equivalent, ...]:
     for spec, c, a, b, carg in _configurations(me):
         given = tuple((k, v) for k, v in (("a_signed", a), ("b_signed", b), ("clamp", carg)) if v is not None)
         # A step that reads both sources alike needs no exchange: its exchanged matches are the same ones.
-        for exchanged in (False, True) if swap and _swap(spec) != spec else (False,):
-            key = (spec_fields(_swap(spec) if exchanged else spec), c)
+        for exchanged in (False, True) if swap and spec.exchanged() != spec else (False,):
+            key = (spec_fields(spec.exchanged() if exchanged else spec), c)
             for r, ra, rb, rc in index.get(key, ()):
                 if r is me and not exchanged:
                     continue

@@ -12,7 +12,7 @@ import random
 import pytest
 
 from intdot import catalog
-from tests.reference import ref_dot_step
+from tests.reference import ref_spec_step
 
 
 def _spec(rec, a_signed, b_signed):
@@ -20,24 +20,7 @@ def _spec(rec, a_signed, b_signed):
 
 
 def _ref(spec, a, b, acc, clamp):
-    return ref_dot_step(
-        a,
-        b,
-        acc,
-        a_width=spec.a_width,
-        b_width=spec.b_width,
-        lanes=spec.lanes,
-        a_signed=spec.a_signed,
-        b_signed=spec.b_signed,
-        acc_bits=spec.acc_bits,
-        acc_signed=spec.acc_signed,
-        clamp=clamp,
-        a_first=spec.a_first,
-        b_first=spec.b_first,
-        a_word=spec.a_word,
-        b_word=spec.b_word,
-        pair_sat=spec.pair_sat,
-    )
+    return ref_spec_step(spec, a, b, acc, clamp=clamp)
 
 
 def _words(rng, bits, n):

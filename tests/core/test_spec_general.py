@@ -20,35 +20,14 @@ from hypothesis import strategies as st
 from intdot.core import DotSpec, dot, dot_arrays, dot_function, lane_values, pack, trace, unpack
 from intdot.core.accel import numba_available
 from intdot.errors import OperandError, OperandTypeError
-from tests.reference import ref_dot_step
+from tests.reference import ref_spec_step
 
 BACKENDS = ["scalar", "numpy"] + (["numba"] if numba_available() else [])
 SIGNS = list(itertools.product([False, True], repeat=2))
 
 
 def reference(spec: DotSpec, a, b, acc, neg: bool, clamp: bool) -> list[int]:
-    return [
-        ref_dot_step(
-            int(x),
-            int(y),
-            int(z),
-            a_width=spec.a_width,
-            b_width=spec.b_width,
-            lanes=spec.lanes,
-            a_signed=spec.a_signed,
-            b_signed=spec.b_signed,
-            acc_bits=spec.acc_bits,
-            acc_signed=spec.acc_signed,
-            neg=neg,
-            clamp=clamp,
-            a_first=spec.a_first,
-            b_first=spec.b_first,
-            a_word=spec.a_word,
-            b_word=spec.b_word,
-            pair_sat=spec.pair_sat,
-        )
-        for x, y, z in zip(a, b, acc)
-    ]
+    return [ref_spec_step(spec, int(x), int(y), int(z), neg=neg, clamp=clamp) for x, y, z in zip(a, b, acc)]
 
 
 def run(backend: str, spec: DotSpec, a, b, acc, neg: bool, clamp: bool) -> list[int]:

@@ -136,6 +136,20 @@ class DotSpec:
             return self
         return replace(self, a_first=0, b_first=0, a_word=None, b_word=None)
 
+    def exchanged(self) -> DotSpec:
+        """The same step with the two operands' roles exchanged (a's lanes, selector and word become b's)."""
+        return replace(
+            self,
+            a_width=self.b_width,
+            b_width=self.a_width,
+            a_signed=self.b_signed,
+            b_signed=self.a_signed,
+            a_first=self.b_first,
+            b_first=self.a_first,
+            a_word=self.b_word,
+            b_word=self.a_word,
+        )
+
     def select(self, which: str, word):
         """The lanes operand ``which`` ("a" or "b") reads, moved to the bottom of the word (int or array)."""
         first, width = getattr(self, f"{which}_first"), getattr(self, f"{which}_width")
