@@ -38,6 +38,8 @@ def interleaved(*fns, repeat=5):
 
 def one_thread():
     os.environ.setdefault("OMP_NUM_THREADS", "1")
+    # A CPU comparison: gemm's auto backend would take a GPU where there is one.
+    os.environ.setdefault("INTDOT_GEMM_GPU", "0")
     try:
         import threadpoolctl
 
@@ -81,7 +83,7 @@ def ort_matmul_integer(a, b, za, zb, const_b: bool):
         inputs.append(helper.make_tensor_value_info("b", t[b.dtype], b.shape))
     node = helper.make_node("MatMulInteger", ["a", "b", "za", "zb"], ["y"])
     graph = helper.make_graph([node], "g", inputs, [helper.make_tensor_value_info("y", TensorProto.INT32, None)], inits)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
+    model = helper.make_model(graph, ir_version=10, opset_imports=[helper.make_opsetid("", 21)])
     so = ort.SessionOptions()
     so.intra_op_num_threads = 1
     so.inter_op_num_threads = 1

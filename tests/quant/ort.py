@@ -61,7 +61,10 @@ def node_model(
     nodes = [node] + ([helper.make_node("Cast", ["y0"], ["y"], to=cast)] if cast else [])
     out = helper.make_tensor_value_info("y", cast or (out_type if out_type is not None else 0), None)
     graph = helper.make_graph(nodes, op_type, graph_in, [out], initializer=inits)
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    # IR 10 is what ONNX Runtimes older than the onnx package still load (opsets up to 22).
+    return helper.make_model(
+        graph, ir_version=10 if opset <= 22 else 11, opset_imports=[helper.make_opsetid("", opset)]
+    )
 
 
 def session(model):

@@ -19,7 +19,10 @@ def _model(nodes, inits, name):
         [numpy_helper.from_array(np.asarray(v, np.float32), k) for k, v in inits.items()]
         + [numpy_helper.from_array(np.array([-1, 1, 8, 8], np.int64), "image_shape")],
     )
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)], producer_name="intdot demo")
+    # IR 10 (opset 21's): ONNX Runtimes older than the onnx package refuse the newer IR versions it writes.
+    return helper.make_model(
+        graph, ir_version=10, opset_imports=[helper.make_opsetid("", 21)], producer_name="intdot demo"
+    )
 
 
 def mlp_onnx(m: Model):

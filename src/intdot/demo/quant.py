@@ -95,7 +95,7 @@ def ort_saturates_u8s8() -> bool:
     graph = helper.make_graph(
         [node], "probe", [], [helper.make_tensor_value_info("y", TensorProto.INT32, None)], [a, b]
     )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
+    model = helper.make_model(graph, ir_version=10, opset_imports=[helper.make_opsetid("", 21)])
     return int(ort_session(model, False).run(None, {})[0][0, 0]) != 64770
 
 

@@ -260,7 +260,7 @@ def run(model, inputs, *, op, target=None, requant: str = "float32") -> dict:
     >>> node = helper.make_node("MatMulInteger", ["x", "w"], ["y"], name="mm")
     >>> graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", 2, [1, 2])],
     ...                           [helper.make_tensor_value_info("y", 6, [1, 2])], [w])
-    >>> model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
+    >>> model = helper.make_model(graph, ir_version=10, opset_imports=[helper.make_opsetid("", 21)])
     >>> from intdot.quant import run
     >>> run(model, np.array([[200, 100]], np.uint8), op="usdot", target="neoverse-v2")["y"].tolist()
     [[500, 0]]
