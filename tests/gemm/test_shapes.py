@@ -5,8 +5,9 @@ import tracemalloc
 import numpy as np
 import pytest
 
+from intdot.core.accel import numba_available
 from intdot.core.errors import OperandError
-from intdot.gemm import api, cpu, gemm, installed
+from intdot.gemm import _fused, api, cpu, gemm, installed
 
 from . import reference_gemm as ref
 from .test_gemm import _rng
@@ -98,6 +99,30 @@ def test_a_broadcast_c_is_never_expanded(backend, c_shape):
     assert (with_c.astype(np.int64) - plain).tolist() == np.broadcast_to(c, (m, n)).tolist()
     # One (M, N) uint32 array is m * n * 4 = 256 KiB; the old path made three.
     assert extra - base < m * n, f"{(extra - base) / 1024:.0f} KiB more with c of shape {c_shape}"
+
+
+@pytest.mark.skipif(not numba_available(), reason="numba is not installed (the fast extra): no fused correction")
+@pytest.mark.parametrize("backend", [b for b in ("float32", "torch") if installed()[b]])
+@pytest.mark.parametrize("kind", KINDS, ids=lambda k: k[2])
+def test_the_fused_correction_pass_adds_row_and_column_terms_exactly(monkeypatch, backend, kind):
+    """The compiled one-pass correction (row terms from c or b's centring, column terms from a's centring)
+    gives the reference's words, every word wrapping modulo 2**32."""
+    monkeypatch.setattr(_fused, "_done", [_fused.SWITCH_AFTER])  # past the rent-or-buy point: compile it now
+    ta, tb, op = kind
+    row = ref.OPS[op]
+    rng = _rng("fused", backend, op)
+    a = rng.integers(np.iinfo(ta).min, np.iinfo(ta).max + 1, (37, 29)).astype(ta)
+    b = rng.integers(np.iinfo(tb).min, np.iinfo(tb).max + 1, (29, 23)).astype(tb)
+    lo, hi = (-(2**31), 2**31) if row[6] else (0, 2**32)
+    for c in (rng.integers(lo, hi, (37, 1)), None):
+        calls = []
+        kernel = _fused._load()
+        monkeypatch.setattr(_fused, "_kernel", [lambda *x, k=kernel: calls.append(1) or k(*x)])
+        got = gemm(a, b, c, op=op, backend=backend)
+        full = None if c is None else np.broadcast_to(c, (37, 23)).tolist()
+        assert got.tolist() == ref.gemm(row, a.tolist(), b.tolist(), full)
+        # two terms (a row and a column one) take the fused pass; one alone is one NumPy pass already
+        assert bool(calls) == ((c is not None and ta == np.uint8) or (ta == tb == np.uint8))
 
 
 def test_auto_leaves_pytorch_to_cpus_with_int8_dot_hardware(monkeypatch):
