@@ -117,7 +117,7 @@ def test_the_fused_correction_pass_adds_row_and_column_terms_exactly(monkeypatch
     for c in (rng.integers(lo, hi, (37, 1)), None):
         calls = []
         kernel = _fused._load()
-        monkeypatch.setattr(_fused, "_kernel", [lambda *x, k=kernel: calls.append(1) or k(*x)])
+        monkeypatch.setattr(_fused, "_kernel", [lambda *x, k=kernel, calls=calls: calls.append(1) or k(*x)])
         got = gemm(a, b, c, op=op, backend=backend)
         full = None if c is None else np.broadcast_to(c, (37, 23)).tolist()
         assert got.tolist() == ref.gemm(row, a.tolist(), b.tolist(), full)
