@@ -7,7 +7,7 @@ catalog record.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -85,8 +85,11 @@ def _no_flags(name, a_signed, b_signed):
         )
 
 
-def _from_record(rec, a_signed, b_signed) -> GemmOp:
-    """A catalog :class:`~intdot.catalog.Instruction` as a GemmOp: the one place that reads the record."""
+def _from_record(rec, a_signed, b_signed, swapped=False) -> GemmOp:
+    """A catalog :class:`~intdot.catalog.Instruction` as a GemmOp: the one place that reads the record.
+
+    ``swapped``: the spelling gives the sources in the other order (``svsudot_s32(acc, int8, uint8)`` is USDOT
+    with its sources exchanged); a and b keep the spelling's order and take each other's lanes."""
     if not rec.sign_args:
         _no_flags(rec.name, a_signed, b_signed)
     elif a_signed is None or b_signed is None:
@@ -95,6 +98,10 @@ def _from_record(rec, a_signed, b_signed) -> GemmOp:
             f"signedness from a flag; pass a_signed=True/False and b_signed=True/False"
         )
     spec = rec.spec_for(a_signed, b_signed) if rec.sign_args else rec.spec
+    # Lanes of K one instruction consumes: the record's step (a 16x8x32 mma takes 32), not the core's word.
+    k_step = rec.k_step[0] * 8 // spec.a_width
+    if swapped:
+        spec = spec.exchanged()
     # neg/clamp: None where the instruction takes them as arguments, else fixed (False on every Arm form).
     return GemmOp(
         rec.name,
@@ -105,8 +112,7 @@ def _from_record(rec, a_signed, b_signed) -> GemmOp:
         bool(spec.b_signed),
         spec.acc_bits,
         bool(spec.acc_signed),
-        # Lanes of K one instruction consumes: the record's step (a 16x8x32 mma takes 32), not the core's word.
-        rec.k_step[0] * 8 // spec.a_width,
+        k_step,
         rec.clamp,
         rec.neg,
         rec.features,
@@ -177,12 +183,7 @@ def resolve(op, a_signed=None, b_signed=None, *, a_bits=None) -> GemmOp:
         rec = _by_width(exc.candidates, a_bits)
         if rec is None:
             raise _ambiguous(op, exc.candidates, a_bits) from None
-    o = _from_record(rec, a_signed, b_signed)
-    if catalog.swapped(op):
-        # svsudot_s32(acc, int8, uint8) is USDOT with its sources exchanged; a GEMM's lane products do not
-        # care which source is which, so a and b keep the spelling's order and take each other's lanes.
-        o = replace(o, a_width=o.b_width, b_width=o.a_width, a_signed=o.b_signed, b_signed=o.a_signed)
-    return o
+    return _from_record(rec, a_signed, b_signed, catalog.swapped(op))
 
 
 def check_target(op: GemmOp, target) -> None:
