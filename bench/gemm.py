@@ -90,9 +90,15 @@ def cpu_wrap(n):
     if installed()["torch"]:
         import torch
 
-        ta, tb = torch.from_numpy(a), torch.from_numpy(b)
-        t_auto, t_torch = interleaved(lambda: gemm(a, b, op="sdot4", backend="auto"), lambda: torch._int_mm(ta, tb))
-        line("gemm(op='sdot4') auto vs torch._int_mm", t_auto, ops, "torch._int_mm", t_torch, 0.9)
+        from intdot.gemm import cpu
+
+        # Without VNNI or AMX torch._int_mm is about 100 times slower than float BLAS (22 s at 2048^3 on one
+        # AVX2 core): compared at a size it finishes in a second there.
+        x, y = (a, b) if cpu.torch_fast() else (a[:512, :512].copy(), b[:512, :512].copy())
+        ta, tb = torch.from_numpy(x), torch.from_numpy(y)
+        t_x, t_torch = interleaved(lambda: gemm(x, y, op="sdot4", backend="auto"), lambda: torch._int_mm(ta, tb))
+        what = "" if x is a else f" (no VNNI/AMX here: n={len(x)})"
+        line(f"gemm(op='sdot4') auto vs torch._int_mm{what}", t_x, 2 * len(x) ** 3, "torch._int_mm", t_torch, 0.9)
     line("gemm(op='sdot4') auto vs float64 BLAS", t_auto, ops, "float64 @", t_f64)
     ua = rng.integers(0, 256, (n, n), dtype=np.uint8)
     t_us = best(lambda: gemm(ua, b, op="usdot"))
