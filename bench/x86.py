@@ -5,7 +5,10 @@ For each case the best of ``--repeat`` runs is printed as registers per second, 
 inputs' bytes once (``np.copyto`` of src, a and b: the memory traffic floor of any implementation) and, where the
 CPU runs it, to the CPU's own loop (the oracle library: loads, the instruction, a store per register).
 
-Run: ``.venv/bin/python bench/x86.py [--n 1000000] [--repeat 3]``
+Run: ``.venv/bin/python bench/x86.py [--n 1000000] [--repeat 3]``.  One call of a million registers is less
+work than the core's rent-or-buy point (see ``intdot.core.accel``), so it is timed on the NumPy path;
+``INTDOT_BACKEND=numba`` times the compiled kernels instead (every instruction has one, the pmaddubsw idiom's
+pair saturation and 16-bit accumulator included).
 """
 
 from __future__ import annotations

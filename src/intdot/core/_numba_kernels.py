@@ -100,6 +100,41 @@ def _lanes_dot(x, y, n_lanes, a_width, a_mask, sa, b_width, b_mask, sb):
 
 
 @numba.njit(inline="always")
+def _pairs_dot(x, y, n_lanes, a_width, a_mask, sa, b_width, b_mask, sb, half):
+    """The dot product with each pair of lane products summed and saturated to [-half, half) first (x86's
+    pmaddubsw), then the pairs added exactly."""
+    x = np.int64(x)
+    y = np.int64(y)
+    d = np.int64(0)
+    for pair in range(n_lanes // 2):
+        s = np.int64(0)
+        for lane in range(2 * pair, 2 * pair + 2):
+            p = ((x >> (a_width * lane)) & a_mask ^ sa) - sa
+            q = ((y >> (b_width * lane)) & b_mask ^ sb) - sb
+            s += p * q
+        d += -half if s < -half else (half - 1 if s > half - 1 else s)
+    return d
+
+
+@numba.njit(inline="always")
+def _dot2(x, y, n_lanes, a_width, a_mask, sa, b_width, b_mask, sb, half):
+    if half:
+        return _pairs_dot(x, y, n_lanes, a_width, a_mask, sa, b_width, b_mask, sb, half)
+    return _lanes_dot(x, y, n_lanes, a_width, a_mask, sa, b_width, b_mask, sb)
+
+
+@numba.njit(inline="always")
+def _acc_word(d, acc, sc, lo, hi, neg, clamp, mask):
+    """A 16- or 32-bit accumulator (the low bits of its word, ``mask``; sc: its sign bit if signed, else 0)
+    plus or minus d, wrapped or clamped, as the accumulator's bits."""
+    c = (np.int64(acc) & mask ^ sc) - sc
+    r = c - d if neg else c + d
+    if clamp:
+        r = lo if r < lo else (hi if r > hi else r)
+    return r & mask
+
+
+@numba.njit(inline="always")
 def _acc32(d, acc, sc, lo, hi, neg, clamp):
     """A 32-bit accumulator (sc: its sign bit if signed, else 0) plus or minus d, wrapped or clamped."""
     c = (np.int64(acc) ^ sc) - sc
@@ -130,11 +165,21 @@ def _acc64(d, acc, signed, top, bottom, neg, clamp):
 
 
 @cache
-def kernel(a_width: int, b_width: int, n_lanes: int, a_signed: bool, b_signed: bool, acc_bits: int, acc_signed: bool):
+def kernel(
+    a_width: int,
+    b_width: int,
+    n_lanes: int,
+    a_signed: bool,
+    b_signed: bool,
+    acc_bits: int,
+    acc_signed: bool,
+    pair_sat: int = 0,
+):
     """``run(a, a_step, b, b_step, acc, acc_step, neg, clamp, out)`` for one spec.
 
     ``*_step`` is 1, or 0 for an operand that is one value for every element;
-    ``out`` is uint32 for a 32-bit accumulator, uint64 for a 64-bit one.  The
+    ``out`` is uint16, uint32 or uint64 for a 16-, 32- or 64-bit accumulator (a 16-bit one is read from the
+    low half of uint32 words); ``pair_sat`` (0: none) saturates each pair of lane products first.  The
     common layouts have loops of their own: indexing by ``i * a_step`` keeps
     LLVM from vectorising (measured 4 to 8 times slower), so an operand that
     is one value for every element is read once, before its loop.
@@ -142,6 +187,8 @@ def kernel(a_width: int, b_width: int, n_lanes: int, a_signed: bool, b_signed: b
     aw, am, sa = a_width, (1 << a_width) - 1, (1 << (a_width - 1)) if a_signed else 0
     bw, bm, sb = b_width, (1 << b_width) - 1, (1 << (b_width - 1)) if b_signed else 0
     nl = n_lanes
+    if pair_sat or acc_bits == 16:
+        return _word_kernel(aw, am, sa, bw, bm, sb, nl, 1 << (pair_sat - 1) if pair_sat else 0, acc_bits, acc_signed)
 
     if acc_bits == 32:
         lo, hi = (-(1 << 31), (1 << 31) - 1) if acc_signed else (0, (1 << 32) - 1)
@@ -205,3 +252,29 @@ def kernel(a_width: int, b_width: int, n_lanes: int, a_signed: bool, b_signed: b
                 )
 
     return _jit(run64)
+
+
+def _word_kernel(aw, am, sa, bw, bm, sb, nl, half, acc_bits, acc_signed):
+    """The kernel of a pair-saturating step (x86's pmaddubsw idiom; ``half`` 0: none) or a 16-bit accumulator;
+    ``out`` is uint16 or uint32."""
+    lo, hi = (-(1 << (acc_bits - 1)), (1 << (acc_bits - 1)) - 1) if acc_signed else (0, (1 << acc_bits) - 1)
+    sc = (1 << (acc_bits - 1)) if acc_signed else 0
+    mask = (1 << acc_bits) - 1
+
+    def run_pairs(a, a_step, b, b_step, acc, acc_step, neg, clamp, out):
+        n = out.size
+        if a_step == 1 and b_step == 1 and acc_step == 1:
+            for i in range(n):
+                d = _dot2(a[i], b[i], nl, aw, am, sa, bw, bm, sb, half)
+                out[i] = _acc_word(d, acc[i], sc, lo, hi, neg, clamp, mask)
+        elif a_step == 1 and b_step == 1:
+            c0 = acc[0]
+            for i in range(n):
+                d = _dot2(a[i], b[i], nl, aw, am, sa, bw, bm, sb, half)
+                out[i] = _acc_word(d, c0, sc, lo, hi, neg, clamp, mask)
+        else:
+            for i in range(n):
+                d = _dot2(a[i * a_step], b[i * b_step], nl, aw, am, sa, bw, bm, sb, half)
+                out[i] = _acc_word(d, acc[i * acc_step], sc, lo, hi, neg, clamp, mask)
+
+    return _jit(run_pairs)

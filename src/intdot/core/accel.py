@@ -68,8 +68,8 @@ def kernel_for(spec, n: int, backend: str = "auto"):
         backend = check_environment()
     elif not isinstance(backend, str) or backend not in BACKENDS:
         raise OperandError(f"backend={backend!r} is not known; expected one of {', '.join(BACKENDS)}")
-    if backend == "numpy" or spec.pair_sat is not None or spec.acc_bits == 16:
-        return None  # no compiled kernel for these (x86's pmaddubsw idiom): the NumPy path computes them
+    if backend == "numpy":
+        return None
     if backend == "auto" and spec not in _loaded:
         done = _numpy_work.get(spec, 0)
         if done < SWITCH_AFTER:
@@ -85,5 +85,12 @@ def kernel_for(spec, n: int, backend: str = "auto"):
         return None
     _loaded.add(spec)
     return _numba_kernels.kernel(
-        spec.a_width, spec.b_width, spec.lanes, spec.a_signed, spec.b_signed, spec.acc_bits, spec.acc_signed
+        spec.a_width,
+        spec.b_width,
+        spec.lanes,
+        spec.a_signed,
+        spec.b_signed,
+        spec.acc_bits,
+        spec.acc_signed,
+        spec.pair_sat or 0,
     )

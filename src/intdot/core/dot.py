@@ -335,7 +335,7 @@ def dot_arrays(
     kernel = accel.kernel_for(spec, n, backend)
     if kernel is not None:
         (fa, sa), (fb, sb), (fc, sc) = flat
-        kernel(fa, sa, fb, sb, fc, sc, neg, clamp, o.view(spec.acc_dtype))
+        kernel(fa, sa, fb, sb, fc, sc, neg, clamp, o.view(np.uint16 if spec.acc_bits == 16 else spec.acc_dtype))
     else:
         fa, fb, fc = (np.broadcast_to(x, (n,)) if s == 0 else x for x, s in flat)
         _numpy_path.dot_into(spec, fa, fb, fc, neg, clamp, o)
