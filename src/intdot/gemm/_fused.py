@@ -4,16 +4,15 @@ NumPy adds an outer sum ``s += row[:, None] + col[None, :]`` in two passes over 
 term); where ``s`` comes from a fast integer kernel (``torch._int_mm`` on VNNI/AMX) that second pass was 15-20%
 of the whole gemm.  The fused loop reads and writes each word once.
 
-Loading numba costs about 0.7 s in a new process, so this is the same rent-or-buy choice as the core's
-(:mod:`intdot.core.accel`): the NumPy passes do the work until they have spent about that much time, and the
-compiled loop takes over from then on (at once where numba is already loaded).  Without numba, or with
-``INTDOT_BACKEND=numpy``, NumPy always does it.
+Loading numba costs about 0.7 s in a new process (and compiling the loop, the first time on a machine, about as
+much again), so this is the same rent-or-buy choice as the core's (:mod:`intdot.core.accel`): the NumPy passes do
+the work until they have spent about that much time, and the compiled loop takes over from then on.  Without
+numba, or with ``INTDOT_BACKEND=numpy``, NumPy always does it.
 """
 
 from __future__ import annotations
 
 import os
-import sys
 
 import numpy as np
 
@@ -47,7 +46,7 @@ def add_terms(s: np.ndarray, row: np.ndarray, col: np.ndarray) -> bool:
     ``row``/``col`` uint32 of its rows/columns); False, doing nothing, where the NumPy passes should do it."""
     if os.environ.get("INTDOT_BACKEND") == "numpy" or not s.flags.c_contiguous:
         return False
-    if "numba" not in sys.modules and _done[0] < SWITCH_AFTER:
+    if not _kernel and _done[0] < SWITCH_AFTER:
         _done[0] += s.size
         return False
     kernel = _load()
