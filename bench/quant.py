@@ -142,16 +142,20 @@ def main():
                 print(note)
 
     print("-- c broadcast: gemm(a, b, c) against gemm(a, b) in the same run")
-    from intdot.gemm import cpu
+    from intdot.gemm import _fused, cpu
 
     s = np.zeros((n, n), np.uint32)
     ac, za = cpu.centred(a)
-    for shape in ((n,), (n, 1)):
+    for shape, fused in (((n,), False), ((n, 1), False), ((n, 1), True)):
         c = rng.integers(-(2**31), 2**31, shape)
+        # Before and after gemm's rent-or-buy switch to the compiled one-pass correction (intdot.gemm._fused).
+        _fused._kernel[:] = [] if fused else [None]
+        _fused._done[0] = _fused.SWITCH_AFTER if fused else 0
         t_c, t_plain = interleaved(lambda c=c: gemm(a, b8, c, op="usdot"), lambda: gemm(a, b8, op="usdot"), repeat=9)
+        how = (" (compiled correction)" if _fused._kernel[0] else " (NumPy correction)") if len(shape) == 2 else ""
         print(
-            f"gemm(op='usdot') with c of shape {shape}: {t_c * 1e3:.1f} ms against {t_plain * 1e3:.1f} ms without: "
-            f"{100 * (t_c / t_plain - 1):+.1f}% (goal <= +10%)"
+            f"gemm(op='usdot') with c of shape {shape}{how}: {t_c * 1e3:.1f} ms against {t_plain * 1e3:.1f} ms "
+            f"without: {100 * (t_c / t_plain - 1):+.1f}% (goal <= +10%)"
         )
         # The work c adds, alone (whole-gemm times on a busy machine vary by more than it): the correction pass
         # with c folded in against the same pass without it.

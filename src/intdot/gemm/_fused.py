@@ -4,20 +4,23 @@ NumPy adds an outer sum ``s += row[:, None] + col[None, :]`` in two passes over 
 term); where ``s`` comes from a fast integer kernel (``torch._int_mm`` on VNNI/AMX) that second pass was 15-20%
 of the whole gemm.  The fused loop reads and writes each word once.
 
-Loading numba costs about 0.7 s in a new process (and compiling the loop, the first time on a machine, about as
-much again), so this is the same rent-or-buy choice as the core's (:mod:`intdot.core.accel`): the NumPy passes do
-the work until they have spent about that much time, and the compiled loop takes over from then on.  Without
-numba, or with ``INTDOT_BACKEND=numpy``, NumPy always does it.
+Which does it is a rent-or-buy choice, as in the core (:mod:`intdot.core.accel`).  The fused loop saves about
+1 ns a word; loading numba costs about 0.7 s in a new process (loading the compiled loop from the disk cache, a
+few milliseconds more).  So the NumPy passes do the work until the time the fused loop would have saved pays for
+what loading it costs: about 2**29 words where numba is not loaded yet, 2**24 where it is (the core's kernels
+load it).  Without numba, or with ``INTDOT_BACKEND=numpy``, NumPy always does it.
 """
 
 from __future__ import annotations
 
 import os
+import sys
 
 import numpy as np
 
-# Elements the NumPy passes correct before the compiled loop is loaded: about 0.5 s of them on a slow core.
-SWITCH_AFTER = 1 << 27
+# Words the NumPy passes correct before the compiled loop is loaded, with numba still to import and with it there.
+SWITCH_AFTER = 1 << 29
+SWITCH_LOADED = 1 << 24
 _done = [0]
 _kernel: list = []  # [the compiled loop] or [None] once loading it has been tried
 
@@ -46,7 +49,7 @@ def add_terms(s: np.ndarray, row: np.ndarray, col: np.ndarray) -> bool:
     ``row``/``col`` uint32 of its rows/columns); False, doing nothing, where the NumPy passes should do it."""
     if os.environ.get("INTDOT_BACKEND") == "numpy" or not s.flags.c_contiguous:
         return False
-    if not _kernel and _done[0] < SWITCH_AFTER:
+    if not _kernel and _done[0] < (SWITCH_LOADED if "numba" in sys.modules else SWITCH_AFTER):
         _done[0] += s.size
         return False
     kernel = _load()
