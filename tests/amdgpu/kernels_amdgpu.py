@@ -155,3 +155,180 @@ define amdgpu_ps void @ps(i32 inreg %prim, float %i, float %j) {
   ret void
 }
 """
+
+
+# Lines llvm-mc-19 assembles into objects: at least one instruction of every encoding class and of every rule that
+# lengthens one (literals, K constants, SDWA, DPP16/DPP8, VOP3 DPP, VOPD, MIMG NSA, setreg_imm32), per generation.
+ASM_GFX9 = """
+s_setreg_imm32_b32 hwreg(HW_REG_MODE, 0, 4), 0x12345678
+s_add_u32 s0, s1, 0x12345678
+s_cmp_eq_u32 s0, 0x12345678
+s_mov_b32 s0, 0x12345678
+s_movk_i32 s0, 0x1234
+s_nop 0
+v_add_f32 v0, 0x12345678, v1
+v_mov_b32 v0, 0x12345678
+v_cmp_eq_u32 vcc, 0x12345678, v1
+v_madmk_f32 v0, v1, 0x12345678, v2
+v_madak_f32 v0, v1, v2, 0x12345678
+v_madmk_f16 v0, v1, 0x1234, v2
+v_add_f32_sdwa v0, v1, v2 dst_sel:WORD_1 src0_sel:BYTE_0
+v_mov_b32_dpp v0, v1 quad_perm:[1,0,3,2]
+v_cmp_eq_u32_sdwa vcc, v1, v2 src0_sel:WORD_1
+v_mad_f32 v0, v1, v2, v3
+v_pk_add_f16 v0, v1, v2
+v_interp_p1_f32 v0, v1, attr0.x
+v_interp_mov_f32 v0, p10, attr0.x
+s_load_dword s0, s[0:1], 0x10
+ds_add_u32 v0, v1 offset:16
+flat_load_dword v0, v[0:1]
+global_load_dword v0, v[0:1], off
+buffer_load_dword v0, off, s[0:3], 0
+tbuffer_load_format_x v0, off, s[0:3], dfmt:4, nfmt:7, 0
+image_load v[0:3], v0, s[0:7] dmask:0xf
+exp mrt0 v0, v0, v0, v0 done
+s_endpgm
+"""
+
+ASM_GFX908 = """
+v_mfma_f32_32x32x1f32 a[0:31], v0, v1, a[0:31]
+v_accvgpr_write_b32 a0, v0
+v_dot4c_i32_i8_dpp v5, v1, v2 row_shl:1
+v_pk_fmac_f16 v0, v1, v2
+v_fmac_f32 v0, 0x12345678, v1
+s_endpgm
+"""
+
+ASM_GFX90A = """
+v_mfma_f64_16x16x4f64 v[0:7], v[0:1], v[2:3], v[0:7]
+v_pk_fma_f32 v[0:1], v[2:3], v[4:5], v[6:7]
+v_mov_b32_dpp v0, v1 row_newbcast:1
+buffer_atomic_add_f64 v[0:1], off, s[0:3], 0
+scratch_load_dword v0, off, s0
+s_endpgm
+"""
+
+ASM_GFX1010 = """
+s_setreg_imm32_b32 hwreg(HW_REG_MODE, 0, 4), 0x12345678
+s_version 0x1234
+s_add_u32 s0, 0x12345678, s1
+v_add_f32 v0, 0x12345678, v1
+v_fmamk_f32 v0, v1, 0x12345678, v2
+v_fmaak_f32 v0, v1, v2, 0x12345678
+v_fmamk_f16 v0, v1, 0x1234, v2
+v_add_f32_sdwa v0, v1, v2 dst_sel:WORD_1 src0_sel:BYTE_0
+v_mov_b32_dpp v0, v1 quad_perm:[1,0,3,2] fi:1
+v_mov_b32 v0, v1 dpp8:[7,6,5,4,3,2,1,0]
+v_mov_b32 v0, v1 dpp8:[7,6,5,4,3,2,1,0] fi:1
+v_cmp_eq_u32_sdwa vcc_lo, v1, v2 src0_sel:WORD_1
+v_add_co_u32 v0, s0, 0x12345678, v1
+v_fma_f32 v0, 0x12345678, v1, v2
+v_pk_fma_f16 v0, 0x12345678, v1, v2
+v_interp_p1_f32 v0, v1, attr0.x
+s_load_dword s0, s[0:1], 0x10
+s_load_dword s0, s[0:1], s2 offset:0x10
+ds_add_u32 v0, v1 offset:16
+global_load_dword v0, v[0:1], off
+buffer_load_dword v0, off, s[0:3], 0
+tbuffer_load_format_x v0, off, s[0:3], format:22, 0
+image_load v[0:3], v0, s[0:7] dmask:0xf dim:SQ_RSRC_IMG_1D
+image_load v[0:3], [v0, v2, v4], s[0:7] dmask:0xf dim:SQ_RSRC_IMG_3D
+image_load v[0:3], [v0, v2, v4, v6], s[0:7] dmask:0xf dim:SQ_RSRC_IMG_2D_MSAA_ARRAY
+exp mrt0 v0, v0, v0, v0 done
+s_endpgm
+"""
+
+ASM_GFX1030 = """
+s_setreg_imm32_b32 hwreg(HW_REG_MODE, 0, 4), 0x12345678
+s_version 0x1234
+s_add_u32 s0, 0x12345678, s1
+v_add_f32 v0, 0x12345678, v1
+v_fmamk_f32 v0, v1, 0x12345678, v2
+v_fmaak_f32 v0, v1, v2, 0x12345678
+v_fmamk_f16 v0, v1, 0x1234, v2
+v_add_f32_sdwa v0, v1, v2 dst_sel:WORD_1 src0_sel:BYTE_0
+v_mov_b32_dpp v0, v1 quad_perm:[1,0,3,2] fi:1
+v_mov_b32 v0, v1 dpp8:[7,6,5,4,3,2,1,0]
+v_mov_b32 v0, v1 dpp8:[7,6,5,4,3,2,1,0] fi:1
+v_cmp_eq_u32_sdwa vcc_lo, v1, v2 src0_sel:WORD_1
+v_add_co_u32 v0, s0, 0x12345678, v1
+v_fma_f32 v0, 0x12345678, v1, v2
+v_pk_fma_f16 v0, 0x12345678, v1, v2
+v_interp_p1_f32 v0, v1, attr0.x
+s_load_dword s0, s[0:1], 0x10
+s_load_dword s0, s[0:1], s2 offset:0x10
+ds_add_u32 v0, v1 offset:16
+global_load_dword v0, v[0:1], off
+buffer_load_dword v0, off, s[0:3], 0
+tbuffer_load_format_x v0, off, s[0:3], format:22, 0
+image_load v[0:3], v0, s[0:7] dmask:0xf dim:SQ_RSRC_IMG_1D
+image_load v[0:3], [v0, v2, v4], s[0:7] dmask:0xf dim:SQ_RSRC_IMG_3D
+image_load v[0:3], [v0, v2, v4, v6], s[0:7] dmask:0xf dim:SQ_RSRC_IMG_2D_MSAA_ARRAY
+image_bvh_intersect_ray v[0:3], [v0, v1, v2, v3, v4, v5, v6, v7, v8, v9, v10], s[0:3]
+exp mrt0 v0, v0, v0, v0 done
+s_endpgm
+"""
+
+ASM_GFX11 = """
+s_setreg_imm32_b32 hwreg(HW_REG_MODE, 0, 4), 0x12345678
+s_version 0x1234
+s_add_u32 s0, 0x12345678, s1
+s_delay_alu instid0(VALU_DEP_1)
+v_add_f32 v0, 0x12345678, v1
+v_fmamk_f32 v0, v1, 0x12345678, v2
+v_fmaak_f32 v0, v1, v2, 0x12345678
+v_mov_b32_dpp v0, v1 quad_perm:[1,0,3,2] fi:1
+v_mov_b32 v0, v1 dpp8:[7,6,5,4,3,2,1,0]
+v_add_co_u32 v0, s0, 0x12345678, v1
+v_fma_f32 v0, 0x12345678, v1, v2
+v_fma_f32_e64_dpp v0, v1, v2, v3 quad_perm:[0,1,2,3]
+v_fma_f32_e64_dpp v0, v1, v2, v3 dpp8:[7,6,5,4,3,2,1,0]
+v_cmp_eq_u32_e64_dpp s0, v1, v2 quad_perm:[0,1,2,3]
+v_cmp_eq_u32 vcc_lo, 0x12345678, v1
+v_pk_fma_f16 v0, 0x12345678, v1, v2
+v_dual_mov_b32 v0, v1 :: v_dual_mov_b32 v1, v2
+v_dual_fmamk_f32 v0, v1, 0x12345678, v2 :: v_dual_mov_b32 v1, v3
+v_dual_mov_b32 v0, 0x12345678 :: v_dual_mov_b32 v1, v2
+v_wmma_f32_16x16x16_f16 v[0:7], v[8:15], v[16:23], v[0:7]
+v_interp_p10_f32 v0, v1, v2, v3
+lds_param_load v0, attr0.x
+s_load_b32 s0, s[0:1], 0x10
+ds_add_u32 v0, v1 offset:16
+global_load_b32 v0, v[0:1], off
+buffer_load_b32 v0, off, s[0:3], 0
+tbuffer_load_format_x v0, off, s[0:3], format:22, 0
+image_load v[0:3], v0, s[0:7] dmask:0xf dim:SQ_RSRC_IMG_1D
+image_load v[0:3], [v0, v2, v4], s[0:7] dmask:0xf dim:SQ_RSRC_IMG_3D
+image_bvh_intersect_ray v[0:3], [v0, v1, v[2:4], v[5:7], v[8:10]], s[0:3]
+exp mrt0 v0, v0, v0, v0 done
+s_endpgm
+"""
+
+ASM_GFX12 = """
+s_setreg_imm32_b32 hwreg(HW_REG_MODE, 0, 4), 0x12345678
+s_add_co_u32 s0, 0x12345678, s1
+s_fmamk_f32 s0, s1, 0x12345678, s2
+s_fmaak_f32 s0, s1, s2, 0x12345678
+v_add_f32 v0, 0x12345678, v1
+v_fmamk_f32 v0, v1, 0x12345678, v2
+v_mov_b32_dpp v0, v1 quad_perm:[1,0,3,2] fi:1
+v_mov_b32 v0, v1 dpp8:[7,6,5,4,3,2,1,0]
+v_fma_f32 v0, 0x12345678, v1, v2
+v_fma_f32_e64_dpp v0, v1, v2, v3 quad_perm:[0,1,2,3]
+v_pk_fma_f16 v0, 0x12345678, v1, v2
+v_dual_mov_b32 v0, v1 :: v_dual_mov_b32 v1, v2
+v_dual_fmamk_f32 v0, v1, 0x12345678, v2 :: v_dual_mov_b32 v1, v3
+v_wmma_f32_16x16x16_f16 v[0:7], v[8:11], v[12:15], v[0:7]
+v_interp_p10_f32 v0, v1, v2, v3
+ds_param_load v0, attr0.x
+s_load_b32 s0, s[0:1], 0x10
+ds_add_u32 v0, v1 offset:16
+global_load_b32 v0, v[0:1], off
+scratch_load_b32 v0, off, s0
+buffer_load_b32 v0, off, s[0:3], null
+tbuffer_load_format_x v0, off, s[0:3], null format:[BUF_FMT_32_FLOAT]
+image_load v[0:3], v0, s[0:7] dmask:0xf dim:SQ_RSRC_IMG_1D
+image_sample v[0:3], [v0, v1], s[0:7], s[8:11] dmask:0xf dim:SQ_RSRC_IMG_2D
+export mrt0 v0, v0, v0, v0 done
+s_endpgm
+"""

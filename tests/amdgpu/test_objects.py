@@ -146,6 +146,28 @@ def test_code_object_reads_as_llvm_objdump_shows_it(mcpu, name, tmp_path):
         assert dots >= 2
 
 
+ASSEMBLED = {"gfx900": k.ASM_GFX9, "gfx906": k.ASM_GFX9, "gfx908": k.ASM_GFX908, "gfx90a": k.ASM_GFX90A,
+             "gfx942": k.ASM_GFX90A, "gfx1010": k.ASM_GFX1010, "gfx1030": k.ASM_GFX1030, "gfx1100": k.ASM_GFX11,
+             "gfx1151": k.ASM_GFX11, "gfx1200": k.ASM_GFX12, "gfx1201": k.ASM_GFX12}  # fmt: skip
+
+
+def _assemble(text: str, mcpu: str, tmp_path):
+    exe = mc.tool()
+    if exe is None:
+        missing("llvm-mc-19 (the AMDGPU assembler oracle)")
+    src, obj = tmp_path / "a.s", tmp_path / "a.o"
+    src.write_text(".text\n.globl f\nf:\n" + text + "\n")
+    subprocess.run([exe, "-triple", "amdgcn-amd-amdhsa", f"-mcpu={mcpu}", "-filetype=obj", str(src), "-o", str(obj)],
+                   check=True, capture_output=True)  # fmt: skip
+    return obj
+
+
+@pytest.mark.parametrize("mcpu", list(ASSEMBLED))
+def test_every_encoding_class_is_sized_as_llvm_objdump_sizes_it(mcpu, tmp_path):
+    mine, _ = _check(_assemble(ASSEMBLED[mcpu], mcpu, tmp_path), mcpu)
+    assert not mine.unsized and len(mine.lines) == len(ASSEMBLED[mcpu].strip().splitlines())
+
+
 # First-dword classes (bits 31:26) that no instruction of the generation has: llvm-objdump shows each as .long
 UNKNOWN = {"gfx9": [0xC8, 0xCC, 0xE4, 0xEC, 0xF4, 0xF8, 0xFC], "gfx10": [0xC0, 0xC4, 0xD0, 0xE4, 0xEC, 0xFC],
            "gfx11": [0xC0, 0xC4, 0xD0, 0xE4, 0xEC, 0xFC], "gfx12": [0xC0, 0xDC, 0xE0, 0xE8, 0xF0, 0xFC]}  # fmt: skip
@@ -153,9 +175,6 @@ UNKNOWN = {"gfx9": [0xC8, 0xCC, 0xE4, 0xEC, 0xF4, 0xF8, 0xFC], "gfx10": [0xC0, 0
 
 @pytest.mark.parametrize("mcpu", ["gfx906", "gfx942", "gfx1030", "gfx1100", "gfx1151", "gfx1201"])
 def test_unknown_classes_become_long_lines_and_the_walk_goes_on(mcpu, tmp_path, capsys):
-    exe = mc.tool()
-    if exe is None:
-        missing("llvm-mc-19 (the AMDGPU assembler oracle)")
     dot = {
         "gfx906": "v_dot4_i32_i8 v0, v1, v2, v3",
         "gfx942": "v_dot4c_i32_i8 v5, 0x1234, v2",
@@ -167,11 +186,7 @@ def test_unknown_classes_become_long_lines_and_the_walk_goes_on(mcpu, tmp_path, 
     body = []
     for top in UNKNOWN[GENERATION[mcpu]]:
         body += [f".long {(top << 24) | 0x123456:#x}", dot, "s_nop 0", "s_mov_b32 s0, 0x12345678"]
-    src = tmp_path / "u.s"
-    src.write_text(".text\n.globl f\nf:\n" + "\n".join(body) + "\ns_endpgm\n")
-    obj = tmp_path / "u.o"
-    subprocess.run([exe, "-triple", "amdgcn-amd-amdhsa", f"-mcpu={mcpu}", "-filetype=obj", str(src), "-o", str(obj)],
-                   check=True, capture_output=True)  # fmt: skip
+    obj = _assemble("\n".join(body) + "\ns_endpgm", mcpu, tmp_path)
     mine, dots = _check(obj, mcpu)
     assert len(mine.unsized) == len(UNKNOWN[GENERATION[mcpu]]) == mine.stats()["(unsized)"] and dots == len(
         mine.unsized
