@@ -160,6 +160,11 @@ def test_undefined_controls_are_refused():
     bit[6] |= 0x02
     with pytest.raises(UndefinedEncoding, match="reserved bit"):
         Wave("gfx1030").run(bytes(bit))
+    from intdot.amdgpu import parse
+
+    newbcast = parse("v_dot4c_i32_i8 v0, v1, v2 row_newbcast:3", "gfx90a")  # gfx90a's; gfx908 has no 0x153
+    with pytest.raises(UndefinedEncoding, match="reserved on gfx908"):
+        Wave("gfx908").run(newbcast)
 
 
 def test_exec_command_runs_dpp_forms(capsys):

@@ -220,6 +220,11 @@ class Wave:
             src = dpp.dpp8_source_lanes(f["sels"], n)
             fetch = active[src] | insn.row.name.endswith("fi")  # fi:0 reads 0 from a lane exec disables
             return np.where(fetch, data[src], np.uint32(0)).astype(np.uint32), active
+        if not dpp.valid(f["dpp_ctrl"], self.mcpu):  # an Insn read for another processor of the generation
+            raise UndefinedEncoding(
+                f"{insn.text}: dpp_ctrl {f['dpp_ctrl']:#x} ({dpp.ctrl_text(f['dpp_ctrl'], insn.mcpu or self.mcpu)}) "
+                f"is reserved on {self.mcpu}: the ISA manuals give it no lane pattern there"
+            )
         src, in_range, defined = dpp.source_lanes(f["dpp_ctrl"], n)
         writable = active & dpp.bank_row_lanes(f["row_mask"], f["bank_mask"], n)
         if (writable & ~defined).any():
