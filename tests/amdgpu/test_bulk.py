@@ -8,7 +8,8 @@ import pytest
 
 from intdot import amdgpu
 from intdot.amdgpu.asm import decode_one
-from intdot.errors import OperandError, UndefinedEncoding
+from intdot.amdgpu.targets import LLVM_MC_KNOWS
+from intdot.errors import IntdotError, OperandError, UndefinedEncoding
 
 SAMPLES = {
     "gfx908": ["v_dot4_i32_i8 v0, v1, v2, v3 clamp", "v_dot4c_i32_i8 v5, 0x1234, v2", "v_dot8c_i32_i4_e64 v0, s1, v2",
@@ -21,12 +22,34 @@ SAMPLES = {
 }  # fmt: skip
 
 
-@pytest.mark.parametrize("mcpu", list(SAMPLES))
-def test_bulk_equals_scalar(mcpu):
-    rng = np.random.default_rng(len(mcpu))
-    seeds = [amdgpu.assemble(t, mcpu) for t in SAMPLES[mcpu]]
+_ALL = [p for p in amdgpu.PROCESSORS if p in LLVM_MC_KNOWS]
+CASES = [pytest.param(p, p, 3000, id=p) for p in SAMPLES]
+CASES += [  # --slow: every processor, with the samples of every generation its encodings take, 20,000 words each
+    pytest.param(p, None, 20000, id=f"{p}-volume", marks=pytest.mark.slow) for p in _ALL
+]
+
+
+def _seeds(mcpu, key):
+    if key is not None:
+        return [amdgpu.assemble(t, mcpu) for t in SAMPLES[key]]
+    out = []
+    for texts in SAMPLES.values():
+        for t in texts:
+            try:
+                out.append(amdgpu.assemble(t, mcpu))
+            except IntdotError:
+                pass
+    return out
+
+
+@pytest.mark.parametrize("mcpu, key, count", CASES)
+def test_bulk_equals_scalar(mcpu, key, count):
+    rng = np.random.default_rng(len(mcpu) + count)
+    seeds = _seeds(mcpu, key)
+    if not seeds:
+        pytest.skip(f"{mcpu} has none of the sample instructions")
     datas = []
-    for _ in range(3000):
+    for _ in range(count):
         d = bytearray(seeds[rng.integers(len(seeds))].ljust(12, b"\0"))
         for _ in range(rng.integers(0, 4)):
             bit = int(rng.integers(64))
@@ -44,7 +67,7 @@ def test_bulk_equals_scalar(mcpu):
         else:
             decoded += 1
             assert text == insn.text, d.hex()
-    assert decoded > 1000
+    assert decoded > count // 3
 
 
 def test_bulk_errors():

@@ -152,5 +152,3 @@ def test_an_instruction_of_another_processor_is_refused():
         Wave("gfx942", wave_size=32)
     with pytest.raises(OperandTypeError, match="instruction"):
         Wave("gfx942").run(3)
-    with pytest.raises(UndefinedEncoding, match="DPP"):
-        Wave("gfx1030").run("v_dot4c_i32_i8 v0, v1, v2 row_shl:1")

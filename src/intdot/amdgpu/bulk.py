@@ -4,21 +4,25 @@ Each element of ``words`` is one instruction's first 64 bits as a little-endian 
 dword in the low half: ``np.frombuffer(data, "<u8")`` for 8-byte instructions).  A VOP2 instruction
 is the low dword; its literal, where it has one, is the high dword (the dword that follows it in
 memory).  A VOP3P literal (the third dword) comes from ``literals``.  One pass classifies every
-word through the decision tables; the text is put together per row from string tables built with the
-scalar printer's own pieces, so bulk and scalar text cannot differ.
+word through the decision tables; the text is put together by the ISA layer's
+:class:`~intdot.isa.bulk.Printer` from per-row string tables of the printed pieces (registers, sources,
+modifiers, DPP controls), built with the scalar printer's own helpers.  A word with a literal source is
+printed by the scalar printer itself (its text depends on a value outside the fields).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import cache
 
 import numpy as np
 
 from ..core.errors import OperandError, OperandTypeError, UndefinedEncoding
+from ..isa.bulk import Printer
 from ..isa.codec import Dispatch
 from . import dpp
 from . import operands as opnd
-from .asm import _DEFAULT, _MODS, _available, _literal_ok, dispatches
+from .asm import _DEFAULT, _MODS, Insn, _available, _literal_ok, dispatches
 from .encodings import SYNTAX, mnemonic_of, rows_for
 from .targets import GENERATION, check_mcpu
 
@@ -30,51 +34,96 @@ def _decoders(mcpu: str) -> tuple[Dispatch, Dispatch]:
 
 
 @cache
-def _src_table(generation: str) -> tuple[np.ndarray, np.ndarray]:
-    names = [opnd.name(v, generation) if v != opnd.LITERAL else "" for v in range(512)]
-    table = np.empty(512, dtype=object)
-    table[:] = [n or "" for n in names]
-    ok = np.array([n is not None for n in names])
-    return table, ok
+def _src_ok(generation: str) -> np.ndarray:
+    """Which source field values name an operand (the literal's 255 included)."""
+    return np.array([v == opnd.LITERAL or opnd.name(v, generation) is not None for v in range(512)])
+
+
+@dataclass(frozen=True)
+class _Piece:
+    """One printed piece of a row: ``kind`` says how, ``ops`` the fields it reads, ``lead`` the text before it."""
+
+    kind: str
+    ops: tuple[str, ...]
+    lead: str = ""
+
+
+_PIECES: dict[str, tuple[_Piece, ...]] = {}
+
+
+def _pieces(row) -> tuple[_Piece, ...]:
+    """The printed pieces of a row, in order (built once per row)."""
+    cached = _PIECES.get(row.name)
+    if cached is None:
+        cached = _PIECES[row.name] = _build_pieces(row)
+    return cached
+
+
+def _build_pieces(row) -> tuple[_Piece, ...]:
+    fam = row.layout.family
+    out = [
+        _Piece("reg" if kind in ("vdst", "vsrc0", "vsrc1") else "src", (kind,), ", " if i else "")
+        for i, kind in enumerate(SYNTAX[fam])
+    ]
+    if fam.startswith("dpp16"):
+        out += [_Piece("dpp_ctrl", ("dpp_ctrl",)), _Piece("masks", ("row_mask", "bank_mask"))]
+        out += [_Piece("flag", ("bound_ctrl",), " bound_ctrl:1")]
+        out += [_Piece("flag", ("fi",), " fi:1")] if "fi" in row.layout.fields else []
+    elif fam.startswith("dpp8"):
+        out += [_Piece("sels", ("sels",))] + ([_Piece("text", (), " fi:1")] if row.name.endswith("fi") else [])
+    if fam.startswith("vop3p"):
+        out += [_Piece("mod", (m,)) for m in _MODS]
+    if "clamp" in row.layout.fields:
+        out.append(_Piece("flag", ("clamp",), " clamp"))
+    return tuple(out)
+
+
+def _name(row, generation: str) -> str:
+    name = row.name.split(".")[1]
+    if row.layout.family == "vop2" and generation != "gfx9":
+        name = name.removesuffix("_e32")
+    if row.layout.family.startswith("dpp8"):  # both DPP8 rows print as _dpp
+        name = mnemonic_of(row) + "_dpp"
+    return name + " "
+
+
+def _piece_text(piece: _Piece, values: dict, generation: str, mcpu: str) -> str:
+    kind = piece.kind
+    if kind == "reg":
+        return f"{piece.lead}v{values[piece.ops[0]]}"
+    if kind == "src":  # a literal's text needs the literal: such words are printed by the scalar printer
+        v = values[piece.ops[0]]
+        return piece.lead + ("" if v == opnd.LITERAL else opnd.name(v, generation) or "")
+    if kind == "flag":
+        return piece.lead if values[piece.ops[0]] else ""
+    if kind == "text":
+        return piece.lead
+    if kind == "mod":
+        m = piece.ops[0]
+        v = values[m]
+        return f" {m}:[{','.join(str(v >> i & 1) for i in range(3))}]" if v != _DEFAULT[m] else ""
+    if kind == "dpp_ctrl":
+        return " " + dpp.ctrl_text(values["dpp_ctrl"], mcpu)
+    if kind == "masks":
+        return f" row_mask:{values['row_mask']:#x} bank_mask:{values['bank_mask']:#x}"
+    if kind == "sels":
+        return " " + dpp.dpp8_text(values["sels"])
+    raise ValueError(f"no printed piece {kind!r}")
 
 
 @cache
-def _vgpr_table() -> np.ndarray:
-    t = np.empty(256, dtype=object)
-    t[:] = [f"v{n}" for n in range(256)]
-    return t
-
-
-@cache
-def _mods_table() -> np.ndarray:
-    """Text of the VOP3P modifiers for key op_sel | op_sel_hi << 3 | neg_lo << 6 | neg_hi << 9 | clamp << 12."""
-    out = np.empty(1 << 13, dtype=object)
-    for key in range(1 << 13):
-        values = {m: (key >> (3 * i)) & 7 for i, m in enumerate(_MODS)}
-        text = "".join(
-            f" {m}:[{','.join(str(v >> i & 1) for i in range(3))}]" for m, v in values.items() if v != _DEFAULT[m]
+def _printers(mcpu: str) -> tuple[Printer, Printer]:
+    g = GENERATION[mcpu]
+    return tuple(
+        Printer(
+            d,
+            lambda piece, values: _piece_text(piece, values, g, mcpu),
+            lambda row: _name(row, g),
+            operands=_pieces,
+            sep="",
         )
-        out[key] = text + (" clamp" if key >> 12 else "")
-    return out
-
-
-@cache
-def _ctrl_table(mcpu: str) -> np.ndarray:
-    out = np.empty(512, dtype=object)
-    out[:] = [" " + dpp.ctrl_text(c, mcpu) for c in range(512)]
-    return out
-
-
-@cache
-def _masks_table() -> np.ndarray:
-    out = np.empty(256, dtype=object)
-    out[:] = [f" row_mask:{k >> 4:#x} bank_mask:{k & 15:#x}" for k in range(256)]
-    return out
-
-
-def _literal_text(bits: int, generation: str) -> str:
-    inline = opnd.inline_of(bits)  # llvm-mc prints such a literal as the inline constant
-    return f"{bits:#x}" if inline is None else opnd.name(inline, generation)
+        for d in _decoders(mcpu)
+    )
 
 
 def _as_words(words, name: str) -> np.ndarray:
@@ -116,82 +165,43 @@ def disassemble_array(words, mcpu: str, /, *, literals=None, errors: str = "rais
     d32, d64 = _decoders(mcpu)
     low = flat & np.uint64(0xFFFFFFFF)
     i32 = d32.classify(low)
-    src_names, src_ok = _src_table(g)
+    src_ok = _src_ok(g)
     # a VOP2 word whose src0 names no operand (250, 233, 234) is the first half of a DPP form
     vop2_src0 = (low & np.uint64(0x1FF)).astype(np.intp)
     i32 = np.where((i32 >= 0) & ~src_ok[vop2_src0] & (vop2_src0 != opnd.LITERAL), -1, i32)
     i64 = np.where(i32 >= 0, -1, d64.classify(flat))
     out = np.empty(flat.shape, dtype=object)
     done = np.zeros(flat.shape, dtype=bool)
-    vgprs = _vgpr_table()
-    for dec, idx in ((d32, i32), (d64, i64)):
+    for dec, idx, words, printer in ((d32, i32, low, _printers(mcpu)[0]), (d64, i64, flat, _printers(mcpu)[1])):
+        literal_words = []  # (row, positions) of the words that read a literal
         for k, sel in dec.groups(idx):
             row = dec.rows[k]
             w = flat[sel]
             good = np.ones(sel.shape, dtype=bool)
-            pieces = []
-            literal = None
+            lit = np.zeros(sel.shape, dtype=bool)
             for kind in SYNTAX[row.layout.family]:
-                v = row.layout.fields[kind].extract_array(w).astype(np.intp)
-                if kind in ("vdst", "vsrc0", "vsrc1"):
-                    pieces.append(vgprs[v])
-                    continue
-                good &= src_ok[v]
-                is_lit = v == opnd.LITERAL
-                text = src_names[v]
-                if is_lit.any():
-                    if not _literal_ok(row):
-                        good &= ~is_lit
-                    else:
-                        if row.layout.word_bits == 32:
-                            literal = (w >> np.uint64(32)).astype(np.uint64)
-                        elif lits is None:
-                            raise OperandError(
-                                f"{int(is_lit.sum())} VOP3P words read a literal; pass literals=... "
-                                "(the dword that follows each)"
-                            )
-                        else:
-                            literal = lits[sel]
-                        text = text.copy()
-                        text[is_lit] = [_literal_text(int(x), g) for x in literal[is_lit]]
-                pieces.append(text)
-            name = row.name.split(".")[1]
-            if row.layout.family == "vop2" and g != "gfx9":
-                name = name.removesuffix("_e32")
-            if row.layout.family.startswith("dpp8"):
-                name = mnemonic_of(row) + "_dpp"
-            # Columns of strings (arrays, or one string for every word), joined once per word at the end:
-            # a join per word costs about what one elementwise concatenation of object arrays does.
-            cols: list = [name + " ", pieces[0]]
-            for p in pieces[1:]:
-                cols += [", ", p]
-            if row.layout.family.startswith("vop3p"):
-                key = np.zeros(sel.shape, dtype=np.intp)
-                for i, m in enumerate(_MODS):
-                    key |= row.layout.fields[m].extract_array(w).astype(np.intp) << (3 * i)
-                key |= row.layout.fields["clamp"].extract_array(w).astype(np.intp) << 12
-                cols.append(_mods_table()[key])
-            elif "clamp" in row.layout.fields:
-                cols.append(np.where(row.layout.fields["clamp"].extract_array(w) != 0, " clamp", ""))
-            elif row.layout.family.startswith("dpp16"):
-                cols.append(_ctrl_table(mcpu)[row.layout.fields["dpp_ctrl"].extract_array(w).astype(np.intp)])
-                masks = (row.layout.fields["row_mask"].extract_array(w) << np.uint64(4)) | row.layout.fields[
-                    "bank_mask"
-                ].extract_array(w)
-                cols.append(_masks_table()[masks.astype(np.intp)])
-                cols.append(np.where(row.layout.fields["bound_ctrl"].extract_array(w) != 0, " bound_ctrl:1", ""))
-                if "fi" in row.layout.fields:
-                    cols.append(np.where(row.layout.fields["fi"].extract_array(w) != 0, " fi:1", ""))
-            elif row.layout.family.startswith("dpp8"):
-                cols.append([" " + dpp.dpp8_text(int(x)) for x in row.layout.fields["sels"].extract_array(w)])
-                if row.name.endswith("fi"):
-                    cols.append(" fi:1")
-            columns = [c.tolist() if isinstance(c, np.ndarray) else c for c in cols]
-            columns = [c if isinstance(c, list) else [c] * len(sel) for c in columns]
-            text = np.empty(len(sel), dtype=object)
-            text[:] = ["".join(parts) for parts in zip(*columns)]
-            out[sel[good]] = text[good]
-            done[sel[good]] = True
+                if kind.startswith("src"):
+                    v = row.layout.fields[kind].extract_array(w).astype(np.intp)
+                    good &= src_ok[v]
+                    lit |= v == opnd.LITERAL
+            if lit.any() and not _literal_ok(row):
+                good &= ~lit
+            elif lit.any() and row.layout.word_bits == 64 and lits is None:
+                raise OperandError(
+                    f"{int(lit.sum())} VOP3P words read a literal; pass literals=... (the dword that follows each)"
+                )
+            idx[sel[~good]] = -1
+            if (lit & good).any():
+                literal_words.append((row, sel[lit & good]))
+        text, _ = printer.texts(words, idx)
+        chosen = idx >= 0
+        out[chosen] = text[chosen]
+        done |= chosen
+        for row, where in literal_words:
+            for i in where.tolist():
+                word = int(words[i])
+                literal = (int(flat[i]) >> 32) if row.layout.word_bits == 32 else int(lits[i])
+                out[i] = Insn(row, row.layout.decode(word), literal, mcpu).text
     if not done.all():
         bad = np.flatnonzero(~done)
         if errors == "raise":

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
+
 from ..core.errors import AsmSyntaxError
 from .targets import GENERATION
 
@@ -99,4 +101,59 @@ def dpp8_text(sels: int) -> str:
     return f"dpp8:[{','.join(str(sels >> (3 * i) & 7) for i in range(8))}]"
 
 
-__all__ = ["ctrl_text", "dpp8_text", "parse_ctrl", "valid"]
+# ---------------------------------------------------------------- lane moves (what Wave runs)
+
+
+def source_lanes(ctrl: int, wave_size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Which lane each lane reads ``src0`` from under DPP16 control ``ctrl`` (a value :func:`valid` accepts).
+
+    Returns ``(source, in_range, defined)``: the source lane of every lane (clipped into the wave where it is
+    out of range), whether that lane is in range (else ``bound_ctrl`` decides), and whether the manuals give
+    the lane a source at all (``row_bcast:15`` gives none to row 0, ``row_bcast:31`` none to rows 0 and 1).
+    """
+    lane = np.arange(wave_size)
+    row, pos, n = lane & ~15, lane & 15, ctrl & 15
+    ok = np.ones(wave_size, dtype=bool)
+    defined = ok
+    if ctrl <= 0xFF:
+        src = (lane & ~3) | ((ctrl >> (2 * (lane & 3))) & 3)
+    elif ctrl & ~0xF == 0x100:  # row_shl: lane reads the lane n above it in its row
+        src, ok = lane + n, pos + n < 16
+    elif ctrl & ~0xF == 0x110:  # row_shr: n below
+        src, ok = lane - n, pos >= n
+    elif ctrl & ~0xF == 0x120:  # row_ror: n below, wrapping within the row
+        src = row | ((pos - n) & 15)
+    elif ctrl in (0x130, 0x134):  # wave_shl / wave_rol
+        src, ok = lane + 1, (lane + 1 < wave_size) | (ctrl == 0x134)
+    elif ctrl in (0x138, 0x13C):  # wave_shr / wave_ror
+        src, ok = lane - 1, (lane > 0) | (ctrl == 0x13C)
+    elif ctrl == 0x140:
+        src = row | (15 - pos)
+    elif ctrl == 0x141:
+        src = (lane & ~7) | (7 - (lane & 7))
+    elif ctrl == 0x142:
+        src, defined = (lane & ~15) - 1, lane > 15
+    elif ctrl == 0x143:
+        src, defined = np.full(wave_size, 31), lane > 31
+    elif ctrl & ~0xF == 0x150:  # row_share / row_newbcast
+        src = row | n
+    elif ctrl & ~0xF == 0x160:  # row_xmask
+        src = row | (pos ^ n)
+    else:
+        raise ValueError(f"dpp_ctrl {ctrl:#x} is no lane pattern")
+    return src % wave_size, ok, defined
+
+
+def dpp8_source_lanes(sels: int, wave_size: int) -> np.ndarray:
+    """Which lane each lane reads ``src0`` from under ``dpp8:[...]`` (``sels``: eight 3-bit selectors)."""
+    lane = np.arange(wave_size)
+    return (lane & ~7) | ((sels >> (3 * (lane & 7))) & 7)
+
+
+def bank_row_lanes(row_mask: int, bank_mask: int, wave_size: int) -> np.ndarray:
+    """The lanes ``row_mask`` (16-lane rows) and ``bank_mask`` (4-lane groups of each row) let DPP write."""
+    lane = np.arange(wave_size)
+    return ((row_mask >> (lane >> 4)) & 1).astype(bool) & ((bank_mask >> ((lane >> 2) & 3)) & 1).astype(bool)
+
+
+__all__ = ["bank_row_lanes", "ctrl_text", "dpp8_source_lanes", "dpp8_text", "parse_ctrl", "source_lanes", "valid"]

@@ -4,10 +4,11 @@ text and every other instruction as its words, as ``llvm-objdump-19 -d`` lays th
 
 Walking ``.text`` needs every instruction's length, not only the dots': :func:`instruction_length` reads it from
 the encoding class (the first dword's top bits) and the fields that add a dword (a literal, a DPP or SDWA word,
-VOP3 DPP, gfx10/11 MIMG address dwords), per generation.  A class it does not know stops the walk with
-:class:`~intdot.errors.UndefinedEncoding` rather than guessing.  ``tests/amdgpu/test_objects.py`` checks the walk
-against llvm-objdump-19 on kernels clang-19 compiles for every generation.  The command line's ``disasm -f`` is
-the lead's to wire; these are the library functions.
+VOP3 DPP, gfx10/11 MIMG address dwords), per generation.  A dword of a class it does not know is not guessed
+at: it becomes a line of its own, shown as ``.long 0x...`` as llvm-objdump shows a word it cannot decode, and the
+walk goes on with the next dword (:attr:`CodeObject.unsized` lists them; ``intdot disasm -f`` notes them on
+stderr).  ``tests/amdgpu/test_objects.py`` checks the walk against llvm-objdump-19 on kernels clang-19 compiles
+for every processor it knows (compute kernels, and graphics shaders with image, buffer and export instructions).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from __future__ import annotations
 import collections
 from dataclasses import dataclass
 
-from ..core.errors import OperandError, UndefinedEncoding, UnknownTarget
+from ..core.errors import OperandError, UnknownTarget
 from .asm import decode_one
 from .targets import GENERATION, LLVM_MC_KNOWS
 
@@ -94,9 +95,11 @@ _CLASSES = {
         (0xFC000000, 0xF8000000, "64"),  # VEXPORT
     ],
 }
-# VOP2 opcodes whose encoding always carries a literal (v_madmk/madak, v_fmamk/fmaak), and s_setreg_imm32_b32
-_VOP2_K = {"gfx9": {0x17, 0x18, 0x24, 0x25}, "gfx10": {0x2C, 0x2D, 0x37, 0x38}}
-_VOP2_K["gfx11"] = _VOP2_K["gfx12"] = _VOP2_K["gfx10"]
+# VOP2 opcodes whose encoding always carries a literal (v_madmk/madak_f32 and _f16 on gfx9 and gfx1010-1013,
+# v_fmamk/fmaak_f32 and _f16), SOP2 ones (s_fmaak/fmamk_f32, gfx1150 and gfx12), and s_setreg_imm32_b32 (SOPK)
+_VOP2_K = {"gfx9": {0x17, 0x18, 0x24, 0x25}, "gfx10": {0x20, 0x21, 0x2C, 0x2D, 0x37, 0x38}}
+_VOP2_K["gfx11"] = _VOP2_K["gfx12"] = {0x2C, 0x2D, 0x37, 0x38}
+_SOP2_K = {"gfx9": set(), "gfx10": set(), "gfx11": {0x45, 0x46}, "gfx12": {0x45, 0x46}}
 _SETREG_IMM32 = {"gfx9": 0x14, "gfx10": 0x15, "gfx11": 0x13, "gfx12": 0x13}
 
 
@@ -107,11 +110,13 @@ def _class(word: int, generation: str) -> str | None:
     return None
 
 
-def instruction_length(data: bytes, offset: int, generation: str) -> int:
-    """Bytes of the instruction at ``data[offset:]`` (4 to 20), or UndefinedEncoding for a class not known."""
+def instruction_length(data: bytes, offset: int, generation: str) -> int | None:
+    """Bytes of the instruction at ``data[offset:]`` (4 to 20), or None for a dword of a class not known."""
     w = int.from_bytes(data[offset : offset + 4], "little")
     kind = _class(w, generation)
     late = generation != "gfx9"
+    if kind == "sop2" and (w >> 23 & 0x7F) in _SOP2_K[generation]:
+        return 8
     if kind in ("sop2", "sopc"):
         return 8 if (w & 0xFF) == 255 or (w >> 8 & 0xFF) == 255 else 4
     if kind == "sop1":
@@ -122,8 +127,8 @@ def instruction_length(data: bytes, offset: int, generation: str) -> int:
         return 4
     if kind in ("vop1", "vop2", "vopc"):
         src0 = w & 0x1FF
-        if src0 == 250 or src0 == 249 and not late or src0 in (233, 234) and late:
-            return 8  # DPP16, SDWA, DPP8
+        if src0 == 250 or src0 == 249 and generation in ("gfx9", "gfx10") or src0 in (233, 234) and late:
+            return 8  # DPP16, SDWA (gfx9, gfx10), DPP8
         if src0 == 255 or kind == "vop2" and (w >> 25 & 0x3F) in _VOP2_K[generation]:
             return 8
         return 4
@@ -143,11 +148,10 @@ def instruction_length(data: bytes, offset: int, generation: str) -> int:
         literal = (w & 0x1FF) == 255 or (w1 & 0x1FF) == 255 or opx in (1, 2) or opy in (1, 2)
         return 12 if literal else 8
     if kind == "mimg":
-        nsa = w >> 1 & 3  # extra address dwords in units of 4 registers
-        return 8 + 4 * nsa
-    raise UndefinedEncoding(
-        f"bytes {offset}..{offset + 3} ({w:#010x}) are of an encoding class intdot cannot size on {generation}"
-    )
+        if generation == "gfx11":  # NSA (bit 0): one more dword of up to four address VGPRs
+            return 12 if w & 1 else 8
+        return 8 + 4 * (w >> 1 & 3)  # gfx10: NSA (bits 2:1) extra address dwords
+    return None
 
 
 @dataclass(frozen=True)
@@ -159,6 +163,7 @@ class Line:
     symbol: str | None
     data: bytes
     text: str | None
+    sized: bool = True  # False: a dword of an encoding class intdot cannot size, shown as ``.long``
 
     @property
     def words(self) -> str:
@@ -171,9 +176,16 @@ class CodeObject:
     mcpu: str
     lines: tuple[Line, ...]
 
+    @property
+    def unsized(self) -> tuple[Line, ...]:
+        """The dwords of an encoding class intdot cannot size (each a line of its own, shown as ``.long``)."""
+        return tuple(ln for ln in self.lines if not ln.sized)
+
     def stats(self) -> dict[str, int]:
-        """How many of each dot instruction (by mnemonic) and of the others."""
-        counts = collections.Counter(ln.text.split()[0] if ln.text else "(other)" for ln in self.lines)
+        """How many of each dot instruction (by mnemonic) and of the others (``(unsized)``: see :attr:`unsized`)."""
+        counts = collections.Counter(
+            ln.text.split()[0] if ln.text else "(other)" if ln.sized else "(unsized)" for ln in self.lines
+        )
         return dict(sorted(counts.items()))
 
     def listing(self, *, only_dot: bool = False) -> str:
@@ -185,7 +197,8 @@ class CodeObject:
                 out.append(f"\n{ln.address:016x} <{ln.symbol}>:")
             if only_dot and ln.text is None:
                 continue
-            out.append(f"\t{(ln.text or ''):<58} // {ln.address:012X}: {ln.words}")
+            text = ln.text or ("" if ln.sized else f".long 0x{ln.words.lower()}")
+            out.append(f"\t{text:<58} // {ln.address:012X}: {ln.words}")
         return "\n".join(out).lstrip("\n")
 
 
@@ -228,6 +241,10 @@ def read_object(data) -> CodeObject:
     while at + 4 <= len(code):
         insn = decode_one(code, at, mcpu)
         size = insn.size if insn is not None else instruction_length(code, at, g)
+        if size is None or at + size > len(code):
+            lines.append(Line(base + at, names.get(base + at), code[at : at + 4], None, sized=False))
+            at += 4
+            continue
         lines.append(Line(base + at, names.get(base + at), code[at : at + size], insn.text if insn else None))
         at += size
     return CodeObject(mcpu, tuple(lines))

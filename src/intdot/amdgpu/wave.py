@@ -13,8 +13,14 @@ What the modifiers do to an integer dot (see ``docs/amdgpu.md``):
   high half, as the default ``[1,1,1]`` reads lane 1);
 - ``neg_lo`` bits 0 and 1 of ``v_dot4_i32_iu8`` / ``v_dot8_i32_iu4``: source 0 / 1 is signed.
 
+The DPP forms of the VOP2 dots (``v_dot4c_i32_i8_dpp``, ``dpp8:[...]``) move ``src0`` between lanes first:
+each lane reads the lane its control names; ``row_mask``/``bank_mask`` choose the lanes written; a source lane
+out of range, or (``fi:0``, and always on gfx9) disabled by ``exec``, reads 0 with ``bound_ctrl`` set and
+otherwise leaves the destination lane unwritten; DPP8 reads 0 from a disabled lane unless ``fi:1``.
+
 Modifier bits whose effect on an integer dot no manual defines (``neg_lo``/``neg_hi`` elsewhere,
-``op_sel`` on a 32-bit operand, the gfx9 VOP3 form's ``abs``/``neg``) are refused with
+``op_sel`` on a 32-bit operand, the gfx9 VOP3 form's ``abs``/``neg``, DPP's reserved bits and ``dpp_ctrl``
+values, ``row_bcast`` writing a row it gives no source) are refused with
 :class:`~intdot.errors.UndefinedEncoding` rather than given a guessed meaning.
 
 >>> import numpy as np
@@ -32,8 +38,9 @@ import numpy as np
 from ..core.dot import dot_function
 from ..core.errors import OperandError, OperandTypeError, UndefinedEncoding, UnsupportedOnTarget
 from ..core.spec import DotSpec
+from . import dpp
 from . import operands as opnd
-from .asm import Insn, _available, decode_one, parse
+from .asm import _ANY, Insn, _available, decode_one, parse
 from .encodings import SYNTAX
 from .instructions import ROWS
 from .targets import GENERATION, check_mcpu, wave_sizes
@@ -52,8 +59,17 @@ def check_modifiers(insn: Insn) -> tuple[DotSpec, bool]:
     f = insn.fields
     if any(v for k, v in f.items() if k.startswith("x")):
         raise _undefined(insn, "abs/neg")
-    if insn.row.layout.family.startswith("dpp"):
-        raise UndefinedEncoding(f"{insn.text}: intdot.amdgpu.Wave does not run DPP forms (their lane moves)")
+    if insn.row.layout.family.startswith("dpp16"):
+        if f.get("zres") or f.get("zfi"):
+            raise UndefinedEncoding(
+                f"{insn.text}: the DPP word sets reserved bit {49 if f.get('zres') else 50}"
+                f"{' (the fi bit, which gfx9 does not have)' if f.get('zfi') else ''}; no manual defines its effect"
+            )
+        if not dpp.valid(f["dpp_ctrl"], insn.mcpu or _ANY[insn.generation]):
+            raise UndefinedEncoding(
+                f"{insn.text}: dpp_ctrl {f['dpp_ctrl']:#x} is reserved on {insn.mcpu or insn.generation}: "
+                "the ISA manuals give it no lane pattern"
+            )
     if row.kind == "vop3p":
         neg_lo, neg_hi = f["neg_lo"], f["neg_hi"]
         if neg_hi:
@@ -181,7 +197,7 @@ class Wave:
         f = insn.fields
         row = ROWS[insn.mnemonic]
         kinds = SYNTAX[insn.row.layout.family]
-        srcs = [self.v[f[k]].copy() if k == "vsrc1" else self.read(f[k], insn) for k in kinds if k != "vdst"]
+        srcs = [self.v[f[k]].copy() if k in ("vsrc0", "vsrc1") else self.read(f[k], insn) for k in kinds if k != "vdst"]
         if row.kind == "vop3p":
             a, b, c = srcs
             if row.width == 16:
@@ -190,9 +206,40 @@ class Wave:
         else:
             a, b = srcs
             c = self.v[f["vdst"]].copy()
-        d = dot_function(spec, ("src0", "src1", "src2"))(a, b, c, False, clamp)
         lanes = self.exec_mask()
+        if insn.row.layout.family.startswith("dpp"):
+            a, lanes = self._dpp_src0(insn, lanes)
+        d = dot_function(spec, ("src0", "src1", "src2"))(a, b, c, False, clamp)
         self.v[f["vdst"], lanes] = np.asarray(d).view(np.uint32)[lanes]
+
+    def _dpp_src0(self, insn: Insn, active: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``src0`` as a DPP form reads it in every lane, and the lanes it writes (see ``docs/amdgpu.md``)."""
+        f, n = insn.fields, self.wave_size
+        data = self.v[f["vsrc0"]]
+        if insn.row.layout.family.startswith("dpp8"):
+            src = dpp.dpp8_source_lanes(f["sels"], n)
+            fetch = active[src] | insn.row.name.endswith("fi")  # fi:0 reads 0 from a lane exec disables
+            return np.where(fetch, data[src], np.uint32(0)).astype(np.uint32), active
+        if not dpp.valid(f["dpp_ctrl"], self.mcpu):  # an Insn read for another processor of the generation
+            raise UndefinedEncoding(
+                f"{insn.text}: dpp_ctrl {f['dpp_ctrl']:#x} ({dpp.ctrl_text(f['dpp_ctrl'], insn.mcpu or self.mcpu)}) "
+                f"is reserved on {self.mcpu}: the ISA manuals give it no lane pattern there"
+            )
+        src, in_range, defined = dpp.source_lanes(f["dpp_ctrl"], n)
+        writable = active & dpp.bank_row_lanes(f["row_mask"], f["bank_mask"], n)
+        if (writable & ~defined).any():
+            ctrl = dpp.ctrl_text(f["dpp_ctrl"], self.mcpu)
+            rows = sorted({int(x) >> 4 for x in np.flatnonzero(writable & ~defined)})
+            raise UndefinedEncoding(
+                f"{insn.text}: {ctrl} gives row(s) {rows} no source lane in the ISA manuals (they define it for "
+                f"{'rows 1-3' if ctrl.endswith('15') else 'rows 2 and 3'} only); clear those rows in row_mask "
+                "or their lanes in exec"
+            )
+        # a source lane out of range, or (fi:0; gfx9 has no fi) disabled by exec, is invalid: bound_ctrl:1 reads 0
+        # there, bound_ctrl:0 leaves the destination lane as it was
+        ok = in_range & (active[src] | bool(f.get("fi", 0)))
+        a = np.where(ok, data[src], np.uint32(0)).astype(np.uint32)
+        return a, writable & (ok | bool(f["bound_ctrl"]))
 
 
 __all__ = ["Wave", "check_modifiers"]

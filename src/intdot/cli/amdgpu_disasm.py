@@ -40,6 +40,15 @@ def run(args) -> int:
             print(f"\n{args.file}:\tfile format elf64-amdgpu\n")
             print("Disassembly of section .text:\n")
             print(obj.listing(only_dot=getattr(args, "only_dot", False)))
+            if obj.unsized:
+                import sys
+
+                print(
+                    f"intdot disasm: note: {len(obj.unsized)} dword(s) of an encoding class intdot cannot size on "
+                    f"{obj.mcpu} are shown as .long (the first at {obj.unsized[0].address:#x}); the walk went on "
+                    "with the next dword, as llvm-objdump does with a word it cannot decode",
+                    file=sys.stderr,
+                )
             return 0
         tokens = data.decode("utf-8", "replace").split()
     else:
