@@ -42,7 +42,16 @@ examples:
   intdot exec --set v1.b=-1 --set v2.b=0..15 'sudot v0.4s, v1.16b, v2.4b[3]'
   intdot exec --svl 512 --set w8=3 --set z0.b=1 --set z1.b=2 --set z4.b=0..63 \\
       'sudot za.s[w8, 1, vgx2], { z0.b, z1.b }, z4.b[2]' --json
-  printf '44ba1c20\\nsudot z0.s, z1.b, z2.b[1]\\n' | intdot exec -f - --set z1.b=1 --set z2.b=2"""
+  printf '44ba1c20\\nsudot z0.s, z1.b, z2.b[1]\\n' | intdot exec -f - --set z1.b=1 --set z2.b=2
+
+--isa amdgpu runs the AMD GPU dot instructions on one wave instead (--mcpu names
+the processor; every VGPR lane is a 32-bit word):
+
+  --set v1=5 / v1=1,2,3,... / v1=0..63 / v1[3]=5   every lane, lanes 0, 1, ..., one lane
+  --set s2=7  --set exec=0xff  --set wave_size=64  an SGPR, the EXEC mask, wave64
+
+  intdot exec --isa amdgpu --mcpu gfx1030 --set v1=1..8 --set v2=0x01010101 \\
+      'v_dot4c_i32_i8 v0, v1, v2 dpp8:[7,6,5,4,3,2,1,0]'"""
 
 _PER_LINE = 8
 
