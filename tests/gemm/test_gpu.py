@@ -61,7 +61,7 @@ def test_gpu_tensors_large_stress_against_the_cpu_float64_path():
 
 
 @pytest.mark.parametrize("name", ["sdot4", "usdot", "udot4", "sudot"])
-@pytest.mark.parametrize("kernel", ["tma", "plain", "persist"])
+@pytest.mark.parametrize("kernel", ["tma", "plain", "persist", "split"])
 def test_gpu_tensor_core_kernels_on_odd_tiles(name, kernel, monkeypatch):
     """K a multiple of 16 takes the TMA kernel; M and N that fill no tile exercise its edges."""
     monkeypatch.setenv("INTDOT_GEMM_KERNEL", kernel)

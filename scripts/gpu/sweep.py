@@ -1,0 +1,231 @@
+# ruff: noqa: B023, E731  (closures run inside their loop iteration; lambdas name the variants)
+"""Configuration sweeps for intdot.gemm's GPU kernels on the lent H200, each variant checked bit for bit first.
+
+    python scripts/gpu/sweep.py skinny   # split-K configurations for M = 1..64, N = K = 4096 and 16384
+    python scripts/gpu/sweep.py host     # where a small call's host time goes (cProfile), host us per call
+    python scripts/gpu/sweep.py big      # 8192^3 tensor-core configurations and kernel variants
+
+Timing as bench/gemm.py times: Triton's do_bench (L2 flushed before each run, median).
+"""
+
+import cProfile
+import itertools
+import pstats
+import sys
+import time
+
+import torch
+import triton
+import triton.language as tl
+
+from intdot.gemm import gemm
+from intdot.gemm import gpu as g
+from intdot.gemm import gpu_split as gs
+
+dev = "cuda"
+
+
+def bench(fn, rep=100):
+    return triton.testing.do_bench(fn, warmup=10, rep=rep, return_mode="median") * 1e-3
+
+
+def skinny():
+    for nk in (4096, 16384):
+        w = torch.randint(-128, 128, (nk, nk), dtype=torch.int8, device=dev)
+        wcol = w.t().contiguous().t()
+        for m in (1, 16, 32, 64):
+            x = torch.randint(-128, 128, (m, nk), dtype=torch.int8, device=dev)
+            ops = 2 * m * nk * nk
+            xp = torch.nn.functional.pad(x, (0, 0, 0, max(0, 17 - m)))
+            ref = torch._int_mm(xp, wcol)[:m]
+            if m > 16:
+                t_t = bench(lambda: torch._int_mm(x, wcol))
+            else:
+                t_t = bench(lambda: torch._int_mm(torch.nn.functional.pad(x, (0, 0, 0, 17 - m)), wcol))
+            t_now = bench(lambda: gemm(x, wcol, op="sdot4"))
+            assert torch.equal(gemm(x, wcol, op="sdot4"), ref)
+            print(
+                f"M={m} NK={nk}: torch{'(pad 17)' if m <= 16 else ''} {ops / t_t / 1e12:.1f} TOPS {t_t * 1e6:.1f} us;"
+                f" gemm now {t_now * 1e6:.1f} us ({t_t / t_now:.2f}x)",
+                flush=True,
+            )
+            for lay, wl in (("col", wcol), ("row", w)):
+                res = []
+                for bn, bk, progs in itertools.product((64, 128), (128, 256), (264, 528, 1056)):
+                    cfg = dict(BN=bn, BK=bk, num_warps=4, num_stages=4, programs=progs)
+                    out = torch.empty((m, nk), dtype=torch.int32, device=dev)
+
+                    def run():
+                        out.zero_()
+                        gs.mm_split(x, wl, out, False, cfg)
+
+                    try:
+                        run()
+                        ok = torch.equal(out, ref)
+                        t = bench(run, 50)
+                        res.append((t, bn, bk, progs, ok))
+                    except Exception as exc:
+                        print(f"  {cfg}: {type(exc).__name__} {str(exc)[:100]}", flush=True)
+                res.sort()
+                for t, bn, bk, progs, ok in res[:3]:
+                    print(
+                        f"  split B {lay} BN={bn} BK={bk} programs={progs}: {t * 1e6:.1f} us {t_t / t:.2f}x "
+                        f"exact={ok} plan={gs.plan(m, nk, nk, dict(BN=bn, BK=bk, programs=progs))}",
+                        flush=True,
+                    )
+                print(f"  {len(res)} configs, {sum(not r[-1] for r in res)} inexact", flush=True)
+
+
+def host():
+    nk = 4096
+    w = torch.randint(-128, 128, (nk, nk), dtype=torch.int8, device=dev)
+    wcol = w.t().contiguous().t()
+    for m in (1, 32):
+        x = torch.randint(-128, 128, (m, nk), dtype=torch.int8, device=dev)
+        for what, fn in (
+            ("gemm", lambda: gemm(x, wcol, op="sdot4")),
+            ("torch._int_mm", lambda: torch._int_mm(torch.nn.functional.pad(x, (0, 0, 0, 17 - m)), wcol))
+            if m <= 16
+            else ("torch._int_mm", lambda: torch._int_mm(x, wcol)),
+        ):
+            for _ in range(20):
+                fn()
+            torch.cuda.synchronize()
+            t = time.perf_counter()
+            for _ in range(500):
+                fn()
+            host_us = (time.perf_counter() - t) / 500 * 1e6
+            torch.cuda.synchronize()
+            wall_us = (time.perf_counter() - t) / 500 * 1e6
+            # back to back, CUDA events, no flush (B stays in L2: 16 MB)
+            s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            s.record()
+            for _ in range(200):
+                fn()
+            e.record()
+            torch.cuda.synchronize()
+            print(
+                f"M={m} {what}: host {host_us:.1f} us/call, wall {wall_us:.1f}, back-to-back events "
+                f"{s.elapsed_time(e) / 200 * 1e3:.1f} us/call, do_bench {bench(fn) * 1e6:.1f} us",
+                flush=True,
+            )
+        prof = cProfile.Profile()
+        prof.enable()
+        for _ in range(300):
+            gemm(x, wcol, op="sdot4")
+        prof.disable()
+        torch.cuda.synchronize()
+        pstats.Stats(prof).sort_stats("tottime").print_stats(14)
+
+
+@triton.jit
+def mm_var(
+    a_desc,
+    b_desc,
+    out_ptr,
+    M,
+    N,
+    K,
+    A_KMAJOR: tl.constexpr,
+    B_KMAJOR: tl.constexpr,
+    A_U8: tl.constexpr,
+    BM: tl.constexpr,
+    BN: tl.constexpr,
+    BK: tl.constexpr,
+    G: tl.constexpr,
+    WS: tl.constexpr,
+):
+    # Variants: A or B read in their own layout (not K-contiguous) and transposed in the kernel; uint8 A centred in
+    # the kernel (x ^ 0x80); warp specialisation of the K loop.
+    pid = tl.program_id(0)
+    n_m = tl.cdiv(M, BM)
+    n_n = tl.cdiv(N, BN)
+    first_m = (pid // (G * n_n)) * G
+    size_m = min(n_m - first_m, G)
+    pm = first_m + (pid % (G * n_n)) % size_m
+    pn = (pid % (G * n_n)) // size_m
+    acc = tl.zeros((BM, BN), dtype=tl.int32)
+    for k0 in tl.range(0, K, BK, warp_specialize=WS):
+        if A_KMAJOR:
+            a = a_desc.load([pm * BM, k0])
+        else:
+            a = a_desc.load([k0, pm * BM]).T
+        if A_U8:
+            a = (a ^ 0x80).to(tl.int8, bitcast=True)
+        if B_KMAJOR:
+            b = b_desc.load([pn * BN, k0]).T
+        else:
+            b = b_desc.load([k0, pn * BN])
+        acc = tl.dot(a, b, acc, out_dtype=tl.int32)
+    rm = pm * BM + tl.arange(0, BM)
+    rn = pn * BN + tl.arange(0, BN)
+    mask = (rm[:, None] < M) & (rn[None, :] < N)
+    tl.store(out_ptr + rm[:, None].to(tl.int64) * N + rn[None, :], acc, mask=mask)
+
+
+def big():
+    n = 8192
+    ops = 2 * n**3
+    a = torch.randint(-128, 128, (n, n), dtype=torch.int8, device=dev)
+    b = torch.randint(-128, 128, (n, n), dtype=torch.int8, device=dev)
+    bt = b.t().contiguous()
+    ref = torch._int_mm(a, bt.t())
+    t_ref = bench(lambda: torch._int_mm(a, bt.t()))
+    print(f"torch._int_mm B col {ops / t_ref / 1e12:.0f} TOPS", flush=True)
+    out = torch.empty((n, n), dtype=torch.int32, device=dev)
+    desc = g._triton()["TensorDescriptor"]
+    args = (out, out, out, out, n, n, n, 0, 0, 0, 1)
+    flags = dict(HAS_C=False, CENTRED=False)
+    for bm, bn, bk, st, w, gr in (
+        (128, 256, 128, 4, 8, 8),
+        (128, 256, 128, 4, 8, 16),
+        (128, 256, 128, 4, 8, 4),
+        (256, 128, 128, 4, 8, 8),
+        (128, 256, 128, 3, 8, 8),
+        (128, 256, 64, 6, 8, 8),
+        (256, 256, 64, 3, 8, 8),
+        (128, 256, 128, 4, 4, 8),
+    ):
+        da, db = desc.from_tensor(a, [bm, bk]), desc.from_tensor(bt, [bn, bk])
+        run = lambda: g._triton()["mm_tma_raw"][(triton.cdiv(n, bm) * triton.cdiv(n, bn),)](
+            da, db, *args, **flags, BM=bm, BN=bn, BK=bk, G=gr, num_stages=st, num_warps=w
+        )
+        try:
+            out.zero_()
+            run()
+            ok = torch.equal(out, ref)
+            t = bench(run, 200)
+            print(f"tma {bm}x{bn}x{bk} s{st} w{w} G{gr}: {ops / t / 1e12:.0f} TOPS exact={ok}", flush=True)
+        except Exception as exc:
+            print(f"tma {bm}x{bn}x{bk} s{st} w{w} G{gr}: {type(exc).__name__} {str(exc)[:150]}", flush=True)
+    ua = torch.randint(0, 256, (n, n), dtype=torch.uint8, device=dev)
+    ref_u = torch._int_mm((ua ^ 0x80).view(torch.int8), bt.t())
+    for what, al, bl, u8, ws in (
+        ("ws", True, True, False, True),
+        ("A col in kernel", False, True, False, False),
+        ("B row in kernel", True, False, False, False),
+        ("A col + B row in kernel", False, False, False, False),
+        ("uint8 A centred in kernel", True, True, True, False),
+    ):
+        x = ua if u8 else a
+        xa = x if al else x.t().contiguous()  # A col-major: its transpose (K, M) is contiguous
+        yb = bt if bl else b
+        bm, bn, bk, st, w = 128, 256, 128, 4, 8
+        da = desc.from_tensor(xa, [bm, bk] if al else [bk, bm])
+        db = desc.from_tensor(yb, [bn, bk] if bl else [bk, bn])
+        run = lambda: mm_var[(triton.cdiv(n, bm) * triton.cdiv(n, bn),)](
+            da, db, out, n, n, n, al, bl, u8, bm, bn, bk, 8, ws, num_stages=st, num_warps=w
+        )
+        try:
+            out.zero_()
+            run()
+            ok = torch.equal(out, ref_u if u8 else ref)
+            t = bench(run, 200)
+            print(f"variant {what}: {ops / t / 1e12:.0f} TOPS exact={ok}", flush=True)
+        except Exception as exc:
+            print(f"variant {what}: {type(exc).__name__} {str(exc)[:200]}", flush=True)
+
+
+if __name__ == "__main__":
+    for part in sys.argv[1:] or ["skinny", "host", "big"]:
+        {"skinny": skinny, "host": host, "big": big}[part]()

@@ -1,0 +1,151 @@
+"""Split-K int8 GEMM for few rows (decode shapes: M <= 64, N and K in the thousands).
+
+With M this small the work is streaming B once: a grid of N / BN tiles leaves most multiprocessors idle, so K is
+cut into ``split`` chunks as well and each program adds its chunk's int32 partial product into the output with an
+atomic add.  Addition modulo 2**32 is associative and commutative, so the order in which the chunks land does not
+change a bit of the wrapped result (the saturating chain, whose order matters, never comes here).  The output
+starts as ``c`` (or zeros); the centring correction of uint8 operands is added once, by the chunk that starts at
+K = 0; ``neg`` negates each chunk (``-(x + y) = -x - y`` modulo 2**32).
+"""
+
+from __future__ import annotations
+
+_KERNELS: dict = {}
+
+# Chosen by scripts/gpu/sweep.py on the lent H200 (see scripts/gpu/h200-results.txt): BN, BK, warps, stages, and
+# the number of programs to aim for.
+CONFIG = {"BN": 64, "BK": 128, "num_warps": 4, "num_stages": 4, "programs": 528}
+
+
+def _kernel():
+    if "split" in _KERNELS:
+        return _KERNELS["split"]
+    import triton
+    import triton.language as tl
+
+    @triton.jit
+    def split(
+        a_ptr,
+        b_ptr,
+        out_ptr,
+        M,
+        N,
+        K,
+        sam,
+        sak,
+        sbk,
+        sbn,
+        chunk,
+        za,
+        zb,
+        sign,
+        ATOMIC: tl.constexpr,
+        A_U8: tl.constexpr,
+        B_U8: tl.constexpr,
+        BM: tl.constexpr,
+        BN: tl.constexpr,
+        BK: tl.constexpr,
+    ):
+        # a (M, K) and b (K, N) at any strides (Triton specialises a stride of 1, so each layout gets its own
+        # vectorised loads); program (n tile, K chunk, m tile).  uint8 is centred here (x ^ 0x80 is x - 128)
+        # and the chunk's share of the correction added: zb * rowsum(a') + za * colsum(b') + za * zb * (K in
+        # the chunk), with a', b' the centred operands; every term is linear in the chunk, all modulo 2**32.
+        pn = tl.program_id(0)
+        ps = tl.program_id(1)
+        rm = tl.program_id(2) * BM + tl.arange(0, BM)
+        rn = pn * BN + tl.arange(0, BN)
+        rk = tl.arange(0, BK)
+        k0 = ps * chunk
+        a_p = a_ptr + rm[:, None].to(tl.int64) * sam + (k0 + rk)[None, :].to(tl.int64) * sak
+        b_p = b_ptr + (k0 + rk)[:, None].to(tl.int64) * sbk + rn[None, :].to(tl.int64) * sbn
+        acc = tl.zeros((BM, BN), dtype=tl.int32)
+        ra = tl.zeros((BM,), dtype=tl.int32)
+        cb = tl.zeros((BN,), dtype=tl.int32)
+        for kk in range(0, chunk, BK):
+            mk = (k0 + kk + rk) < K
+            # A uint8 pad of 0x80 centres to 0: padding adds nothing to the product or the sums.
+            a = tl.load(a_p, mask=(rm[:, None] < M) & mk[None, :], other=0x80 if A_U8 else 0)
+            b = tl.load(b_p, mask=mk[:, None] & (rn[None, :] < N), other=0x80 if B_U8 else 0)
+            if A_U8:
+                a = (a ^ 0x80).to(tl.int8, bitcast=True)
+            if B_U8:
+                b = (b ^ 0x80).to(tl.int8, bitcast=True)
+                ra += tl.sum(a.to(tl.int32), axis=1)
+            if A_U8:
+                cb += tl.sum(b.to(tl.int32), axis=0)
+            acc = tl.dot(a, b, acc, out_dtype=tl.int32)
+            a_p += BK * sak
+            b_p += BK * sbk
+        if A_U8 or B_U8:
+            steps = tl.minimum(K - k0, chunk)
+            acc += zb * ra[:, None] + za * cb[None, :] + za * zb * steps
+        acc = acc * sign
+        mask = (rm[:, None] < M) & (rn[None, :] < N)
+        offs = rm[:, None].to(tl.int64) * N + rn[None, :]
+        if ATOMIC:
+            tl.atomic_add(out_ptr + offs, acc, mask=mask, sem="relaxed")
+        else:
+            tl.store(out_ptr + offs, acc + tl.load(out_ptr + offs, mask=mask, other=0), mask=mask)
+
+    _KERNELS["split"] = split
+    _KERNELS["cdiv"] = triton.cdiv
+    return split
+
+
+def block_m(m: int) -> int:
+    """The M tile: the smallest of 16, 32, 64 holding m rows (tl.dot needs 16 at least)."""
+    return 16 if m <= 16 else 32 if m <= 32 else 64
+
+
+def plan(m: int, n: int, k: int, cfg=None) -> tuple[int, int]:
+    """(split, chunk): how many K chunks and how long each (a multiple of BK) for about ``programs`` programs."""
+    cfg = cfg or CONFIG
+    bm, bn, bk = block_m(m), cfg["BN"], cfg["BK"]
+    tiles = -(-n // bn) * -(-m // bm)
+    steps = -(-k // bk)
+    split = max(1, min(steps, cfg["programs"] // max(tiles, 1)))
+    per = -(-steps // split)
+    split = -(-steps // per)  # no empty chunk
+    return split, per * bk
+
+
+def mm_split(a, b, out, neg: bool, cfg=None):
+    """Add ``±(a @ b)`` (modulo 2**32) into ``out`` (int32 (M, N), contiguous, holding c or zeros), in place.
+
+    ``a`` (M, K) and ``b`` (K, N) are int8 or uint8 CUDA tensors of any strides: no pass over either.
+    """
+    import torch
+
+    cfg = cfg or CONFIG
+    kern = _kernel()
+    m, k = a.shape
+    n = b.shape[1]
+    split, chunk = plan(m, n, k, cfg)
+    bm = block_m(m)
+    a_u8, b_u8 = a.dtype == torch.uint8, b.dtype == torch.uint8
+    grid = (_KERNELS["cdiv"](n, cfg["BN"]), split, _KERNELS["cdiv"](m, bm))
+    kern[grid](
+        a,
+        b,
+        out,
+        m,
+        n,
+        k,
+        a.stride(0),
+        a.stride(1),
+        b.stride(0),
+        b.stride(1),
+        chunk,
+        128 if a_u8 else 0,
+        128 if b_u8 else 0,
+        -1 if neg else 1,
+        ATOMIC=split > 1,
+        A_U8=a_u8,
+        B_U8=b_u8,
+        BM=bm,
+        BN=cfg["BN"],
+        BK=cfg["BK"],
+        num_warps=cfg["num_warps"],
+        num_stages=cfg["num_stages"],
+    )
+    return out
