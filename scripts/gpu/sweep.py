@@ -16,7 +16,6 @@ import time
 
 import torch
 import triton
-import triton.language as tl
 
 from intdot.gemm import gemm
 from intdot.gemm import gpu as g
@@ -30,10 +29,10 @@ def bench(fn, rep=100):
 
 
 def skinny():
-    for nk in (4096, 16384):
+    for nk, ms in ((4096, (1, 16, 32, 64)), (16384, (1, 64))):
         w = torch.randint(-128, 128, (nk, nk), dtype=torch.int8, device=dev)
         wcol = w.t().contiguous().t()
-        for m in (1, 16, 32, 64):
+        for m in ms:
             x = torch.randint(-128, 128, (m, nk), dtype=torch.int8, device=dev)
             ops = 2 * m * nk * nk
             xp = torch.nn.functional.pad(x, (0, 0, 0, max(0, 17 - m)))
@@ -51,8 +50,10 @@ def skinny():
             )
             for lay, wl in (("col", wcol), ("row", w)):
                 res = []
-                for bn, bk, progs in itertools.product((64, 128), (128, 256), (264, 528, 1056)):
-                    cfg = dict(BN=bn, BK=bk, num_warps=4, num_stages=4, programs=progs)
+                for sw, bn, bk, progs in itertools.product((False, True), (64, 128, 256), (128, 256), (264, 528)):
+                    if bn == 256 and bk == 256:
+                        continue
+                    cfg = dict(BN=bn, BK=bk, num_warps=4, num_stages=4, programs=progs, SWAP=sw)
                     out = torch.empty((m, nk), dtype=torch.int32, device=dev)
 
                     def run():
@@ -63,13 +64,13 @@ def skinny():
                         run()
                         ok = torch.equal(out, ref)
                         t = bench(run, 50)
-                        res.append((t, bn, bk, progs, ok))
+                        res.append((t, sw, bn, bk, progs, ok))
                     except Exception as exc:
                         print(f"  {cfg}: {type(exc).__name__} {str(exc)[:100]}", flush=True)
                 res.sort()
-                for t, bn, bk, progs, ok in res[:3]:
+                for t, sw, bn, bk, progs, ok in res[:3]:
                     print(
-                        f"  split B {lay} BN={bn} BK={bk} programs={progs}: {t * 1e6:.1f} us {t_t / t:.2f}x "
+                        f"  split B {lay} SWAP={sw} BN={bn} BK={bk} programs={progs}: {t * 1e6:.1f} us {t_t / t:.2f}x "
                         f"exact={ok} plan={gs.plan(m, nk, nk, dict(BN=bn, BK=bk, programs=progs))}",
                         flush=True,
                     )
@@ -118,51 +119,6 @@ def host():
         pstats.Stats(prof).sort_stats("tottime").print_stats(14)
 
 
-@triton.jit
-def mm_var(
-    a_desc,
-    b_desc,
-    out_ptr,
-    M,
-    N,
-    K,
-    A_KMAJOR: tl.constexpr,
-    B_KMAJOR: tl.constexpr,
-    A_U8: tl.constexpr,
-    BM: tl.constexpr,
-    BN: tl.constexpr,
-    BK: tl.constexpr,
-    G: tl.constexpr,
-    WS: tl.constexpr,
-):
-    # Variants: A or B read in their own layout (not K-contiguous) and transposed in the kernel; uint8 A centred in
-    # the kernel (x ^ 0x80); warp specialisation of the K loop.
-    pid = tl.program_id(0)
-    n_m = tl.cdiv(M, BM)
-    n_n = tl.cdiv(N, BN)
-    first_m = (pid // (G * n_n)) * G
-    size_m = min(n_m - first_m, G)
-    pm = first_m + (pid % (G * n_n)) % size_m
-    pn = (pid % (G * n_n)) // size_m
-    acc = tl.zeros((BM, BN), dtype=tl.int32)
-    for k0 in tl.range(0, K, BK, warp_specialize=WS):
-        if A_KMAJOR:
-            a = a_desc.load([pm * BM, k0])
-        else:
-            a = a_desc.load([k0, pm * BM]).T
-        if A_U8:
-            a = (a ^ 0x80).to(tl.int8, bitcast=True)
-        if B_KMAJOR:
-            b = b_desc.load([pn * BN, k0]).T
-        else:
-            b = b_desc.load([k0, pn * BN])
-        acc = tl.dot(a, b, acc, out_dtype=tl.int32)
-    rm = pm * BM + tl.arange(0, BM)
-    rn = pn * BN + tl.arange(0, BN)
-    mask = (rm[:, None] < M) & (rn[None, :] < N)
-    tl.store(out_ptr + rm[:, None].to(tl.int64) * N + rn[None, :], acc, mask=mask)
-
-
 def big():
     n = 8192
     ops = 2 * n**3
@@ -176,16 +132,7 @@ def big():
     desc = g._triton()["TensorDescriptor"]
     args = (out, out, out, out, n, n, n, 0, 0, 0, 1)
     flags = dict(HAS_C=False, CENTRED=False)
-    for bm, bn, bk, st, w, gr in (
-        (128, 256, 128, 4, 8, 8),
-        (128, 256, 128, 4, 8, 16),
-        (128, 256, 128, 4, 8, 4),
-        (256, 128, 128, 4, 8, 8),
-        (128, 256, 128, 3, 8, 8),
-        (128, 256, 64, 6, 8, 8),
-        (256, 256, 64, 3, 8, 8),
-        (128, 256, 128, 4, 4, 8),
-    ):
+    for bm, bn, bk, st, w, gr in ((128, 256, 128, 4, 8, 8), (128, 256, 128, 4, 8, 16), (128, 256, 128, 4, 8, 32)):
         da, db = desc.from_tensor(a, [bm, bk]), desc.from_tensor(bt, [bn, bk])
         run = lambda: g._triton()["mm_tma_raw"][(triton.cdiv(n, bm) * triton.cdiv(n, bn),)](
             da, db, *args, **flags, BM=bm, BN=bn, BK=bk, G=gr, num_stages=st, num_warps=w
@@ -198,32 +145,27 @@ def big():
             print(f"tma {bm}x{bn}x{bk} s{st} w{w} G{gr}: {ops / t / 1e12:.0f} TOPS exact={ok}", flush=True)
         except Exception as exc:
             print(f"tma {bm}x{bn}x{bk} s{st} w{w} G{gr}: {type(exc).__name__} {str(exc)[:150]}", flush=True)
-    ua = torch.randint(0, 256, (n, n), dtype=torch.uint8, device=dev)
-    ref_u = torch._int_mm((ua ^ 0x80).view(torch.int8), bt.t())
-    for what, al, bl, u8, ws in (
-        ("ws", True, True, False, True),
-        ("A col in kernel", False, True, False, False),
-        ("B row in kernel", True, False, False, False),
-        ("A col + B row in kernel", False, False, False, False),
-        ("uint8 A centred in kernel", True, True, True, False),
+    for bm, bn, bk, st, w, gr, sub, ws in (
+        (128, 256, 128, 3, 8, 8, 2, False),
+        (128, 256, 128, 3, 8, 16, 2, False),
+        (128, 256, 128, 3, 8, 8, 2, True),
+        (128, 256, 64, 5, 8, 8, 2, False),
+        (128, 256, 64, 6, 8, 16, 2, False),
+        (256, 128, 128, 3, 8, 8, 2, False),
+        (128, 128, 128, 4, 8, 8, 1, False),
+        (128, 128, 128, 4, 4, 8, 1, False),
+        (128, 256, 128, 3, 8, 8, 1, False),
     ):
-        x = ua if u8 else a
-        xa = x if al else x.t().contiguous()  # A col-major: its transpose (K, M) is contiguous
-        yb = bt if bl else b
-        bm, bn, bk, st, w = 128, 256, 128, 4, 8
-        da = desc.from_tensor(xa, [bm, bk] if al else [bk, bm])
-        db = desc.from_tensor(yb, [bn, bk] if bl else [bk, bn])
-        run = lambda: mm_var[(triton.cdiv(n, bm) * triton.cdiv(n, bn),)](
-            da, db, out, n, n, n, al, bl, u8, bm, bn, bk, 8, ws, num_stages=st, num_warps=w
-        )
+        cfg = dict(BM=bm, BN=bn, BK=bk, G=gr, SUB=sub, WS=ws, num_stages=st, num_warps=w)
+        run = lambda: g.ptma(a, bt, out, None, out, out, 0, 0, 0, 1, cfg)
         try:
             out.zero_()
             run()
-            ok = torch.equal(out, ref_u if u8 else ref)
+            ok = torch.equal(out, ref)
             t = bench(run, 200)
-            print(f"variant {what}: {ops / t / 1e12:.0f} TOPS exact={ok}", flush=True)
+            print(f"ptma {cfg}: {ops / t / 1e12:.0f} TOPS exact={ok}", flush=True)
         except Exception as exc:
-            print(f"variant {what}: {type(exc).__name__} {str(exc)[:200]}", flush=True)
+            print(f"ptma {cfg}: {type(exc).__name__} {str(exc)[:150]}", flush=True)
 
 
 if __name__ == "__main__":

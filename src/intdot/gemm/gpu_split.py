@@ -14,7 +14,7 @@ _KERNELS: dict = {}
 
 # Chosen by scripts/gpu/sweep.py on the lent H200 (see scripts/gpu/h200-results.txt): BN, BK, warps, stages, and
 # the number of programs to aim for.
-CONFIG = {"BN": 64, "BK": 128, "num_warps": 4, "num_stages": 4, "programs": 528}
+CONFIG = {"BN": 64, "BK": 128, "num_warps": 4, "num_stages": 4, "programs": 264, "SWAP": False}
 
 
 def _kernel():
@@ -45,6 +45,7 @@ def _kernel():
         BM: tl.constexpr,
         BN: tl.constexpr,
         BK: tl.constexpr,
+        SWAP: tl.constexpr,
     ):
         # a (M, K) and b (K, N) at any strides (Triton specialises a stride of 1, so each layout gets its own
         # vectorised loads); program (n tile, K chunk, m tile).  uint8 is centred here (x ^ 0x80 is x - 128)
@@ -58,7 +59,12 @@ def _kernel():
         k0 = ps * chunk
         a_p = a_ptr + rm[:, None].to(tl.int64) * sam + (k0 + rk)[None, :].to(tl.int64) * sak
         b_p = b_ptr + (k0 + rk)[:, None].to(tl.int64) * sbk + rn[None, :].to(tl.int64) * sbn
-        acc = tl.zeros((BM, BN), dtype=tl.int32)
+        # SWAP: out.T = b.T @ a.T, so that N fills the tensor cores' M side (at least 64) and the few rows of a
+        # their N side; b.T then comes from registers, whatever its layout in memory.
+        if SWAP:
+            acc = tl.zeros((BN, BM), dtype=tl.int32)
+        else:
+            acc = tl.zeros((BM, BN), dtype=tl.int32)
         ra = tl.zeros((BM,), dtype=tl.int32)
         cb = tl.zeros((BN,), dtype=tl.int32)
         for kk in range(0, chunk, BK):
@@ -73,9 +79,14 @@ def _kernel():
                 ra += tl.sum(a.to(tl.int32), axis=1)
             if A_U8:
                 cb += tl.sum(b.to(tl.int32), axis=0)
-            acc = tl.dot(a, b, acc, out_dtype=tl.int32)
+            if SWAP:
+                acc = tl.dot(tl.trans(b), tl.trans(a), acc, out_dtype=tl.int32)
+            else:
+                acc = tl.dot(a, b, acc, out_dtype=tl.int32)
             a_p += BK * sak
             b_p += BK * sbk
+        if SWAP:
+            acc = tl.trans(acc)
         if A_U8 or B_U8:
             steps = tl.minimum(K - k0, chunk)
             acc += zb * ra[:, None] + za * cb[None, :] + za * zb * steps
@@ -109,43 +120,60 @@ def plan(m: int, n: int, k: int, cfg=None) -> tuple[int, int]:
     return split, per * bk
 
 
-def mm_split(a, b, out, neg: bool, cfg=None):
-    """Add ``±(a @ b)`` (modulo 2**32) into ``out`` (int32 (M, N), contiguous, holding c or zeros), in place.
-
-    ``a`` (M, K) and ``b`` (K, N) are int8 or uint8 CUDA tensors of any strides: no pass over either.
-    """
+def _launch_args(a, b, out, neg: bool, cfg):
+    """(grid, the kernel's arguments in order, options) for a (M, K) @ b (K, N) into out."""
     import torch
 
-    cfg = cfg or CONFIG
-    kern = _kernel()
     m, k = a.shape
     n = b.shape[1]
     split, chunk = plan(m, n, k, cfg)
     bm = block_m(m)
     a_u8, b_u8 = a.dtype == torch.uint8, b.dtype == torch.uint8
-    grid = (_KERNELS["cdiv"](n, cfg["BN"]), split, _KERNELS["cdiv"](m, bm))
-    kern[grid](
-        a,
-        b,
-        out,
-        m,
-        n,
-        k,
-        a.stride(0),
-        a.stride(1),
-        b.stride(0),
-        b.stride(1),
-        chunk,
-        128 if a_u8 else 0,
-        128 if b_u8 else 0,
-        -1 if neg else 1,
-        ATOMIC=split > 1,
-        A_U8=a_u8,
-        B_U8=b_u8,
-        BM=bm,
-        BN=cfg["BN"],
-        BK=cfg["BK"],
-        num_warps=cfg["num_warps"],
-        num_stages=cfg["num_stages"],
-    )
+    grid = (-(-n // cfg["BN"]), split, -(-m // bm))
+    args = (a, b, out, m, n, k, a.stride(0), a.stride(1), b.stride(0), b.stride(1), chunk)
+    args += (128 if a_u8 else 0, 128 if b_u8 else 0, -1 if neg else 1)
+    args += (split > 1, a_u8, b_u8, bm, cfg["BN"], cfg["BK"], bool(cfg.get("SWAP", False)))
+    return grid, args, dict(num_warps=cfg["num_warps"], num_stages=cfg["num_stages"])
+
+
+def mm_split(a, b, out, neg: bool, cfg=None):
+    """Add ``±(a @ b)`` (modulo 2**32) into ``out`` (int32 (M, N), contiguous, holding c or zeros), in place.
+
+    ``a`` (M, K) and ``b`` (K, N) are int8 or uint8 CUDA tensors of any strides: no pass over either.
+    """
+    grid, args, opts = _launch_args(a, b, out, neg, cfg or CONFIG)
+    _kernel()[grid](*args, **opts)
     return out
+
+
+def fast(a, b, neg: bool):
+    """A function (x, y) -> ±(x @ y) as a new int32 tensor, for operands with a's and b's dtypes, shapes, strides
+    and 16-byte alignment only: the kernel compiled once, then launched without Triton's per-call argument
+    binding (about 30 us of host time a call, more than the whole kernel at N = K = 4096)."""
+    import torch
+    from triton import knobs
+    from triton.runtime import driver
+
+    m, n = a.shape[0], b.shape[1]
+    out = torch.zeros((m, n), dtype=torch.int32, device=a.device)
+    grid, args, opts = _launch_args(a, b, out, neg, CONFIG)
+    ck = _kernel()[grid](*args, **opts)  # the first call: compiles (or finds) and launches
+    if ck is None or not hasattr(ck, "run"):
+        return None, out
+    if hasattr(ck, "result"):
+        ck = ck.result()
+    rest = args[3:]
+    dev = a.device
+    index = dev.index if dev.index is not None else torch.cuda.current_device()
+    g0, g1, g2 = grid
+
+    def call(x, y):
+        o = torch.zeros((m, n), dtype=torch.int32, device=dev)
+        stream = driver.active.get_current_stream(index)
+        full = (x, y, o) + rest
+        enter = knobs.runtime.launch_enter_hook
+        meta = ck.launch_metadata(grid, stream, *full) if enter is not None else None
+        ck.run(g0, g1, g2, stream, ck.function, ck.packed_metadata, meta, enter, knobs.runtime.launch_exit_hook, *full)
+        return o
+
+    return call, out

@@ -8,6 +8,8 @@ not guarantee, ``c``) still run on every call.
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
 from ..core.errors import OperandError, OperandTypeError
@@ -112,7 +114,9 @@ def gemm_tensors(a, b, c, o, clamp: bool, neg: bool):
     import torch
 
     if c is None and isinstance(b, torch.Tensor) and o.pair_sat is None:
+        # 16-byte alignment and the kernel choice too: a compiled kernel is specialised on the first.
         key = (o, clamp, neg, a.dtype, b.dtype, a.shape, a.stride(), b.shape, b.stride(), a.device, b.device)
+        key += (a.data_ptr() % 16 == 0, b.data_ptr() % 16 == 0, os.environ.get("INTDOT_GEMM_KERNEL", "tma"))
         plan = _PLANS.get(key)
         if plan is not None:
             return plan(a, b)
@@ -131,13 +135,40 @@ def gemm_tensors(a, b, c, o, clamp: bool, neg: bool):
     if not batch and not (a_vec or b_vec):
         if key is not None and fits_a and fits_b and len(_PLANS) < _PLAN_LIMIT:
             # Nothing left to check on a later call with this key: remember the one call that computes it.
-            def plan(x, y):
-                return _one(x, y, None, o, clamp, neg)
+            plan, first = _split_plan(torch, a, b, o, clamp, neg, key[-1])
+            if plan is None:
+
+                def plan(x, y):
+                    return _one(x, y, None, o, clamp, neg)
 
             _PLANS[key] = plan
+            if first is not None:
+                return first
         return _one(a2, b2, cc, o, clamp, neg)
     out = _batched(torch, a2, b2, cc, o, clamp, neg, batch, m, k, n)
     return out.reshape(out_shape)
+
+
+def _split_plan(torch, a, b, o, clamp, neg, kind):
+    """(plan, this call's result) where the split-K kernel computes the call and can be launched directly on
+    later calls (gpu_split.fast); (None, None) elsewhere."""
+    m, k = a.shape
+    n = b.shape[1]
+    eligible = not clamp and o.acc_bits == 32 and m <= gpu.SPLIT_M and m and n and k and kind in ("tma", "split")
+    if not eligible or a.dtype not in (torch.int8, torch.uint8) or b.dtype not in (torch.int8, torch.uint8):
+        return None, None
+    from .gpu_split import fast
+
+    call, out = fast(a, b, neg)
+    if call is None:
+        return None, out if o.acc_signed else out.view(torch.uint32)
+    if o.acc_signed:
+        return call, out
+
+    def unsigned(x, y):
+        return call(x, y).view(torch.uint32)
+
+    return unsigned, out.view(torch.uint32)
 
 
 def _batched(torch, a, b, c, o, clamp, neg, batch, m, k, n):
