@@ -77,6 +77,82 @@ def skinny():
                 print(f"  {len(res)} configs, {sum(not r[-1] for r in res)} inexact", flush=True)
 
 
+def skinny2():
+    """The shapes the first sweep left below torch: M = 32, 64 with B column-major, and B row-major."""
+    for nk, m, lay in ((4096, 32, "col"), (4096, 64, "col"), (16384, 64, "col"), (16384, 1, "row"), (4096, 64, "row")):
+        w = torch.randint(-128, 128, (nk, nk), dtype=torch.int8, device=dev)
+        wcol = w.t().contiguous().t()
+        wl = wcol if lay == "col" else w
+        x = torch.randint(-128, 128, (m, nk), dtype=torch.int8, device=dev)
+        ref = torch._int_mm(torch.nn.functional.pad(x, (0, 0, 0, max(0, 17 - m))), wcol)[:m]
+        t_t = bench(lambda: torch._int_mm(torch.nn.functional.pad(x, (0, 0, 0, max(0, 17 - m))), wcol))
+        print(f"M={m} NK={nk} B {lay}: torch {t_t * 1e6:.1f} us", flush=True)
+        res = []
+        space = itertools.product((False, True), (64, 128), (128, 256), (66, 132, 264), (4, 8))
+        if lay == "row":
+            space = itertools.product((False, True), (128, 256), (64, 128), (132, 264, 528), (4, 8))
+        for sw, bn, bk, progs, wp in space:
+            cfg = dict(BN=bn, BK=bk, num_warps=wp, num_stages=4, programs=progs, SWAP=sw)
+            out = torch.empty((m, nk), dtype=torch.int32, device=dev)
+
+            def run():
+                out.zero_()
+                gs.mm_split(x, wl, out, False, cfg)
+
+            try:
+                run()
+                ok = torch.equal(out, ref)
+                t = bench(run, 40)
+                res.append((t, sw, bn, bk, progs, wp, ok))
+            except Exception as exc:
+                print(f"  {cfg}: {type(exc).__name__} {str(exc)[:100]}", flush=True)
+        res.sort()
+        for t, sw, bn, bk, progs, wp, ok in res[:4]:
+            print(
+                f"  split SWAP={sw} BN={bn} BK={bk} programs={progs} w{wp}: {t * 1e6:.1f} us {t_t / t:.2f}x "
+                f"exact={ok} plan={gs.plan(m, nk, nk, dict(BN=bn, BK=bk, programs=progs))}",
+                flush=True,
+            )
+        print(f"  {len(res)} configs, {sum(not r[-1] for r in res)} inexact", flush=True)
+        if lay == "col":
+            # the TMA kernel (wgmma, no split), kernel only, operands ready
+            out = torch.empty((m, nk), dtype=torch.int32, device=dev)
+            desc = g._triton()["TensorDescriptor"]
+            bt = w.t().contiguous()
+            for bm, bn, bk, st, wp in ((64, 64, 128, 4, 4), (64, 32, 128, 4, 4), (64, 128, 128, 4, 4)):
+                da, db = desc.from_tensor(x, [bm, bk]), desc.from_tensor(bt, [bn, bk])
+                run = lambda: g._triton()["mm_tma_raw"][(triton.cdiv(m, bm) * triton.cdiv(nk, bn),)](
+                    da,
+                    db,
+                    out,
+                    out,
+                    out,
+                    out,
+                    m,
+                    nk,
+                    nk,
+                    0,
+                    0,
+                    0,
+                    1,
+                    HAS_C=False,
+                    CENTRED=False,
+                    BM=bm,
+                    BN=bn,
+                    BK=bk,
+                    G=8,
+                    num_stages=st,
+                    num_warps=wp,
+                )
+                try:
+                    run()
+                    ok = torch.equal(out, ref)
+                    t = bench(run, 40)
+                    print(f"  tma {bm}x{bn}x{bk}: {t * 1e6:.1f} us {t_t / t:.2f}x exact={ok}", flush=True)
+                except Exception as exc:
+                    print(f"  tma {bm}x{bn}x{bk}: {type(exc).__name__} {str(exc)[:100]}", flush=True)
+
+
 def host():
     nk = 4096
     w = torch.randint(-128, 128, (nk, nk), dtype=torch.int8, device=dev)
@@ -132,7 +208,7 @@ def big():
     desc = g._triton()["TensorDescriptor"]
     args = (out, out, out, out, n, n, n, 0, 0, 0, 1)
     flags = dict(HAS_C=False, CENTRED=False)
-    for bm, bn, bk, st, w, gr in ((128, 256, 128, 4, 8, 8), (128, 256, 128, 4, 8, 16), (128, 256, 128, 4, 8, 32)):
+    for bm, bn, bk, st, w, gr in ((128, 256, 128, 4, 8, 8),):
         da, db = desc.from_tensor(a, [bm, bk]), desc.from_tensor(bt, [bn, bk])
         run = lambda: g._triton()["mm_tma_raw"][(triton.cdiv(n, bm) * triton.cdiv(n, bn),)](
             da, db, *args, **flags, BM=bm, BN=bn, BK=bk, G=gr, num_stages=st, num_warps=w
@@ -170,4 +246,4 @@ def big():
 
 if __name__ == "__main__":
     for part in sys.argv[1:] or ["skinny", "host", "big"]:
-        {"skinny": skinny, "host": host, "big": big}[part]()
+        {"skinny": skinny, "skinny2": skinny2, "host": host, "big": big}[part]()

@@ -358,7 +358,7 @@ def _triton():
                     acc = tl.zeros((BM, BN), dtype=tl.int32)
 
         @triton.jit
-        def pid_of(t, n_m, n_n, G: tl.constexpr):
+        def pid_of(t, n_m, n_n, G):
             first_m = (t // (G * n_n)) * G
             size_m = min(n_m - first_m, G)
             return first_m + (t % (G * n_n)) % size_m, (t % (G * n_n)) // size_m

@@ -15,6 +15,13 @@ _KERNELS: dict = {}
 # Chosen by scripts/gpu/sweep.py on the lent H200 (see scripts/gpu/h200-results.txt): BN, BK, warps, stages, and
 # the number of programs to aim for.
 CONFIG = {"BN": 64, "BK": 128, "num_warps": 4, "num_stages": 4, "programs": 264, "SWAP": False}
+# b row-major (N contiguous): wider tiles of B rows read better.
+ROW_CONFIG = {"BN": 128, "BK": 128, "num_warps": 4, "num_stages": 4, "programs": 264, "SWAP": False}
+
+
+def config(b):
+    """The measured configuration for b's layout."""
+    return ROW_CONFIG if b.stride(1) == 1 and b.stride(0) != 1 else CONFIG
 
 
 def _kernel():
@@ -141,7 +148,7 @@ def mm_split(a, b, out, neg: bool, cfg=None):
 
     ``a`` (M, K) and ``b`` (K, N) are int8 or uint8 CUDA tensors of any strides: no pass over either.
     """
-    grid, args, opts = _launch_args(a, b, out, neg, cfg or CONFIG)
+    grid, args, opts = _launch_args(a, b, out, neg, cfg or config(b))
     _kernel()[grid](*args, **opts)
     return out
 
@@ -156,7 +163,7 @@ def fast(a, b, neg: bool):
 
     m, n = a.shape[0], b.shape[1]
     out = torch.zeros((m, n), dtype=torch.int32, device=a.device)
-    grid, args, opts = _launch_args(a, b, out, neg, CONFIG)
+    grid, args, opts = _launch_args(a, b, out, neg, config(b))
     ck = _kernel()[grid](*args, **opts)  # the first call: compiles (or finds) and launches
     if ck is None or not hasattr(ck, "run"):
         return None, out
