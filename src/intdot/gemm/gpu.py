@@ -26,8 +26,6 @@ TMA_CONFIG = {"BM": 128, "BN": 256, "BK": 128, "G": 8, "num_stages": 4, "num_war
 # Few rows (inference's decode shapes): 128 x 256 tiles leave most multiprocessors idle; 64 x 64 gives N / 64.
 SKINNY_CONFIG = {"BM": 64, "BN": 64, "BK": 128, "G": 8, "num_stages": 4, "num_warps": 4}
 SKINNY_M = 64
-# The persistent kernel that stores through the copy engine (scripts/gpu/sweep.py big).
-PTMA_CONFIG = {"BM": 128, "BN": 256, "BK": 128, "G": 8, "SUB": 2, "WS": False, "num_stages": 3, "num_warps": 8}
 # Up to this many rows the split-K kernel (gpu_split.py) streams B on every multiprocessor.
 SPLIT_M = 64
 
@@ -357,80 +355,12 @@ def _triton():
                     tl.store(out_ptr + offs, acc, mask=mask)
                     acc = tl.zeros((BM, BN), dtype=tl.int32)
 
-        @triton.jit
-        def pid_of(t, n_m, n_n, G):
-            first_m = (t // (G * n_n)) * G
-            size_m = min(n_m - first_m, G)
-            return first_m + (t % (G * n_n)) % size_m, (t % (G * n_n)) // size_m
-
-        @triton.jit
-        def mm_ptma(
-            a_desc,
-            b_desc,
-            o_desc,
-            c_desc,
-            ra_ptr,
-            cb_ptr,
-            M,
-            N,
-            K,
-            za,
-            zb,
-            zz,
-            sign,
-            HAS_C: tl.constexpr,
-            CENTRED: tl.constexpr,
-            BM: tl.constexpr,
-            BN: tl.constexpr,
-            BK: tl.constexpr,
-            G: tl.constexpr,
-            SUB: tl.constexpr,
-            NUM_SMS: tl.constexpr,
-            WS: tl.constexpr,
-        ):
-            # Persistent: one program per multiprocessor walks tiles; the output leaves through the copy engine
-            # (o_desc) in SUB column slices, so that the next tile's loads run while this one is stored.
-            n_m = tl.cdiv(M, BM)
-            n_n = tl.cdiv(N, BN)
-            k_tiles = tl.cdiv(K, BK)
-            tiles = n_m * n_n
-            tile_c = tl.program_id(0) - NUM_SMS
-            for t in tl.range(tl.program_id(0), tiles, NUM_SMS, flatten=True, warp_specialize=WS):
-                pm, pn = pid_of(t, n_m, n_n, G)
-                acc = tl.zeros((BM, BN), dtype=tl.int32)
-                for ki in range(k_tiles):
-                    a = a_desc.load([pm * BM, ki * BK])
-                    b = b_desc.load([pn * BN, ki * BK])
-                    acc = tl.dot(a, b.T, acc, out_dtype=tl.int32)
-                tile_c += NUM_SMS
-                pm, pn = pid_of(tile_c, n_m, n_n, G)
-                if CENTRED:
-                    rm = pm * BM + tl.arange(0, BM)
-                    rn = pn * BN + tl.arange(0, BN)
-                    ra = tl.load(ra_ptr + rm, mask=rm < M, other=0)
-                    cb = tl.load(cb_ptr + rn, mask=rn < N, other=0)
-                    acc += zb * ra[:, None] + za * cb[None, :] + zz
-                acc = acc * sign
-                if SUB == 2:
-                    halves = tl.permute(tl.reshape(acc, (BM, 2, BN // 2)), (0, 2, 1))
-                    lo, hi = tl.split(halves)
-                    if HAS_C:
-                        lo += c_desc.load([pm * BM, pn * BN])
-                        hi += c_desc.load([pm * BM, pn * BN + BN // 2])
-                    o_desc.store([pm * BM, pn * BN], lo)
-                    o_desc.store([pm * BM, pn * BN + BN // 2], hi)
-                else:
-                    if HAS_C:
-                        acc += c_desc.load([pm * BM, pn * BN])
-                    o_desc.store([pm * BM, pn * BN], acc)
-
         tune = triton.autotune(configs=tma_configs, key=["M", "N", "K"])
         kernels.update(
             mm_tma=tune(mm_tma),
             mm_persist=tune(mm_persist),
             mm_tma_raw=mm_tma,
             mm_persist_raw=mm_persist,
-            mm_ptma=mm_ptma,
             TensorDescriptor=TensorDescriptor,
         )
     _KERNELS.update(kernels)
@@ -529,7 +459,10 @@ def mm_int8(a, b, c=None, *, neg: bool = False):
     if m <= SPLIT_M and kind in ("tma", "split"):
         from .gpu_split import mm_split
 
-        # Few rows: split K too, so that streaming B keeps every multiprocessor busy; any layout, no pass.
+        # Few rows: split K too, so that streaming B keeps every multiprocessor busy; any layout, no pass, except
+        # row-major int8 b beyond 16 rows: transposing it first and reading it K-contiguous was measured faster.
+        if m > 16 and b.dtype == torch.int8 and b.stride(1) == 1 and b.stride(0) != 1:
+            b = transposed(b)[0].t()
         out = torch.zeros((m, n), dtype=torch.int32, device=a.device) if c is None else c.clone()
         return mm_split(a, b, out, neg)
     k = _triton()
@@ -549,9 +482,7 @@ def mm_int8(a, b, c=None, *, neg: bool = False):
 
     args = (cc, out, ra, cb, m, n, kk, za, zb, zz, -1 if neg else 1)
     flags = dict(HAS_C=c is not None, CENTRED=bool(za or zb))
-    if use_tma(kk) and kind == "ptma" and n % 4 == 0:
-        ptma(a8, bt, out, c, ra, cb, za, zb, zz, -1 if neg else 1)
-    elif use_tma(kk) and kind in ("tma", "persist"):
+    if use_tma(kk) and kind in ("tma", "persist"):
         desc = k["TensorDescriptor"]
         if kind == "tma":
             # Measured best on the H200 at 8192^3 (scripts/gpu/tune.py: 1,237 TOPS for the kernel alone); one
@@ -568,55 +499,6 @@ def mm_int8(a, b, c=None, *, neg: bool = False):
     else:
         k["mm"][grid](a8, bt, *args, **flags)
     return out
-
-
-def ptma(a8, bt, out, c, ra, cb, za, zb, zz, sign, cfg=None):
-    """The persistent kernel storing through the copy engine (mm_ptma) into out (M, N) int32, N % 4 == 0."""
-    cfg = dict(PTMA_CONFIG if cfg is None else cfg)
-    k = _triton()
-    desc = k["TensorDescriptor"]
-    m, kk = a8.shape
-    n = bt.shape[0]
-    bm, bn, bk, sub = cfg.pop("BM"), cfg.pop("BN"), cfg.pop("BK"), cfg["SUB"]
-    da, db = desc.from_tensor(a8, [bm, bk]), desc.from_tensor(bt, [bn, bk])
-    do = desc.from_tensor(out, [bm, bn // sub])
-    dc = desc.from_tensor(c, [bm, bn // sub]) if c is not None else do
-    sms = _sms(out.device)
-    tiles = -(-m // bm) * -(-n // bn)
-    k["mm_ptma"][(min(sms, tiles),)](
-        da,
-        db,
-        do,
-        dc,
-        ra,
-        cb,
-        m,
-        n,
-        kk,
-        za,
-        zb,
-        zz,
-        sign,
-        HAS_C=c is not None,
-        CENTRED=bool(za or zb),
-        BM=bm,
-        BN=bn,
-        BK=bk,
-        NUM_SMS=sms,
-        **cfg,
-    )
-    return out
-
-
-_SMS: dict = {}
-
-
-def _sms(device) -> int:
-    if device not in _SMS:
-        import torch
-
-        _SMS[device] = torch.cuda.get_device_properties(device).multi_processor_count
-    return _SMS[device]
 
 
 def _f64_product(a, b):

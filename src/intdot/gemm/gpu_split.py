@@ -12,16 +12,25 @@ from __future__ import annotations
 
 _KERNELS: dict = {}
 
-# Chosen by scripts/gpu/sweep.py on the lent H200 (see scripts/gpu/h200-results.txt): BN, BK, warps, stages, and
-# the number of programs to aim for.
-CONFIG = {"BN": 64, "BK": 128, "num_warps": 4, "num_stages": 4, "programs": 264, "SWAP": False}
-# b row-major (N contiguous): wider tiles of B rows read better.
-ROW_CONFIG = {"BN": 128, "BK": 128, "num_warps": 4, "num_stages": 4, "programs": 264, "SWAP": False}
+# Measured with scripts/gpu/sweep.py (skinny, skinny2) on the lent H200, 2026-12-01: BN, BK, warps, stages, the
+# number of programs to aim for, and SWAP; by rows, and for b row-major (N contiguous).
+FEW = {"BN": 64, "BK": 256, "num_warps": 4, "num_stages": 4, "programs": 264, "SWAP": True}  # M <= 16
+MID = {"BN": 64, "BK": 256, "num_warps": 4, "num_stages": 4, "programs": 132, "SWAP": True}  # M <= 32
+WIDE = {"BN": 64, "BK": 256, "num_warps": 4, "num_stages": 4, "programs": 132, "SWAP": False}  # M <= 64
+WIDE_LONG = {"BN": 128, "BK": 256, "num_warps": 8, "num_stages": 4, "programs": 132, "SWAP": True}  # N K >= 2**26
+ROW = {"BN": 128, "BK": 64, "num_warps": 4, "num_stages": 4, "programs": 264, "SWAP": False}
+CONFIG = FEW
 
 
-def config(b):
-    """The measured configuration for b's layout."""
-    return ROW_CONFIG if b.stride(1) == 1 and b.stride(0) != 1 else CONFIG
+def config(m: int, n: int, k: int, b):
+    """The measured configuration for m rows and b's layout."""
+    if b.stride(1) == 1 and b.stride(0) != 1:
+        return ROW
+    if m <= 16:
+        return FEW
+    if m <= 32:
+        return MID
+    return WIDE_LONG if n * k >= 1 << 26 else WIDE
 
 
 def _kernel():
@@ -148,7 +157,7 @@ def mm_split(a, b, out, neg: bool, cfg=None):
 
     ``a`` (M, K) and ``b`` (K, N) are int8 or uint8 CUDA tensors of any strides: no pass over either.
     """
-    grid, args, opts = _launch_args(a, b, out, neg, cfg or config(b))
+    grid, args, opts = _launch_args(a, b, out, neg, cfg or config(a.shape[0], b.shape[1], a.shape[1], b))
     _kernel()[grid](*args, **opts)
     return out
 
@@ -163,7 +172,7 @@ def fast(a, b, neg: bool):
 
     m, n = a.shape[0], b.shape[1]
     out = torch.zeros((m, n), dtype=torch.int32, device=a.device)
-    grid, args, opts = _launch_args(a, b, out, neg, config(b))
+    grid, args, opts = _launch_args(a, b, out, neg, config(m, n, a.shape[1], b))
     ck = _kernel()[grid](*args, **opts)  # the first call: compiles (or finds) and launches
     if ck is None or not hasattr(ck, "run"):
         return None, out
