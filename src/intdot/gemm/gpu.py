@@ -459,10 +459,7 @@ def mm_int8(a, b, c=None, *, neg: bool = False):
     if m <= SPLIT_M and kind in ("tma", "split"):
         from .gpu_split import mm_split
 
-        # Few rows: split K too, so that streaming B keeps every multiprocessor busy; any layout, no pass, except
-        # row-major int8 b beyond 16 rows: transposing it first and reading it K-contiguous was measured faster.
-        if m > 16 and b.dtype == torch.int8 and b.stride(1) == 1 and b.stride(0) != 1:
-            b = transposed(b)[0].t()
+        # Few rows: split K too, so that streaming B keeps every multiprocessor busy; any layout, no pass.
         out = torch.zeros((m, n), dtype=torch.int32, device=a.device) if c is None else c.clone()
         return mm_split(a, b, out, neg)
     k = _triton()

@@ -157,8 +157,6 @@ def _split_plan(torch, a, b, o, clamp, neg, kind):
     eligible = not clamp and o.acc_bits == 32 and m <= gpu.SPLIT_M and m and n and k and kind in ("tma", "split")
     if not eligible or a.dtype not in (torch.int8, torch.uint8) or b.dtype not in (torch.int8, torch.uint8):
         return None, None
-    if m > 16 and b.dtype == torch.int8 and b.stride(1) == 1 and b.stride(0) != 1:
-        return None, None  # gpu.mm_int8 transposes such a b first
     from .gpu_split import fast
 
     call, out = fast(a, b, neg)
