@@ -9,10 +9,11 @@ Exactness, not hope:
   2**53, summed in int64.
 - clamp: a Triton kernel walks the K steps in order for a tile of outputs, saturating at each step.
 
-The tensor-core kernel reads both operands K-contiguous: A row-major and B column-major (``b.T`` contiguous),
-the layout on which the H200 is fastest.  Operands given in that layout are used as they are; any other layout
-costs one pass of the transposing kernel (``rows_int8``, ``cols_int8``), which is part of every call and of
-every timing.
+Up to ``SPLIT_M`` rows, the split-K kernel of :mod:`.gpu_split` computes the product, reading any layout and
+uint8 as they are.  Beyond, the tensor-core kernel reads both operands K-contiguous: A row-major and B column-major
+(``b.T`` contiguous), the layout on which the H200 is fastest.  Operands given in that layout are used as they
+are; any other layout costs one pass of the transposing kernel (``rows_int8``, ``cols_int8``), which is part of
+every call and of every timing.
 """
 
 from __future__ import annotations
@@ -23,9 +24,6 @@ import numpy as np
 
 _KERNELS: dict = {}
 TMA_CONFIG = {"BM": 128, "BN": 256, "BK": 128, "G": 8, "num_stages": 4, "num_warps": 8}
-# Few rows (inference's decode shapes): 128 x 256 tiles leave most multiprocessors idle; 64 x 64 gives N / 64.
-SKINNY_CONFIG = {"BM": 64, "BN": 64, "BK": 128, "G": 8, "num_stages": 4, "num_warps": 4}
-SKINNY_M = 64
 # Up to this many rows the split-K kernel (gpu_split.py) streams B on every multiprocessor.
 SPLIT_M = 64
 
@@ -484,7 +482,7 @@ def mm_int8(a, b, c=None, *, neg: bool = False):
         if kind == "tma":
             # Measured best on the H200 at 8192^3 (scripts/gpu/tune.py: 1,237 TOPS for the kernel alone); one
             # fixed configuration, so no call pays an autotuning sweep or the autotuner's dispatch.
-            cfg = SKINNY_CONFIG if m <= SKINNY_M else TMA_CONFIG
+            cfg = TMA_CONFIG
             bm, bn, bk = cfg["BM"], cfg["BN"], cfg["BK"]
             da, db = desc.from_tensor(a8, [bm, bk]), desc.from_tensor(bt, [bn, bk])
             k["mm_tma_raw"][(k["triton"].cdiv(m, bm) * k["triton"].cdiv(n, bn),)](da, db, *args, **flags, **cfg)
