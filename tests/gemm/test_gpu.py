@@ -61,12 +61,13 @@ def test_gpu_tensors_large_stress_against_the_cpu_float64_path():
 
 
 @pytest.mark.parametrize("name", ["sdot4", "usdot", "udot4", "sudot"])
-@pytest.mark.parametrize("kernel", ["tma", "plain", "persist"])
+@pytest.mark.parametrize("kernel", ["tma", "plain", "persist", "split"])
 def test_gpu_tensor_core_kernels_on_odd_tiles(name, kernel, monkeypatch):
-    """K a multiple of 16 takes the TMA kernel; M and N that fill no tile exercise its edges."""
+    """K a multiple of 16 takes the TMA kernels, M <= 64 the split-K kernel; M and N that fill no tile exercise the
+    edges."""
     monkeypatch.setenv("INTDOT_GEMM_KERNEL", kernel)
     row = ref.OPS[name]
-    for m, k, n in [(37, 64, 45), (300, 4096, 261), (1, 16, 1)]:
+    for m, k, n in [(37, 64, 45), (300, 4096, 261), (1, 16, 1), (300, 1024, 260), (64, 4096, 520)]:
         rng = _rng("tiles", name, m, k, n)
         a = _lanes(rng, row[0], row[1], (m, k))
         b = _lanes(rng, row[2], row[3], (k, n))
@@ -108,3 +109,25 @@ def test_gpu_empty_dimensions(m, k, n):
     ta, tb = torch.from_numpy(a).cuda(), torch.from_numpy(b).cuda()
     for clamp in (False, True):
         assert gemm(ta, tb, c, op="sdot4", clamp=clamp).cpu().tolist() == want.tolist()
+
+
+@pytest.mark.parametrize("op", ["sdot4", "usdot", "udot4"])
+def test_gpu_repeated_calls_through_the_remembered_plan(op):
+    """The second and later calls of one signature launch the remembered kernel directly: new data each time,
+    every layout of b, rows that take the split-K kernel and rows that do not, against the CPU path."""
+    torch = pytest.importorskip("torch")
+    from intdot.gemm import gpu_tensors
+
+    row = ref.OPS[op]
+    for m, k, n in [(1, 256, 96), (16, 200, 40), (64, 512, 72), (65, 256, 64)]:
+        for layout in ("row", "col"):
+            for i in range(3):
+                rng = _rng("plan", op, m, k, n, layout, i)
+                a = _lanes(rng, row[0], row[1], (m, k))
+                b = _lanes(rng, row[2], row[3], (k, n))
+                tb = torch.from_numpy(b).cuda()
+                tb = tb if layout == "row" else tb.t().contiguous().t()
+                got = gemm(torch.from_numpy(a).cuda(), tb, op=op)
+                want = gemm(a, b, op=op, backend="numpy")
+                assert np.array_equal(got.cpu().numpy(), want), (m, layout, i)
+    assert gpu_tensors._PLANS

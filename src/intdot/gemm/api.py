@@ -135,13 +135,13 @@ def gemm(a, b, c=None, *, op, clamp=None, neg=None, target=None, backend="auto",
     >>> gemm(a[0], a.T, op="sdot4"), gemm(a[0], a[0], op="sdot4")      # 1-D operands, as numpy.matmul
     (array([131072], dtype=int32), np.int32(131072))
     """
-    o = resolve(op, a_signed, b_signed, a_bits=_bits(a))
+    o = _resolve(op, a_signed, b_signed, _bits(a))
     clamp, neg = o.rule(clamp, neg)
     check_target(o, target)
     if type(a).__module__ == "torch" and getattr(a, "is_cuda", False):
-        from . import gpu
+        from .gpu_tensors import gemm_tensors
 
-        return gpu.gemm_tensors(a, b, c, o, bool(clamp), bool(neg))
+        return gemm_tensors(a, b, c, o, bool(clamp), bool(neg))
     if _is_dask(a) or _is_dask(b) or _is_dask(c):
         from .blockwise import dask_gemm
 
@@ -187,6 +187,24 @@ def _pairs(a, b, acc, o, clamp, neg, backend):
     s = product(a, b, backend) + pairs.correction(a, b, o.pair_sat)
     s = (start - s if neg else start + s).view(np.uint64)
     return s.astype(np.uint32 if o.acc_bits == 32 else np.uint64).view(o.result_dtype)
+
+
+_RESOLVED: dict = {}
+
+
+def _resolve(op, a_signed, b_signed, a_bits):
+    """resolve(), remembered for names: a decode loop calling gemm on small shapes pays the catalog search once."""
+    if not isinstance(op, str) or not isinstance(a_signed, (bool, type(None))):
+        return resolve(op, a_signed, b_signed, a_bits=a_bits)
+    if not isinstance(b_signed, (bool, type(None))):
+        return resolve(op, a_signed, b_signed, a_bits=a_bits)
+    key = (op, a_signed, b_signed, a_bits)
+    o = _RESOLVED.get(key)
+    if o is None:
+        o = resolve(op, a_signed, b_signed, a_bits=a_bits)
+        if len(_RESOLVED) < 1024:
+            _RESOLVED[key] = o
+    return o
 
 
 def _bits(x):

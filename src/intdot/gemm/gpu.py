@@ -9,10 +9,11 @@ Exactness, not hope:
   2**53, summed in int64.
 - clamp: a Triton kernel walks the K steps in order for a tile of outputs, saturating at each step.
 
-The tensor-core kernel reads both operands K-contiguous: A row-major and B column-major (``b.T`` contiguous),
-the layout on which the H200 is fastest.  Operands given in that layout are used as they are; any other layout
-costs one pass of the transposing kernel (``rows_int8``, ``cols_int8``), which is part of every call and of
-every timing.
+Up to ``SPLIT_M`` rows, the split-K kernel of :mod:`.gpu_split` computes the product, reading any layout and
+uint8 as they are.  Beyond, the tensor-core kernel reads both operands K-contiguous: A row-major and B column-major
+(``b.T`` contiguous), the layout on which the H200 is fastest.  Operands given in that layout are used as they
+are; any other layout costs one pass of the transposing kernel (``rows_int8``, ``cols_int8``), which is part of
+every call and of every timing.
 """
 
 from __future__ import annotations
@@ -23,9 +24,8 @@ import numpy as np
 
 _KERNELS: dict = {}
 TMA_CONFIG = {"BM": 128, "BN": 256, "BK": 128, "G": 8, "num_stages": 4, "num_warps": 8}
-# Few rows (inference's decode shapes): 128 x 256 tiles leave most multiprocessors idle; 64 x 64 gives N / 64.
-SKINNY_CONFIG = {"BM": 64, "BN": 64, "BK": 128, "G": 8, "num_stages": 4, "num_warps": 4}
-SKINNY_M = 64
+# Up to this many rows the split-K kernel (gpu_split.py) streams B on every multiprocessor.
+SPLIT_M = 64
 
 
 def _triton():
@@ -436,6 +436,12 @@ def use_tma(k: int) -> bool:
     return "mm_tma" in _triton() and k % 16 == 0 and os.environ.get("INTDOT_GEMM_TMA", "1") != "0"
 
 
+def _zz(za: int, zb: int, k: int) -> int:
+    """za * zb * K as the int32 that wraps to the same bits."""
+    zz = (za * zb * k) % (1 << 32)
+    return zz - (1 << 32) if zz >= 1 << 31 else zz
+
+
 def mm_int8(a, b, c=None, *, neg: bool = False):
     """``c ± a @ b`` modulo 2**32 as an int32 CUDA tensor; a: (M, K), b: (K, N), int8 or uint8 tensors.
 
@@ -447,6 +453,13 @@ def mm_int8(a, b, c=None, *, neg: bool = False):
     n = b.shape[1]
     if not (m and n and kk):  # nothing to multiply; the tensor-core kernel's descriptors need real strides
         return torch.zeros((m, n), dtype=torch.int32, device=a.device) if c is None else c.contiguous().clone()
+    kind = os.environ.get("INTDOT_GEMM_KERNEL", "tma")
+    if m <= SPLIT_M and kind in ("tma", "split"):
+        from .gpu_split import mm_split
+
+        # Few rows: split K too, so that streaming B keeps every multiprocessor busy; any layout, no pass.
+        out = torch.zeros((m, n), dtype=torch.int32, device=a.device) if c is None else c.clone()
+        return mm_split(a, b, out, neg)
     k = _triton()
     za = 128 if a.dtype == torch.uint8 else 0
     zb = 128 if b.dtype == torch.uint8 else 0
@@ -456,8 +469,7 @@ def mm_int8(a, b, c=None, *, neg: bool = False):
     out = torch.empty((m, n), dtype=torch.int32, device=a.device)
     ra = out if ra is None else ra
     cb = out if cb is None else cb
-    zz = (za * zb * kk) % (1 << 32)
-    zz = zz - (1 << 32) if zz >= 1 << 31 else zz
+    zz = _zz(za, zb, kk)
     cc = c if c is not None else out
 
     def grid(meta):
@@ -465,13 +477,12 @@ def mm_int8(a, b, c=None, *, neg: bool = False):
 
     args = (cc, out, ra, cb, m, n, kk, za, zb, zz, -1 if neg else 1)
     flags = dict(HAS_C=c is not None, CENTRED=bool(za or zb))
-    kind = os.environ.get("INTDOT_GEMM_KERNEL", "tma")
     if use_tma(kk) and kind in ("tma", "persist"):
         desc = k["TensorDescriptor"]
         if kind == "tma":
             # Measured best on the H200 at 8192^3 (scripts/gpu/tune.py: 1,237 TOPS for the kernel alone); one
             # fixed configuration, so no call pays an autotuning sweep or the autotuner's dispatch.
-            cfg = SKINNY_CONFIG if m <= SKINNY_M else TMA_CONFIG
+            cfg = TMA_CONFIG
             bm, bn, bk = cfg["BM"], cfg["BN"], cfg["BK"]
             da, db = desc.from_tensor(a8, [bm, bk]), desc.from_tensor(bt, [bn, bk])
             k["mm_tma_raw"][(k["triton"].cdiv(m, bm) * k["triton"].cdiv(n, bn),)](da, db, *args, **flags, **cfg)
@@ -660,96 +671,3 @@ def clamp_gemm(a, b, acc, o, neg):
     if r.dtype == np.int32:  # the int32 bits of the accumulator type
         return r.view(np.int32 if o.acc_signed else np.uint32).astype(np.int64)
     return r
-
-
-def _tensor_acc(c, o, shape, device):
-    """``c`` checked as the in-memory path checks it and broadcast to ``shape``, as a CUDA tensor whose bits
-    are the accumulator's (int32 for 32 bits, int64 for 64); None stays None."""
-    import torch
-
-    from ..core.errors import OperandError, OperandTypeError
-    from .inputs import accumulator
-
-    if c is None:
-        return None
-    if not isinstance(c, torch.Tensor):  # ints, NumPy: the in-memory checks, then onto the device
-        words = accumulator(c, o, shape)
-        bits = words.astype(np.uint32).view(np.int32) if o.acc_bits == 32 else words.view(np.int64)
-        return torch.from_numpy(np.ascontiguousarray(bits)).to(device)
-    if c.dtype.is_floating_point or c.dtype.is_complex or c.dtype == torch.bool:
-        raise OperandTypeError(f"c is a {c.dtype} tensor; expected an integer tensor")
-    n = o.acc_bits
-    lo, hi = -(1 << (n - 1)), (1 << n) - 1
-    info = torch.iinfo(c.dtype)
-    if (info.min < lo or info.max > hi) and c.numel():
-        mn, mx = int(c.min()), int(c.max())
-        if mn < lo or mx > hi:
-            raise OperandError(
-                f"c contains {mn if mn < lo else mx}, which is not a {n}-bit accumulator value of {o.name}; "
-                f"expected values in [{lo}, {hi}] (signed or unsigned spelling)"
-            )
-    try:
-        c = c.to(device).expand(shape)
-    except RuntimeError:
-        raise OperandError(
-            f"c has shape {tuple(c.shape)}; expected a shape that broadcasts to the result's {shape}"
-        ) from None
-    return c.contiguous()
-
-
-def gemm_tensors(a, b, c, o, clamp: bool, neg: bool):
-    """gemm on 2-D CUDA tensors, staying on the device: returns a CUDA tensor of the instruction's type."""
-    import torch
-
-    from ..core.errors import OperandError, OperandTypeError
-
-    for name, x, which in (("a", a, "a"), ("b", b, "b")):
-        if not isinstance(x, torch.Tensor) or x.device != a.device:
-            where = f"a {type(x).__name__}" if not isinstance(x, torch.Tensor) else f"a tensor on {x.device}"
-            raise OperandTypeError(
-                f"{name} is {where}, but a is a CUDA tensor on {a.device}; expected both on that device "
-                f"(or NumPy arrays for both)"
-            )
-        if x.dim() != 2 or x.dtype in (torch.float16, torch.float32, torch.float64, torch.bfloat16, torch.bool):
-            raise OperandError(f"{name} is a {x.dim()}-D {x.dtype} tensor; expected a 2-D integer CUDA tensor")
-        lo, hi = o.lane_range(which)
-        info = torch.iinfo(x.dtype)
-        # A dtype whose every value is a lane needs no pass over the data (int8 for 8-bit signed lanes).
-        if (info.min < lo or info.max > hi) and x.numel() and (int(x.min()) < lo or int(x.max()) > hi):
-            raise OperandError(f"{name} holds values outside [{lo}, {hi}], the lanes of {o.name}")
-    if a.shape[1] != b.shape[0]:
-        raise OperandError(f"a has shape {tuple(a.shape)} and b {tuple(b.shape)}: K differs")
-    m, n = a.shape[0], b.shape[1]
-    lo, hi = o.acc_range
-    c = _tensor_acc(c, o, (m, n), a.device)
-    if clamp:
-        start = None if c is None else c.to(torch.int64)
-        if start is not None and not o.acc_signed:
-            start = start % (1 << 32)
-        elif c is not None and c.dtype in (torch.uint32, torch.int64):
-            start = torch.where(start > hi, start - (1 << 32), start)
-        r = clamp_chain(a, b, start, o.k_step, lo, hi, neg)
-        if r.dtype == torch.int32:  # already the accumulator's bits
-            return r if o.acc_signed else r.view(torch.uint32)
-        return r.to(torch.int32) if o.acc_signed else r.to(torch.uint32)
-    small = a.element_size() == 1 and b.element_size() == 1 and a.dtype != torch.int16
-    if o.acc_bits == 32 and small:
-        cc = (
-            None
-            if c is None
-            else c.to(torch.int64).remainder(1 << 32).to(torch.int32)
-            if c.dtype != torch.int32
-            else c.contiguous()
-        )
-        out = mm_int8(a, b, cc, neg=neg)
-        return out if o.acc_signed else out.view(torch.uint32)
-    s = _f64_product(a.to(torch.int64), b.to(torch.int64))
-    s = -s if neg else s
-    if c is not None:
-        s = s + c.to(torch.int64)
-    if o.acc_bits == 32:
-        s = s.remainder(1 << 32).to(torch.int64)
-        return (torch.where(s > hi, s - (1 << 32), s) if o.acc_signed else s).to(
-            torch.int32 if o.acc_signed else torch.uint32
-        )
-    return s if o.acc_signed else s.view(torch.uint64)

@@ -1,0 +1,396 @@
+# ruff: noqa: B023, E731  (closures run inside their loop iteration; lambdas name the variants)
+"""Configuration sweeps for intdot.gemm's GPU kernels on the lent H200, each variant checked bit for bit first.
+
+    python scripts/gpu/sweep.py skinny   # split-K configurations for M = 1..64, N = K = 4096 and 16384
+    python scripts/gpu/sweep.py host     # where a small call's host time goes (cProfile), host us per call
+    python scripts/gpu/sweep.py skinny2  # the same, wider, for the shapes the first sweep left below torch
+    python scripts/gpu/sweep.py big      # 8192^3 tensor-core configurations
+
+Timing as bench/gemm.py times: Triton's do_bench (L2 flushed before each run, median).
+"""
+
+import cProfile
+import itertools
+import pstats
+import sys
+import time
+
+import torch
+import triton
+
+from intdot.gemm import gemm
+from intdot.gemm import gpu as g
+from intdot.gemm import gpu_split as gs
+
+dev = "cuda"
+
+
+def bench(fn, rep=100):
+    return triton.testing.do_bench(fn, warmup=10, rep=rep, return_mode="median") * 1e-3
+
+
+def skinny():
+    for nk, ms in ((4096, (1, 16, 32, 64)), (16384, (1, 64))):
+        w = torch.randint(-128, 128, (nk, nk), dtype=torch.int8, device=dev)
+        wcol = w.t().contiguous().t()
+        for m in ms:
+            x = torch.randint(-128, 128, (m, nk), dtype=torch.int8, device=dev)
+            ops = 2 * m * nk * nk
+            xp = torch.nn.functional.pad(x, (0, 0, 0, max(0, 17 - m)))
+            ref = torch._int_mm(xp, wcol)[:m]
+            if m > 16:
+                t_t = bench(lambda: torch._int_mm(x, wcol))
+            else:
+                t_t = bench(lambda: torch._int_mm(torch.nn.functional.pad(x, (0, 0, 0, 17 - m)), wcol))
+            t_now = bench(lambda: gemm(x, wcol, op="sdot4"))
+            assert torch.equal(gemm(x, wcol, op="sdot4"), ref)
+            print(
+                f"M={m} NK={nk}: torch{'(pad 17)' if m <= 16 else ''} {ops / t_t / 1e12:.1f} TOPS {t_t * 1e6:.1f} us;"
+                f" gemm now {t_now * 1e6:.1f} us ({t_t / t_now:.2f}x)",
+                flush=True,
+            )
+            for lay, wl in (("col", wcol), ("row", w)):
+                res = []
+                for sw, bn, bk, progs in itertools.product((False, True), (64, 128, 256), (128, 256), (264, 528)):
+                    if bn == 256 and bk == 256:
+                        continue
+                    cfg = dict(BN=bn, BK=bk, num_warps=4, num_stages=4, programs=progs, SWAP=sw)
+                    out = torch.empty((m, nk), dtype=torch.int32, device=dev)
+
+                    def run():
+                        out.zero_()
+                        gs.mm_split(x, wl, out, False, cfg)
+
+                    try:
+                        run()
+                        ok = torch.equal(out, ref)
+                        t = bench(run, 50)
+                        res.append((t, sw, bn, bk, progs, ok))
+                    except Exception as exc:
+                        print(f"  {cfg}: {type(exc).__name__} {str(exc)[:100]}", flush=True)
+                res.sort()
+                for t, sw, bn, bk, progs, ok in res[:3]:
+                    print(
+                        f"  split B {lay} SWAP={sw} BN={bn} BK={bk} programs={progs}: {t * 1e6:.1f} us {t_t / t:.2f}x "
+                        f"exact={ok} plan={gs.plan(m, nk, nk, dict(BN=bn, BK=bk, programs=progs))}",
+                        flush=True,
+                    )
+                print(f"  {len(res)} configs, {sum(not r[-1] for r in res)} inexact", flush=True)
+
+
+def skinny2():
+    """The shapes the first sweep left below torch: M = 32, 64 with B column-major, and B row-major."""
+    for nk, m, lay in ((4096, 32, "col"), (4096, 64, "col"), (16384, 64, "col"), (16384, 1, "row"), (4096, 64, "row")):
+        w = torch.randint(-128, 128, (nk, nk), dtype=torch.int8, device=dev)
+        wcol = w.t().contiguous().t()
+        wl = wcol if lay == "col" else w
+        x = torch.randint(-128, 128, (m, nk), dtype=torch.int8, device=dev)
+        ref = torch._int_mm(torch.nn.functional.pad(x, (0, 0, 0, max(0, 17 - m))), wcol)[:m]
+        t_t = bench(lambda: torch._int_mm(torch.nn.functional.pad(x, (0, 0, 0, max(0, 17 - m))), wcol))
+        print(f"M={m} NK={nk} B {lay}: torch {t_t * 1e6:.1f} us", flush=True)
+        res = []
+        space = itertools.product((False, True), (64, 128), (128, 256), (66, 132, 264), (4, 8))
+        if lay == "row":
+            space = itertools.product((False, True), (128, 256), (64, 128), (132, 264, 528), (4, 8))
+        for sw, bn, bk, progs, wp in space:
+            cfg = dict(BN=bn, BK=bk, num_warps=wp, num_stages=4, programs=progs, SWAP=sw)
+            out = torch.empty((m, nk), dtype=torch.int32, device=dev)
+
+            def run():
+                out.zero_()
+                gs.mm_split(x, wl, out, False, cfg)
+
+            try:
+                run()
+                ok = torch.equal(out, ref)
+                t = bench(run, 40)
+                res.append((t, sw, bn, bk, progs, wp, ok))
+            except Exception as exc:
+                print(f"  {cfg}: {type(exc).__name__} {str(exc)[:100]}", flush=True)
+        res.sort()
+        for t, sw, bn, bk, progs, wp, ok in res[:4]:
+            print(
+                f"  split SWAP={sw} BN={bn} BK={bk} programs={progs} w{wp}: {t * 1e6:.1f} us {t_t / t:.2f}x "
+                f"exact={ok} plan={gs.plan(m, nk, nk, dict(BN=bn, BK=bk, programs=progs))}",
+                flush=True,
+            )
+        print(f"  {len(res)} configs, {sum(not r[-1] for r in res)} inexact", flush=True)
+        if lay == "col":
+            # the TMA kernel (wgmma, no split), kernel only, operands ready
+            out = torch.empty((m, nk), dtype=torch.int32, device=dev)
+            desc = g._triton()["TensorDescriptor"]
+            bt = w.t().contiguous()
+            for bm, bn, bk, st, wp in ((64, 64, 128, 4, 4), (64, 32, 128, 4, 4), (64, 128, 128, 4, 4)):
+                da, db = desc.from_tensor(x, [bm, bk]), desc.from_tensor(bt, [bn, bk])
+                run = lambda: g._triton()["mm_tma_raw"][(triton.cdiv(m, bm) * triton.cdiv(nk, bn),)](
+                    da,
+                    db,
+                    out,
+                    out,
+                    out,
+                    out,
+                    m,
+                    nk,
+                    nk,
+                    0,
+                    0,
+                    0,
+                    1,
+                    HAS_C=False,
+                    CENTRED=False,
+                    BM=bm,
+                    BN=bn,
+                    BK=bk,
+                    G=8,
+                    num_stages=st,
+                    num_warps=wp,
+                )
+                try:
+                    run()
+                    ok = torch.equal(out, ref)
+                    t = bench(run, 40)
+                    print(f"  tma {bm}x{bn}x{bk}: {t * 1e6:.1f} us {t_t / t:.2f}x exact={ok}", flush=True)
+                except Exception as exc:
+                    print(f"  tma {bm}x{bn}x{bk}: {type(exc).__name__} {str(exc)[:100]}", flush=True)
+
+
+def host():
+    nk = 4096
+    w = torch.randint(-128, 128, (nk, nk), dtype=torch.int8, device=dev)
+    wcol = w.t().contiguous().t()
+    for m in (1, 32):
+        x = torch.randint(-128, 128, (m, nk), dtype=torch.int8, device=dev)
+        for what, fn in (
+            ("gemm", lambda: gemm(x, wcol, op="sdot4")),
+            ("torch._int_mm", lambda: torch._int_mm(torch.nn.functional.pad(x, (0, 0, 0, 17 - m)), wcol))
+            if m <= 16
+            else ("torch._int_mm", lambda: torch._int_mm(x, wcol)),
+        ):
+            for _ in range(20):
+                fn()
+            torch.cuda.synchronize()
+            t = time.perf_counter()
+            for _ in range(500):
+                fn()
+            host_us = (time.perf_counter() - t) / 500 * 1e6
+            torch.cuda.synchronize()
+            wall_us = (time.perf_counter() - t) / 500 * 1e6
+            # back to back, CUDA events, no flush (B stays in L2: 16 MB)
+            s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            s.record()
+            for _ in range(200):
+                fn()
+            e.record()
+            torch.cuda.synchronize()
+            print(
+                f"M={m} {what}: host {host_us:.1f} us/call, wall {wall_us:.1f}, back-to-back events "
+                f"{s.elapsed_time(e) / 200 * 1e3:.1f} us/call, do_bench {bench(fn) * 1e6:.1f} us",
+                flush=True,
+            )
+        prof = cProfile.Profile()
+        prof.enable()
+        for _ in range(300):
+            gemm(x, wcol, op="sdot4")
+        prof.disable()
+        torch.cuda.synchronize()
+        pstats.Stats(prof).sort_stats("tottime").print_stats(14)
+
+
+def big():
+    n = 8192
+    ops = 2 * n**3
+    a = torch.randint(-128, 128, (n, n), dtype=torch.int8, device=dev)
+    b = torch.randint(-128, 128, (n, n), dtype=torch.int8, device=dev)
+    bt = b.t().contiguous()
+    ref = torch._int_mm(a, bt.t())
+    t_ref = bench(lambda: torch._int_mm(a, bt.t()))
+    print(f"torch._int_mm B col {ops / t_ref / 1e12:.0f} TOPS", flush=True)
+    out = torch.empty((n, n), dtype=torch.int32, device=dev)
+    desc = g._triton()["TensorDescriptor"]
+    args = (out, out, out, out, n, n, n, 0, 0, 0, 1)
+    flags = dict(HAS_C=False, CENTRED=False)
+    for bm, bn, bk, st, w, gr in ((128, 256, 128, 4, 8, 8),):
+        da, db = desc.from_tensor(a, [bm, bk]), desc.from_tensor(bt, [bn, bk])
+        run = lambda: g._triton()["mm_tma_raw"][(triton.cdiv(n, bm) * triton.cdiv(n, bn),)](
+            da, db, *args, **flags, BM=bm, BN=bn, BK=bk, G=gr, num_stages=st, num_warps=w
+        )
+        try:
+            out.zero_()
+            run()
+            ok = torch.equal(out, ref)
+            t = bench(run, 200)
+            print(f"tma {bm}x{bn}x{bk} s{st} w{w} G{gr}: {ops / t / 1e12:.0f} TOPS exact={ok}", flush=True)
+        except Exception as exc:
+            print(f"tma {bm}x{bn}x{bk} s{st} w{w} G{gr}: {type(exc).__name__} {str(exc)[:150]}", flush=True)
+
+
+def skinny2():
+    """The shapes the first sweep left below torch: M = 32, 64 with B column-major, and B row-major."""
+    for nk, m, lay in ((4096, 32, "col"), (4096, 64, "col"), (16384, 64, "col"), (16384, 1, "row"), (4096, 64, "row")):
+        w = torch.randint(-128, 128, (nk, nk), dtype=torch.int8, device=dev)
+        wcol = w.t().contiguous().t()
+        wl = wcol if lay == "col" else w
+        x = torch.randint(-128, 128, (m, nk), dtype=torch.int8, device=dev)
+        ref = torch._int_mm(torch.nn.functional.pad(x, (0, 0, 0, max(0, 17 - m))), wcol)[:m]
+        t_t = bench(lambda: torch._int_mm(torch.nn.functional.pad(x, (0, 0, 0, max(0, 17 - m))), wcol))
+        print(f"M={m} NK={nk} B {lay}: torch {t_t * 1e6:.1f} us", flush=True)
+        res = []
+        space = itertools.product((False, True), (64, 128), (128, 256), (66, 132, 264), (4, 8))
+        if lay == "row":
+            space = itertools.product((False, True), (128, 256), (64, 128), (132, 264, 528), (4, 8))
+        for sw, bn, bk, progs, wp in space:
+            cfg = dict(BN=bn, BK=bk, num_warps=wp, num_stages=4, programs=progs, SWAP=sw)
+            out = torch.empty((m, nk), dtype=torch.int32, device=dev)
+
+            def run():
+                out.zero_()
+                gs.mm_split(x, wl, out, False, cfg)
+
+            try:
+                run()
+                ok = torch.equal(out, ref)
+                t = bench(run, 40)
+                res.append((t, sw, bn, bk, progs, wp, ok))
+            except Exception as exc:
+                print(f"  {cfg}: {type(exc).__name__} {str(exc)[:100]}", flush=True)
+        res.sort()
+        for t, sw, bn, bk, progs, wp, ok in res[:4]:
+            print(
+                f"  split SWAP={sw} BN={bn} BK={bk} programs={progs} w{wp}: {t * 1e6:.1f} us {t_t / t:.2f}x "
+                f"exact={ok} plan={gs.plan(m, nk, nk, dict(BN=bn, BK=bk, programs=progs))}",
+                flush=True,
+            )
+        print(f"  {len(res)} configs, {sum(not r[-1] for r in res)} inexact", flush=True)
+        if lay == "col":
+            # the TMA kernel (wgmma, no split), kernel only, operands ready
+            out = torch.empty((m, nk), dtype=torch.int32, device=dev)
+            desc = g._triton()["TensorDescriptor"]
+            bt = w.t().contiguous()
+            for bm, bn, bk, st, wp in ((64, 64, 128, 4, 4), (64, 32, 128, 4, 4), (64, 128, 128, 4, 4)):
+                da, db = desc.from_tensor(x, [bm, bk]), desc.from_tensor(bt, [bn, bk])
+                run = lambda: g._triton()["mm_tma_raw"][(triton.cdiv(m, bm) * triton.cdiv(nk, bn),)](
+                    da,
+                    db,
+                    out,
+                    out,
+                    out,
+                    out,
+                    m,
+                    nk,
+                    nk,
+                    0,
+                    0,
+                    0,
+                    1,
+                    HAS_C=False,
+                    CENTRED=False,
+                    BM=bm,
+                    BN=bn,
+                    BK=bk,
+                    G=8,
+                    num_stages=st,
+                    num_warps=wp,
+                )
+                try:
+                    run()
+                    ok = torch.equal(out, ref)
+                    t = bench(run, 40)
+                    print(f"  tma {bm}x{bn}x{bk}: {t * 1e6:.1f} us {t_t / t:.2f}x exact={ok}", flush=True)
+                except Exception as exc:
+                    print(f"  tma {bm}x{bn}x{bk}: {type(exc).__name__} {str(exc)[:100]}", flush=True)
+
+
+def host():
+    nk = 4096
+    w = torch.randint(-128, 128, (nk, nk), dtype=torch.int8, device=dev)
+    wcol = w.t().contiguous().t()
+    for m in (1, 32):
+        x = torch.randint(-128, 128, (m, nk), dtype=torch.int8, device=dev)
+        for what, fn in (
+            ("gemm", lambda: gemm(x, wcol, op="sdot4")),
+            ("torch._int_mm", lambda: torch._int_mm(torch.nn.functional.pad(x, (0, 0, 0, 17 - m)), wcol))
+            if m <= 16
+            else ("torch._int_mm", lambda: torch._int_mm(x, wcol)),
+        ):
+            for _ in range(20):
+                fn()
+            torch.cuda.synchronize()
+            t = time.perf_counter()
+            for _ in range(500):
+                fn()
+            host_us = (time.perf_counter() - t) / 500 * 1e6
+            torch.cuda.synchronize()
+            wall_us = (time.perf_counter() - t) / 500 * 1e6
+            # back to back, CUDA events, no flush (B stays in L2: 16 MB)
+            s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            s.record()
+            for _ in range(200):
+                fn()
+            e.record()
+            torch.cuda.synchronize()
+            print(
+                f"M={m} {what}: host {host_us:.1f} us/call, wall {wall_us:.1f}, back-to-back events "
+                f"{s.elapsed_time(e) / 200 * 1e3:.1f} us/call, do_bench {bench(fn) * 1e6:.1f} us",
+                flush=True,
+            )
+        prof = cProfile.Profile()
+        prof.enable()
+        for _ in range(300):
+            gemm(x, wcol, op="sdot4")
+        prof.disable()
+        torch.cuda.synchronize()
+        pstats.Stats(prof).sort_stats("tottime").print_stats(14)
+
+
+def big():
+    n = 8192
+    ops = 2 * n**3
+    a = torch.randint(-128, 128, (n, n), dtype=torch.int8, device=dev)
+    b = torch.randint(-128, 128, (n, n), dtype=torch.int8, device=dev)
+    bt = b.t().contiguous()
+    ref = torch._int_mm(a, bt.t())
+    t_ref = bench(lambda: torch._int_mm(a, bt.t()))
+    print(f"torch._int_mm B col {ops / t_ref / 1e12:.0f} TOPS", flush=True)
+    out = torch.empty((n, n), dtype=torch.int32, device=dev)
+    desc = g._triton()["TensorDescriptor"]
+    args = (out, out, out, out, n, n, n, 0, 0, 0, 1)
+    flags = dict(HAS_C=False, CENTRED=False)
+    for bm, bn, bk, st, w, gr in ((128, 256, 128, 4, 8, 8),):
+        da, db = desc.from_tensor(a, [bm, bk]), desc.from_tensor(bt, [bn, bk])
+        run = lambda: g._triton()["mm_tma_raw"][(triton.cdiv(n, bm) * triton.cdiv(n, bn),)](
+            da, db, *args, **flags, BM=bm, BN=bn, BK=bk, G=gr, num_stages=st, num_warps=w
+        )
+        try:
+            out.zero_()
+            run()
+            ok = torch.equal(out, ref)
+            t = bench(run, 200)
+            print(f"tma {bm}x{bn}x{bk} s{st} w{w} G{gr}: {ops / t / 1e12:.0f} TOPS exact={ok}", flush=True)
+        except Exception as exc:
+            print(f"tma {bm}x{bn}x{bk} s{st} w{w} G{gr}: {type(exc).__name__} {str(exc)[:150]}", flush=True)
+    for bm, bn, bk, st, w, gr, sub, ws in (
+        (128, 256, 128, 3, 8, 8, 2, False),
+        (128, 256, 128, 3, 8, 16, 2, False),
+        (128, 256, 128, 3, 8, 8, 2, True),
+        (128, 256, 64, 5, 8, 8, 2, False),
+        (128, 256, 64, 6, 8, 16, 2, False),
+        (256, 128, 128, 3, 8, 8, 2, False),
+        (128, 128, 128, 4, 8, 8, 1, False),
+        (128, 128, 128, 4, 4, 8, 1, False),
+        (128, 256, 128, 3, 8, 8, 1, False),
+    ):
+        cfg = dict(BM=bm, BN=bn, BK=bk, G=gr, SUB=sub, WS=ws, num_stages=st, num_warps=w)
+        run = lambda: g.ptma(a, bt, out, None, out, out, 0, 0, 0, 1, cfg)
+        try:
+            out.zero_()
+            run()
+            ok = torch.equal(out, ref)
+            t = bench(run, 200)
+            print(f"ptma {cfg}: {ops / t / 1e12:.0f} TOPS exact={ok}", flush=True)
+        except Exception as exc:
+            print(f"ptma {cfg}: {type(exc).__name__} {str(exc)[:150]}", flush=True)
+
+
+if __name__ == "__main__":
+    for part in sys.argv[1:] or ["skinny", "host", "big"]:
+        {"skinny": skinny, "skinny2": skinny2, "host": host, "big": big}[part]()
