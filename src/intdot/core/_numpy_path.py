@@ -87,8 +87,10 @@ def dot_into(spec, a, b, acc, neg: bool, clamp: bool, out: np.ndarray) -> None:
     for s in range(0, out.size, BLOCK):
         e = min(s + BLOCK, out.size)
         d = _dot(spec, np.ascontiguousarray(a[s:e], dtype=da), np.ascontiguousarray(b[s:e], dtype=db))
-        if spec.acc_bits == 32:
-            r = acc[s:e].view(spec.result_dtype).astype(np.int64)
+        if spec.acc_bits <= 32:
+            # A 16-bit accumulator is the low half of its uint32 word.
+            word = np.uint16 if spec.acc_bits == 16 else np.uint32
+            r = acc[s:e].astype(word, copy=False).view(spec.result_dtype).astype(np.int64)
             if neg:
                 r -= d
             else:
@@ -97,18 +99,7 @@ def dot_into(spec, a, b, acc, neg: bool, clamp: bool, out: np.ndarray) -> None:
                 np.clip(r, lo, hi, out=r)
                 out[s:e] = r
             else:
-                out[s:e] = r.astype(np.uint32).view(out.dtype)
-        elif spec.acc_bits == 16:
-            r = acc[s:e].astype(np.uint16).view(spec.result_dtype).astype(np.int64)
-            if neg:
-                r -= d
-            else:
-                r += d
-            if clamp:
-                np.clip(r, lo, hi, out=r)
-                out[s:e] = r
-            else:
-                out[s:e] = r.astype(np.uint16).view(out.dtype)
+                out[s:e] = r.astype(word).view(out.dtype)
         else:
             _accumulate64(spec, acc[s:e], -d if neg else d, clamp, out[s:e].view(np.uint64))
 
