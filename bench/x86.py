@@ -27,19 +27,19 @@ CASES = ("_mm512_dpbusd_epi32", "_mm256_dpbusds_epi32", "_mm256_maddubs_epi16", 
 
 def _case(name: str, n: int, repeat: int, lib) -> str:
     from tests.oracles import x86 as oracle
+    from tests.x86.calls import intrinsic
 
     from intdot.x86 import intrinsics as X
 
     row = X.INTRINSICS[name]
     src, a, b, _ = oracle.registers(1, n, row.bits // 8, oracle.lane_bytes(name))
-    f = getattr(X, name)
     dst = [np.empty_like(x) for x in (src, a, b)]
 
     def copy():
         for d, x in zip(dst, (src, a, b)):
             np.copyto(d, x)
 
-    runs = {"intdot": (lambda: f(a, b)) if row.mnemonic.startswith("pmadd") else (lambda: f(src, a, b)), "copy": copy}
+    runs = {"intdot": lambda: intrinsic(name, src, a, b), "copy": copy}
     lacks = oracle.cpu_lacks(oracle.feature_of(name))
     if lib is not None and not lacks:
         runs["cpu"] = lambda: oracle.run(lib, name, src, a, b)

@@ -16,6 +16,7 @@ from intdot import x86
 from intdot.x86 import intrinsics as X
 from tests.oracles import missing
 from tests.oracles import x86 as oracle
+from tests.x86.calls import intrinsic
 
 pytestmark = pytest.mark.oracle
 
@@ -34,24 +35,13 @@ def _require(feature: str) -> None:
         pytest.skip(f"this CPU lacks {', '.join(lacks)} (/proc/cpuinfo flags) for {feature}")
 
 
-def _intdot(name: str, src, a, b, k):
-    row, f = X.INTRINSICS[name], getattr(X, name)
-    if row.mnemonic.startswith("pmadd"):
-        return f(a, b)
-    if row.mask == "merge":
-        return f(src, k, a, b)
-    if row.mask == "zero":
-        return f(k, src, a, b)
-    return f(src, a, b)
-
-
 def _compare(lib, name: str, n: int) -> None:
     _require(oracle.feature_of(name))
     nbytes = oracle.register_bytes(name)
     src, a, b, k = oracle.registers(oracle.seed_of(name) ^ 0x5EED, n, nbytes, oracle.lane_bytes(name))
     k = k if nbytes == 64 else k & 0xFF  # __mmask8 below 512 bits (the C side casts)
     want = oracle.run(lib, name, src, a, b, k if "_mask" in name else None)
-    got = np.ascontiguousarray(_intdot(name, src, a, b, k)).view(np.uint8).reshape(n, nbytes)
+    got = np.ascontiguousarray(intrinsic(name, src, a, b, k)).view(np.uint8).reshape(n, nbytes)
     bad = np.flatnonzero((got != want).any(axis=1))
     assert bad.size == 0, (
         f"{name}: {bad.size} of {n} registers differ from the CPU; first: register {bad[0]}: "

@@ -10,6 +10,7 @@ from intdot.core.errors import OperandError, OperandTypeError
 from intdot.x86 import intrinsics as X
 from tests.oracles import x86 as oracle
 from tests.x86 import reference_x86 as ref
+from tests.x86.calls import intrinsic
 
 N = 64  # registers per intrinsic (the reference is pure Python); the CPU tests run 10^5 and more
 
@@ -29,24 +30,13 @@ def _expected(name: str, src, a, b, k):
     return out
 
 
-def _call(name: str, src, a, b, k):
-    row, f = X.INTRINSICS[name], getattr(X, name)
-    if row.mnemonic.startswith("pmadd"):
-        return f(a, b)
-    if row.mask == "merge":
-        return f(src, k, a, b)
-    if row.mask == "zero":
-        return f(k, src, a, b)
-    return f(src, a, b)
-
-
 @pytest.mark.parametrize("name", sorted(X.INTRINSICS))
 def test_against_sdm_reference(name):
     row = X.INTRINSICS[name]
     lane = 1 if row.mnemonic in ("pmaddubsw",) or row.mnemonic.startswith("vpdpb") else 2
     src, a, b, k = oracle.registers(oracle.seed_of(name) + 1, N, row.bits // 8, lane)
     k = k & (0xFFFF if row.bits == 512 else 0xFF)
-    got = _call(name, src, a, b, k)
+    got = intrinsic(name, src, a, b, k)
     want = _expected(name, src, a, b, k)
     dtype = np.int16 if row.mnemonic == "pmaddubsw" else np.uint32 if "uu" in row.mnemonic else np.int32
     assert got.dtype == dtype and got.shape == (N, len(want[0]))

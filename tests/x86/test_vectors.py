@@ -17,6 +17,7 @@ import pytest
 from intdot import x86
 from intdot.x86 import intrinsics as X
 from tests.oracles import x86 as oracle
+from tests.x86.calls import intrinsic
 
 DATA = oracle.ROOT / "tests" / "data"
 DEFAULT_REGISTERS = 32768
@@ -38,17 +39,6 @@ def _names(name: str) -> list[str]:
         return sorted(k[: -len(".n")] for k in f.files if k.endswith(".n"))
 
 
-def _call(name: str, src, a, b, k):
-    row, f = X.INTRINSICS[name], getattr(X, name)
-    if row.mnemonic.startswith("pmadd"):
-        return f(a, b)
-    if row.mask == "merge":
-        return f(src, k, a, b)
-    if row.mask == "zero":
-        return f(k, src, a, b)
-    return f(src, a, b)
-
-
 def _check(name: str, got: np.ndarray, stored, chunk: int, n: int) -> None:
     head = stored[f"{name}.head"]
     first = np.ascontiguousarray(got[: len(head)]).view(np.uint8).ravel()
@@ -68,7 +58,7 @@ def _registers(name: str, count) -> int:
     row = X.INTRINSICS[name]
     src, a, b, k = oracle.registers(oracle.seed_of(name), n, row.bits // 8, oracle.lane_bytes(name))
     k = k if row.bits == 512 else k & 0xFF  # __mmask8 below 512 bits (the recorder's C casts)
-    got = np.ascontiguousarray(_call(name, src, a, b, k)).view(np.uint8).reshape(n, row.bits // 8)
+    got = np.ascontiguousarray(intrinsic(name, src, a, b, k)).view(np.uint8).reshape(n, row.bits // 8)
     _check(name, got, stored, meta["chunk"], n)
     return n
 
