@@ -15,7 +15,7 @@ import subprocess
 import pytest
 
 from intdot.errors import IntdotError
-from tests.oracles import find_tool, missing
+from tests.cli.disasm_oracle import DOT, objdump_records, tool
 
 MARCH = "-march=armv9.2-a+sme2+i8mm+sme-i16i64"
 SOURCE = r"""
@@ -58,19 +58,11 @@ KNOWN = {
     "zud64": ["udot za"],
     "plain": [],
 }
-DOT = re.compile(r"^(sdot|udot|usdot|sudot)\s")
-
-
-def _tool(name: str) -> str:
-    path = find_tool(f"INTDOT_{name.upper().replace('-', '_')}", name)
-    if path is None:
-        missing(name, "install LLVM 19 (clang-19, lld-19, llvm-19), e.g. with scripts/install-oracles.sh")
-    return path
 
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
-    clang, lld = _tool("clang-19"), _tool("ld.lld-19")
+    clang, lld = tool("clang-19"), tool("ld.lld-19")
     del lld  # clang finds it through -fuse-ld=lld
     d = tmp_path_factory.mktemp("elf")
     (d / "k.c").write_text(SOURCE)
@@ -86,26 +78,7 @@ def built(tmp_path_factory):
 
 def objdump(path) -> list[dict]:
     """llvm-objdump-19 -d as records: address, symbol, word, text (LLVM's, tabs made spaces)."""
-    listing = subprocess.run([_tool("llvm-objdump-19"), "-d", path], check=True, capture_output=True, text=True).stdout
-    out, symbol = [], None
-    for line in listing.splitlines():
-        m = re.match(r"^[0-9a-f]+ <(.+)>:$", line)
-        if m:
-            symbol = m[1]
-            continue
-        m = re.match(r"^\s*([0-9a-f]+):\s+([0-9a-f]{8}|(?:[0-9a-f]{2} ){3}[0-9a-f]{2})\s+(.*)$", line)
-        if m:
-            enc = m[2]
-            word = int(enc, 16) if " " not in enc else int.from_bytes(bytes.fromhex(enc.replace(" ", "")), "little")
-            out.append(
-                {
-                    "address": int(m[1], 16),
-                    "symbol": symbol,
-                    "word": word,
-                    "text": " ".join(m[3].replace("\t", " ").split()),
-                }
-            )
-    return out
+    return objdump_records(path)
 
 
 def ours(cli, *argv, stdin=None) -> list[dict]:
@@ -167,7 +140,7 @@ def test_text_listing_looks_like_objdump(cli, built):
 
 def test_objdump_listing_as_input(cli, built, tmp_path):
     listing = subprocess.run(
-        [_tool("llvm-objdump-19"), "-d", built["shared"]], check=True, capture_output=True, text=True
+        [tool("llvm-objdump-19"), "-d", built["shared"]], check=True, capture_output=True, text=True
     ).stdout
     from_listing = ours(cli, "-f", "-", stdin=listing)
     from_elf = ours(cli, "-f", built["shared"])
@@ -175,7 +148,7 @@ def test_objdump_listing_as_input(cli, built, tmp_path):
 
 
 def test_data_in_code_is_not_decoded(cli, tmp_path):
-    clang = _tool("clang-19")
+    clang = tool("clang-19")
     src = tmp_path / "d.s"
     src.write_text(
         ".text\n.globl f\n.type f,%function\nf:\n  sudot z0.s, z1.b, z2.b[3]\n  ret\n"
@@ -190,13 +163,13 @@ def test_data_in_code_is_not_decoded(cli, tmp_path):
         ("0x8", "f", ".word 0x44ba1c20"),
         ("0xc", "g", "sudot z0.s, z1.b, z2.b[1]"),
     ]
-    listing = subprocess.run([_tool("llvm-objdump-19"), "-d", obj], check=True, capture_output=True, text=True).stdout
+    listing = subprocess.run([tool("llvm-objdump-19"), "-d", obj], check=True, capture_output=True, text=True).stdout
     assert [r["text"] for r in ours(cli, "-f", "-", stdin=listing)] == [r["text"] for r in mine]
 
 
 def test_raw_section_bytes(cli, built, tmp_path):
     raw = tmp_path / "text.bin"
-    subprocess.run([_tool("llvm-objcopy-19"), "-O", "binary", "--only-section=.text", built["object"], raw], check=True)
+    subprocess.run([tool("llvm-objcopy-19"), "-O", "binary", "--only-section=.text", built["object"], raw], check=True)
     from_elf = ours(cli, "-f", built["object"])
     from_raw = ours(cli, "-f", raw, "--raw")
     assert [(r["address"], r["word"], r["text"]) for r in from_raw] == [
@@ -211,7 +184,7 @@ def test_raw_section_bytes(cli, built, tmp_path):
 
 
 def test_llvm_mc_output_as_input(cli):
-    mc = _tool("llvm-mc-19")
+    mc = tool("llvm-mc-19")
     text = "sudot z0.s, z1.b, z2.b[3]\nsudot v31.4s, v1.16b, v2.4b[3]\n"
     shown = subprocess.run(
         [mc, "-triple=aarch64", "-mattr=+sme2,+i8mm", "-show-encoding"],
@@ -233,7 +206,7 @@ def test_llvm_mc_output_as_input(cli):
 def test_llvm_mc_output_with_fixups(cli, tmp_path):
     """llvm-mc shows the bytes of an instruction with a fixup as 'A', 0x90'A' or 0b100101AA;
     such lines were dropped silently.  They give the word the object file holds."""
-    mc = _tool("llvm-mc-19")
+    mc = tool("llvm-mc-19")
     text = "sdot z0.s, z1.b, z2.b\nbl g\nadrp x0, sym\nldr x1, [x0, :lo12:sym]\nudot z0.s, z1.b, z2.b\n"
     base = [mc, "-triple=aarch64", "-mattr=+sve"]
     shown = subprocess.run([*base, "-show-encoding"], input=text, check=True, capture_output=True, text=True).stdout
@@ -257,14 +230,14 @@ def test_other_machines_and_broken_files(cli, built, tmp_path):
 
 def test_big_endian_elf_code_is_little_endian(cli, tmp_path):
     """In aarch64_be files instructions stay little-endian (A64 fetches them so); data follows the file."""
-    clang = _tool("clang-19")
+    clang = tool("clang-19")
     src = tmp_path / "be.s"
     src.write_text(".text\n.globl f\nf:\n  sdot v0.4s, v1.16b, v2.16b\n  ret\n  .word 0x11223344\n")
     obj = tmp_path / "be.o"
     subprocess.run(
         [clang, "--target=aarch64_be-linux-gnu", "-march=armv8.2-a+dotprod", "-c", src, "-o", obj], check=True
     )
-    theirs = subprocess.run([_tool("llvm-objdump-19"), "-d", obj], check=True, capture_output=True, text=True).stdout
+    theirs = subprocess.run([tool("llvm-objdump-19"), "-d", obj], check=True, capture_output=True, text=True).stdout
     assert re.search(r"^\s+0: 4e829420 ", theirs, re.M) and ".word\t0x11223344" in theirs
     mine = ours(cli, "-f", obj)
     assert [(r["word"], r["text"]) for r in mine] == [
@@ -280,7 +253,7 @@ def test_big_endian_elf_code_is_little_endian(cli, tmp_path):
 def test_listing_without_encodings_is_refused(cli, built):
     """A listing made with --no-show-raw-insn has no words: intdot must not drop its lines silently."""
     listing = subprocess.run(
-        [_tool("llvm-objdump-19"), "-d", "--no-show-raw-insn", built["object"]],
+        [tool("llvm-objdump-19"), "-d", "--no-show-raw-insn", built["object"]],
         check=True,
         capture_output=True,
         text=True,
@@ -300,11 +273,11 @@ def test_relocations_in_a_listing_are_not_words(cli, tmp_path):
     )
     obj = tmp_path / "r.o"
     subprocess.run(
-        [_tool("clang-19"), "--target=aarch64-linux-gnu", MARCH, "-O2", "-c", tmp_path / "r.c", "-o", obj], check=True
+        [tool("clang-19"), "--target=aarch64-linux-gnu", MARCH, "-O2", "-c", tmp_path / "r.c", "-o", obj], check=True
     )
-    tool = _tool("llvm-objdump-19")
-    plain = subprocess.run([tool, "-d", obj], check=True, capture_output=True, text=True).stdout
-    with_relocs = subprocess.run([tool, "-dr", obj], check=True, capture_output=True, text=True).stdout
+    objdump_tool = tool("llvm-objdump-19")
+    plain = subprocess.run([objdump_tool, "-d", obj], check=True, capture_output=True, text=True).stdout
+    with_relocs = subprocess.run([objdump_tool, "-dr", obj], check=True, capture_output=True, text=True).stdout
     assert "R_AARCH64_JUMP26" in with_relocs  # a tail call
     mine = ours(cli, "-f", "-", stdin=with_relocs)
     assert mine == ours(cli, "-f", "-", stdin=plain) == ours(cli, "-f", obj)
@@ -321,7 +294,7 @@ def test_aliases_are_named_as_llvm_objdump_names_them(cli, tmp_path):
         ".globl g\n.type g,%function\ng:\nlbl:\nzlbl:\n  udot v0.4s, v1.16b, v2.16b\n"
     )
     obj = tmp_path / "a.o"
-    subprocess.run([_tool("clang-19"), "--target=aarch64-linux-gnu", MARCH, "-c", src, "-o", obj], check=True)
+    subprocess.run([tool("clang-19"), "--target=aarch64-linux-gnu", MARCH, "-c", src, "-o", obj], check=True)
     theirs = objdump(obj)
     assert [t["symbol"] for t in theirs] == ["zz_f", "zz_f", "zlbl"]
     assert [r["symbol"] for r in ours(cli, "-f", obj)] == [t["symbol"] for t in theirs]
@@ -336,7 +309,7 @@ def test_ifunc_symbols_name_their_code(cli, tmp_path):
         ".globl fast\n.type fast,%gnu_indirect_function\nfast:\n  udot v0.4s, v1.16b, v2.16b\n  ret\n"
     )
     obj = tmp_path / "i.o"
-    subprocess.run([_tool("clang-19"), "--target=aarch64-linux-gnu", MARCH, "-c", src, "-o", obj], check=True)
+    subprocess.run([tool("clang-19"), "--target=aarch64-linux-gnu", MARCH, "-c", src, "-o", obj], check=True)
     theirs = objdump(obj)
     assert [t["symbol"] for t in theirs] == ["f", "f", "fast", "fast"]
     assert [r["symbol"] for r in ours(cli, "-f", obj)] == [t["symbol"] for t in theirs]
@@ -350,13 +323,13 @@ def test_mach_o_and_coff_objects_point_to_their_listing(cli, tmp_path, triple):
     (tmp_path / "m.c").write_text('void f(void) { __asm__ volatile("sdot v0.4s, v1.16b, v2.16b"); }\n')
     obj = tmp_path / "m.o"
     subprocess.run(
-        [_tool("clang-19"), f"--target={triple}", "-march=armv8.4-a", "-O2", "-c", tmp_path / "m.c", "-o", obj],
+        [tool("clang-19"), f"--target={triple}", "-march=armv8.4-a", "-O2", "-c", tmp_path / "m.c", "-o", obj],
         check=True,
     )
     rc, out, err = cli("disasm", "-f", obj)
     kind = "Mach-O file" if "apple" in triple else "COFF object"
     assert rc == 1 and f"is a {kind}" in err and f"llvm-objdump -d {obj} | intdot disasm -f -" in err
-    listing = subprocess.run([_tool("llvm-objdump-19"), "-d", obj], check=True, capture_output=True, text=True).stdout
+    listing = subprocess.run([tool("llvm-objdump-19"), "-d", obj], check=True, capture_output=True, text=True).stdout
     assert "sdot v0.4s, v1.16b, v2.16b" in [r["text"] for r in ours(cli, "-f", "-", stdin=listing)]
 
 
@@ -367,7 +340,7 @@ def test_a_file_given_as_a_word_gets_a_hint(cli, built, monkeypatch):
 
 
 def test_sections_per_function_and_files_without_code(cli, tmp_path):
-    clang = _tool("clang-19")
+    clang = tool("clang-19")
     (tmp_path / "k.c").write_text(SOURCE)
     obj = tmp_path / "fs.o"
     subprocess.run(
