@@ -15,6 +15,7 @@ import time
 from functools import partial
 
 import numpy as np
+from timing import interleaved
 
 import intdot
 from intdot.gemm import gemm, installed
@@ -28,20 +29,6 @@ def best(fn, repeat=3):
         fn()
         times.append(time.perf_counter() - t)
     return min(times)
-
-
-def interleaved(*fns, repeat=5):
-    """The best time of each function, their runs alternating, so that load from other processes on a shared
-    machine falls on all of them alike instead of on whichever ran during it."""
-    for fn in fns:
-        fn()
-    times = [[] for _ in fns]
-    for _ in range(repeat):
-        for fn, ts in zip(fns, times):
-            t = time.perf_counter()
-            fn()
-            ts.append(time.perf_counter() - t)
-    return [min(ts) for ts in times]
 
 
 def header():

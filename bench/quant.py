@@ -17,23 +17,9 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import time
 
 import numpy as np
-
-
-def interleaved(*fns, repeat=5):
-    """The best time of each function, their runs alternating, so that load from other processes on a shared
-    machine falls on all of them alike."""
-    for fn in fns:
-        fn()
-    times = [[] for _ in fns]
-    for _ in range(repeat):
-        for fn, ts in zip(fns, times):
-            t = time.perf_counter()
-            fn()
-            ts.append(time.perf_counter() - t)
-    return [min(ts) for ts in times]
+from timing import interleaved
 
 
 def one_thread():
