@@ -13,10 +13,11 @@ load it).  Without numba, or with ``INTDOT_BACKEND=numpy``, NumPy always does it
 
 from __future__ import annotations
 
-import os
 import sys
 
 import numpy as np
+
+from ..core.accel import check_environment
 
 # Words the NumPy passes correct before the compiled loop is loaded, with numba still to import and with it there.
 SWITCH_AFTER = 1 << 29
@@ -47,7 +48,7 @@ def _load():
 def add_terms(s: np.ndarray, row: np.ndarray, col: np.ndarray) -> bool:
     """``s += row[:, None] + col[None, :]`` modulo 2**32 in one compiled pass (``s`` a C-contiguous 2-D uint32,
     ``row``/``col`` uint32 of its rows/columns); False, doing nothing, where the NumPy passes should do it."""
-    if os.environ.get("INTDOT_BACKEND") == "numpy" or not s.flags.c_contiguous:
+    if check_environment() == "numpy" or not s.flags.c_contiguous:
         return False
     if not _kernel and _done[0] < (SWITCH_LOADED if "numba" in sys.modules else SWITCH_AFTER):
         _done[0] += s.size
