@@ -6,6 +6,9 @@ INTDOT  = $(VENV)/bin/intdot
 # PyTorch's CPU build gives intdot.gemm its fastest exact CPU path (torch._int_mm) and lets the tests check it.
 # `make TORCH= test` skips it: gemm then uses float BLAS, and the torch tests skip with a reason.
 TORCH  ?= torch==2.13.0
+# Triton's interpreter runs the CUDA backend's kernels on the CPU, so the tests check their logic where no GPU is
+# lent (tests/gemm/test_gpu_interpret.py); the release is the one on the lent H200. `make TRITON= test` skips it.
+TRITON ?= triton==3.6.0
 EXTRAS ?= fast,test,demo,dask,elf,onnx
 
 .PHONY: demo test lint tour bench oracles clean
@@ -14,6 +17,7 @@ $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(if $(TORCH),$(PY) -m pip install -q $(TORCH))
+	$(if $(TRITON),$(PY) -m pip install -q '$(TRITON); sys_platform == "linux" and platform_machine == "x86_64"')
 	$(PY) -m pip install -q -e '.[$(EXTRAS)]'
 	touch $@
 

@@ -29,337 +29,31 @@ SPLIT_M = 64
 
 
 def _triton():
-    """The Triton kernels, compiled on first use (None where Triton is missing)."""
+    """The Triton kernels (:mod:`.gpu_kernels`) by name, loaded on first use."""
     if "mm" in _KERNELS:
         return _KERNELS
     import triton
-    import triton.language as tl
 
-    configs = [
-        triton.Config({"BM": 128, "BN": 256, "BK": 128, "G": 8}, num_stages=3, num_warps=8),
-        triton.Config({"BM": 256, "BN": 128, "BK": 128, "G": 8}, num_stages=3, num_warps=8),
-        triton.Config({"BM": 128, "BN": 128, "BK": 128, "G": 8}, num_stages=4, num_warps=4),
-        triton.Config({"BM": 64, "BN": 64, "BK": 64, "G": 8}, num_stages=3, num_warps=4),
-    ]
-
-    @triton.jit
-    def tile(M, N, BM: tl.constexpr, BN: tl.constexpr, G: tl.constexpr):
-        # Grouped order: neighbouring programs share rows of A, so tiles stay in L2.
-        pid = tl.program_id(0)
-        n_m = tl.cdiv(M, BM)
-        n_n = tl.cdiv(N, BN)
-        first_m = (pid // (G * n_n)) * G
-        size_m = min(n_m - first_m, G)
-        return first_m + (pid % (G * n_n)) % size_m, (pid % (G * n_n)) // size_m
-
-    @triton.jit
-    def epilogue(
-        acc, rm, rn, c_ptr, out_ptr, ra_ptr, cb_ptr, M, N, za, zb, zz, sign, HAS_C: tl.constexpr, CENTRED: tl.constexpr
-    ):
-        # Undo the centring of unsigned operands (exact modulo 2**32), apply neg, add c, store.
-        if CENTRED:
-            ra = tl.load(ra_ptr + rm, mask=rm < M, other=0)
-            cb = tl.load(cb_ptr + rn, mask=rn < N, other=0)
-            acc += zb * ra[:, None] + za * cb[None, :] + zz
-        acc = acc * sign
-        mask = (rm[:, None] < M) & (rn[None, :] < N)
-        offs = rm[:, None].to(tl.int64) * N + rn[None, :]
-        if HAS_C:
-            acc += tl.load(c_ptr + offs, mask=mask, other=0)
-        tl.store(out_ptr + offs, acc, mask=mask)
-
-    @triton.jit
-    def mm(
-        a_ptr,
-        bt_ptr,
-        c_ptr,
-        out_ptr,
-        ra_ptr,
-        cb_ptr,
-        M,
-        N,
-        K,
-        za,
-        zb,
-        zz,
-        sign,
-        HAS_C: tl.constexpr,
-        CENTRED: tl.constexpr,
-        BM: tl.constexpr,
-        BN: tl.constexpr,
-        BK: tl.constexpr,
-        G: tl.constexpr,
-    ):
-        pm, pn = tile(M, N, BM, BN, G)
-        rm = pm * BM + tl.arange(0, BM)
-        rn = pn * BN + tl.arange(0, BN)
-        rk = tl.arange(0, BK)
-        a_p = a_ptr + rm[:, None].to(tl.int64) * K + rk[None, :]
-        b_p = bt_ptr + rn[:, None].to(tl.int64) * K + rk[None, :]
-        acc = tl.zeros((BM, BN), dtype=tl.int32)
-        for k0 in range(0, K, BK):
-            mk = (rk[None, :] + k0) < K
-            a = tl.load(a_p, mask=(rm[:, None] < M) & mk, other=0)
-            b = tl.load(b_p, mask=(rn[:, None] < N) & mk, other=0)
-            acc = tl.dot(a, tl.trans(b), acc, out_dtype=tl.int32)
-            a_p += BK
-            b_p += BK
-        epilogue(acc, rm, rn, c_ptr, out_ptr, ra_ptr, cb_ptr, M, N, za, zb, zz, sign, HAS_C, CENTRED)
-
-    @triton.jit
-    def chain(
-        a_ptr, b_ptr, c_ptr, out_ptr, M, N, K, lo, hi, sign, STEP: tl.constexpr, BM: tl.constexpr, BN: tl.constexpr
-    ):
-        rm = tl.program_id(0) * BM + tl.arange(0, BM)
-        rn = tl.program_id(1) * BN + tl.arange(0, BN)
-        mask = (rm[:, None] < M) & (rn[None, :] < N)
-        offs = rm[:, None].to(tl.int64) * N + rn[None, :]
-        acc = tl.load(c_ptr + offs, mask=mask, other=0)
-        for t in range(0, K, STEP):
-            d = tl.zeros((BM, BN), dtype=tl.int64)
-            for j in tl.static_range(STEP):
-                kk = t + j
-                av = tl.load(a_ptr + rm.to(tl.int64) * K + kk, mask=(rm < M) & (kk < K), other=0).to(tl.int64)
-                bv = tl.load(b_ptr + kk * N + rn, mask=(rn < N) & (kk < K), other=0).to(tl.int64)
-                d += av[:, None] * bv[None, :]
-            acc = tl.minimum(tl.maximum(acc + sign * d, lo), hi)
-        tl.store(out_ptr + offs, acc, mask=mask)
-
-    @triton.jit
-    def chain_points(
-        a_ptr, bt_ptr, i_ptr, j_ptr, s_ptr, out_ptr, U, K, lo, hi, sign, STEP: tl.constexpr, BU: tl.constexpr
-    ):
-        # The per-step walk for a list of outputs (i, j): a row-major, b given as its transpose (both K-contiguous).
-        u = tl.program_id(0) * BU + tl.arange(0, BU)
-        mu = u < U
-        row = tl.load(i_ptr + u, mask=mu, other=0).to(tl.int64) * K
-        col = tl.load(j_ptr + u, mask=mu, other=0).to(tl.int64) * K
-        acc = tl.load(s_ptr + u, mask=mu, other=0)
-        for t in range(0, K, STEP):
-            d = tl.zeros((BU,), dtype=tl.int64)
-            for j in tl.static_range(STEP):
-                kk = t + j
-                av = tl.load(a_ptr + row + kk, mask=mu & (kk < K), other=0).to(tl.int64)
-                bv = tl.load(bt_ptr + col + kk, mask=mu & (kk < K), other=0).to(tl.int64)
-                d += av * bv
-            acc = tl.minimum(tl.maximum(acc + sign * d, lo), hi)
-        tl.store(out_ptr + u, acc, mask=mu)
-
-    @triton.jit
-    def rows(x_ptr, y_ptr, s_ptr, R, C, FLIP: tl.constexpr, SUM: tl.constexpr, BR: tl.constexpr, BC: tl.constexpr):
-        # One pass over x (R, C), rows contiguous: y = x ^ 0x80 read as int8 (FLIP: uint8 centred), and the sum
-        # of each row of what the kernel will read (SUM: for the zero-point correction).
-        r = tl.program_id(0) * BR + tl.arange(0, BR)
-        acc = tl.zeros((BR,), dtype=tl.int32)
-        for c0 in range(0, C, BC):
-            c = c0 + tl.arange(0, BC)
-            m = (r[:, None] < R) & (c[None, :] < C)
-            offs = r[:, None].to(tl.int64) * C + c[None, :]
-            t = tl.load(x_ptr + offs, mask=m, other=0)
-            if FLIP:
-                t = (t ^ 0x80).to(tl.int8, bitcast=True)
-                tl.store(y_ptr + offs, t, mask=m)
-            if SUM:
-                acc += tl.sum(tl.where(m, t.to(tl.int32), 0), axis=1)
-        if SUM:
-            tl.store(s_ptr + r, acc, mask=r < R)
-
-    @triton.jit
-    def abs_stats(x_ptr, s_ptr, mx_ptr, R, C, sr, sc, BR: tl.constexpr, BC: tl.constexpr):
-        # Sum and maximum of |x| along C for each of R lines of 8-bit x, at any strides (rows of A, columns of B).
-        r = tl.program_id(0) * BR + tl.arange(0, BR)
-        tot = tl.zeros((BR,), dtype=tl.int32)
-        top = tl.zeros((BR,), dtype=tl.int32)
-        for c0 in range(0, C, BC):
-            c = c0 + tl.arange(0, BC)
-            m = (r[:, None] < R) & (c[None, :] < C)
-            t = tl.load(x_ptr + r[:, None].to(tl.int64) * sr + c[None, :].to(tl.int64) * sc, mask=m, other=0)
-            t = tl.abs(t.to(tl.int32))
-            tot += tl.sum(t, axis=1)
-            top = tl.maximum(top, tl.max(t, axis=1))
-        tl.store(s_ptr + r, tot.to(tl.int64), mask=r < R)
-        tl.store(mx_ptr + r, top.to(tl.int64), mask=r < R)
-
-    @triton.jit
-    def may_saturate(
-        s_ptr,
-        ra_ptr,
-        rmax_ptr,
-        cs_ptr,
-        cmax_ptr,
-        flag_ptr,
-        count_ptr,
-        M,
-        N,
-        lo,
-        hi,
-        HAS_S: tl.constexpr,
-        BM: tl.constexpr,
-        BN: tl.constexpr,
-    ):
-        # 1 where an output's partial sums might leave [lo, hi]: |start| plus a bound on sum_k |a_ik| |b_kj|
-        # (row sum of |a| times column max of |b|, or row max times column sum, whichever is smaller).
-        rm = tl.program_id(0) * BM + tl.arange(0, BM)
-        rn = tl.program_id(1) * BN + tl.arange(0, BN)
-        mask = (rm[:, None] < M) & (rn[None, :] < N)
-        offs = rm[:, None].to(tl.int64) * N + rn[None, :]
-        ra = tl.load(ra_ptr + rm, mask=rm < M, other=0)
-        rmax = tl.load(rmax_ptr + rm, mask=rm < M, other=0)
-        cs = tl.load(cs_ptr + rn, mask=rn < N, other=0)
-        cmax = tl.load(cmax_ptr + rn, mask=rn < N, other=0)
-        bound = tl.minimum(ra[:, None] * cmax[None, :], rmax[:, None] * cs[None, :])
-        if HAS_S:
-            st = tl.load(s_ptr + offs, mask=mask, other=0)
-        else:
-            st = tl.zeros((BM, BN), dtype=tl.int64)
-        bad = ((st - bound < lo) | (st + bound > hi)) & mask
-        tl.store(flag_ptr + offs, bad.to(tl.int8), mask=mask)
-        tl.atomic_add(count_ptr, tl.sum(bad.to(tl.int32)))
-
-    @triton.jit
-    def transpose(x_ptr, y_ptr, R, C, FLIP: tl.constexpr, BR: tl.constexpr, BC: tl.constexpr):
-        # y[c, r] = x[r, c] (optionally x ^ 0x80: uint8 centred to int8 on the way).
-        r = tl.program_id(0) * BR + tl.arange(0, BR)
-        c = tl.program_id(1) * BC + tl.arange(0, BC)
-        t = tl.load(x_ptr + r[:, None].to(tl.int64) * C + c[None, :], mask=(r[:, None] < R) & (c[None, :] < C))
-        if FLIP:
-            t = t ^ 0x80
-        tl.store(
-            y_ptr + c[:, None].to(tl.int64) * R + r[None, :],
-            tl.trans(t).to(tl.int8, bitcast=True),
-            mask=(c[:, None] < C) & (r[None, :] < R),
-        )
+    from . import gpu_kernels as g
 
     kernels = dict(
-        mm=triton.autotune(configs=configs, key=["M", "N", "K"])(mm),
-        mm_raw=mm,
-        chain=chain,
-        chain_points=chain_points,
-        rows=rows,
-        abs_stats=abs_stats,
-        may_saturate=may_saturate,
-        transpose=transpose,
+        mm=g.mm_tuned,
+        mm_raw=g.mm,
+        chain=g.chain,
+        chain_points=g.chain_points,
+        rows=g.rows,
+        abs_stats=g.abs_stats,
+        may_saturate=g.may_saturate,
+        transpose=g.transpose,
         triton=triton,
     )
-    try:
-        from triton.tools.tensor_descriptor import TensorDescriptor
-    except ImportError:
-        TensorDescriptor = None
-    if TensorDescriptor is not None:
-
-        def _blocks(nargs):
-            nargs["a_desc"].block_shape = [nargs["BM"], nargs["BK"]]
-            nargs["b_desc"].block_shape = [nargs["BN"], nargs["BK"]]
-
-        tma_configs = [
-            triton.Config({"BM": 128, "BN": 256, "BK": 128, "G": 8}, num_stages=3, num_warps=8, pre_hook=_blocks),
-            triton.Config({"BM": 256, "BN": 128, "BK": 128, "G": 8}, num_stages=3, num_warps=8, pre_hook=_blocks),
-            triton.Config({"BM": 128, "BN": 256, "BK": 64, "G": 8}, num_stages=4, num_warps=8, pre_hook=_blocks),
-            triton.Config({"BM": 128, "BN": 128, "BK": 128, "G": 8}, num_stages=4, num_warps=8, pre_hook=_blocks),
-            triton.Config({"BM": 128, "BN": 256, "BK": 128, "G": 8}, num_stages=4, num_warps=8, pre_hook=_blocks),
-            triton.Config({"BM": 256, "BN": 128, "BK": 64, "G": 8}, num_stages=5, num_warps=8, pre_hook=_blocks),
-        ]
-
-        @triton.jit
-        def mm_tma(
-            a_desc,
-            b_desc,
-            c_ptr,
-            out_ptr,
-            ra_ptr,
-            cb_ptr,
-            M,
-            N,
-            K,
-            za,
-            zb,
-            zz,
-            sign,
-            HAS_C: tl.constexpr,
-            CENTRED: tl.constexpr,
-            BM: tl.constexpr,
-            BN: tl.constexpr,
-            BK: tl.constexpr,
-            G: tl.constexpr,
-        ):
-            pm, pn = tile(M, N, BM, BN, G)
-            acc = tl.zeros((BM, BN), dtype=tl.int32)
-            for k0 in range(0, K, BK):
-                a = a_desc.load([pm * BM, k0])
-                b = b_desc.load([pn * BN, k0])
-                acc = tl.dot(a, b.T, acc, out_dtype=tl.int32)
-            rm = pm * BM + tl.arange(0, BM)
-            rn = pn * BN + tl.arange(0, BN)
-            epilogue(acc, rm, rn, c_ptr, out_ptr, ra_ptr, cb_ptr, M, N, za, zb, zz, sign, HAS_C, CENTRED)
-
-        @triton.jit
-        def mm_persist(
-            a_desc,
-            b_desc,
-            c_ptr,
-            out_ptr,
-            ra_ptr,
-            cb_ptr,
-            M,
-            N,
-            K,
-            za,
-            zb,
-            zz,
-            sign,
-            HAS_C: tl.constexpr,
-            CENTRED: tl.constexpr,
-            BM: tl.constexpr,
-            BN: tl.constexpr,
-            BK: tl.constexpr,
-            G: tl.constexpr,
-            NUM_SMS: tl.constexpr,
-        ):
-            # One program per multiprocessor walks tiles; flatten lets the next tile's loads overlap
-            # this tile's epilogue.
-            n_m = tl.cdiv(M, BM)
-            n_n = tl.cdiv(N, BN)
-            k_tiles = tl.cdiv(K, BK)
-            tiles = n_m * n_n
-            tile = tl.program_id(0) - NUM_SMS
-            ki = -1
-            acc = tl.zeros((BM, BN), dtype=tl.int32)
-            pm = 0
-            pn = 0
-            for _ in tl.range(0, k_tiles * tl.cdiv(tiles - tl.program_id(0), NUM_SMS), flatten=True):
-                ki = tl.where(ki == k_tiles - 1, 0, ki + 1)
-                if ki == 0:
-                    tile += NUM_SMS
-                    group = tile // (G * n_n)
-                    first_m = group * G
-                    size_m = min(n_m - first_m, G)
-                    pm = first_m + (tile % (G * n_n)) % size_m
-                    pn = (tile % (G * n_n)) // size_m
-                a = a_desc.load([pm * BM, ki * BK])
-                b = b_desc.load([pn * BN, ki * BK])
-                acc = tl.dot(a, b.T, acc, out_dtype=tl.int32)
-                if ki == k_tiles - 1:
-                    rm = pm * BM + tl.arange(0, BM)
-                    rn = pn * BN + tl.arange(0, BN)
-                    if CENTRED:
-                        ra = tl.load(ra_ptr + rm, mask=rm < M, other=0)
-                        cb = tl.load(cb_ptr + rn, mask=rn < N, other=0)
-                        acc += zb * ra[:, None] + za * cb[None, :] + zz
-                    acc = acc * sign
-                    mask = (rm[:, None] < M) & (rn[None, :] < N)
-                    offs = rm[:, None].to(tl.int64) * N + rn[None, :]
-                    if HAS_C:
-                        acc += tl.load(c_ptr + offs, mask=mask, other=0)
-                    tl.store(out_ptr + offs, acc, mask=mask)
-                    acc = tl.zeros((BM, BN), dtype=tl.int32)
-
-        tune = triton.autotune(configs=tma_configs, key=["M", "N", "K"])
+    if g.TensorDescriptor is not None:
         kernels.update(
-            mm_tma=tune(mm_tma),
-            mm_persist=tune(mm_persist),
-            mm_tma_raw=mm_tma,
-            mm_persist_raw=mm_persist,
-            TensorDescriptor=TensorDescriptor,
+            mm_tma=g.mm_tma_tuned,
+            mm_persist=g.mm_persist_tuned,
+            mm_tma_raw=g.mm_tma,
+            mm_persist_raw=g.mm_persist,
+            TensorDescriptor=g.TensorDescriptor,
         )
     _KERNELS.update(kernels)
     return _KERNELS
@@ -436,6 +130,13 @@ def use_tma(k: int) -> bool:
     return "mm_tma" in _triton() and k % 16 == 0 and os.environ.get("INTDOT_GEMM_TMA", "1") != "0"
 
 
+def _sm_count(device) -> int:
+    """The multiprocessors a persistent kernel spreads over (the tests pin it where Triton's interpreter runs)."""
+    import torch
+
+    return torch.cuda.get_device_properties(device).multi_processor_count
+
+
 def _zz(za: int, zb: int, k: int) -> int:
     """za * zb * K as the int32 that wraps to the same bits."""
     zz = (za * zb * k) % (1 << 32)
@@ -489,7 +190,7 @@ def mm_int8(a, b, c=None, *, neg: bool = False):
         else:
             # Block shapes are placeholders; each autotune config sets its own (pre_hook).
             da, db = desc.from_tensor(a8, [128, 128]), desc.from_tensor(bt, [128, 128])
-            sms = torch.cuda.get_device_properties(a.device).multi_processor_count
+            sms = _sm_count(a.device)
             k["mm_persist"][lambda meta: (min(sms, grid(meta)[0]),)](da, db, *args, **flags, NUM_SMS=sms)
     else:
         k["mm"][grid](a8, bt, *args, **flags)

@@ -10,8 +10,6 @@ K = 0; ``neg`` negates each chunk (``-(x + y) = -x - y`` modulo 2**32).
 
 from __future__ import annotations
 
-_KERNELS: dict = {}
-
 # Measured with scripts/gpu/sweep.py (skinny, skinny2) on the lent H200, 2026-12-01: BN, BK, warps, stages, the
 # number of programs to aim for, and SWAP; by rows, and for b row-major (N contiguous).
 FEW = {"BN": 64, "BK": 256, "num_warps": 4, "num_stages": 4, "programs": 264, "SWAP": True}  # M <= 16
@@ -34,88 +32,8 @@ def config(m: int, n: int, k: int, b):
 
 
 def _kernel():
-    if "split" in _KERNELS:
-        return _KERNELS["split"]
-    import triton
-    import triton.language as tl
+    from .gpu_kernels import split
 
-    @triton.jit
-    def split(
-        a_ptr,
-        b_ptr,
-        out_ptr,
-        M,
-        N,
-        K,
-        sam,
-        sak,
-        sbk,
-        sbn,
-        chunk,
-        za,
-        zb,
-        sign,
-        ATOMIC: tl.constexpr,
-        A_U8: tl.constexpr,
-        B_U8: tl.constexpr,
-        BM: tl.constexpr,
-        BN: tl.constexpr,
-        BK: tl.constexpr,
-        SWAP: tl.constexpr,
-    ):
-        # a (M, K) and b (K, N) at any strides (Triton specialises a stride of 1, so each layout gets its own
-        # vectorised loads); program (n tile, K chunk, m tile).  uint8 is centred here (x ^ 0x80 is x - 128)
-        # and the chunk's share of the correction added: zb * rowsum(a') + za * colsum(b') + za * zb * (K in
-        # the chunk), with a', b' the centred operands; every term is linear in the chunk, all modulo 2**32.
-        pn = tl.program_id(0)
-        ps = tl.program_id(1)
-        rm = tl.program_id(2) * BM + tl.arange(0, BM)
-        rn = pn * BN + tl.arange(0, BN)
-        rk = tl.arange(0, BK)
-        k0 = ps * chunk
-        a_p = a_ptr + rm[:, None].to(tl.int64) * sam + (k0 + rk)[None, :].to(tl.int64) * sak
-        b_p = b_ptr + (k0 + rk)[:, None].to(tl.int64) * sbk + rn[None, :].to(tl.int64) * sbn
-        # SWAP: out.T = b.T @ a.T, so that N fills the tensor cores' M side (at least 64) and the few rows of a
-        # their N side; b.T then comes from registers, whatever its layout in memory.
-        if SWAP:
-            acc = tl.zeros((BN, BM), dtype=tl.int32)
-        else:
-            acc = tl.zeros((BM, BN), dtype=tl.int32)
-        ra = tl.zeros((BM,), dtype=tl.int32)
-        cb = tl.zeros((BN,), dtype=tl.int32)
-        for kk in range(0, chunk, BK):
-            mk = (k0 + kk + rk) < K
-            # A uint8 pad of 0x80 centres to 0: padding adds nothing to the product or the sums.
-            a = tl.load(a_p, mask=(rm[:, None] < M) & mk[None, :], other=0x80 if A_U8 else 0)
-            b = tl.load(b_p, mask=mk[:, None] & (rn[None, :] < N), other=0x80 if B_U8 else 0)
-            if A_U8:
-                a = (a ^ 0x80).to(tl.int8, bitcast=True)
-            if B_U8:
-                b = (b ^ 0x80).to(tl.int8, bitcast=True)
-                ra += tl.sum(a.to(tl.int32), axis=1)
-            if A_U8:
-                cb += tl.sum(b.to(tl.int32), axis=0)
-            if SWAP:
-                acc = tl.dot(tl.trans(b), tl.trans(a), acc, out_dtype=tl.int32)
-            else:
-                acc = tl.dot(a, b, acc, out_dtype=tl.int32)
-            a_p += BK * sak
-            b_p += BK * sbk
-        if SWAP:
-            acc = tl.trans(acc)
-        if A_U8 or B_U8:
-            steps = tl.minimum(K - k0, chunk)
-            acc += zb * ra[:, None] + za * cb[None, :] + za * zb * steps
-        acc = acc * sign
-        mask = (rm[:, None] < M) & (rn[None, :] < N)
-        offs = rm[:, None].to(tl.int64) * N + rn[None, :]
-        if ATOMIC:
-            tl.atomic_add(out_ptr + offs, acc, mask=mask, sem="relaxed")
-        else:
-            tl.store(out_ptr + offs, acc + tl.load(out_ptr + offs, mask=mask, other=0), mask=mask)
-
-    _KERNELS["split"] = split
-    _KERNELS["cdiv"] = triton.cdiv
     return split
 
 

@@ -1,0 +1,178 @@
+"""The CUDA backend's Triton kernels under Triton's interpreter, on CPU tensors: every kernel, every configuration
+it can be launched with, every operand layout and 8-bit dtype, edges that fill no tile, c, neg, wrapping past
+2**31 and the saturating chain; against NumPy's int64 product and the CPU path (itself checked against the slow
+reference).  This is what CI, which has no GPU, knows of the kernels' logic; test_gpu*.py run the same kernels
+on a GPU where one is visible (and then these are skipped)."""
+
+import numpy as np
+import pytest
+
+from intdot.gemm import gemm, installed
+
+from .test_gemm import _rng
+from .triton_interpret import interpreted
+
+pytestmark = pytest.mark.skipif(
+    installed()["gpu"], reason="a CUDA GPU is visible: test_gpu*.py run these kernels on it, compiled"
+)
+
+DTYPES = [(np.int8, np.int8), (np.uint8, np.int8), (np.int8, np.uint8), (np.uint8, np.uint8)]
+
+
+def _values(rng, dtype, shape):
+    info = np.iinfo(dtype)
+    return rng.integers(int(info.min), int(info.max) + 1, shape).astype(dtype)
+
+
+def _layout(torch, x, how):
+    """The values of ``x`` as a row-major, column-major or strided (every other column of a wider) tensor."""
+    t = torch.from_numpy(np.ascontiguousarray(x))
+    if how == "col":
+        return t.t().contiguous().t()
+    if how == "strided":
+        wide = torch.zeros((x.shape[0], 2 * x.shape[1]), dtype=t.dtype)
+        wide[:, ::2] = t
+        return wide[:, ::2]
+    return t
+
+
+def _wrapped(a, b, c=None, neg=False):
+    """c ± a @ b modulo 2**32 as int32 bits: NumPy's exact int64 product, then the low 32 bits."""
+    s = a.astype(np.int64) @ b.astype(np.int64)
+    s = -s if neg else s
+    if c is not None:
+        s = s + c
+    return s.astype(np.uint64).astype(np.uint32).view(np.int32)
+
+
+SPLIT_CASES = {"FEW": 5, "MID": 20, "WIDE": 40, "WIDE_LONG": 64, "ROW": 33}
+
+
+@pytest.mark.parametrize("name", sorted(SPLIT_CASES))
+def test_split_k_kernel_every_configuration(name):
+    """gpu_split's kernel: each measured configuration (SWAP or not), one K chunk (stores) and several (atomic
+    adds), uint8 centred in registers with its correction added once, K and N that fill no tile."""
+    torch = pytest.importorskip("torch")
+    from intdot.gemm import gpu_split
+
+    m, k, n = SPLIT_CASES[name], 300, 70
+    with interpreted():
+        for da, db in DTYPES:
+            for programs in (1, 7):
+                for i, (la, lb) in enumerate((("row", "col"), ("col", "row"), ("strided", "strided"))):
+                    rng = _rng("split", name, da, db, programs, la, lb)
+                    a, b = _values(rng, da, (m, k)), _values(rng, db, (k, n))
+                    c = rng.integers(-(2**31), 2**31, (m, n)).astype(np.int32)
+                    cfg = dict(getattr(gpu_split, name), programs=programs)
+                    split, _ = gpu_split.plan(m, n, k, cfg)
+                    assert (split > 1) == (programs > 1)
+                    out = torch.from_numpy(c.copy())
+                    neg = bool(i % 2)
+                    gpu_split.mm_split(_layout(torch, a, la), _layout(torch, b, lb), out, neg, cfg)
+                    assert np.array_equal(out.numpy(), _wrapped(a, b, c, neg)), (da, db, programs, la, lb)
+
+
+@pytest.mark.parametrize(
+    ("kind", "config"), [("tma", 0)] + [("plain", i) for i in range(4)] + [("persist", i) for i in range(6)]
+)
+def test_tensor_core_kernels_every_configuration(kind, config, monkeypatch):
+    """gpu.mm_int8 beyond the split-K rows: the TMA kernel, the pointer kernel and the persistent one with each
+    configuration their autotuners may pick; every layout of A and B (transposing and centring passes), c, neg."""
+    torch = pytest.importorskip("torch")
+    from intdot.gemm import gpu
+
+    monkeypatch.setenv("INTDOT_GEMM_KERNEL", kind)
+    with interpreted(config=config) as kernels:
+        assert len(kernels["mm"].tuned.configs) == 4 and len(kernels["mm_persist"].tuned.configs) == 6  # as above
+        for da, db in DTYPES:
+            for k in (96, 100) if kind == "plain" else (96,):
+                m, n = 70, 50  # K = 100: not a multiple of 16, which the TMA kernels need, so the pointer kernel
+                for i, (la, lb) in enumerate((("row", "col"), ("col", "row"), ("row", "strided"))):
+                    rng = _rng("tc", kind, config, da, db, k, la, lb)
+                    a, b = _values(rng, da, (m, k)), _values(rng, db, (k, n))
+                    c = rng.integers(-(2**31), 2**31, (m, n)).astype(np.int32) if i else None
+                    neg = i == 1
+                    tc = None if c is None else torch.from_numpy(c)
+                    got = gpu.mm_int8(_layout(torch, a, la), _layout(torch, b, lb), tc, neg=neg)
+                    assert np.array_equal(got.numpy(), _wrapped(a, b, c, neg)), (da, db, k, la, lb)
+
+
+@pytest.mark.parametrize("big", [False, pytest.param(True, marks=pytest.mark.slow)])
+@pytest.mark.parametrize("kind", ["split", "plain"])
+def test_sums_past_two_to_the_32_wrap(kind, big, monkeypatch):
+    """Sums past 2**32 keep their low 32 bits: c near the top plus 255 x 255 over K = 4096 (the epilogue's add
+    wraps), and with ``--slow`` K = 2**17 with no c, 8,522,956,800 in all (the int32 accumulators and the
+    centring correction wrap); one row takes split-K, 65 rows the pointer kernel's smallest tiles."""
+    torch = pytest.importorskip("torch")
+    from intdot.gemm import gpu
+
+    monkeypatch.setenv("INTDOT_GEMM_KERNEL", kind)
+    m, k = (1 if kind == "split" else 65), (1 << 17 if big else 4096)
+    a = np.full((m, k), 255, np.uint8)
+    b = np.full((k, 3), 255, np.uint8)
+    c = None if big else np.full((m, 3), 2**31 - 5, np.int32)
+    with interpreted(config=3):
+        got = gpu.mm_int8(torch.from_numpy(a), torch.from_numpy(b), None if c is None else torch.from_numpy(c))
+    total = 255 * 255 * k + (0 if c is None else 2**31 - 5)
+    assert total >= 2**32 or not big
+    low = total % 2**32
+    assert np.array_equal(got.numpy(), np.full((m, 3), low - (2**32 if low >= 2**31 else 0), np.int32))
+    assert np.array_equal(got.numpy(), _wrapped(a, b, c))
+
+
+@pytest.mark.parametrize("dense", [0.0, 0.25, 1.0])
+@pytest.mark.parametrize("op", ["sdot4", "udot4"])
+def test_clamp_chain_walks_what_can_saturate(op, dense, monkeypatch):
+    """The saturating chain: bounds per row and column, the outputs that may saturate listed and walked step by
+    step (or every output walked, above DENSE_WALK), the rest from the tensor-core kernel; rows that saturate and
+    come back, accumulators near both limits."""
+    torch = pytest.importorskip("torch")
+    from intdot.gemm import gpu
+    from intdot.gemm.gpu_tensors import gemm_tensors
+    from intdot.gemm.ops import resolve
+
+    monkeypatch.setattr(gpu, "DENSE_WALK", dense)
+    o = resolve(op, None, None, a_bits=8)
+    signed = op == "sdot4"
+    dt = np.int8 if signed else np.uint8
+    rng = _rng("interpret-clamp", op, dense)
+    m, k, n = 70, 128, 24
+    a, b = _values(rng, dt, (m, k)), _values(rng, dt, (k, n))
+    a[:8, : k // 2] = 127 if signed else 255
+    a[:8, k // 2 :] = -128 if signed else 0
+    b[:, :4] = 127 if signed else 255
+    lo, hi = o.acc_range
+    c = rng.integers(lo, hi, (m, n), endpoint=True)
+    c[:16] = hi - rng.integers(0, 2**20, (16, n))
+    c[16:24] = lo + rng.integers(0, 2**20, (8, n))
+    want = gemm(a, b, c, op=op, clamp=True, backend="numpy")
+    with interpreted():
+        got = gemm_tensors(torch.from_numpy(a), torch.from_numpy(b), torch.from_numpy(c), o, True, False)
+    assert np.array_equal(got.numpy().astype(np.int64), want.astype(np.int64))
+
+
+def test_batches_vectors_and_accumulators_through_gemm_tensors():
+    """gemm_tensors' own work on the interpreted kernels: a batch folded into rows, a batch walked problem by
+    problem, 1-D operands, a broadcast c, and the unsigned result of udot4."""
+    torch = pytest.importorskip("torch")
+    from intdot.gemm.gpu_tensors import gemm_tensors
+    from intdot.gemm.ops import resolve
+
+    rng = _rng("interpret-batched")
+    cases = [
+        ("sdot4", (2, 40, 64), (64, 30), None),  # folds into one (80, 64) problem
+        ("usdot", (2, 3, 64), (2, 64, 20), (20,)),  # one problem per batch element
+        ("udot4", (64,), (64, 24), (24,)),  # a 1-D a: one row, and that axis leaves the result
+        ("sdot4", (5, 64), (64,), None),
+    ]
+    with interpreted():
+        for op, sa, sb, sc in cases:
+            o = resolve(op, None, None, a_bits=8)
+            lo_a, lo_b = o.lane_range("a")[0], o.lane_range("b")[0]
+            a = _values(rng, np.uint8 if lo_a == 0 else np.int8, sa)
+            b = _values(rng, np.uint8 if lo_b == 0 else np.int8, sb)
+            c = None if sc is None else rng.integers(0, 2**32, sc).astype(np.int64)
+            want = gemm(a, b, c, op=op, backend="numpy")
+            tc = None if c is None else torch.from_numpy(c)
+            got = gemm_tensors(torch.from_numpy(a), torch.from_numpy(b), tc, o, False, False)
+            assert np.array_equal(got.numpy(), want), (op, sa, sb)
