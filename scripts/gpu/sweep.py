@@ -29,6 +29,39 @@ def bench(fn, rep=100):
     return triton.testing.do_bench(fn, warmup=10, rep=rep, return_mode="median") * 1e-3
 
 
+def split_sweep(x, wl, ref, t_torch, configs, rep, top, label=""):
+    """Each split-K configuration in ``configs`` on x @ wl: checked against ``ref`` bit for bit, then timed; the
+    ``top`` fastest printed beside torch's time ``t_torch``."""
+    m, nk = x.shape[0], wl.shape[1]
+    res = []
+    for cfg in configs:
+        out = torch.empty((m, nk), dtype=torch.int32, device=dev)
+
+        def run():
+            out.zero_()
+            gs.mm_split(x, wl, out, False, cfg)
+
+        try:
+            run()
+            ok = torch.equal(out, ref)
+            res.append((bench(run, rep), ok, cfg))
+        except Exception as exc:
+            print(f"  {cfg}: {type(exc).__name__} {str(exc)[:100]}", flush=True)
+    res.sort(key=lambda r: r[0])
+    for t, ok, cfg in res[:top]:
+        shown = " ".join(f"{k}={v}" for k, v in cfg.items() if k != "num_stages")
+        print(
+            f"  split{label} {shown}: {t * 1e6:.1f} us {t_torch / t:.2f}x exact={ok} plan={gs.plan(m, nk, nk, cfg)}",
+            flush=True,
+        )
+    print(f"  {len(res)} configs, {sum(not r[1] for r in res)} inexact", flush=True)
+
+
+def _configs(space):
+    """Split-K configurations from (SWAP, BN, BK, programs, num_warps) tuples."""
+    return [dict(BN=bn, BK=bk, num_warps=wp, num_stages=4, programs=p, SWAP=sw) for sw, bn, bk, p, wp in space]
+
+
 def skinny():
     for nk, ms in ((4096, (1, 16, 32, 64)), (16384, (1, 64))):
         w = torch.randint(-128, 128, (nk, nk), dtype=torch.int8, device=dev)
@@ -49,33 +82,10 @@ def skinny():
                 f" gemm now {t_now * 1e6:.1f} us ({t_t / t_now:.2f}x)",
                 flush=True,
             )
+            space = itertools.product((False, True), (64, 128, 256), (128, 256), (264, 528), (4,))
+            configs = _configs(t for t in space if not (t[1] == 256 and t[2] == 256))
             for lay, wl in (("col", wcol), ("row", w)):
-                res = []
-                for sw, bn, bk, progs in itertools.product((False, True), (64, 128, 256), (128, 256), (264, 528)):
-                    if bn == 256 and bk == 256:
-                        continue
-                    cfg = dict(BN=bn, BK=bk, num_warps=4, num_stages=4, programs=progs, SWAP=sw)
-                    out = torch.empty((m, nk), dtype=torch.int32, device=dev)
-
-                    def run():
-                        out.zero_()
-                        gs.mm_split(x, wl, out, False, cfg)
-
-                    try:
-                        run()
-                        ok = torch.equal(out, ref)
-                        t = bench(run, 50)
-                        res.append((t, sw, bn, bk, progs, ok))
-                    except Exception as exc:
-                        print(f"  {cfg}: {type(exc).__name__} {str(exc)[:100]}", flush=True)
-                res.sort()
-                for t, sw, bn, bk, progs, ok in res[:3]:
-                    print(
-                        f"  split B {lay} SWAP={sw} BN={bn} BK={bk} programs={progs}: {t * 1e6:.1f} us {t_t / t:.2f}x "
-                        f"exact={ok} plan={gs.plan(m, nk, nk, dict(BN=bn, BK=bk, programs=progs))}",
-                        flush=True,
-                    )
-                print(f"  {len(res)} configs, {sum(not r[-1] for r in res)} inexact", flush=True)
+                split_sweep(x, wl, ref, t_t, configs, 50, 3, f" B {lay}")
 
 
 def skinny2():
@@ -88,33 +98,10 @@ def skinny2():
         ref = torch._int_mm(torch.nn.functional.pad(x, (0, 0, 0, max(0, 17 - m))), wcol)[:m]
         t_t = bench(lambda: torch._int_mm(torch.nn.functional.pad(x, (0, 0, 0, max(0, 17 - m))), wcol))
         print(f"M={m} NK={nk} B {lay}: torch {t_t * 1e6:.1f} us", flush=True)
-        res = []
         space = itertools.product((False, True), (64, 128), (128, 256), (66, 132, 264), (4, 8))
         if lay == "row":
             space = itertools.product((False, True), (128, 256), (64, 128), (132, 264, 528), (4, 8))
-        for sw, bn, bk, progs, wp in space:
-            cfg = dict(BN=bn, BK=bk, num_warps=wp, num_stages=4, programs=progs, SWAP=sw)
-            out = torch.empty((m, nk), dtype=torch.int32, device=dev)
-
-            def run():
-                out.zero_()
-                gs.mm_split(x, wl, out, False, cfg)
-
-            try:
-                run()
-                ok = torch.equal(out, ref)
-                t = bench(run, 40)
-                res.append((t, sw, bn, bk, progs, wp, ok))
-            except Exception as exc:
-                print(f"  {cfg}: {type(exc).__name__} {str(exc)[:100]}", flush=True)
-        res.sort()
-        for t, sw, bn, bk, progs, wp, ok in res[:4]:
-            print(
-                f"  split SWAP={sw} BN={bn} BK={bk} programs={progs} w{wp}: {t * 1e6:.1f} us {t_t / t:.2f}x "
-                f"exact={ok} plan={gs.plan(m, nk, nk, dict(BN=bn, BK=bk, programs=progs))}",
-                flush=True,
-            )
-        print(f"  {len(res)} configs, {sum(not r[-1] for r in res)} inexact", flush=True)
+        split_sweep(x, wl, ref, t_t, _configs(space), 40, 4)
         if lay == "col":
             # the TMA kernel (wgmma, no split), kernel only, operands ready
             out = torch.empty((m, nk), dtype=torch.int32, device=dev)
