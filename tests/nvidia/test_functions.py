@@ -58,6 +58,13 @@ def test_cuda_overloads_follow_the_argument_types():
 def test_cuda_overload_errors():
     with pytest.raises(OperandTypeError, match="ambiguous"):
         nvidia.__dp4a(np.uint32(1), np.int32(1), 0)
+    # A Python int is an int, as a C++ literal: beside an unsigned operand no overload is better (it used to
+    # pick the unsigned one).
+    for a, b in ((np.uint32(0xFFFFFFFF), 1), (1, np.uint32(0xFFFFFFFF)), (np.uint32(1), [1, 2])):
+        with pytest.raises(OperandTypeError, match="ambiguous"):
+            nvidia.__dp4a(a, b, 0)
+        with pytest.raises(OperandTypeError, match="ambiguous"):
+            nvidia.__dp2a_hi(a, b, 0)
     with pytest.raises(OperandTypeError, match="no overload"):
         nvidia.__dp4a(np.zeros(4, np.int8), 5, 0)
     with pytest.raises(OperandTypeError, match="no overload"):

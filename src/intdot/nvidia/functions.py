@@ -150,11 +150,14 @@ def _resolve(name: str, a, b) -> str:
                 f"uint{a_bits}/uint8 arrays, or two 32-bit words"
             )
         return f"{name}(u{vec_a}, uchar4, unsigned int)" if ka == "u" else f"{name}({vec_a}, char4, int)"
-    kinds = {ka, kb} - {None}
+    # A Python int (or list of them) is an int, as a C++ literal is: with an unsigned operand beside it,
+    # neither overload matches both arguments better, which C++ calls ambiguous.
+    kinds = {ka or "i", kb or "i"}
     if len(kinds) > 1:
         raise OperandTypeError(
             f"{name}(a, b, c) with a={describe(a)}, b={describe(b)}: one signed and one unsigned operand is "
-            f"ambiguous, as in C++; expected both int (signed dtypes or Python ints) or both unsigned"
+            f"ambiguous, as in C++; expected both int (signed dtypes or Python ints) or both unsigned "
+            f"(np.uint32 values or arrays)"
         )
     return f"{name}(unsigned int, unsigned int, unsigned int)" if kinds == {"u"} else f"{name}(int, int, int)"
 
@@ -162,9 +165,11 @@ def _resolve(name: str, a, b) -> str:
 def __dp4a(a, b, c, /):
     """CUDA ``__dp4a``, choosing its overload from the arguments' NumPy types as C++ would.
 
-    Words (``int`` overload) by default; ``unsigned int`` when ``a`` and ``b`` are unsigned NumPy values
+    Words (``int`` overload) by default; ``unsigned int`` when ``a`` and ``b`` are both unsigned NumPy values
     (``np.uint32``); ``char4``/``uchar4`` when they are int8/uint8 arrays whose last axis holds the 4 lanes.
-    Python ints pick the ``int`` overload.  :func:`overload` gives one overload by its signature.
+    Python ints are ``int``, as C++ literals are: one beside an unsigned ``a`` or ``b`` is ambiguous, as in C++,
+    and an error.  ``c`` takes the overload ``a`` and ``b`` choose.  :func:`overload` gives one overload by its
+    signature.
 
     >>> import numpy as np
     >>> from intdot import nvidia
