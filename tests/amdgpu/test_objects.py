@@ -196,3 +196,20 @@ def test_unknown_classes_become_long_lines_and_the_walk_goes_on(mcpu, tmp_path, 
     assert main(["disasm", "--isa", "amdgpu", "-f", str(obj)]) == 0
     out, err = capsys.readouterr()
     assert out.count(".long 0x") == len(mine.unsized) and "cannot size" in err and "0x0" in err
+
+
+def test_read_object_refuses_what_is_not_bytes_or_a_path(tmp_path):
+    """An int is not a file descriptor to open (and close) here; a missing file and a non-ELF say so."""
+    pytest.importorskip("elftools")
+    from intdot.errors import OperandError, OperandTypeError
+
+    for bad in (True, 0, 5, 1.5, None, ["x"]):
+        with pytest.raises(OperandTypeError, match="expected the code object's bytes or a path"):
+            read_object(bad)
+    missing_file = tmp_path / "nothing.o"
+    for path in (missing_file, str(missing_file)):
+        with pytest.raises(OperandError, match=r"nothing\.o' cannot be read: No such file"):
+            read_object(path)
+    (tmp_path / "text.o").write_bytes(b"not an ELF file at all")
+    with pytest.raises(OperandError, match="not an ELF file"):
+        read_object(tmp_path / "text.o")

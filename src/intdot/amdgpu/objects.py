@@ -14,9 +14,11 @@ for every processor it knows (compute kernels, and graphics shaders with image, 
 from __future__ import annotations
 
 import collections
+import os
 from dataclasses import dataclass
 
-from ..core.errors import OperandError, UnknownTarget
+from ..core.errors import OperandError, OperandTypeError, UnknownTarget
+from ..core.values import describe
 from .asm import decode_one
 from .targets import GENERATION, LLVM_MC_KNOWS
 
@@ -203,7 +205,8 @@ class CodeObject:
 
 
 def read_object(data) -> CodeObject:
-    """The processor and the ``.text`` instructions of an AMDGPU ELF code object (bytes or a path)."""
+    """The processor and the ``.text`` instructions of an AMDGPU ELF code object (bytes or a path: a ``str`` or
+    ``os.PathLike``)."""
     import io
 
     try:
@@ -211,9 +214,18 @@ def read_object(data) -> CodeObject:
         from elftools.elf.elffile import ELFFile
     except ImportError:  # pragma: no cover - the 'elf' extra
         raise OperandError("reading AMDGPU code objects needs pyelftools (pip install 'intdot[elf]')") from None
-    if not isinstance(data, (bytes, bytearray)):
-        with open(data, "rb") as fh:
-            data = fh.read()
+    if isinstance(data, (bytes, bytearray, memoryview)):
+        pass
+    elif isinstance(data, (str, os.PathLike)):
+        try:
+            with open(data, "rb") as fh:
+                data = fh.read()
+        except OSError as exc:
+            raise OperandError(f"data={os.fspath(data)!r} cannot be read: {exc.strerror or exc}") from None
+    else:  # an int would be taken by open() as a file descriptor, and closed
+        raise OperandTypeError(
+            f"data={describe(data)} is a {type(data).__name__}; expected the code object's bytes or a path to it"
+        )
     try:
         elf = ELFFile(io.BytesIO(bytes(data)))
         machine = elf.header["e_machine"]
