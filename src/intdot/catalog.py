@@ -23,7 +23,15 @@ import difflib
 from dataclasses import dataclass
 from functools import cache, lru_cache
 
-from .core.errors import IntdotError, OperandError, UnknownInstruction, UnknownTarget, UnsupportedOnTarget, quote
+from .core.errors import (
+    IntdotError,
+    OperandError,
+    OperandTypeError,
+    UnknownInstruction,
+    UnknownTarget,
+    UnsupportedOnTarget,
+    quote,
+)
 from .core.features import parse
 from .core.values import describe
 from .isa.record import Instruction, spec_fields
@@ -36,6 +44,7 @@ __all__ = [
     "Availability",
     "Equivalent",
     "Instruction",
+    "NotAName",
     "NotInCatalog",
     "available",
     "equivalents",
@@ -58,6 +67,10 @@ class NotInCatalog(UnknownInstruction, LookupError):
     def __init__(self, message: str, suggestions: tuple[str, ...] = ()):
         super().__init__(message)
         self.suggestions = suggestions
+
+
+class NotAName(NotInCatalog, OperandTypeError):
+    """``name`` is not a string (nor a record): no record answers to it, and its type is wrong (a TypeError)."""
 
 
 class AmbiguousInstruction(IntdotError, LookupError, ValueError):
@@ -134,7 +147,7 @@ def find_all(name) -> tuple[Instruction, ...]:
     if isinstance(name, Instruction):
         return (name,)
     if not isinstance(name, str):
-        raise NotInCatalog(
+        raise NotAName(
             f"name={describe(name)} is not an instruction name; expected a string such as 'sdot4', "
             f"'vusdotq_s32' or 'sdot z0.d, z1.h, z2.h'"
         )
@@ -201,7 +214,10 @@ def swapped(name) -> bool:
     >>> catalog.find("svsudot_s32").lanes, catalog.swapped("svsudot_s32"), catalog.swapped("svusdot_s32")
     ('4 x u8 . 4 x s8', True, False)
     """
-    return isinstance(name, str) and _key(name).lower() in _table().swapped
+    if isinstance(name, Instruction):
+        return False  # a record is its own instruction, sources in its own order
+    find_all(name)  # an unknown or non-string name raises, as find() does
+    return _key(name).lower() in _table().swapped
 
 
 @dataclass(frozen=True)

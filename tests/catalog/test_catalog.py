@@ -223,8 +223,11 @@ def test_unknown_names_suggest(wrong, suggestion):
 
 @pytest.mark.parametrize("bad", [None, 4, b"sdot4", "", "   ", "xyzzy"])
 def test_unknown_or_wrong_type_names(bad):
-    with pytest.raises(catalog.NotInCatalog, match="expected"):
-        catalog.find(bad)
+    for ask in (catalog.find, catalog.swapped):
+        with pytest.raises(catalog.NotInCatalog, match="expected") as info:
+            ask(bad)
+        # A name of the wrong type is a TypeError as well (and still a NotInCatalog).
+        assert isinstance(info.value, TypeError) == (not isinstance(bad, str))
 
 
 def test_records_isa_filter():
@@ -344,4 +347,6 @@ def test_import_is_cheap():
 def test_swapped_names_the_acle_spellings_with_exchanged_sources():
     assert catalog.find("svsudot_s32").spec.a_signed is False  # the USDOT record: uint8 first
     assert catalog.swapped("svsudot_s32") and catalog.swapped("SVSUDOT_ZA32_S8_VG1X2")
-    assert not any(catalog.swapped(n) for n in ("svusdot_s32", "svsudot_lane_s32", "sudot", "sdot4", None, 5))
+    assert not any(
+        catalog.swapped(n) for n in ("svusdot_s32", "svsudot_lane_s32", "sudot", "sdot4", catalog.find("sdot4"))
+    )
