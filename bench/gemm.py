@@ -101,6 +101,36 @@ def cpu_wrap(n):
     line(f"  the ceiling: float32 BLAS itself n={m}", t_sgemm, 2 * m**3, "NumPy int32 @", t_np)
 
 
+def cpu_small():
+    """Calls too small for BLAS to matter (a test harness checking one tile, a decode step of a tiny model):
+    gemm's own per-call work (checks, plan, centring) against NumPy's int64 matmul of the same operands."""
+    print("-- CPU small calls (per call; the baseline is NumPy's exact int64 matmul, no checks)")
+    for m, k, n in ((1, 64, 64), (4, 256, 256), (16, 512, 512)):
+        _small(m, k, n)
+
+
+def _small(m, k, n):
+    rng = np.random.default_rng(m)
+    a = rng.integers(-128, 128, (m, k), dtype=np.int8)
+    ua = rng.integers(0, 256, (m, k), dtype=np.uint8)
+    b = rng.integers(-128, 128, (k, n), dtype=np.int8)
+    calls = max(20, 200_000 // (m * k * n // 4096 + 1))
+
+    def repeat(fn):
+        return lambda: [fn() for _ in range(calls)]
+
+    t_s, t_u, t_np = interleaved(
+        repeat(lambda: gemm(a, b, op="sdot4")),
+        repeat(lambda: gemm(ua, b, op="usdot")),
+        repeat(lambda: a.astype(np.int64) @ b.astype(np.int64)),
+    )
+    for what, t in (("sdot4", t_s), ("usdot", t_u)):
+        print(
+            f"gemm(op='{what}') {m}x{k}x{n}: {t / calls * 1e6:8.1f} us a call   "
+            f"{t_np / t:6.2f}x NumPy int64 @ ({t_np / calls * 1e6:.1f} us)"
+        )
+
+
 def _auto_name(a, b):
     from intdot.gemm.api import _pick
 
@@ -288,6 +318,7 @@ def main():
     args = p.parse_args()
     header()
     if not args.gpu_only:
+        cpu_small()
         cpu_wrap(args.n or (1024 if args.quick else 4096))
         cpu_clamp(512, 1024 if args.quick else 4096, 512)
         cpu_int4(1024 if args.quick else 2048)

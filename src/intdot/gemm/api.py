@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 
 import numpy as np
@@ -155,7 +156,7 @@ def gemm(a, b, c=None, *, op, clamp=None, neg=None, target=None, backend="auto",
     av = av[None, :] if a_vec else av
     bv = bv[:, None] if b_vec else bv
     batch, m, k, n = shapes(av, bv, shown)
-    chosen = _pick(backend, av, bv, m * n * k * max(1, int(np.prod(batch))))
+    chosen = _pick(backend, av, bv, m * n * k * max(1, math.prod(batch)))
     out_shape = batch + ((m,) if not a_vec else ()) + ((n,) if not b_vec else ())
     acc = accumulator(c, o, out_shape)
     if acc is not None and (a_vec or b_vec):

@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _fused
+from .inputs import limits
 
 _CENTRE = {np.dtype(np.uint8): (np.int8, 128), np.dtype(np.uint16): (np.int16, 32768)}
 
@@ -56,8 +57,15 @@ def _maxabs(x: np.ndarray) -> int:
     return max(abs(int(x.min())), abs(int(x.max()))) if x.size else 0
 
 
+def _dtype_maxabs(x: np.ndarray) -> int:
+    lo, hi = limits(x.dtype)
+    return max(-lo, hi)
+
+
 def k_block(a: np.ndarray, b: np.ndarray, mantissa_bits: int) -> int:
     """The longest K block whose partial sums all stay below 2**mantissa_bits in magnitude."""
+    if a.shape[1] * _dtype_maxabs(a) * _dtype_maxabs(b) < 1 << mantissa_bits:
+        return max(1, a.shape[1])  # the whole of K, whatever the values: no pass over them
     p = _maxabs(a) * _maxabs(b)
     return max(1, (1 << mantissa_bits) // p) if p else max(1, a.shape[1])
 
@@ -72,7 +80,8 @@ def float_product(a: np.ndarray, b: np.ndarray, dtype=np.float32) -> np.ndarray:
     b, zb = centred(b)
     m, k = a.shape
     n = b.shape[1]
-    if dtype == np.float32 and _maxabs(a) * _maxabs(b) >= 1 << 24:
+    wide = _dtype_maxabs(a) * _dtype_maxabs(b) >= 1 << 24
+    if dtype == np.float32 and wide and _maxabs(a) * _maxabs(b) >= 1 << 24:
         # One 16-bit product alone can need more than float32's 24 bits; float64 holds it.
         dtype = np.float64
     kb = k_block(a, b, 24 if dtype == np.float32 else 53)

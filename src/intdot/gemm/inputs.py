@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from ..core.errors import OperandError, OperandTypeError
@@ -16,6 +18,13 @@ _SMALL = {
     (True, 16): np.int16,
     (False, 16): np.uint16,
 }
+
+
+@functools.cache
+def limits(dtype: np.dtype) -> tuple[int, int]:
+    """(min, max) of an integer dtype (np.iinfo is slow enough to show in a small call's time)."""
+    info = np.iinfo(dtype)
+    return int(info.min), int(info.max)
 
 
 def _as_int_array(x, name: str) -> np.ndarray:
@@ -55,7 +64,9 @@ def operand(x, name: str, op: GemmOp, which: str) -> np.ndarray:
             f"(..., K, N) for b, as numpy.matmul takes them)"
         )
     lo, hi = op.lane_range(which)
-    if arr.size:
+    # A dtype whose every value is a lane (int8 for signed 8-bit lanes) needs no pass over the data.
+    fits = arr.dtype != object and lo <= limits(arr.dtype)[0] and limits(arr.dtype)[1] <= hi
+    if arr.size and not fits:
         mn, mx = arr.min(), arr.max()
         if mn < lo or mx > hi:
             bad = mn if mn < lo else mx
