@@ -36,7 +36,7 @@ def register(subparsers) -> None:
     p.add_argument("--op", required=True, help="the instruction: any catalog spelling (usdot, sdot4, vdotq_s32, ...)")
     p.add_argument("--target", help="checked for the instruction's availability (neoverse-v2, gfx942, RDNA3, ...)")
     p.add_argument("--inputs", metavar="FILE.npz", help="the model's inputs (default: seeded random values)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default 0)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the random inputs, a non-negative integer (default 0)")
     p.add_argument(
         "--requant",
         default="float32",
@@ -94,9 +94,15 @@ def run(args) -> int:
 
     from .. import catalog
     from ..quant import plan
-    from ..quant.model import integer_nodes, load
+    from ..quant.model import INTEGER, integer_nodes, load
     from ..quant.model import run as run_model
 
+    if args.seed < 0:
+        from ..core.errors import OperandError
+        from ..core.values import describe
+
+        # NumPy's generators take any non-negative int and raise a bare ValueError for the rest.
+        raise OperandError(f"--seed {describe(args.seed)}: expected a non-negative integer")
     model = load(args.model)
     feed, source = _inputs(model, args.inputs, args.seed)
     outputs = run_model(model, feed, op=args.op, target=args.target, requant=args.requant)
@@ -105,6 +111,13 @@ def run(args) -> int:
     except catalog.AmbiguousInstruction:  # (sdot: 8- and 16-bit forms) the one 8-bit operands use
         rec = plan(args.op, np.int8, np.int8).record
     nodes = integer_nodes(model)
+    if not nodes:
+        # Legal (the instruction computed nothing), but most likely the float model rather than its quantized one.
+        print(
+            f"intdot run: warning: {args.model} has no integer nodes ({', '.join(INTEGER)}, or QDQ patterns that "
+            f"become them): nothing ran through {rec.name}; is it the quantized model?",
+            file=sys.stderr,
+        )
     if args.save:
         np.savez(args.save, **outputs)
     if args.json:
