@@ -17,9 +17,11 @@ The integer nodes (MatMulInteger, QLinearMatMul, ConvInteger, QLinearConv;
 QDQ patterns DequantizeLinear -> MatMul/Conv -> QuantizeLinear are rewritten
 into these first, as ONNX Runtime does) run through intdot.quant on the
 instruction; every other node runs in onnx.reference. --inputs is an .npz
-file keyed by the model's input names (a single array may be unnamed);
-without it, inputs are random values of the declared types (seeded, unknown
-dimensions taken as 1).
+file keyed by the model's input names (a single array may be unnamed), each
+array of the element type and shape the model declares (nothing is
+converted); without it, inputs are random values of the declared types
+(seeded, unknown dimensions taken as 1). A model with no integer nodes runs
+with a warning on stderr.
 """
 
 

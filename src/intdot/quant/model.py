@@ -331,11 +331,17 @@ def run(model, inputs, *, op, target=None, requant: str = "float32") -> dict:
     Parameters
     ----------
     model : onnx.ModelProto, path or bytes
-        QOperator or QDQ format, as ``onnxruntime.quantization`` writes them.
+        QOperator or QDQ format, as ``onnxruntime.quantization`` writes them.  A file that cannot be read, bytes
+        that do not parse, and a model without a graph or without nodes (what an empty file parses as) are
+        :class:`~intdot.errors.OperandError`.
     inputs : dict of name -> numpy.ndarray, or one array for a model with one input
+        Each must have the element type the model declares for it (an int32 array for a uint8 input is an
+        :class:`~intdot.errors.OperandTypeError`, not converted), its rank and its fixed dimensions, as ONNX
+        Runtime requires.
     op, target
-        The instruction for the integer products, as for :func:`intdot.quant.matmul_integer`; a node whose
-        operands it cannot take is an error naming the node.
+        The instruction for the integer products, as for :func:`intdot.quant.matmul_integer`; both are checked
+        before the model runs (an unknown target is an error even where no node reaches the instruction), and
+        a node whose operands the instruction cannot take is an error naming the node.
     requant : {"float32", "float64", "fixed_point"}
         How QLinear nodes requantize (:mod:`intdot.quant.requant`); ``"float32"`` is ONNX Runtime's.
 

@@ -136,8 +136,10 @@ def requantize(acc, scale, zero_point, *, bias=None, method: str = "float32") ->
     acc : array_like of int
         int32 accumulators (any integer dtype whose values fit int32).
     scale : array_like of float, or (multiplier, shift)
-        Broadcasts against ``acc``.  float32 for ``"float32"``/``"float64"``; for ``"fixed_point"`` a real
-        scale (converted by :func:`quantize_multiplier`) or a ``(multiplier, shift)`` pair of int arrays.
+        Broadcasts against ``acc``.  float32 for ``"float32"``/``"float64"``, taken as IEEE arithmetic takes it,
+        as ONNX Runtime does (an infinite scale saturates, a NaN product gives the lowest code: what an operator's
+        zero ``y_scale`` gives); for ``"fixed_point"`` a real scale (converted by :func:`quantize_multiplier`,
+        which refuses what it cannot represent) or a ``(multiplier, shift)`` pair of int arrays.
     zero_point : numpy array or scalar of int8, uint8, int16 or uint16
         The output's zero point; its dtype is the output's.
     bias : array_like of int, optional
