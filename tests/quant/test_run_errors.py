@@ -97,6 +97,13 @@ def test_plan_of_a_non_integer_dtype(a, b, words):
         quant.fitting(a, b)
 
 
+def test_fitting_flags_are_bools():
+    with pytest.raises(OperandTypeError, match=r"distinct='x' is not a bool"):
+        quant.fitting(distinct="x")
+    with pytest.raises(OperandTypeError, match=r"exact_only=1 is not a bool"):
+        quant.fitting(exact_only=1)
+
+
 def test_models_that_are_not_models(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # short paths: messages shorten long ones
     with pytest.raises(OperandError, match=r"^model='nonexistent\.onnx': cannot read it: No such file"):

@@ -143,6 +143,10 @@ def test_fixed_point_multiplier_must_fit_the_shift():
             quant.fixed_point_multiply(np.int32(5), np.int32(2**30), np.int32(shift))
     with pytest.raises(OperandError, match=r"multiplier holds 2147483648; expected int32"):
         quant.fixed_point_multiply(np.int32(5), np.int64(2**31), np.int32(0))
+    with pytest.raises(OperandTypeError, match=r"real=None: expected real scales"):
+        quant.quantize_multiplier(None)  # (NumPy would make it NaN)
+    with pytest.raises(OperandError, match=r"scale is a tuple of 1; expected .* \(multiplier, shift\) pair"):
+        quant.requantize(np.int32(1), (np.int32(2**30),), np.int8(0), method="fixed_point")
     with pytest.raises(OperandError, match=r"a_scale \* b_scale / y_scale=inf: expected finite, non-negative"):
         quant.qlinear_matmul(A, ONE, U0, A, ONE, U0, F32(0), U0, op="udot4", requant="fixed_point")
     with pytest.raises(OperandError, match=r"x_scale \* w_scale / y_scale holds -1.0: expected finite"):

@@ -180,8 +180,11 @@ def fitting(a_dtype=np.uint8, b_dtype=np.int8, *, distinct: bool = False, exact_
     ['amd.sdot2', 'amd.sdot4', 'amd.sudot4', 'amd.udot2']
     """
     from .. import catalog
+    from ._args import flag
 
     da, db = _int_dtype(a_dtype, "a_dtype"), _int_dtype(b_dtype, "b_dtype")
+    flag(distinct, "distinct")
+    flag(exact_only, "exact_only")
     out, seen = [], set()
     for rec in catalog.records():
         if exact_only and not exact(rec):

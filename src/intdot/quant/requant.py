@@ -59,9 +59,12 @@ def _which(name: str, r: np.ndarray, bad: np.ndarray) -> str:
 def multiplier(real, name: str) -> tuple[np.ndarray, np.ndarray]:
     """:func:`quantize_multiplier` with errors naming ``name`` (an operator's scales, or their quotient)."""
     try:
-        r = np.asarray(real, np.float64)
-    except (TypeError, ValueError):
-        raise OperandTypeError(f"{name}={describe(real)}: expected real scales (floats)") from None
+        raw = np.asarray(real)
+    except (TypeError, ValueError):  # a ragged list
+        raw = None
+    if raw is None or raw.dtype.kind not in "fiu":
+        raise OperandTypeError(f"{name}={describe(real)}: expected real scales (floats)")
+    r = raw.astype(np.float64)
     ok = np.isfinite(r) & (r >= 0)
     if not ok.all():
         raise OperandError(
@@ -178,6 +181,10 @@ def requantize(acc, scale, zero_point, *, bias=None, method: str = "float32") ->
     z = zp.astype(np.int64)
     if method == "fixed_point":
         if isinstance(scale, tuple):
+            if len(scale) != 2:
+                raise OperandError(
+                    f"scale is a tuple of {len(scale)}; expected a real scale or a (multiplier, shift) pair"
+                )
             m, s = scale
         else:
             m, s = multiplier(scale, "scale")
