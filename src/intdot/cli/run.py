@@ -17,9 +17,11 @@ The integer nodes (MatMulInteger, QLinearMatMul, ConvInteger, QLinearConv;
 QDQ patterns DequantizeLinear -> MatMul/Conv -> QuantizeLinear are rewritten
 into these first, as ONNX Runtime does) run through intdot.quant on the
 instruction; every other node runs in onnx.reference. --inputs is an .npz
-file keyed by the model's input names (a single array may be unnamed);
-without it, inputs are random values of the declared types (seeded, unknown
-dimensions taken as 1).
+file keyed by the model's input names (a single array may be unnamed), each
+array of the element type and shape the model declares (nothing is
+converted); without it, inputs are random values of the declared types
+(seeded, unknown dimensions taken as 1). A model with no integer nodes runs
+with a warning on stderr.
 """
 
 
@@ -36,7 +38,7 @@ def register(subparsers) -> None:
     p.add_argument("--op", required=True, help="the instruction: any catalog spelling (usdot, sdot4, vdotq_s32, ...)")
     p.add_argument("--target", help="checked for the instruction's availability (neoverse-v2, gfx942, RDNA3, ...)")
     p.add_argument("--inputs", metavar="FILE.npz", help="the model's inputs (default: seeded random values)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default 0)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the random inputs, a non-negative integer (default 0)")
     p.add_argument(
         "--requant",
         default="float32",
@@ -94,9 +96,15 @@ def run(args) -> int:
 
     from .. import catalog
     from ..quant import plan
-    from ..quant.model import integer_nodes, load
+    from ..quant.model import INTEGER, integer_nodes, load
     from ..quant.model import run as run_model
 
+    if args.seed < 0:
+        from ..core.errors import OperandError
+        from ..core.values import describe
+
+        # NumPy's generators take any non-negative int and raise a bare ValueError for the rest.
+        raise OperandError(f"--seed {describe(args.seed)}: expected a non-negative integer")
     model = load(args.model)
     feed, source = _inputs(model, args.inputs, args.seed)
     outputs = run_model(model, feed, op=args.op, target=args.target, requant=args.requant)
@@ -105,6 +113,13 @@ def run(args) -> int:
     except catalog.AmbiguousInstruction:  # (sdot: 8- and 16-bit forms) the one 8-bit operands use
         rec = plan(args.op, np.int8, np.int8).record
     nodes = integer_nodes(model)
+    if not nodes:
+        # Legal (the instruction computed nothing), but most likely the float model rather than its quantized one.
+        print(
+            f"intdot run: warning: {args.model} has no integer nodes ({', '.join(INTEGER)}, or QDQ patterns that "
+            f"become them): nothing ran through {rec.name}; is it the quantized model?",
+            file=sys.stderr,
+        )
     if args.save:
         np.savez(args.save, **outputs)
     if args.json:

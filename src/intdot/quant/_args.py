@@ -11,6 +11,18 @@ EIGHT_BIT = (np.dtype(np.int8), np.dtype(np.uint8))
 FLOATS = (np.dtype(np.float32), np.dtype(np.float16))
 
 
+def _article(word: str) -> str:
+    return f"{'an' if word[:1] in 'aeiou' else 'a'} {word}"
+
+
+def _example(x, dtype: np.dtype) -> str:
+    """How to give ``x`` as a typed value: ``np.float32(0.5)`` for a number, ``np.asarray(values, np.int8)``
+    for anything else."""
+    if isinstance(x, (int, float)) and not isinstance(x, bool) and len(repr(x)) <= 30:
+        return f"np.{dtype.name}({x!r})"
+    return f"np.asarray(values, np.{dtype.name})"
+
+
 def tensor(x, name: str, allowed, what: str) -> np.ndarray:
     """``x`` as an array whose dtype is one of ``allowed``; ONNX tensors are typed, so a list is not guessed at."""
     if isinstance(x, (bool, np.bool_)) or x is None:
@@ -18,8 +30,8 @@ def tensor(x, name: str, allowed, what: str) -> np.ndarray:
     arr = np.asarray(x) if isinstance(x, (np.ndarray, np.generic)) else None
     if arr is None:
         raise OperandTypeError(
-            f"{name} is a {type(x).__name__}; expected a NumPy array of {what} (ONNX tensors are typed: "
-            f"give the dtype, e.g. np.asarray(values, np.uint8))"
+            f"{name} is {_article(type(x).__name__)}; expected a NumPy array of {what} (ONNX tensors are typed: "
+            f"give the dtype, e.g. {_example(x, np.dtype(allowed[0]))})"
         )
     if arr.dtype not in allowed:
         raise OperandTypeError(f"{name} has dtype {arr.dtype}; expected {what}")
@@ -45,11 +57,33 @@ def zero_point(z, name: str, dtype: np.dtype) -> np.ndarray:
 
 
 def scale(s, name: str) -> np.ndarray:
-    """A scale: float32/float16 array or a Python float, as float32 (float16 converts exactly)."""
+    """A scale: float32/float16 array or a Python float, as float32 (float16 converts exactly).
+
+    Zero and negative scales are computed as ONNX Runtime computes them (IEEE float32: a zero ``y_scale``
+    sends a nonzero value to a saturated code and 0/0 to the lowest); a NaN or infinite scale has no defined
+    result, so it is an error, as is a Python float past float32's range (it would become one)."""
     if isinstance(s, float):
+        if not np.isfinite(s) or abs(s) > float(np.finfo(np.float32).max):
+            raise OperandError(f"{name}={s!r}: expected a finite scale that fits float32 (|scale| < 3.4e38)")
         s = np.float32(s)
     arr = tensor(s, name, FLOATS, "float32 or float16 (or a Python float)")
+    finite(arr, name, "scale")
     return arr.astype(np.float32)
+
+
+def finite(arr: np.ndarray, name: str, what: str) -> None:
+    """Raise naming the first NaN or infinity of ``arr``: ONNX's formulas are real arithmetic, and ONNX Runtime's
+    answer for such a value is an accident of its kernels' min/max instructions."""
+    bad = ~np.isfinite(arr)
+    if not bad.any():
+        return
+    if arr.ndim == 0:
+        raise OperandError(f"{name}={arr.item()!r}: expected a finite {what}; zero and negative ones are allowed")
+    at = tuple(int(i) for i in np.argwhere(bad)[0])
+    where = at[0] if len(at) == 1 else at
+    raise OperandError(
+        f"{name} holds {arr[at].item()!r} at index {where}; expected finite {what}s; zero and negative ones are allowed"
+    )
 
 
 def per_tensor(x: np.ndarray, name: str) -> np.ndarray:

@@ -14,7 +14,7 @@ from ..core.values import describe
 from . import _args
 from .integer import product
 from .plan import plan
-from .requant import requantize
+from .requant import multiplier, requantize
 
 AUTO_PAD = ("NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID")
 
@@ -225,7 +225,10 @@ def qlinear_conv(
             raise OperandError(f"B has shape {b.shape}; expected ({m},), one int32 bias per output channel")
         bias = b.reshape(per_channel)
     if requant == "fixed_point":
-        scale = sx.astype(np.float64) * sw.astype(np.float64) / sy.astype(np.float64)
+        with np.errstate(divide="ignore", invalid="ignore"):  # a zero y_scale: refused by multiplier()
+            real = sx.astype(np.float64) * sw.astype(np.float64) / sy.astype(np.float64)
+        scale = multiplier(real, "x_scale * w_scale / y_scale")
     else:
-        scale = sx * sw / sy  # float32, in ONNX Runtime's order
+        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):  # IEEE, as ONNX Runtime: zero y_scale
+            scale = sx * sw / sy  # float32, in ONNX Runtime's order
     return requantize(acc, scale, yz, bias=bias, method=requant)

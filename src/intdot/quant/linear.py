@@ -139,7 +139,8 @@ def quantize_linear(
         z = np.zeros((), np.int64)
     s = _param(_args.scale(y_scale, "y_scale"), "y_scale", x.shape, ax, bs)
     lo, hi = _RANGES[name]
-    q = x.astype(np.float32) / s
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):  # a zero scale: +-inf saturates, 0/0 is NaN
+        q = x.astype(np.float32) / s
     q = np.fmin(np.fmax(q, (lo - z).astype(np.float32)), (hi - z).astype(np.float32))
     out = np.rint(q).astype(np.int64) + z
     return out.astype(np.int8 if name == "int4" else np.uint8 if name == "uint4" else name).astype(_as_dtype(name))
@@ -161,17 +162,17 @@ def dequantize_linear(x, x_scale, x_zero_point=None, *, axis: int = 1, block_siz
         raise OperandTypeError(
             f"x={describe(x)}: expected a NumPy array of int8, uint8, int16, uint16, int32 or ml_dtypes int4/uint4"
         )
-    if isinstance(x_scale, float):
-        x_scale = np.float32(x_scale)
-    sc = _args.tensor(x_scale, "x_scale", _args.FLOATS, "float32 or float16 (or a Python float)")
+    s32 = _args.scale(x_scale, "x_scale")
+    out_dtype = x_scale.dtype if isinstance(x_scale, (np.ndarray, np.generic)) else np.dtype(np.float32)
     ax = axis
     bs = _block(block_size)
     xi = arr.astype(np.int64)
     if x_zero_point is not None:
         zp = _args.tensor(x_zero_point, "x_zero_point", (arr.dtype,), f"{arr.dtype} (x's type)")
         xi = xi - _param(zp.astype(np.int64), "x_zero_point", arr.shape, ax, bs)
-    s = _param(sc.astype(np.float32), "x_scale", arr.shape, ax, bs)
-    return (xi.astype(np.float32) * s).astype(sc.dtype)
+    s = _param(s32, "x_scale", arr.shape, ax, bs)
+    with np.errstate(over="ignore"):  # float16 scales give float16 results, which may overflow to inf as in ORT
+        return (xi.astype(np.float32) * s).astype(out_dtype)
 
 
 def dynamic_quantize_linear(x) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -8,7 +8,7 @@ from ..core.errors import OperandError
 from . import _args
 from .integer import product
 from .plan import plan
-from .requant import requantize
+from .requant import multiplier, requantize
 
 
 def _shapes(a: np.ndarray, b: np.ndarray, names=("A", "B")):
@@ -164,7 +164,10 @@ def qlinear_matmul(
     sy = _row_param(_args.scale(y_scale, "y_scale"), "y_scale", a2, np.ndim(a) == 1)
     yz = _row_param(yz, "y_zero_point", a2, np.ndim(a) == 1)
     if requant == "fixed_point":
-        scale = sa.astype(np.float64) * sb.astype(np.float64) / sy.astype(np.float64)
+        with np.errstate(divide="ignore", invalid="ignore"):  # a zero y_scale: refused by multiplier()
+            real = sa.astype(np.float64) * sb.astype(np.float64) / sy.astype(np.float64)
+        scale = multiplier(real, "a_scale * b_scale / y_scale")
     else:
-        scale = sa * sb / sy  # float32, in ONNX Runtime's order
+        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):  # IEEE, as ONNX Runtime: zero y_scale
+            scale = sa * sb / sy  # float32, in ONNX Runtime's order
     return _squeeze(requantize(acc, scale, yz, method=requant), drop)

@@ -15,7 +15,7 @@ import os
 
 import numpy as np
 
-from ..core.errors import IntdotError, OperandError, OperandTypeError
+from ..core.errors import IntdotError, OperandError, OperandTypeError, UnsupportedOnTarget, quote
 from ..core.values import describe
 
 INTEGER = ("MatMulInteger", "QLinearMatMul", "ConvInteger", "QLinearConv")
@@ -31,20 +31,44 @@ def _onnx():
 
 
 def load(model):
-    """An ``onnx.ModelProto`` from a model, a path or the serialized bytes."""
+    """An ``onnx.ModelProto`` from a model, a path or the serialized bytes; one without a graph (what an empty
+    file or stray bytes parse as) is an error."""
     onnx = _onnx()
     if isinstance(model, onnx.ModelProto):
-        return model
+        return _has_graph(model, "model (an onnx.ModelProto)")
     if isinstance(model, (bytes, bytearray)):
-        return onnx.load_from_string(bytes(model))
-    if isinstance(model, (str, os.PathLike)):
+        what = f"model ({len(model)} bytes)"
         try:
-            return onnx.load(os.fspath(model))
-        except OSError:
+            return _has_graph(onnx.load_from_string(bytes(model)), what)
+        except IntdotError:
             raise
+        except Exception as exc:  # noqa: BLE001 - protobuf's DecodeError and friends
+            raise OperandError(f"{what} is not an ONNX model: {_first_line(exc)}") from None
+    if isinstance(model, (str, os.PathLike)):
+        path = os.fspath(model)
+        what = f"model={quote(str(path))}"
+        try:
+            return _has_graph(onnx.load(path), what)
+        except IntdotError:
+            raise
+        except OSError as exc:  # a missing file, a directory, no permission
+            raise OperandError(f"{what}: cannot read it: {exc.strerror or exc}") from None
         except Exception as exc:  # noqa: BLE001 - protobuf's DecodeError and friends: not an ONNX file
-            raise OperandError(f"model={describe(os.fspath(model))} is not an ONNX model: {exc}") from None
+            raise OperandError(f"{what} is not an ONNX model: {_first_line(exc)}") from None
     raise OperandTypeError(f"model={describe(model)}: expected an onnx.ModelProto, a path or bytes")
+
+
+def _first_line(exc: Exception) -> str:
+    return (str(exc).splitlines() or [type(exc).__name__])[0] or type(exc).__name__
+
+
+def _has_graph(m, what: str):
+    # Protobuf parses any byte string it can, the empty one included, as a model with nothing set.
+    if not m.HasField("graph"):
+        raise OperandError(f"{what} is not an ONNX model: it has no graph (an empty file parses as one)")
+    if not m.graph.node:
+        raise OperandError(f"{what} has a graph with no nodes: nothing to run (expected a quantized model)")
+    return m
 
 
 # ---------------------------------------------------------------------------
@@ -209,12 +233,56 @@ def _check_domains(model) -> None:
             )
 
 
+def declared(value_info):
+    """(dtype or None, shape or None) of a graph input: the dtype its tensor type declares, and its dimensions
+    (an int where fixed, a name or None where not); None where the model leaves either out."""
+    from onnx import helper
+
+    t = value_info.type
+    if not t.HasField("tensor_type"):
+        return None, None
+    tt = t.tensor_type
+    dtype = None
+    if tt.elem_type:
+        try:
+            dtype = np.dtype(helper.tensor_dtype_to_np_dtype(tt.elem_type))
+        except (KeyError, TypeError, ValueError):  # an element type this onnx/NumPy cannot map: not checked
+            dtype = None
+    shape = None
+    if tt.HasField("shape"):
+        shape = tuple(d.dim_value if d.HasField("dim_value") else (d.dim_param or None) for d in tt.shape.dim)
+    return dtype, shape
+
+
+def _check_input(value_info, arr: np.ndarray) -> None:
+    """The feed of one input against the element type and shape the model declares, as ONNX Runtime checks them:
+    onnx.reference would otherwise fail deep inside an operator, or run on the wrong type."""
+    name = value_info.name
+    dtype, shape = declared(value_info)
+    if dtype is not None and arr.dtype != dtype and not (dtype.kind == "O" and arr.dtype.kind in "OUS"):
+        raise OperandTypeError(f"input {name!r} has dtype {arr.dtype}; the model declares {dtype}")
+    if shape is None:
+        return
+    shown = "[" + ", ".join("?" if d is None else str(d) for d in shape) + "]"
+    if arr.ndim != len(shape):
+        dims = lambda n: f"{n} dimension{'s' if n != 1 else ''}"  # noqa: E731
+        raise OperandError(
+            f"input {name!r} has shape {list(arr.shape)} ({dims(arr.ndim)}); the model declares {shown} "
+            f"({dims(len(shape))})"
+        )
+    for axis, (got, want) in enumerate(zip(arr.shape, shape)):
+        if isinstance(want, int) and want > 0 and got != want:
+            raise OperandError(
+                f"input {name!r} has shape {list(arr.shape)}; the model declares {shown} (dimension {axis} is {want})"
+            )
+
+
 def _feed(model, inputs) -> dict:
     names = [i.name for i in model.graph.input if i.name not in {t.name for t in model.graph.initializer}]
     if isinstance(inputs, np.ndarray):
         if len(names) != 1:
             raise OperandError(f"the model has {len(names)} inputs ({', '.join(names)}); pass a dict of arrays")
-        return {names[0]: inputs}
+        inputs = {names[0]: inputs}
     if not isinstance(inputs, dict):
         raise OperandTypeError(f"inputs={describe(inputs)}: expected a dict of input name -> array (or one array)")
     missing = [n for n in names if n not in inputs]
@@ -225,7 +293,30 @@ def _feed(model, inputs) -> dict:
             + (f"; missing {', '.join(missing)}" if missing else "")
             + (f"; not inputs of the model: {', '.join(map(str, extra))}" if extra else "")
         )
-    return {n: np.asarray(inputs[n]) for n in names}
+    feed = {n: np.asarray(inputs[n]) for n in names}
+    for vi in model.graph.input:
+        if vi.name in feed:
+            _check_input(vi, feed[vi.name])
+    return feed
+
+
+def _check_instruction(op, target) -> None:
+    """``op`` names an instruction and ``target`` has it, checked before the model runs: a model whose integer
+    nodes never reach the instruction would otherwise let a misspelt target pass."""
+    from .. import catalog
+    from .plan import records
+
+    recs = records(op)
+    if target is None:
+        return
+    first = None
+    for rec in recs:  # a spelling shared by forms (Arm sdot: 8- and 16-bit): one of them is enough here
+        try:
+            catalog.require(rec.name, target)
+            return
+        except UnsupportedOnTarget as exc:
+            first = first or exc
+    raise first
 
 
 def integer_nodes(model) -> list[tuple[str, str]]:
@@ -240,11 +331,17 @@ def run(model, inputs, *, op, target=None, requant: str = "float32") -> dict:
     Parameters
     ----------
     model : onnx.ModelProto, path or bytes
-        QOperator or QDQ format, as ``onnxruntime.quantization`` writes them.
+        QOperator or QDQ format, as ``onnxruntime.quantization`` writes them.  A file that cannot be read, bytes
+        that do not parse, and a model without a graph or without nodes (what an empty file parses as) are
+        :class:`~intdot.errors.OperandError`.
     inputs : dict of name -> numpy.ndarray, or one array for a model with one input
+        Each must have the element type the model declares for it (an int32 array for a uint8 input is an
+        :class:`~intdot.errors.OperandTypeError`, not converted), its rank and its fixed dimensions, as ONNX
+        Runtime requires.
     op, target
-        The instruction for the integer products, as for :func:`intdot.quant.matmul_integer`; a node whose
-        operands it cannot take is an error naming the node.
+        The instruction for the integer products, as for :func:`intdot.quant.matmul_integer`; both are checked
+        before the model runs (an unknown target is an error even where no node reaches the instruction), and
+        a node whose operands the instruction cannot take is an error naming the node.
     requant : {"float32", "float64", "fixed_point"}
         How QLinear nodes requantize (:mod:`intdot.quant.requant`); ``"float32"`` is ONNX Runtime's.
 
@@ -270,6 +367,7 @@ def run(model, inputs, *, op, target=None, requant: str = "float32") -> dict:
     from ._args import choice
 
     choice(requant, "requant", ("float32", "float64", "fixed_point"))
+    _check_instruction(op, target)
     m = _fuse_qdq(load(model))
     _check_domains(m)
     feed = _feed(m, inputs)

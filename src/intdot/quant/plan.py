@@ -91,7 +91,8 @@ def _step(rec) -> tuple:
     return (rec.spec, rec.sign_args, rec.clamp is True)
 
 
-def _records(op):
+def records(op):
+    """The catalog records ``op`` names (several where a spelling is shared by forms that differ)."""
     from .. import catalog
 
     if isinstance(op, catalog.Instruction):
@@ -111,7 +112,7 @@ def _records(op):
 def _plan_cached(op, da: np.dtype, db: np.dtype) -> Plan:
     from .. import catalog
 
-    recs = _records(op)
+    recs = records(op)
     options = [o for r in recs for o in _options(r, da, db)]
     if not options:
         r = recs[0]
@@ -144,7 +145,19 @@ def plan(op, a_dtype, b_dtype) -> Plan:
     >>> plan("sudot", np.uint8, np.int8).swap      # Arm SUDOT: signed first source, so B^T goes first
     True
     """
-    return _plan_cached(op, np.dtype(a_dtype), np.dtype(b_dtype))
+    return _plan_cached(op, _int_dtype(a_dtype, "a_dtype"), _int_dtype(b_dtype, "b_dtype"))
+
+
+def _int_dtype(d, name: str) -> np.dtype:
+    """An operand's dtype: an integer one (the plan shifts int8/uint8; a wider type is refused by the op)."""
+    try:
+        dt = np.dtype(d)
+    except TypeError:
+        dt = None
+    if d is None or dt is None or dt.kind not in "iu":
+        shown = dt if dt is not None and d is not None else describe(d)
+        raise OperandTypeError(f"{name}={shown} is not an integer dtype; expected int8 or uint8 (np.int8, np.uint8)")
+    return dt
 
 
 def exact(rec) -> bool:
@@ -167,12 +180,16 @@ def fitting(a_dtype=np.uint8, b_dtype=np.int8, *, distinct: bool = False, exact_
     ['amd.sdot2', 'amd.sdot4', 'amd.sudot4', 'amd.udot2']
     """
     from .. import catalog
+    from ._args import flag
 
+    da, db = _int_dtype(a_dtype, "a_dtype"), _int_dtype(b_dtype, "b_dtype")
+    flag(distinct, "distinct")
+    flag(exact_only, "exact_only")
     out, seen = [], set()
     for rec in catalog.records():
         if exact_only and not exact(rec):
             continue
-        options = _options(rec, np.dtype(a_dtype), np.dtype(b_dtype))
+        options = _options(rec, da, db)
         if not options:
             continue
         key = _step(rec)

@@ -33,14 +33,43 @@ def quantize_multiplier(real) -> tuple[np.ndarray, np.ndarray]:
     """``(multiplier, shift)`` with ``real == multiplier * 2**(shift - 31)``, multiplier a Q31 int32 in
     [2**30, 2**31), as TFLite's ``QuantizeMultiplier`` computes it (the fraction rounded half away from zero).
 
+    Scales below 2**-31 become a zero multiplier (TFLite flushes them to zero); a scale of 2**30 or more needs a
+    left shift past 30, which TFLite's ``MultiplyByQuantizedMultiplier`` cannot apply in int32, and is an error.
+
     >>> from intdot.quant import quantize_multiplier
     >>> m, s = quantize_multiplier(0.0072474273418460)
     >>> int(m), int(s)
     (1992157658, -7)
     """
-    r = np.asarray(real, np.float64)
-    if not np.all(np.isfinite(r)) or np.any(r < 0):
-        raise OperandError(f"real={describe(real)}: expected finite, non-negative scales")
+    return multiplier(real, "real")
+
+
+# The shifts MultiplyByQuantizedMultiplier applies: left by up to 30 in int32 (``x * (1 << shift)``), right by up
+# to 31 (gemmlowp's RoundingDivideByPOT).
+MAX_SHIFT, MIN_SHIFT = 30, -31
+
+
+def _which(name: str, r: np.ndarray, bad: np.ndarray) -> str:
+    """``name=value`` for a scalar, ``name holds value`` (the first bad one) for an array."""
+    if r.ndim == 0:
+        return f"{name}={float(r)!r}"
+    return f"{name} holds {float(r[bad].ravel()[0])!r}"
+
+
+def multiplier(real, name: str) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`quantize_multiplier` with errors naming ``name`` (an operator's scales, or their quotient)."""
+    try:
+        raw = np.asarray(real)
+    except (TypeError, ValueError):  # a ragged list
+        raw = None
+    if raw is None or raw.dtype.kind not in "fiu":
+        raise OperandTypeError(f"{name}={describe(real)}: expected real scales (floats)")
+    r = raw.astype(np.float64)
+    ok = np.isfinite(r) & (r >= 0)
+    if not ok.all():
+        raise OperandError(
+            f"{_which(name, r, ~ok)}: expected finite, non-negative scales (TFLite's fixed-point multiplier)"
+        )
     frac, exp = np.frexp(r)
     # std::round: half away from zero (the fraction is non-negative here).
     q = np.floor(frac * float(1 << 31) + 0.5).astype(np.int64)
@@ -51,6 +80,11 @@ def quantize_multiplier(real) -> tuple[np.ndarray, np.ndarray]:
     tiny = exp < -31  # below what a shift can reach: TFLite makes the multiplier 0
     q = np.where(tiny | (r == 0), 0, q)
     exp = np.where(tiny | (r == 0), 0, exp)
+    if np.any(exp > MAX_SHIFT):
+        raise OperandError(
+            f"{_which(name, r, exp > MAX_SHIFT)} needs a left shift of {int(exp.max())}; the fixed-point multiplier "
+            f"takes shifts up to {MAX_SHIFT} (TFLite shifts int32 accumulators left): expected scales below 2**30"
+        )
     return q.astype(np.int32), exp.astype(np.int32)
 
 
@@ -72,14 +106,26 @@ def _rounding_shift(x: np.ndarray, e: np.ndarray) -> np.ndarray:
     return (x >> e) + (remainder > threshold)
 
 
+def _ints(v, name: str, lo: int, hi: int, what: str) -> np.ndarray:
+    """``v`` as int64, every value in [lo, hi]: NumPy would otherwise wrap an out-of-range shift silently."""
+    arr = np.asarray(v)
+    if arr.dtype.kind not in "iu":
+        raise OperandTypeError(f"{name} has dtype {arr.dtype}; expected {what}")
+    if arr.size and (int(arr.min()) < lo or int(arr.max()) > hi):
+        bad = int(arr.min()) if int(arr.min()) < lo else int(arr.max())
+        raise OperandError(f"{name} holds {bad}; expected {what}")
+    return arr.astype(np.int64)
+
+
 def fixed_point_multiply(acc, multiplier, shift) -> np.ndarray:
     """TFLite's ``MultiplyByQuantizedMultiplier``: ``acc * multiplier * 2**(shift - 31)``, rounded, in int64.
 
     A positive shift first shifts ``acc`` left in int32 (as TFLite does; it wraps there if it overflows).
+    ``multiplier`` is an int32 and ``shift`` in [-31, 30], as :func:`quantize_multiplier` gives them.
     """
-    x = np.asarray(acc, np.int64)
-    m = np.asarray(multiplier, np.int64)
-    s = np.asarray(shift, np.int64)
+    x = _ints(acc, "acc", -(1 << 31), (1 << 31) - 1, "int32 accumulators")
+    m = _ints(multiplier, "multiplier", -(1 << 31), (1 << 31) - 1, "int32 Q31 multipliers")
+    s = _ints(shift, "shift", MIN_SHIFT, MAX_SHIFT, f"shifts in [{MIN_SHIFT}, {MAX_SHIFT}]")
     left = np.maximum(s, 0)
     x = ((x << left) + (1 << 31)) % (1 << 32) - (1 << 31)  # int32 arithmetic
     return _rounding_shift(_srdhm(x, m), np.maximum(-s, 0))
@@ -93,8 +139,10 @@ def requantize(acc, scale, zero_point, *, bias=None, method: str = "float32") ->
     acc : array_like of int
         int32 accumulators (any integer dtype whose values fit int32).
     scale : array_like of float, or (multiplier, shift)
-        Broadcasts against ``acc``.  float32 for ``"float32"``/``"float64"``; for ``"fixed_point"`` a real
-        scale (converted by :func:`quantize_multiplier`) or a ``(multiplier, shift)`` pair of int arrays.
+        Broadcasts against ``acc``.  float32 for ``"float32"``/``"float64"``, taken as IEEE arithmetic takes it,
+        as ONNX Runtime does (an infinite scale saturates, a NaN product gives the lowest code: what an operator's
+        zero ``y_scale`` gives); for ``"fixed_point"`` a real scale (converted by :func:`quantize_multiplier`,
+        which refuses what it cannot represent) or a ``(multiplier, shift)`` pair of int arrays.
     zero_point : numpy array or scalar of int8, uint8, int16 or uint16
         The output's zero point; its dtype is the output's.
     bias : array_like of int, optional
@@ -133,18 +181,25 @@ def requantize(acc, scale, zero_point, *, bias=None, method: str = "float32") ->
     z = zp.astype(np.int64)
     if method == "fixed_point":
         if isinstance(scale, tuple):
+            if len(scale) != 2:
+                raise OperandError(
+                    f"scale is a tuple of {len(scale)}; expected a real scale or a (multiplier, shift) pair"
+                )
             m, s = scale
         else:
-            m, s = quantize_multiplier(np.asarray(scale, np.float64))
+            m, s = multiplier(scale, "scale")
         q = fixed_point_multiply(a, m, s) + z
         return np.clip(q, info.min, info.max).astype(zp.dtype)
     sc = np.asarray(scale)
     if sc.dtype.kind != "f":
         raise OperandTypeError(f"scale has dtype {sc.dtype}; expected float32")
-    if method == "float32":
-        f = a.astype(np.float32) * sc.astype(np.float32)
-    else:
-        f = a.astype(np.float64) * sc.astype(np.float32)
+    # A scale an operator computed from a zero y_scale is inf (or NaN for 0/0), as in ONNX Runtime: IEEE
+    # arithmetic saturates it below; the scales a user gives are checked finite where they come in.
+    with np.errstate(over="ignore", invalid="ignore"):
+        if method == "float32":
+            f = a.astype(np.float32) * sc.astype(np.float32)
+        else:
+            f = a.astype(np.float64) * sc.astype(np.float32)
     # Clamped before rounding, as MLAS does (the bounds are integers, so the order does not change the result);
     # fmax/fmin send NaN (a zero y_scale) to the lowest code, as x86's MAXPS does.
     lo = (info.min - z).astype(f.dtype)

@@ -1,0 +1,79 @@
+"""``intdot run`` on bad input: one stderr line from intdot's own message and exit status 1, never an internal
+error (3); a model none of whose nodes reaches the instruction runs, with a warning line on stderr."""
+
+import numpy as np
+import pytest
+
+pytest.importorskip("onnx", reason="intdot run needs the 'onnx' extra")
+
+
+@pytest.fixture
+def models(tmp_path):
+    from onnx import TensorProto, helper, save
+
+    def model(nodes, inputs, outputs, name):
+        graph = helper.make_graph(nodes, "g", inputs, outputs)
+        path = tmp_path / name
+        save(helper.make_model(graph, ir_version=10, opset_imports=[helper.make_opsetid("", 21)]), path)
+        return path
+
+    vi = helper.make_tensor_value_info
+    model(
+        [helper.make_node("MatMulInteger", ["A", "B"], ["Y"], name="mm")],
+        [vi("A", TensorProto.UINT8, ["m", 4]), vi("B", TensorProto.UINT8, [4, 3])],
+        [vi("Y", TensorProto.INT32, None)],
+        "mm.onnx",
+    )
+    model(
+        [helper.make_node("Relu", ["x"], ["y"])],
+        [vi("x", TensorProto.FLOAT, [2])],
+        [vi("y", TensorProto.FLOAT, [2])],
+        "float.onnx",
+    )
+    np.savez(tmp_path / "xbad.npz", A=np.ones((2, 4), np.int32), B=np.ones((4, 3), np.uint8))
+    (tmp_path / "empty.onnx").write_bytes(b"")
+    (tmp_path / "junk.onnx").write_bytes(b"garbage")
+    return tmp_path
+
+
+def _one_error(rc, err, words):
+    assert rc == 1, err
+    assert len(err.strip().splitlines()) == 1 and err.startswith("intdot run: error: "), err
+    assert words in err, err
+    assert "internal error" not in err
+
+
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["mm.onnx", "--op", "udot4", "--inputs", "xbad.npz"], "input 'A' has dtype int32; the model declares uint8"),
+        (["mm.onnx", "--op", "udot4", "--seed", "-1"], "--seed -1: expected a non-negative integer"),
+        (["float.onnx", "--op", "sdot4", "--target", "foo"], "target='foo' is not known"),
+        (["float.onnx", "--op", "usdot", "--target", "cortex-a76"], "not available on cortex-a76"),
+        (["empty.onnx", "--op", "sdot4"], "model='empty.onnx' is not an ONNX model: it has no graph"),
+        (["junk.onnx", "--op", "sdot4"], "model='junk.onnx' is not an ONNX model"),
+        (["nonexistent.onnx", "--op", "sdot4"], "model='nonexistent.onnx': cannot read it: No such file"),
+    ],
+)
+def test_bad_input_is_one_line_and_status_1(cli, models, monkeypatch, args, words):
+    monkeypatch.chdir(models)
+    rc, _, err = cli("run", *args)
+    _one_error(rc, err, words)
+
+
+def test_dev_null_is_not_a_model(cli):
+    rc, _, err = cli("run", "/dev/null", "--op", "sdot4")
+    _one_error(rc, err, "model='/dev/null' is not an ONNX model: it has no graph")
+
+
+def test_a_model_without_integer_nodes_warns(cli, models, monkeypatch):
+    monkeypatch.chdir(models)
+    rc, out, err = cli("run", "float.onnx", "--op", "sdot4", "--target", "gfx942")
+    assert rc == 0
+    assert out.startswith("float.onnx: 0 integer nodes through amd.sdot4 on gfx942")
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("intdot run: warning: float.onnx has no integer nodes")
+    assert "is it the quantized model?" in lines[0]
+    # With integer nodes, no warning.
+    rc, out, err = cli("run", "mm.onnx", "--op", "udot4", "--seed", "3")
+    assert rc == 0 and err == "" and "1 integer node through amd.udot4" in out
