@@ -174,6 +174,29 @@ def host():
                 f"{s.elapsed_time(e) / 200 * 1e3:.1f} us/call, do_bench {bench(fn) * 1e6:.1f} us",
                 flush=True,
             )
+        # Where a small call's host time goes, layer by layer (each host-bound, back to back): the whole call, the
+        # CUDA-tensor layer without gemm's front, the remembered plan alone, and the output fill it starts with.
+        from intdot.gemm.gpu_tensors import _PLANS, gemm_tensors
+        from intdot.gemm.ops import resolve
+
+        o = resolve("sdot4", None, None, a_bits=8)
+        gemm(x, wcol, op="sdot4")
+        plan = next(p for k, p in _PLANS.items() if k[0] == o and k[5] == x.shape and k[7] == wcol.shape)
+        for what, fn in (
+            ("gemm(x, w, op=...)", lambda: gemm(x, wcol, op="sdot4")),
+            ("gemm_tensors", lambda: gemm_tensors(x, wcol, None, o, False, False)),
+            ("the remembered plan", lambda: plan(x, wcol)),
+            ("torch.zeros of the output", lambda: torch.zeros((m, nk), dtype=torch.int32, device=dev)),
+            ("torch.empty of the output", lambda: torch.empty((m, nk), dtype=torch.int32, device=dev)),
+        ):
+            for _ in range(20):
+                fn()
+            torch.cuda.synchronize()
+            t = time.perf_counter()
+            for _ in range(1000):
+                fn()
+            print(f"  M={m} host {(time.perf_counter() - t) / 1000 * 1e6:6.1f} us/call: {what}", flush=True)
+            torch.cuda.synchronize()
         prof = cProfile.Profile()
         prof.enable()
         for _ in range(300):
