@@ -99,11 +99,14 @@ def given(args, flag: str) -> bool:
     return value != default and value is not None
 
 
-def check(args, verb: str, isa: str) -> None:
-    """Refuse each option of :data:`ONLY` given with an ISA that does not read it."""
+def check(args, verb: str, isa: str, *, because: str = "") -> None:
+    """Refuse each option of :data:`ONLY` given with an ISA that does not read it (``because``: why that is
+    the ISA, where the input chose it)."""
     for flag, (_, _, isas, shown) in getattr(args, "isa_only", {}).items():
         if isa not in isas and given(args, flag):
-            default = " (the default)" if isa == getattr(args, "isa_default", None) else ""
+            default = (
+                f" ({because})" if because else " (the default)" if isa == getattr(args, "isa_default", None) else ""
+            )
             needs = " or ".join(f"--isa {i}" for i in isas)
             raise NotForISA(
                 f"{shown} applies to {needs} only; '{verb}' with --isa {isa}{default} does not read it: "
