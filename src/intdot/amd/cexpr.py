@@ -8,7 +8,8 @@ as Python.  Grammar::
     arg      := sign* ( INTEGER | "true" | "false" | "(" arg ")" | cast ) | vector
     cast     := "(" ("int" | "unsigned" | "unsigned int" | "uint" | ...) ")" arg
     vector   := "(" ("short2" | "ushort2") ")" "{" arg "," arg "}"
-    sign     := "+" | "-"
+    sign     := "+" | "-"      (two written together, "--" or "++", are C's decrement or increment
+                                operator: an error, as in C; "- -1" and "-(-1)" are two signs)
     INTEGER  := decimal, 0x hexadecimal, 0b binary or 0 octal, with an optional
                 C suffix: u/U, l/L/ll/LL, in either order
 
@@ -122,6 +123,14 @@ def tokenize(line: str) -> list[Token]:
             i += 1
             continue
         col = i + 1
+        if c in "+-" and line[i + 1 : i + 2] == c:
+            # C reads '--' and '++' as one token, the decrement or increment operator, which a literal rejects.
+            raise ExprSyntaxError(
+                f"'{c}{c}' is C's {'decrement' if c == '-' else 'increment'} operator, not two signs; "
+                f"separate them ('{c} {c}1') or use parentheses ('{c}({c}1)')",
+                line,
+                col,
+            )
         if c in _PUNCT:
             tokens.append(Token("punct", c, col))
             i += 1
