@@ -25,6 +25,7 @@ import re
 from dataclasses import dataclass
 
 from ..core.errors import AsmSyntaxError, quote
+from ..core.values import a_or_an
 
 
 class ExprSyntaxError(AsmSyntaxError):
@@ -287,11 +288,11 @@ class _Parser:
         for e in elems:
             if e.kind != "int":
                 raise ExprSyntaxError(
-                    f"a {type_tok.text} element must be an integer, not {quote(e.text)}", self.line, e.column
+                    f"{a_or_an(type_tok.text)} element must be an integer, not {quote(e.text)}", self.line, e.column
                 )
         if len(elems) != 2:
             raise ExprSyntaxError(
-                f"a {type_tok.text} literal needs exactly 2 elements, got {len(elems)}", self.line, start.column
+                f"{a_or_an(type_tok.text)} literal needs exactly 2 elements, got {len(elems)}", self.line, start.column
             )
         lo, hi = (-(1 << 15), (1 << 15) - 1) if type_tok.text == "short2" else (0, (1 << 16) - 1)
         for e in elems:
