@@ -212,3 +212,9 @@ def test_a_code_object_refuses_another_processor_and_arm_options(cli, tmp_path):
     rc, out, err = cli("disasm", "-f", obj, "--json")  # the ISA comes from the file: --json is Arm's
     assert rc == 1 and not out and err.count("\n") == 1
     assert "--json applies to --isa arm only" in err and "is an AMDGPU code object" in err
+
+
+@pytest.mark.parametrize("verb", ["asm", "exec"])
+def test_no_instruction_is_an_error(cli, verb):
+    rc, out, err = cli(verb, "--isa", "amdgpu", "--mcpu", "gfx942")
+    assert rc == 1 and not out and "no instruction given" in err

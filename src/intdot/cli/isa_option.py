@@ -26,7 +26,8 @@ class NotForISA(IntdotError):
 
 
 # verb -> option -> the ISAs whose handler of that verb reads it.  An option a verb's parser has and this
-# table does not list is read by every ISA that has the verb (tests/cli/test_isa_option.py checks both).
+# table does not list is read by every ISA that has the verb (tests/cli/test_isa_option.py checks that each listed
+# option exists and that its ISAs have the verb).
 ONLY: dict[str, dict[str, tuple[str, ...]]] = {
     "asm": {"--mcpu": ("amdgpu",), "--fields": ("arm",), "--json": ("arm",)},
     "disasm": {
