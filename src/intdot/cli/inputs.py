@@ -43,10 +43,14 @@ def check_output(path: str, option: str, example: str, extensions=()) -> None:
     alone (``.png``: a hidden file); ``example`` is the name to suggest."""
     check_path(path, option)
     name = os.path.basename(path)
-    if os.path.isdir(path) or not name or name.lower() in {f".{e}" for e in extensions}:
-        where = path if os.path.isdir(path) else os.path.dirname(path)
+    if os.path.isdir(path):
         raise OperandError(
-            f"{option} {quote(path)} names no file; expected a file name such as {os.path.join(where, example)}"
+            f"{option} {quote(path)} is a directory; expected a file name such as {os.path.join(path, example)}"
+        )
+    if not name or name.lower() in {f".{e}" for e in extensions}:
+        raise OperandError(
+            f"{option} {quote(path)} names no file; expected a file name such as "
+            f"{os.path.join(os.path.dirname(path), example)}"
         )
 
 
