@@ -26,7 +26,7 @@ from intdot.errors import AsmSyntaxError, IntdotError
         ("10LL", 10),
         ("0x10ul", 16),
         ("0x10LLU", 16),
-        ("--5", 5),
+        ("- -5", 5),  # two signs; "--5" is C's decrement operator: tests/cli/test_eval_syntax.py
         ("-(3)", -3),
         ("(0x10)", 16),
         ("- 0x80000000", -(2**31)),

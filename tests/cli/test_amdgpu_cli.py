@@ -110,3 +110,111 @@ def test_disasm_reads_an_amdgpu_code_object_as_llvm_objdump_does(tmp_path, capsy
     assert got[:5] == want[:5]  # header and the first symbol, as llvm-objdump lays them out
     dots = [ln for ln in want if "v_dot" in ln]
     assert dots and [ln for ln in got if "v_dot" in ln] == dots
+
+
+# A raw binary, the --mark hint and missing files (a user review): llvm-mc-19 gives the bytes and their text.
+RAW_LINES = ["v_dot2_i32_i16 v0, v1, v2, v3", "v_dot4_i32_i8 v4, v5, v6, v7 clamp"]
+
+
+@pytest.fixture(scope="module")
+def raw_file(tmp_path_factory):
+    _mc()
+    pairs = mc.assemble(RAW_LINES, "gfx942")
+    path = tmp_path_factory.mktemp("raw") / "amd.bin"
+    path.write_bytes(b"".join(data for _, data in pairs))
+    return path, pairs
+
+
+@pytest.mark.oracle
+def test_disasm_reads_a_raw_binary_with_raw(cli, raw_file):
+    path, pairs = raw_file
+    rc, out, err = cli("disasm", "-f", path, "--isa", "amdgpu", "--mcpu", "gfx942", "--raw")
+    assert rc == 0 and err == "", err
+    assert out.splitlines() == [text for text, _ in pairs]
+    first = len(pairs[0][1])
+    rc, out, err = cli("disasm", "-f", path, "--isa", "amdgpu", "--mcpu", "gfx942", "--raw", "--offset", first)
+    assert rc == 0 and out.splitlines() == [pairs[1][0]], err
+
+
+@pytest.mark.oracle
+def test_a_raw_binary_without_raw_says_to_add_it(cli, raw_file):
+    path, _ = raw_file
+    rc, out, err = cli("disasm", "-f", path, "--isa", "amdgpu", "--mcpu", "gfx942")
+    assert rc == 1 and not out and err.count("\n") == 1
+    assert "is not text" in err and "add --raw" in err and "no bytes given" not in err
+
+
+@pytest.mark.oracle
+def test_raw_options_are_never_ignored(cli, raw_file):
+    path, pairs = raw_file
+    rc, _, err = cli("disasm", "--isa", "amdgpu", "--mcpu", "gfx942", "--raw", "0x00,0x40,0xa6,0xd3")
+    assert rc == 1 and "give it with -f FILE" in err
+    rc, _, err = cli("disasm", "-f", path, "--isa", "amdgpu", "--mcpu", "gfx942", "--raw", "--offset", 4096)
+    assert rc == 1 and "--offset 4096 is past the end" in err
+
+
+def test_a_word_that_is_no_dot_instruction_names_the_cli_flag(cli):
+    # 0xbf800000 is s_nop 0 on every generation (tests/oracles/llvm_mc_amdgpu.py marks batches with it)
+    rc, out, err = cli("disasm", "--isa", "amdgpu", "--mcpu", "gfx942", "0x00,0x00,0x80,0xbf")
+    assert rc == 1 and not out and err.count("\n") == 1
+    assert "pass --mark" in err and "errors=" not in err and "0xbf800000" in err
+    rc, out, err = cli("disasm", "--isa", "amdgpu", "--mcpu", "gfx942", "0x00,0x00,0x80,0xbf", "--mark")
+    assert rc == 0 and out == ".long 0xbf800000\n"
+
+
+@pytest.mark.oracle
+def test_only_dot_on_bytes_drops_the_other_words(cli, raw_file):
+    _, pairs = raw_file
+    listed = ",".join(f"0x{b:02x}" for b in b"\x00\x00\x80\xbf" + pairs[0][1])
+    rc, out, err = cli("disasm", "--isa", "amdgpu", "--mcpu", "gfx942", listed, "--only-dot")
+    assert rc == 0 and out.splitlines() == [pairs[0][0]], err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["disasm", "--isa", "amdgpu", "--mcpu", "gfx942", "-f", "{}"],
+        ["asm", "--isa", "amdgpu", "--mcpu", "gfx942", "-f", "{}"],
+        ["disasm", "-f", "{}"],
+        ["asm", "-f", "{}"],
+        ["eval", "-f", "{}"],
+        ["exec", "-f", "{}"],
+        ["exec", "--state", "{}", "sdot v0.4s, v1.16b, v2.16b"],
+    ],
+)
+def test_a_missing_file_is_worded_alike_everywhere(cli, tmp_path, monkeypatch, argv):
+    monkeypatch.chdir(tmp_path)  # a short name: messages cut long ones
+    path = "no such file"
+    rc, out, err = cli(*[a.replace("{}", path) for a in argv])
+    option = argv[argv.index("{}") - 1].replace("-f", "--file")
+    assert rc == 1 and not out
+    assert err == f"intdot {argv[0]}: error: {option} '{path}': No such file or directory\n"
+
+
+@pytest.mark.oracle
+def test_a_code_object_refuses_another_processor_and_arm_options(cli, tmp_path):
+    import subprocess
+
+    from tests.oracles import find_tool
+
+    clang = find_tool("INTDOT_CLANG", "clang-19")
+    if clang is None:
+        missing("clang-19 (the AMDGPU code-object oracle)")
+    src, obj = tmp_path / "k.cl", tmp_path / "k.o"
+    src.write_text("__kernel void k(__global int *o) { o[0] = __builtin_amdgcn_sdot4(o[1], o[2], o[3], false); }\n")
+    subprocess.run(
+        [clang, "-target", "amdgcn-amd-amdhsa", "-mcpu=gfx942", "-nogpulib", "-c", src, "-o", obj], check=True
+    )
+    rc, out, err = cli("disasm", "-f", obj, "--isa", "amdgpu", "--mcpu", "gfx942", "--only-dot")
+    assert rc == 0 and "v_dot4" in out, err
+    rc, out, err = cli("disasm", "-f", obj, "--isa", "amdgpu", "--mcpu", "gfx1100")
+    assert rc == 1 and not out and "--mcpu gfx1100" in err and "for gfx942" in err
+    rc, out, err = cli("disasm", "-f", obj, "--json")  # the ISA comes from the file: --json is Arm's
+    assert rc == 1 and not out and err.count("\n") == 1
+    assert "--json applies to --isa arm only" in err and "is an AMDGPU code object" in err
+
+
+@pytest.mark.parametrize("verb", ["asm", "exec"])
+def test_no_instruction_is_an_error(cli, verb):
+    rc, out, err = cli(verb, "--isa", "amdgpu", "--mcpu", "gfx942")
+    assert rc == 1 and not out and "no instruction given" in err

@@ -8,7 +8,8 @@ as Python.  Grammar::
     arg      := sign* ( INTEGER | "true" | "false" | "(" arg ")" | cast ) | vector
     cast     := "(" ("int" | "unsigned" | "unsigned int" | "uint" | ...) ")" arg
     vector   := "(" ("short2" | "ushort2") ")" "{" arg "," arg "}"
-    sign     := "+" | "-"
+    sign     := "+" | "-"      (two written together, "--" or "++", are C's decrement or increment
+                                operator: an error, as in C; "- -1" and "-(-1)" are two signs)
     INTEGER  := decimal, 0x hexadecimal, 0b binary or 0 octal, with an optional
                 C suffix: u/U, l/L/ll/LL, in either order
 
@@ -24,6 +25,7 @@ import re
 from dataclasses import dataclass
 
 from ..core.errors import AsmSyntaxError, quote
+from ..core.values import a_or_an
 
 
 class ExprSyntaxError(AsmSyntaxError):
@@ -122,6 +124,14 @@ def tokenize(line: str) -> list[Token]:
             i += 1
             continue
         col = i + 1
+        if c in "+-" and line[i + 1 : i + 2] == c:
+            # C reads '--' and '++' as one token, the decrement or increment operator, which a literal rejects.
+            raise ExprSyntaxError(
+                f"'{c}{c}' is C's {'decrement' if c == '-' else 'increment'} operator, not two signs; "
+                f"separate them ('{c} {c}1') or use parentheses ('{c}({c}1)')",
+                line,
+                col,
+            )
         if c in _PUNCT:
             tokens.append(Token("punct", c, col))
             i += 1
@@ -278,11 +288,11 @@ class _Parser:
         for e in elems:
             if e.kind != "int":
                 raise ExprSyntaxError(
-                    f"a {type_tok.text} element must be an integer, not {quote(e.text)}", self.line, e.column
+                    f"{a_or_an(type_tok.text)} element must be an integer, not {quote(e.text)}", self.line, e.column
                 )
         if len(elems) != 2:
             raise ExprSyntaxError(
-                f"a {type_tok.text} literal needs exactly 2 elements, got {len(elems)}", self.line, start.column
+                f"{a_or_an(type_tok.text)} literal needs exactly 2 elements, got {len(elems)}", self.line, start.column
             )
         lo, hi = (-(1 << 15), (1 << 15) - 1) if type_tok.text == "short2" else (0, (1 << 16) - 1)
         for e in elems:

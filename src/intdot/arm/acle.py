@@ -41,7 +41,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..core.errors import OperandError, OperandTypeError, StateError
-from ..core.values import asarray_exact, check_int, check_word, describe, is_int_scalar
+from ..core.values import a_or_an, asarray_exact, check_int, check_word, describe, is_int_scalar
 from ..isa.intrinsics import Intrinsics
 from . import semantics as sem
 from .forms import FORMS
@@ -112,7 +112,7 @@ def _vector(x, name: str, ctype: str, length: int | None, func: str) -> np.ndarr
 
 def _scalar(x, name: str, ctype: str, func: str) -> int:
     lo, hi = _CTYPES[ctype]
-    return check_int(x, f"{func}: {name}", lo, hi, f"a {ctype} value in [{lo}, {hi}]")
+    return check_int(x, f"{func}: {name}", lo, hi, f"{a_or_an(ctype)} value in [{lo}, {hi}]")
 
 
 def _index(x, name: str, hi: int, func: str) -> int:

@@ -15,7 +15,7 @@ import re
 from dataclasses import dataclass
 
 from ..core.errors import AsmSyntaxError, OperandConstraintError, OperandTypeError, UnknownInstruction, quote
-from ..core.values import describe, small_decimal
+from ..core.values import a_or_an, describe, small_decimal
 from .forms import FORMS, MNEMONICS
 from .immediates import read_integer
 from .records import Form, Insn, Operand
@@ -255,7 +255,7 @@ def _fit(form: Form, t: Operand, p: Parsed, ops: dict[str, int], after: tuple[in
     lay = form.layout
     if t.kind != p.kind or (t.kind == "vreg" and t.prefix != p.prefix):
         want = {
-            "vreg": f"a {t.prefix} register" + (" with a lane index" if t.indexed else ""),
+            "vreg": f"{a_or_an(t.prefix)} register" + (" with a lane index" if t.indexed else ""),
             "za": f"a ZA array group za.{t.suffix}[wv, offset, vgx{t.n}]",
             "zlist": f"a list of {t.n} Z registers",
         }[t.kind]

@@ -198,8 +198,9 @@ def _main(argv: list[str] | None) -> int:
             sys.stdout.flush()
         except OSError:  # stdout itself failed: keep Python's exit-time flush from failing again
             _quiet_stdout()
-        where = f": {quote(str(exc.filename), marks=False)}" if exc.filename else ""
-        _say(f"intdot {args.command}: error: {exc.strerror or exc}{where}")
+        # As inputs.file_error words it where the option is known: the file first, then what the system said.
+        where = f"{quote(str(exc.filename))}: " if exc.filename else ""
+        _say(f"intdot {args.command}: error: {where}{exc.strerror or exc}")
         return EXIT_ERROR
     except KeyboardInterrupt:
         _say(f"intdot {args.command}: interrupted")

@@ -12,13 +12,14 @@ from ..core.errors import IntdotError, OperandError, quote
 from . import isa_option
 from .inputs import at_line, read_text, source_name
 
-EVAL_EPILOG = """\
-examples:
+EVAL_EPILOG = r"""examples:
   intdot eval 'sdot4(0x01020304, 0x05060708, 10, false)'
   intdot eval '__builtin_amdgcn_sudot4(true, 0x80FF7F01, false, 0x01020304, 100, false)' --explain
   intdot eval 'sdot2((short2){-3, 7}, (short2){2, 5}, 0, false)'
   intdot eval 'sdot4(0x80808080, 0x80808080, 0x7fffffff, true)' --profile llvm --target gfx942
   printf 'sdot4(1, 2, 3, false)\nudot4(-1, -1, 0, false)\n' | intdot eval -f - --json
+  intdot eval --isa x86 '_mm_dpbusd_epi32(src, a, b)' --set 'src=[0]*4' \
+      --set 'a=[255]*16' --set 'b=[-1]*16' --target sapphirerapids --explain
 
 With -f, each line is one expression ('//' starts a comment; blank lines are
 skipped).  Text output has one line per expression, in order: the result, or
@@ -28,6 +29,13 @@ batch unless --fail-fast; the exit status is 1 if any line failed.
 
 In the reference profile the last argument is neg; in the llvm profile it is
 clang's clamp (use --clamp for the reference profile's saturation).
+
+--isa x86 evaluates one x86 intrinsic call: a register argument is a list of
+lanes, lane 0 first ([1, 2, ...]; its length fixes the lane width; [0]*4
+repeats one) or the whole register in hex (0x and every digit, most
+significant byte first); a mask is an integer; --set NAME=VALUE names a value.
+-f, --profile, --clamp and --fail-fast are the AMD builtins' only (an error
+with --isa x86), --set is x86's only.
 """
 
 TABLE_EPILOG = """\
@@ -41,16 +49,19 @@ examples:
 def register(subparsers) -> None:
     p = subparsers.add_parser(
         "eval",
-        help="evaluate AMD dot builtin calls written in C (one, or a file of them)",
+        help="evaluate AMD dot builtin calls written in C (one, or a file of them), or an x86 intrinsic call",
         description="Evaluate one AMD GPU dot builtin call, written as in kernel source, bit for bit. "
-        "Prints the result in decimal and hex.",
+        "Prints the result in decimal and hex.  --isa x86: one x86 dot intrinsic call on register values.",
         epilog=EVAL_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("expr", metavar="EXPR", nargs="?", help="the call, e.g. 'sdot4(-1, 0x7f7f7f7f, 5, false)'")
     p.add_argument("-f", "--file", metavar="FILE", help="evaluate each line of FILE ('-' for stdin)")
     p.add_argument(
-        "--target", metavar="T", help="a family (CDNA3) or processor (gfx942): fail if the builtin does not exist there"
+        "--target",
+        metavar="T",
+        help="fail if the call does not exist on T, as 'intdot available' answers: an AMD family (CDNA3) or "
+        "processor (gfx942); --isa x86: a level or processor (x86-64-v4, sapphirerapids, alderlake+avx512vnni)",
     )
     p.add_argument(
         "--profile",

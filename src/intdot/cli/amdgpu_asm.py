@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..core.errors import OperandError
+from .inputs import read_text
 
 
 def mcpu_of(args) -> str:
@@ -19,11 +20,17 @@ def run(args) -> int:
 
     mcpu = mcpu_of(args)
     texts = list(args.text)
-    if getattr(args, "file", None):
-        with open(args.file, encoding="utf-8-sig") as fh:
-            texts += [
-                ln for ln in fh.read().splitlines() if ln.strip() and not ln.lstrip().startswith(("//", "#", ";"))
-            ]
+    path = getattr(args, "file", None)
+    if texts == ["-"]:  # as for Arm: '-' alone reads stdin
+        texts, path = [], path or "-"
+    if path is not None:
+        texts += [
+            ln
+            for ln in read_text(path, "--file").splitlines()
+            if ln.strip() and not ln.lstrip().startswith(("//", "#", ";"))
+        ]
+    if not texts:
+        raise OperandError("no instruction given; pass TEXT, '-' for stdin, or -f FILE")
     for text in texts:
         insn = parse(text, mcpu)
         data = insn.to_bytes()

@@ -1,11 +1,16 @@
-"""``intdot disasm --isa amdgpu --mcpu gfxN BYTES...`` (llvm-mc's ``0x..,0x..`` byte lists, or dwords) and
-``intdot disasm --isa amdgpu -f kernel.o`` (an AMDGPU code object: the processor from its ELF header)."""
+"""``intdot disasm --isa amdgpu --mcpu gfxN BYTES...`` (llvm-mc's ``0x..,0x..`` byte lists, or dwords),
+``-f FILE`` (a text file of them, or an AMDGPU code object: the processor from its ELF header) and
+``-f FILE --raw`` (a raw binary: its bytes from ``--offset`` on, as in memory)."""
 
 from __future__ import annotations
 
 import re
+import sys
 
-from ..core.errors import OperandError
+from ..core.errors import OperandError, UndefinedEncoding, quote
+from .inputs import read_bytes, source_name
+
+MAGIC = b"\x7fELF"
 
 
 def _bytes(tokens: list[str]) -> bytes:
@@ -23,40 +28,96 @@ def _bytes(tokens: list[str]) -> bytes:
     return bytes(out)
 
 
+def _text_bytes(data: bytes, name: str) -> bytes:
+    """The bytes a text file spells (byte lists or dwords); a file that is not text asks for --raw."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise OperandError(
+            f"--file {quote(name)} is not text (byte lists or dwords) and not an ELF code object; for a raw "
+            "binary add --raw"
+        ) from None
+    found = _bytes(text.split())
+    if not found:
+        raise OperandError(
+            f"--file {quote(name)} holds no byte list ('0x00,0x40,...') or 32-bit words; for a raw binary add --raw"
+        )
+    return found
+
+
+def _code_object(args, data: bytes) -> int:
+    """An AMDGPU code object, listed as llvm-objdump-19 -d lays it out (the processor is the header's)."""
+    from ..amdgpu import read_object
+    from ..amdgpu.targets import check_mcpu
+
+    obj = read_object(data)
+    if getattr(args, "mcpu", None) and check_mcpu(args.mcpu) != obj.mcpu:
+        raise OperandError(
+            f"--mcpu {args.mcpu}, but {args.file} is a code object for {obj.mcpu} (its ELF header says so); "
+            "leave --mcpu out, or add --raw to read its bytes as code for another processor"
+        )
+    if args.stats:
+        for name, n in obj.stats().items():
+            print(f"{n:8d}  {name}")
+        return 0
+    print(f"\n{args.file}:\tfile format elf64-amdgpu\n")
+    print("Disassembly of section .text:\n")
+    print(obj.listing(only_dot=args.only_dot))
+    if obj.unsized:
+        print(
+            f"intdot disasm: note: {len(obj.unsized)} dword(s) of an encoding class intdot cannot size on "
+            f"{obj.mcpu} are shown as .long (the first at {obj.unsized[0].address:#x}); the walk went on "
+            "with the next dword, as llvm-objdump does with a word it cannot decode",
+            file=sys.stderr,
+        )
+    return 0
+
+
+def _raw(args, data: bytes) -> bytes:
+    name = source_name(args.file)
+    if args.offset > len(data):
+        raise OperandError(f"--offset {args.offset} is past the end of {name} ({len(data)} bytes)")
+    data = data[args.offset :]
+    left = len(data) % 4
+    if left:
+        print(f"intdot disasm: note: the last {left} byte(s) of {name} do not fill a dword; not shown", file=sys.stderr)
+    return data[: len(data) - left]
+
+
 def run(args) -> int:
-    from ..amdgpu import disassemble, read_object
-
-    errors = "mark" if getattr(args, "mark", False) else "raise"
-    if getattr(args, "file", None):
-        with open(args.file, "rb") as fh:
-            data = fh.read()
-        if data[:4] == b"\x7fELF":
-            obj = read_object(data)
-            if getattr(args, "stats", False):
-                for name, n in obj.stats().items():
-                    print(f"{n:8d}  {name}")
-                return 0
-            # As llvm-objdump-19 -d --mcpu=gfxN lays it out (the processor is the header's: obj.mcpu).
-            print(f"\n{args.file}:\tfile format elf64-amdgpu\n")
-            print("Disassembly of section .text:\n")
-            print(obj.listing(only_dot=getattr(args, "only_dot", False)))
-            if obj.unsized:
-                import sys
-
-                print(
-                    f"intdot disasm: note: {len(obj.unsized)} dword(s) of an encoding class intdot cannot size on "
-                    f"{obj.mcpu} are shown as .long (the first at {obj.unsized[0].address:#x}); the walk went on "
-                    "with the next dword, as llvm-objdump does with a word it cannot decode",
-                    file=sys.stderr,
-                )
-            return 0
-        tokens = data.decode("utf-8", "replace").split()
-    else:
-        tokens = list(args.words)
+    from ..amdgpu import disassemble
     from .amdgpu_asm import mcpu_of
 
-    data = _bytes(tokens)
+    if (args.raw or args.offset) and args.file is None:
+        raise OperandError("--raw and --offset describe a binary file; give it with -f FILE")
+    if args.offset and not args.raw:
+        raise OperandError("--offset applies to raw binaries; add --raw")
+    data = _bytes(list(args.words))
+    if args.file is not None:
+        content = read_bytes(args.file, "--file")
+        if content.startswith(MAGIC) and not args.raw:
+            if args.words:
+                raise OperandError("an AMDGPU code object (-f) is listed alone; give WORDs in another call")
+            return _code_object(args, content)
+        data += _raw(args, content) if args.raw else _text_bytes(content, source_name(args.file))
+    if args.stats:
+        raise OperandError("--stats counts the instructions of a code object's functions: give one with -f FILE")
     if not data:
-        raise OperandError("no bytes given: pass llvm-mc's byte list ('0x00,0x40,0xa8,0xd3,...') or 32-bit words")
-    print(disassemble(data, mcpu_of(args), errors=errors))
+        raise OperandError(
+            "no bytes given: pass llvm-mc's byte list ('0x00,0x40,0xa8,0xd3,...') or 32-bit words, -f FILE "
+            "(such text, or a code object), or -f FILE --raw (a raw binary)"
+        )
+    mcpu = mcpu_of(args)
+    try:
+        text = disassemble(data, mcpu, errors="mark" if args.mark or args.only_dot else "raise")
+    except UndefinedEncoding as exc:  # the library names its keyword (errors='mark'); the command line has --mark
+        where = str(exc).split("; pass errors=")[0]
+        if args.raw and args.offset:
+            where += f" (bytes counted from --offset {args.offset})"
+        raise UndefinedEncoding(f"{where}; pass --mark to print '.long 0x...' for them") from None
+    lines = text.splitlines()
+    if args.only_dot:
+        lines = [ln for ln in lines if not ln.startswith(".long ")]
+    if lines:
+        print("\n".join(lines))
     return 0

@@ -39,6 +39,8 @@ def run(args) -> int:
     from ..amdgpu import Wave, parse
     from .amdgpu_asm import mcpu_of
 
+    if not args.insns:  # as for Arm: a state with nothing run on it is more likely a forgotten argument
+        raise OperandError("no instruction given; pass instruction text as an argument")
     items = [item.replace(" ", "") for item in getattr(args, "sets", None) or []]
     sizes = [m.group(8) for m in map(_SET.match, items) if m and m.group(7)]
     w = Wave(mcpu_of(args), wave_size=_value(sizes[-1], "wave_size") if sizes else None)

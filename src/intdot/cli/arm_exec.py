@@ -9,7 +9,7 @@ import sys
 
 from ..core.errors import IntdotError, OperandError, StateError, UndefinedEncoding, quote
 from . import isa_option
-from .inputs import at_line, check_path, pieces, read_text, source_name
+from .inputs import at_line, check_path, file_error, pieces, read_text, source_name
 
 _HELP = """\
 Run AArch64 instructions on a register state and print the registers each one
@@ -267,7 +267,7 @@ def _load_state(args):
         with open(args.state, encoding="utf-8-sig") as fh:
             data = json.load(fh)
     except OSError as exc:
-        raise OperandError(f"--state {quote(args.state, marks=False)}: {exc.strerror}") from None
+        raise file_error("--state", args.state, exc) from None
     except json.JSONDecodeError as exc:
         raise OperandError(
             f"--state {args.state}: not JSON ({exc.msg}, line {exc.lineno}, column {exc.colno})"
@@ -367,7 +367,7 @@ def run_exec(args) -> int:
                 json.dump(state.to_dict(), fh, indent=1)
                 fh.write("\n")
         except OSError as exc:
-            raise OperandError(f"--save {quote(args.save, marks=False)}: {exc.strerror}") from None
+            raise file_error("--save", args.save, exc, writing=True) from None
 
     if args.json:
         json.dump(

@@ -7,6 +7,7 @@ import json
 
 from ..catalog import PROFILES
 from ..core.errors import UnknownTarget, UnsupportedOnTarget, quote
+from ..core.values import a_or_an
 from ..isa.registry import ISAS
 
 LIST_EPILOG = """\
@@ -134,10 +135,6 @@ def _target_isa(target: str, profile: str, isa: str | None) -> str:
     )
 
 
-def _a(title: str) -> str:
-    return f"{'an' if title[:1] in 'AEIOUaeiou' else 'a'} {title}"
-
-
 def _title(isa: str) -> str:
     from ..isa.registry import front_end
 
@@ -168,7 +165,7 @@ def _rows(args):
             others = " and ".join(sorted({_title(r.isa) for r in recs})) or "no"
             raise UnsupportedOnTarget(
                 f"{quote(' '.join(args.names))} names only {others} instructions, and --target {args.target} is "
-                f"{_a(_title(isa))} target; expected a target of the names' ISA, or {_title(isa)} names"
+                f"{a_or_an(_title(isa))} target; expected a target of the names' ISA, or {_title(isa)} names"
             )
         recs = [r for r in total if catalog.available(r, args.target, profile=args.profile)]
         where = f"{args.target} ({args.profile} profile)" if _profiled(isa) else args.target

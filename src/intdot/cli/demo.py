@@ -105,9 +105,10 @@ def plot_path(path: str) -> tuple[str, str]:
         from matplotlib.figure import Figure
     except ImportError:
         raise IntdotError("--plot needs matplotlib (the 'demo' extra): pip install 'intdot[demo]'") from None
+    from .inputs import check_output
+
     formats = sorted(FigureCanvasAgg(Figure()).get_supported_filetypes())
-    if os.path.isdir(path):
-        raise IntdotError(f"--plot {path}: is a directory; expected a file name such as {path.rstrip('/')}/demo.png")
+    check_output(path, "--plot", "demo.png", formats)
     ext = os.path.splitext(path)[1][1:].lower()
     if not ext:
         return path + "." + PLOT_DEFAULT, PLOT_DEFAULT
@@ -121,7 +122,7 @@ def plot_path(path: str) -> tuple[str, str]:
 
 def run(args) -> int:
     _check_args(args)
-    plot = plot_path(args.plot) if args.plot else None  # before any work: a bad name costs nothing
+    plot = plot_path(args.plot) if args.plot is not None else None  # before any work: a bad name costs nothing
     from ..demo import load_digits_split, train, train_cnn
     from ..demo.export import cnn_onnx, mlp_onnx
     from ..demo.quant import _threads, run_all
@@ -270,8 +271,8 @@ def _plot(result, path, fmt):
     try:
         fig.savefig(path, format=fmt, dpi=110)
     except OSError as exc:
-        from ..core.errors import IntdotError
+        from .inputs import file_error
 
-        raise IntdotError(f"--plot {path}: cannot write the file: {exc.strerror}") from None
+        raise file_error("--plot", path, exc, writing=True) from None
     finally:
         plt.close(fig)

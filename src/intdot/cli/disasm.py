@@ -21,7 +21,7 @@ import numpy as np
 
 from ..core.errors import OperandError, UndefinedEncoding, quote
 from . import archive, binary, isa_option, listing
-from .inputs import check_path, read_bytes, source_name
+from .inputs import check_path, file_error, read_bytes, source_name
 
 # Words per block: large enough that NumPy's per-call costs vanish, small enough that a block's
 # listing (about 40 bytes a word) stays a few megabytes.
@@ -192,7 +192,7 @@ def _open(path: str, stack: contextlib.ExitStack):
     try:
         fh = stack.enter_context(open(path, "rb"))
     except OSError as exc:
-        raise OperandError(f"--file {quote(path)}: {exc.strerror}") from None
+        raise file_error("--file", path, exc) from None
     return fh, os.fstat(fh.fileno()).st_size
 
 
@@ -224,7 +224,7 @@ def _archive(stream, name: str, path: str, stack: contextlib.ExitStack) -> tuple
             try:
                 member = stack.enter_context(open(m.path, "rb"))
             except OSError as exc:
-                raise OperandError(f"{label}: {exc.strerror}: {quote(m.path, marks=False)}") from None
+                raise file_error(f"{label}: member file", m.path, exc) from None
             start, size = 0, os.fstat(member.fileno()).st_size
         else:
             member, start, size = stream, m.offset, m.size
@@ -310,9 +310,11 @@ def _amdgpu_object(path) -> bool:
 def run_disasm(args) -> int:
     from ..arm import disassemble
 
-    if _amdgpu_object(getattr(args, "file", None)):
+    if not args.raw and _amdgpu_object(getattr(args, "file", None)):
         from . import amdgpu_disasm
 
+        # Its options are --isa amdgpu's, though the ISA came from the file, not from --isa.
+        isa_option.check(args, "disasm", "amdgpu", because=f"{args.file} is an AMDGPU code object")
         return amdgpu_disasm.run(args)
     with contextlib.ExitStack() as stack:
         chunks, code, notes = gather(args, stack)

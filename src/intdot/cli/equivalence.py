@@ -5,18 +5,23 @@ from __future__ import annotations
 
 import os
 
-from ..core.errors import OperandError
+from ..core.errors import OperandError, quote
 
 FORMATS = ("png", "svg", "pdf")
 
 
 def check_plot_path(path: str) -> str:
     """The format of ``path`` from its extension (``png`` when it has none), checked before any work."""
+    from .inputs import check_output
+
+    check_output(path, "--plot", "equivalence.png", FORMATS)  # '' would write a hidden '.png' here
     ext = os.path.splitext(path)[1].lower().lstrip(".")
     if not ext:
         return "png"
     if ext not in FORMATS:
-        raise OperandError(f"--plot {path}: the extension .{ext} is not an image format; expected one of {FORMATS}")
+        raise OperandError(
+            f"--plot {quote(path)}: the extension .{ext} is not an image format; expected one of {', '.join(FORMATS)}"
+        )
     return ext
 
 
@@ -76,6 +81,12 @@ def plot(path: str) -> str:
     )
     fig.tight_layout()
     out = path if os.path.splitext(path)[1] else f"{path}.{fmt}"
-    fig.savefig(out, format=fmt, dpi=110)
-    plt.close(fig)
+    try:
+        fig.savefig(out, format=fmt, dpi=110)
+    except OSError as exc:
+        from .inputs import file_error
+
+        raise file_error("--plot", out, exc, writing=True) from None
+    finally:
+        plt.close(fig)
     return out

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 
 from ..core.errors import AsmSyntaxError, IntdotError, OperandError, quote
@@ -37,6 +38,22 @@ def check_path(path: str, option: str) -> None:
         raise OperandError(f"{option} {quote(path)}: a file name cannot hold a NUL byte")
 
 
+def check_output(path: str, option: str, example: str, extensions=()) -> None:
+    """Refuse an output file name that names no file: empty, a folder (``plots/``), or one of ``extensions``
+    alone (``.png``: a hidden file); ``example`` is the name to suggest."""
+    check_path(path, option)
+    name = os.path.basename(path)
+    if os.path.isdir(path):
+        raise OperandError(
+            f"{option} {quote(path)} is a directory; expected a file name such as {os.path.join(path, example)}"
+        )
+    if not name or name.lower() in {f".{e}" for e in extensions}:
+        raise OperandError(
+            f"{option} {quote(path)} names no file; expected a file name such as "
+            f"{os.path.join(os.path.dirname(path), example)}"
+        )
+
+
 def read_bytes(path: str, option: str = "--file") -> bytes:
     check_path(path, option)
     if path == "-":
@@ -46,7 +63,14 @@ def read_bytes(path: str, option: str = "--file") -> bytes:
         with open(path, "rb") as fh:
             return fh.read()
     except OSError as exc:
-        raise OperandError(f"{option} {quote(path)}: {exc.strerror}") from None
+        raise file_error(option, path, exc) from None
+
+
+def file_error(option: str, path: str, exc: OSError, *, writing: bool = False) -> OperandError:
+    """The one wording of every command for a file the system refused: ``--file '/x': No such file or
+    directory`` (``--save '/x': cannot write it: ...`` for an output)."""
+    doing = "cannot write it: " if writing else ""
+    return OperandError(f"{option} {quote(path)}: {doing}{exc.strerror or exc}")
 
 
 def at_line(

@@ -2,9 +2,10 @@
 
 A register argument is a vector literal ``[1, 2, ...]`` (its element count fixes the element width: 64
 elements of a ``__m512i`` are bytes, 16 are dwords; each value in its signed or unsigned spelling) or a hex
-string of the whole register, most significant byte first as debuggers print it (``0x7f7f...``); a mask is
-an integer.  A name (``src``) stands for the value ``--set src=...`` gives it.  ``--explain`` shows each
-result lane: the lanes read, the products (pair sums where they saturate), the accumulator and the result.
+string of the whole register (every digit: 32 for a ``__m128i``), most significant byte first as debuggers
+print it (``0x7f7f...``); a mask is an integer.  A name (``src``) stands for the value ``--set src=...`` gives
+it.  ``--target`` is checked as ``intdot available`` checks it.  ``--explain`` shows each result lane: the
+lanes read, the products (pair sums where they saturate), the accumulator and the result.
 """
 
 from __future__ import annotations
@@ -41,22 +42,63 @@ def _number(text: str, where: str) -> int:
         raise OperandError(f"{where}: {text!r} is not an integer (decimal, 0x hex or 0b binary)") from None
 
 
-def _value(text: str, where: str, names: dict):
+_PARAM = re.compile(r"(__m\d+i|__mmask\d+)\s+(\w+)")
+
+
+def _params(row) -> list[tuple[str, str]]:
+    """(C type, name) of each parameter of the intrinsic, from its prototype."""
+    return _PARAM.findall(row.prototype.partition("(")[2])
+
+
+def _register_forms(nbytes: int) -> str:
+    return (
+        f"a list of lanes, lane 0 first ({nbytes} bytes, {nbytes // 2} words or {nbytes // 4} dwords; "
+        f"[0]*{nbytes // 4} repeats one), or a hex string of the whole register: 0x and {2 * nbytes} digits, "
+        "most significant byte first"
+    )
+
+
+def _argument(text: str, ctype: str, where: str, names: dict, nbytes: int):
+    """One argument of the call: a register's bytes (or lane list) for ``__m...i``, an int for a mask."""
     text = text.strip()
     if text in names:
-        return _value(names[text], f"{where} ({text})", {})
+        where = f"{where}, from --set {text}"
+        text = names[text].strip()
+    elif re.fullmatch(r"[A-Za-z_]\w*", text):
+        raise OperandError(f"{where}: {text!r} is not defined; give it with --set {text}=... or write the literal")
+    if ctype.startswith("__mmask"):
+        if text.startswith("["):
+            raise OperandError(f"{where}: {text!r} is a list; a {ctype} is an integer (bit k masks lane k)")
+        return _number(text, where)
     rep = re.fullmatch(r"\[(.*)\]\s*\*\s*(\d+)", text, re.S)
     if rep:  # [v]*16, as in Python: the list repeated
-        return _value(f"[{rep[1]}]", where, {}) * int(rep[2])
+        return _lanes(rep[1], where) * int(rep[2])
     if text.startswith("[") and text.endswith("]"):
-        return [_number(t.strip(), where) for t in text[1:-1].split(",") if t.strip()]
-    if re.fullmatch(r"0x[0-9a-fA-F_]{17,}", text):  # a whole register: most significant byte first
-        digits = text[2:].replace("_", "")
-        data = bytes.fromhex(digits.rjust((len(digits) + 1) // 2 * 2, "0"))
-        return np.frombuffer(data[::-1], dtype=np.uint8).copy()
-    if re.fullmatch(r"[A-Za-z_]\w*", text):
-        raise OperandError(f"{where}: {text!r} is not defined; give it with --set {text}=[...] or write the literal")
-    return _number(text, where)
+        return _lanes(text[1:-1], where)
+    hexa = re.fullmatch(r"0x([0-9a-fA-F_]+)", text)
+    digits = hexa[1].replace("_", "") if hexa else ""
+    if hexa and len(digits) == 2 * nbytes:  # a whole register: most significant byte first
+        return np.frombuffer(bytes.fromhex(digits)[::-1], dtype=np.uint8).copy()
+    got = (
+        f"a hex string of {len(digits)} digit{'s' * (len(digits) != 1)}"
+        if hexa
+        else "an integer"
+        if _is_number(text)
+        else "not a register"
+    )
+    raise OperandError(f"{where}: {text!r} is {got}; a {ctype} register is {_register_forms(nbytes)}")
+
+
+def _is_number(text: str) -> bool:
+    try:
+        int(text.replace("_", ""), 0)
+    except ValueError:
+        return False
+    return True
+
+
+def _lanes(text: str, where: str) -> list[int]:
+    return [_number(t.strip(), where) for t in text.split(",") if t.strip()]
 
 
 def _bindings(args) -> dict:
@@ -109,6 +151,36 @@ def _explain(row, result: np.ndarray, call_args: list) -> list[dict]:
     return lanes
 
 
+def _check_target(name: str, row, target: str) -> str:
+    """The canonical name of ``target`` if it has intrinsic ``name``; else the error ``intdot available`` gives.
+
+    The catalog answers first, as ``intdot available`` does (an unknown target, an instruction the target
+    lacks); then the intrinsic's own features, which can ask for more than its instruction (the 128- and
+    256-bit EVEX forms need avx512vl, the masked ones AVX-512 where AVX-VNNI has the plain instruction).
+    """
+    from .. import catalog
+    from ..core.errors import UnknownTarget, UnsupportedOnTarget
+    from ..core.features import missing
+    from ..isa.registry import front_end
+
+    fe = front_end("x86")
+    try:
+        catalog.require(name, target)
+    except catalog.NotInCatalog:  # the AVX2 idiom's parts (_mm_maddubs_epi16): intrinsics, not catalog records
+        pass
+    try:
+        t = fe.target(target, "reference")
+    except UnknownTarget as exc:  # only an intrinsic outside the catalog (the AVX2 idiom's parts) gets here
+        raise UnknownTarget(f"{name} is an x86 intrinsic, so the target is {fe.target_help}: {exc}") from None
+    lack = missing(row.features, t.features)
+    if lack is not None:
+        raise UnsupportedOnTarget(
+            f"{name} ({row.label}) is not available on {t.name}: clang-19 requires {row.features} for it, "
+            f"and {t.name} lacks {lack}"
+        )
+    return t.name
+
+
 def run(args) -> int:
     from ..x86 import intrinsics
 
@@ -128,8 +200,17 @@ def run(args) -> int:
         raise OperandError(
             f"{name!r} is not an x86 dot intrinsic intdot knows{hint}; 'intdot list --isa x86' lists them"
         )
+    where = _check_target(name, row, args.target) if args.target is not None else None
     names = _bindings(args)
-    values = [_value(t, f"{name} argument {k + 1}", names) for k, t in enumerate(_split_args(m["args"]))]
+    params, texts = _params(row), _split_args(m["args"])
+    if len(texts) != len(params):
+        raise OperandError(
+            f"{name} takes {len(params)} argument{'s' * (len(params) != 1)}, got {len(texts)}; expected {row.prototype}"
+        )
+    values = [
+        _argument(t, ctype, f"{name} argument {k + 1} ({pname})", names, row.bits // 8)
+        for k, (t, (ctype, pname)) in enumerate(zip(texts, params))
+    ]
     result = np.asarray(getattr(intrinsics, name)(*values))
     lanes = _explain(row, result, values) if args.explain else None
     if args.json:
@@ -138,6 +219,7 @@ def run(args) -> int:
             "intrinsic": name,
             "instruction": row.mnemonic,
             "features": row.features,
+            "target": where,
             "result": [int(x) for x in result.ravel()],
             "dtype": str(result.dtype),
         }

@@ -13,6 +13,7 @@ import numpy as np
 
 from .errors import OperandError, OperandTypeError
 from .values import (
+    a_or_an,
     as_word_array,
     asarray_exact,
     check_flag,
@@ -178,7 +179,8 @@ def pack_scalar(values, width: int, name: str, bits: int = 32) -> int:
         raise OperandError(f"{name}={describe(values)} has {len(values)} elements; expected {n}")
     lo, hi = -(1 << (width - 1)), (1 << width) - 1
     word = 0
+    what = f"{a_or_an(f'{width}-bit')} element in [{lo}, {hi}] (signed or unsigned spelling)"
     for i, v in enumerate(values):
-        v = check_int(v, f"{name}[{i}]", lo, hi, f"a {width}-bit element in [{lo}, {hi}] (signed or unsigned spelling)")
+        v = check_int(v, f"{name}[{i}]", lo, hi, what)
         word |= (v & ((1 << width) - 1)) << (width * i)
     return word

@@ -25,7 +25,10 @@ def operand_range(bits: int) -> str:
     """What an operand of ``bits`` bits may be, for error messages."""
     if bits == 32:
         return WORD_RANGE
-    return f"an integer in [-2**{bits - 1}, 2**{bits}), i.e. a {bits}-bit value in its signed or unsigned spelling"
+    return (
+        f"an integer in [-2**{bits - 1}, 2**{bits}), i.e. {a_or_an(f'{bits}-bit')} value in its signed or unsigned "
+        "spelling"
+    )
 
 
 def word_dtype(bits: int) -> type:
@@ -51,8 +54,41 @@ def describe(value) -> str:
     try:
         text = repr(value)
     except ValueError:  # e.g. a list holding an int too long to print
-        return f"<a {type(value).__name__} that cannot be printed>"
+        return f"<{a_or_an(type(value).__name__)} that cannot be printed>"
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+# Letters whose English name starts with a vowel sound (ef, aitch, el, em, en, ar, ess, ex; not "you").
+_VOWEL_LETTERS = frozenset("aefhilmnorsx")
+
+
+def a_or_an(word) -> str:
+    """``word`` with its indefinite article, as it is spoken: a number by its first spoken word, an acronym
+    or a letter with digits letter by letter, any other word by its first letter.
+
+    >>> [a_or_an(w) for w in ("Arm", "AMD", "x86", "int8", "uint8", "8-bit", "16-bit", "11-bit", "NVIDIA")]
+    ['an Arm', 'an AMD', 'an x86', 'an int8', 'a uint8', 'an 8-bit', 'a 16-bit', 'an 11-bit', 'an NVIDIA']
+    >>> [a_or_an(w) for w in ("unsigned", "ushort2", "ndarray", "short2", "SME2", "CPU", "processor")]
+    ['an unsigned', 'a ushort2', 'an ndarray', 'a short2', 'an SME2', 'a CPU', 'a processor']
+    """
+    text = str(word)
+    digits = len(text) - len(text.lstrip("0123456789"))
+    if digits:  # eight, eleven, eighteen, eighty..., eight hundred..., eleven thousand...
+        number = text[:digits]
+        vowel = number[0] == "8" or (digits % 3 == 2 and number[:2] in ("11", "18"))
+    elif not text:
+        vowel = False
+    else:
+        first = text[0].lower()
+        spelt = len(text) == 1 or not text[1].islower() or text[:2].lower() == "nd"  # AMD, x86, SME2, ndarray
+        if spelt:
+            vowel = first in _VOWEL_LETTERS
+        elif first == "u":  # "an unsigned", "an upper", but "a uint8", "a ushort2", "a unit", "a user"
+            low = text.lower()
+            vowel = low.startswith(("un", "up")) and not low.startswith("uni")
+        else:
+            vowel = first in "aeio"
+    return f"{'an' if vowel else 'a'} {text}"
 
 
 def is_int_scalar(x) -> bool:

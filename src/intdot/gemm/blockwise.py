@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.errors import OperandError, OperandTypeError
+from ..core.values import a_or_an
 from .ops import GemmOp
 
 
@@ -23,7 +24,7 @@ def dask_gemm(a, b, c, *, block, op: GemmOp, clamp: bool, neg: bool, backend: st
     for name, x in (("a", a), ("b", b)):
         if x.ndim != 2:
             raise OperandError(
-                f"{name} is a {x.ndim}-D Dask array; gemm over Dask takes 2-D arrays "
+                f"{name} is {a_or_an(f'{x.ndim}-D')} Dask array; gemm over Dask takes 2-D arrays "
                 f"(compute batches as separate calls)"
             )
         if x.dtype.kind not in "iu" and x.dtype.name not in ("int4", "uint4"):

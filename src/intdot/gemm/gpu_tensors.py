@@ -13,6 +13,7 @@ import os
 import numpy as np
 
 from ..core.errors import OperandError, OperandTypeError
+from ..core.values import a_or_an
 from . import gpu
 
 # (op, dtypes, shapes, strides, device) -> the 2-D kernel call that needs no per-call checks; see _plan.
@@ -34,7 +35,7 @@ def _tensor_acc(c, o, shape, device):
         bits = words.astype(np.uint32).view(np.int32) if o.acc_bits == 32 else words.view(np.int64)
         return torch.from_numpy(np.ascontiguousarray(bits)).to(device)
     if c.dtype.is_floating_point or c.dtype.is_complex or c.dtype == torch.bool:
-        raise OperandTypeError(f"c is a {c.dtype} tensor; expected an integer tensor")
+        raise OperandTypeError(f"c is {a_or_an(c.dtype)} tensor; expected an integer tensor")
     n = o.acc_bits
     lo, hi = -(1 << (n - 1)), (1 << n) - 1
     info = torch.iinfo(c.dtype)
@@ -58,13 +59,13 @@ def _tensor_acc(c, o, shape, device):
 
 def _check_operand(torch, name, x, which, a, o):
     if not isinstance(x, torch.Tensor) or x.device != a.device:
-        where = f"a {type(x).__name__}" if not isinstance(x, torch.Tensor) else f"a tensor on {x.device}"
+        where = a_or_an(type(x).__name__) if not isinstance(x, torch.Tensor) else f"a tensor on {x.device}"
         raise OperandTypeError(
             f"{name} is {where}, but a is a CUDA tensor on {a.device}; expected both on that device "
             f"(or NumPy arrays for both)"
         )
     if x.dtype.is_floating_point or x.dtype.is_complex or x.dtype == torch.bool:
-        raise OperandTypeError(f"{name} is a {x.dtype} tensor; expected an integer CUDA tensor")
+        raise OperandTypeError(f"{name} is {a_or_an(x.dtype)} tensor; expected an integer CUDA tensor")
     if x.dim() < 1:
         raise OperandError(
             f"{name} has shape {tuple(x.shape)}; expected at least 1 dimension ((K,) or (..., M, K) for a, (K,) or "

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from ..core.errors import UnknownTarget
-from ..core.values import describe
+from ..core.values import a_or_an, describe
 
 
 @dataclass(frozen=True)
@@ -138,7 +138,7 @@ class FeatureModel:
                 head,
                 text,
                 self.names(),
-                self.examples or f"one of {', '.join(self.archs)} or a {proc_kind} name",
+                self.examples or f"one of {', '.join(self.archs)} or {a_or_an(proc_kind)} name",
             )
         if proc is not None:
             base = self.target(self.processors[proc])
@@ -155,7 +155,7 @@ class FeatureModel:
                     mod,
                     text,
                     self.depends,
-                    f"{_a(self.kind_names[2])} name ({shown}), optionally prefixed with 'no'",
+                    f"{a_or_an(self.kind_names[2])} name ({shown}), optionally prefixed with 'no'",
                 )
             if remove:
                 features -= closure([ext], self._dependents)
@@ -170,7 +170,7 @@ class FeatureModel:
             return text
         if not isinstance(text, str) or not text.strip():
             raise UnknownTarget(
-                f"target={describe(text)} is not a {self.title} target; expected a string such as "
+                f"target={describe(text)} is not {a_or_an(self.title)} target; expected a string such as "
                 f"{self.examples or repr(next(iter(self.archs)))}"
             )
         key = text.strip() if self.case_sensitive else text.strip().lower()
@@ -182,10 +182,6 @@ class FeatureModel:
             if len(self._parsed) < 1024:
                 self._parsed[key] = hit
         return hit
-
-
-def _a(noun: str) -> str:
-    return f"{'an' if noun[:1] in 'aeiou' else 'a'} {noun}"
 
 
 __all__ = ["FeatureModel", "Target", "closure"]

@@ -12,7 +12,7 @@ import numpy as np
 from ..core.dot import dot_function
 from ..core.errors import OperandError, OperandTypeError
 from ..core.lanes import pack
-from ..core.values import as_word_array, check_flag, describe
+from ..core.values import a_or_an, as_word_array, check_flag, describe
 from .tables import DP_ROWS, MMA_ROWS, MMA_TYPES, TYPES, DpRow, MmaRow
 
 _BY_PTX = {r.ptx: r for r in DP_ROWS}
@@ -96,7 +96,7 @@ def _lanes(x, name: str, vtype: str) -> np.ndarray:
     arr = np.asarray(x)
     if arr.dtype.kind not in "iu" or arr.ndim == 0 or arr.shape[-1] != n:
         raise OperandTypeError(
-            f"{name}={describe(x)} is not a {vtype}; expected an integer array whose last axis holds {n} lanes"
+            f"{name}={describe(x)} is not {a_or_an(vtype)}; expected an integer array whose last axis holds {n} lanes"
         )
     lo, hi = (-(1 << (width - 1)), (1 << (width - 1)) - 1) if signed else (0, (1 << width) - 1)
     if arr.size and (arr.min() < lo or arr.max() > hi):

@@ -5,14 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.errors import OperandError, OperandTypeError
-from ..core.values import describe, is_int_scalar
+from ..core.values import a_or_an, describe, is_int_scalar
 
 EIGHT_BIT = (np.dtype(np.int8), np.dtype(np.uint8))
 FLOATS = (np.dtype(np.float32), np.dtype(np.float16))
-
-
-def _article(word: str) -> str:
-    return f"{'an' if word[:1] in 'aeiou' else 'a'} {word}"
 
 
 def _example(x, dtype: np.dtype) -> str:
@@ -30,7 +26,7 @@ def tensor(x, name: str, allowed, what: str) -> np.ndarray:
     arr = np.asarray(x) if isinstance(x, (np.ndarray, np.generic)) else None
     if arr is None:
         raise OperandTypeError(
-            f"{name} is {_article(type(x).__name__)}; expected a NumPy array of {what} (ONNX tensors are typed: "
+            f"{name} is {a_or_an(type(x).__name__)}; expected a NumPy array of {what} (ONNX tensors are typed: "
             f"give the dtype, e.g. {_example(x, np.dtype(allowed[0]))})"
         )
     if arr.dtype not in allowed:

@@ -22,7 +22,7 @@ import numpy as np
 from ..core.dot import dot_arrays
 from ..core.errors import OperandError, OperandTypeError
 from ..core.spec import DotSpec
-from ..core.values import asarray_exact, check_int, describe, is_int_scalar
+from ..core.values import a_or_an, asarray_exact, check_int, describe, is_int_scalar
 
 __all__ = ["register", "mask_bits", "lane_steps", "apply_mask", "pair_step"]
 
@@ -70,8 +70,8 @@ def register(x, name: str, nbytes: int, func: str) -> np.ndarray:
     bad = next((v for v in values if not (is_int_scalar(v) and lo <= int(v) < end)), None) if values else None
     if bad is not None:
         raise OperandError(
-            f"{func}: {name} holds {describe(bad)}; with {arr.shape[-1]} elements each is a {bits}-bit lane, "
-            f"in [{lo}, {end - 1}] ({_WIDTHS[width]})"
+            f"{func}: {name} holds {describe(bad)}; with {arr.shape[-1]} elements each is "
+            f"{a_or_an(f'{bits}-bit')} lane, in [{lo}, {end - 1}] ({_WIDTHS[width]})"
         )
     words = np.array([int(v) & (end - 1) for v in values], dtype=f"<u{width}").reshape(arr.shape)
     return words.view(np.uint8).reshape(*arr.shape[:-1], nbytes)
