@@ -32,7 +32,7 @@ from .core.errors import (
     UnsupportedOnTarget,
     quote,
 )
-from .core.features import parse
+from .core.features import missing, parse
 from .core.values import describe
 from .isa.record import Instruction, spec_fields
 from .isa.registry import ISAS, Availability, check_isa, front_end, front_ends
@@ -340,8 +340,26 @@ def _status(name, target, profile, streaming=None) -> tuple[Instruction, Availab
     if not fe.modes:
         if streaming is not None:
             raise OperandError(f"streaming={streaming}: {rec.name} is {fe.title}'s, which has no streaming mode")
-        return rec, fe.status(rec, t, profile)
-    return rec, fe.status(rec, t, profile, streaming)
+        answer = fe.status(rec, t, profile)
+    else:
+        answer = fe.status(rec, t, profile, streaming)
+    return rec, _spelling_status(fe, name, t, answer)
+
+
+def _spelling_status(fe, name, t, answer: Availability) -> Availability:
+    """``answer`` narrowed by what the spelling ``name`` itself needs (see ``FrontEnd.spelling``)."""
+    extra = fe.spelling(name) if answer.ok and fe.spelling is not None and isinstance(name, str) else None
+    if extra is None:
+        return answer
+    features, label = extra
+    lack = missing(features, t.features)
+    if lack is None:
+        return answer
+    return Availability(
+        False,
+        f"{name} ({label}) is not available on {t.name}: it requires {features}, and {t.name} lacks {lack}",
+        answer.note,
+    )
 
 
 def status(name, target, *, profile: str = "reference", streaming: bool | None = None) -> Availability:
@@ -389,4 +407,9 @@ def require(name, target, *, profile: str = "reference", streaming: bool | None 
 def where_available(name, *, profile: str = "reference") -> tuple[str, ...]:
     """The targets that have ``name``: AMD families, Arm named cores, ... (each ISA's named targets)."""
     rec = find(name)
-    return front_end(rec.isa).where(rec, _check_profile(profile))
+    fe = front_end(rec.isa)
+    have = fe.where(rec, _check_profile(profile))
+    extra = fe.spelling(name) if fe.spelling is not None and isinstance(name, str) else None
+    if extra is None:
+        return have
+    return tuple(n for n in have if missing(extra[0], fe.target(n, profile).features) is None)

@@ -10,7 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from intdot import catalog
-from intdot.core.errors import UnknownTarget
+from intdot.core.errors import UnknownTarget, UnsupportedOnTarget
 from intdot.core.features import evaluate
 from intdot.x86 import intrinsics as X
 from intdot.x86.targets import DEPENDS, LEVELS, MODEL, PROCESSORS
@@ -130,3 +130,25 @@ def test_availability_through_the_catalog():
 def test_unknown_targets(text, words):
     with pytest.raises(UnknownTarget, match=words):
         MODEL.target(text)
+
+
+@pytest.mark.parametrize(
+    "target", ["x86-64-v3", "alderlake", "icelake-server", "sapphirerapids", "znver4", "arrowlake"]
+)
+def test_catalog_availability_of_an_intrinsic_is_its_own(target):
+    """An intrinsic is available where its instruction is and its own features (checked against clang-19 in
+    test_intrinsic_features_match_clang) are: _mm_mask_dpbusd_epi32 needs AVX-512 VL where AVX-VNNI's vpdpbusd
+    is enough for the instruction.  The same answer from available, status, require and where_available."""
+    features = MODEL.target(target).features
+    for name, row in X.INTRINSICS.items():
+        try:
+            rec = catalog.find(name)
+        except catalog.NotInCatalog:  # the AVX2 idiom's parts are intrinsics, not instructions
+            continue
+        want = catalog.available(rec, target) and evaluate(row.features, features)
+        assert catalog.available(name, target) == want, name
+        assert (target in catalog.where_available(name)) == want or target.startswith("x86-64"), name
+        if not want:
+            with pytest.raises(UnsupportedOnTarget, match=f"not available on {target}"):
+                catalog.require(name, target)
+    assert not catalog.available("_mm_mask_dpbusd_epi32", "alderlake") and catalog.available("vpdpbusd", "alderlake")

@@ -286,20 +286,27 @@ def _available(args) -> int:
     streaming = {"any": None, "normal": False, "streaming": True}[args.mode]
     if streaming is not None and not front_end(rec.isa).modes:
         streaming = None  # an ISA without a streaming mode: every mode is the one it has
-    answer = catalog.status(rec, args.target, profile=args.profile, streaming=streaming)
-    t = front_end(rec.isa).target(args.target, args.profile)
+    # The name, not the record: a spelling may need more than its instruction (an x86 intrinsic's own features).
+    answer = catalog.status(args.name, args.target, profile=args.profile, streaming=streaming)
+    fe = front_end(rec.isa)
+    t = fe.target(args.target, args.profile)
     if args.json:
         data = {"name": rec.name, "target": t.name, "profile": args.profile, "available": answer.ok}
         data.update({"why": answer.why, "note": answer.note, "mode": answer.mode})
         print(json.dumps(data, indent=2))
         return 0 if answer.ok else 1
     if not answer.ok:
-        catalog.require(rec, args.target, profile=args.profile, streaming=streaming)  # raises the one-line answer
+        catalog.require(args.name, args.target, profile=args.profile, streaming=streaming)  # the one-line answer
     if _profiled(rec.isa):
         # The reference profile's table is by family; features are the llvm profile's rule.
         why = f" ({args.profile} profile" + (f"; needs {rec.features})" if args.profile == "llvm" else ")")
     else:
-        why = f" (needs {rec.features})"
+        own = fe.spelling(args.name) if fe.spelling is not None else None
+        why = (
+            f" (needs {rec.features}"
+            + (f"; {args.name} needs {own[0]}" if own and own[0] != rec.features else "")
+            + ")"
+        )
     note = f"; {answer.note}" if answer.note else ""
     print(f"{rec.name} is available on {t.name}{why}{note}")
     return 0

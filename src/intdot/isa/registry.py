@@ -64,6 +64,8 @@ class FrontEnd:
     record an assembly line spells (None where the line is not this ISA's).
     ``verbs`` names the command-line verbs the ISA has (``asm``, ``disasm``, ``exec``,
     ``eval``, ``table``): data only, the command line owns the handlers.
+    ``spelling(name)`` gives ``(features, label)`` for a spelling that needs more than its record (an x86
+    intrinsic whose masked or 128-bit form asks for AVX-512 VL where its instruction does not), else None.
     """
 
     isa: str
@@ -80,6 +82,7 @@ class FrontEnd:
     parse_text: Callable[[str], str | None] | None = None
     verbs: frozenset = frozenset()
     modes: bool = False
+    spelling: Callable[[str], tuple[str, str] | None] | None = None
 
 
 def _shown(names: tuple[str, ...]) -> str:

@@ -40,6 +40,14 @@ def records() -> list[Instruction]:
     return out
 
 
+def spelling(name: str) -> tuple[str, str] | None:
+    """What intrinsic ``name`` needs of its own (clang-19's features for it), for the catalog's availability."""
+    from .intrinsics import INTRINSICS
+
+    row = INTRINSICS.get(name)
+    return None if row is None else (row.features, row.label)
+
+
 FRONT_END = model_front_end(
     MODEL,
     records,
@@ -47,4 +55,5 @@ FRONT_END = model_front_end(
     title="x86",
     target_help="an x86 level or processor (x86-64-v3+avxvnni, sapphirerapids)",
     verbs=frozenset({"eval"}),
+    spelling=spelling,
 )
