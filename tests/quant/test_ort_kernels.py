@@ -66,3 +66,23 @@ def test_onnx_runtime_u8s8_convolution_is_the_avx2_idiom():
     exact = quant.qlinear_conv(*inputs, op="usdot", pads=[1, 1, 1, 1])
     assert (direct != exact).any()
     assert (quant.qlinear_conv(*inputs, op="vpmaddubsw", pads=[1, 1, 1, 1]) == direct).all()
+
+
+def test_onnx_runtime_conv_integer_is_exact_where_its_matmul_saturates():
+    """ONNX Runtime's ConvInteger is not the saturating kernel: on the same CPU it gives ONNX's exact sums, so an
+    exact instruction gives its bits and ``vpmaddubsw`` does not (docs/quant.md says which nodes match which)."""
+    ort.need()
+    if not ort.saturates_u8s8():
+        pytest.skip("ONNX Runtime's uint8 x int8 kernel is exact on this CPU (VNNI, AMX or Arm): nothing to explain")
+    from onnx import TensorProto
+
+    rng = np.random.default_rng(16)
+    x = rng.integers(0, 256, (2, 16, 7, 7)).astype(np.uint8)
+    w = rng.integers(-128, 128, (8, 16, 3, 3)).astype(np.int8)
+    for zx, zw in ((0, 0), (3, -2)):
+        inputs = [x, w, np.uint8(zx), np.int8(zw)]
+        direct = ort.run("ConvInteger", inputs, {"pads": [1, 1, 1, 1]}, out_type=TensorProto.INT32)
+        exact = quant.conv_integer(x, w, np.uint8(zx), np.int8(zw), op="usdot", pads=[1, 1, 1, 1])
+        assert (direct == exact).all()
+        idiom = quant.conv_integer(x, w, np.uint8(zx), np.int8(zw), op="vpmaddubsw", pads=[1, 1, 1, 1])
+        assert (idiom != direct).mean() > 0.5
