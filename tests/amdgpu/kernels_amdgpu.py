@@ -208,7 +208,7 @@ scratch_load_dword v0, off, s0
 s_endpgm
 """
 
-ASM_GFX1010 = """
+_GFX10 = """
 s_setreg_imm32_b32 hwreg(HW_REG_MODE, 0, 4), 0x12345678
 s_version 0x1234
 s_add_u32 s0, 0x12345678, s1
@@ -234,40 +234,25 @@ tbuffer_load_format_x v0, off, s[0:3], format:22, 0
 image_load v[0:3], v0, s[0:7] dmask:0xf dim:SQ_RSRC_IMG_1D
 image_load v[0:3], [v0, v2, v4], s[0:7] dmask:0xf dim:SQ_RSRC_IMG_3D
 image_load v[0:3], [v0, v2, v4, v6], s[0:7] dmask:0xf dim:SQ_RSRC_IMG_2D_MSAA_ARRAY
+"""
+
+ASM_GFX1010 = (
+    _GFX10
+    + """\
 exp mrt0 v0, v0, v0, v0 done
 s_endpgm
 """
+)
 
-ASM_GFX1030 = """
-s_setreg_imm32_b32 hwreg(HW_REG_MODE, 0, 4), 0x12345678
-s_version 0x1234
-s_add_u32 s0, 0x12345678, s1
-v_add_f32 v0, 0x12345678, v1
-v_fmamk_f32 v0, v1, 0x12345678, v2
-v_fmaak_f32 v0, v1, v2, 0x12345678
-v_fmamk_f16 v0, v1, 0x1234, v2
-v_add_f32_sdwa v0, v1, v2 dst_sel:WORD_1 src0_sel:BYTE_0
-v_mov_b32_dpp v0, v1 quad_perm:[1,0,3,2] fi:1
-v_mov_b32 v0, v1 dpp8:[7,6,5,4,3,2,1,0]
-v_mov_b32 v0, v1 dpp8:[7,6,5,4,3,2,1,0] fi:1
-v_cmp_eq_u32_sdwa vcc_lo, v1, v2 src0_sel:WORD_1
-v_add_co_u32 v0, s0, 0x12345678, v1
-v_fma_f32 v0, 0x12345678, v1, v2
-v_pk_fma_f16 v0, 0x12345678, v1, v2
-v_interp_p1_f32 v0, v1, attr0.x
-s_load_dword s0, s[0:1], 0x10
-s_load_dword s0, s[0:1], s2 offset:0x10
-ds_add_u32 v0, v1 offset:16
-global_load_dword v0, v[0:1], off
-buffer_load_dword v0, off, s[0:3], 0
-tbuffer_load_format_x v0, off, s[0:3], format:22, 0
-image_load v[0:3], v0, s[0:7] dmask:0xf dim:SQ_RSRC_IMG_1D
-image_load v[0:3], [v0, v2, v4], s[0:7] dmask:0xf dim:SQ_RSRC_IMG_3D
-image_load v[0:3], [v0, v2, v4, v6], s[0:7] dmask:0xf dim:SQ_RSRC_IMG_2D_MSAA_ARRAY
+# gfx1030 adds the ray-tracing image instruction (MIMG NSA with 11 addresses) to gfx1010's set.
+ASM_GFX1030 = (
+    _GFX10
+    + """\
 image_bvh_intersect_ray v[0:3], [v0, v1, v2, v3, v4, v5, v6, v7, v8, v9, v10], s[0:3]
 exp mrt0 v0, v0, v0, v0 done
 s_endpgm
 """
+)
 
 ASM_GFX11 = """
 s_setreg_imm32_b32 hwreg(HW_REG_MODE, 0, 4), 0x12345678

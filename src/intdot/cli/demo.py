@@ -268,11 +268,6 @@ def _plot(result, path, fmt):
     ax.set_ylabel("true digit")
     ax.set_title(f"confusion: {models[0]['name']}, integer")
     fig.tight_layout()
-    try:
-        fig.savefig(path, format=fmt, dpi=110)
-    except OSError as exc:
-        from .inputs import file_error
+    from .inputs import save_figure
 
-        raise file_error("--plot", path, exc, writing=True) from None
-    finally:
-        plt.close(fig)
+    save_figure(fig, path, fmt)

@@ -80,13 +80,6 @@ def plot(path: str) -> str:
         fontsize=9,
     )
     fig.tight_layout()
-    out = path if os.path.splitext(path)[1] else f"{path}.{fmt}"
-    try:
-        fig.savefig(out, format=fmt, dpi=110)
-    except OSError as exc:
-        from .inputs import file_error
+    from .inputs import save_figure
 
-        raise file_error("--plot", out, exc, writing=True) from None
-    finally:
-        plt.close(fig)
-    return out
+    return save_figure(fig, path if os.path.splitext(path)[1] else f"{path}.{fmt}", fmt)

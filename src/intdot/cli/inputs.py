@@ -73,6 +73,19 @@ def file_error(option: str, path: str, exc: OSError, *, writing: bool = False) -
     return OperandError(f"{option} {quote(path)}: {doing}{exc.strerror or exc}")
 
 
+def save_figure(fig, path: str, fmt: str, option: str = "--plot") -> str:
+    """Write a matplotlib figure to ``path`` and close it; a file the system refuses is :func:`file_error`'s."""
+    import matplotlib.pyplot as plt
+
+    try:
+        fig.savefig(path, format=fmt, dpi=110)
+    except OSError as exc:
+        raise file_error(option, path, exc, writing=True) from None
+    finally:
+        plt.close(fig)
+    return path
+
+
 def at_line(
     exc: IntdotError, source: str, line: int, column: int | None = None, *, text: str | None = None, offset: int = 0
 ) -> IntdotError:
