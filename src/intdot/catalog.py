@@ -346,9 +346,14 @@ def _status(name, target, profile, streaming=None) -> tuple[Instruction, Availab
     return rec, _spelling_status(fe, name, t, answer)
 
 
+def _spelled(fe, name) -> tuple[str, str] | None:
+    """(features, label) that the spelling ``name`` needs beyond its record (see ``FrontEnd.spelling``), or None."""
+    return fe.spelling(name) if fe.spelling is not None and isinstance(name, str) else None
+
+
 def _spelling_status(fe, name, t, answer: Availability) -> Availability:
-    """``answer`` narrowed by what the spelling ``name`` itself needs (see ``FrontEnd.spelling``)."""
-    extra = fe.spelling(name) if answer.ok and fe.spelling is not None and isinstance(name, str) else None
+    """``answer`` narrowed by what the spelling ``name`` itself needs."""
+    extra = _spelled(fe, name) if answer.ok else None
     if extra is None:
         return answer
     features, label = extra
@@ -409,7 +414,7 @@ def where_available(name, *, profile: str = "reference") -> tuple[str, ...]:
     rec = find(name)
     fe = front_end(rec.isa)
     have = fe.where(rec, _check_profile(profile))
-    extra = fe.spelling(name) if fe.spelling is not None and isinstance(name, str) else None
+    extra = _spelled(fe, name)
     if extra is None:
         return have
     return tuple(n for n in have if missing(extra[0], fe.target(n, profile).features) is None)
