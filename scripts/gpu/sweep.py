@@ -5,6 +5,9 @@
     python scripts/gpu/sweep.py host     # where a small call's host time goes (cProfile), host us per call
     python scripts/gpu/sweep.py skinny2  # the same, wider, for the shapes the first sweep left below torch
     python scripts/gpu/sweep.py big      # 8192^3 tensor-core configurations
+    python scripts/gpu/sweep.py reduce   # split-K chunks meeting in a zero-filled output or in the workspace
+    python scripts/gpu/sweep.py row      # row-major B at M = 1..64: read in the kernel, or transposed first
+    python scripts/gpu/sweep.py clamp    # the clamp chain at 4096^3, stage by stage
 
 Timing as bench/gemm.py times: Triton's do_bench (L2 flushed before each run, median).
 """
@@ -35,15 +38,12 @@ def split_sweep(x, wl, ref, t_torch, configs, rep, top, label=""):
     m, nk = x.shape[0], wl.shape[1]
     res = []
     for cfg in configs:
-        out = torch.empty((m, nk), dtype=torch.int32, device=dev)
 
         def run():
-            out.zero_()
-            gs.mm_split(x, wl, out, False, cfg)
+            return gs.mm_split(x, wl, None, False, cfg)
 
         try:
-            run()
-            ok = torch.equal(out, ref)
+            ok = torch.equal(run(), ref)
             res.append((bench(run, rep), ok, cfg))
         except Exception as exc:
             print(f"  {cfg}: {type(exc).__name__} {str(exc)[:100]}", flush=True)
@@ -206,6 +206,92 @@ def host():
         pstats.Stats(prof).sort_stats("tottime").print_stats(14)
 
 
+def _skinny_cases(ms=(1, 16, 32, 64)):
+    """(m, nk, x, B row-major, B column-major, torch's result, torch's time at its best) for the decode shapes."""
+    for nk in (4096, 16384):
+        w = torch.randint(-128, 128, (nk, nk), dtype=torch.int8, device=dev)
+        wcol = w.t().contiguous().t()
+        for m in ms:
+            x = torch.randint(-128, 128, (m, nk), dtype=torch.int8, device=dev)
+            pad = torch.nn.functional.pad
+            ref = torch._int_mm(pad(x, (0, 0, 0, max(0, 17 - m))), wcol)[:m]
+            if m > 16:
+                t_t = bench(lambda: torch._int_mm(x, wcol))
+            else:  # torch._int_mm refuses M <= 16: A padded to 17 rows, the padding inside its timing
+                t_t = bench(lambda: torch._int_mm(pad(x, (0, 0, 0, 17 - m)), wcol))
+            yield m, nk, x, w, wcol, ref, t_t
+
+
+def _compare(label, variants, ref, t_t):
+    for what, fn in variants:
+        ok = torch.equal(fn(), ref)
+        t = bench(fn, 50)
+        print(f"  {label} {what}: {t * 1e6:.1f} us, {t_t / t:.2f}x torch best, exact={ok}", flush=True)
+
+
+def reduce():
+    """Split-K without c: the chunks adding atomically into a zero-filled output (two launches), or meeting in
+    the workspace (one); kernel only, then the whole gemm call."""
+    for m, nk, x, _, wcol, ref, t_t in _skinny_cases():
+        cfg = gs.config(m, nk, nk, wcol)
+
+        def zeros_atomic():
+            out = torch.zeros((m, nk), dtype=torch.int32, device=dev)
+            grid, args, opts = gs._launch_args(x, wcol, out, False, cfg, gs.ATOMIC)
+            gs._kernel()[grid](*args, **opts)
+            return out
+
+        print(f"M={m} NK={nk}: torch {t_t * 1e6:.1f} us, split {gs.plan(m, nk, nk, cfg)}", flush=True)
+        variants = [
+            ("zero fill + atomics", zeros_atomic),
+            ("workspace, last chunk stores", lambda: gs.mm_split(x, wcol, None, False, cfg)),
+        ]
+        _compare(f"M={m} NK={nk}", variants + [("gemm", lambda: gemm(x, wcol, op="sdot4"))], ref, t_t)
+
+
+def row():
+    """Row-major B, decode shapes: the split-K kernel reading it as it is, or the transposing pass first."""
+    for m, nk, x, w, _, ref, t_t in _skinny_cases():
+        print(f"M={m} NK={nk} B row-major: torch (B col) {t_t * 1e6:.1f} us", flush=True)
+        variants = [
+            ("in the kernel (ROW)", lambda: gs.mm_split(x, w, None, False, gs.ROW)),
+            ("transposed first", lambda: gs.mm_split(x, g.transposed(w, centre=False)[0].t(), None, False)),
+            ("gemm", lambda: gemm(x, w, op="sdot4")),
+        ]
+        _compare(f"M={m} NK={nk}", variants, ref, t_t)
+        t = bench(lambda: g.transposed(w, centre=False), 50)
+        print(f"  the transposing pass alone: {t * 1e6:.1f} us", flush=True)
+
+
+def clamp():
+    """Where the clamp chain's time goes at 4096^3 on random data, stage by stage (each timed alone)."""
+    n = 4096
+    a = torch.randint(-128, 128, (n, n), dtype=torch.int8, device=dev)
+    b = torch.randint(-128, 128, (n, n), dtype=torch.int8, device=dev)
+    ra, rmax = g._abs_stats(a, 1)
+    cs, cmax = g._abs_stats(b, 0)
+    flags = torch.empty((n, n), dtype=torch.int8, device=dev)
+    count = torch.zeros(1, dtype=torch.int32, device=dev)
+    k = g._triton()
+
+    def saturate():
+        count.zero_()
+        k["may_saturate"][(n // 64, n // 64)](
+            flags, ra, rmax, cs, cmax, flags, count, n, n, -(2**31), 2**31 - 1, HAS_S=False, BM=64, BN=64
+        )
+
+    for what, fn in (
+        ("the whole call, clamp=True", lambda: gemm(a, b, op="sdot4", clamp=True)),
+        ("the same without clamp", lambda: gemm(a, b, op="sdot4")),
+        ("abs_stats of a (rows)", lambda: g._abs_stats(a, 1)),
+        ("abs_stats of b (columns)", lambda: g._abs_stats(b, 0)),
+        ("may_saturate", saturate),
+        ("count.item() after may_saturate", lambda: (saturate(), count.item())),
+        ("mm_int8", lambda: g.mm_int8(a, b)),
+    ):
+        print(f"  clamp 4096^3 {what}: {bench(fn) * 1e6:.1f} us", flush=True)
+
+
 def big():
     n = 8192
     ops = 2 * n**3
@@ -236,4 +322,6 @@ def big():
 
 if __name__ == "__main__":
     for part in sys.argv[1:] or ["skinny", "host", "big"]:
-        {"skinny": skinny, "skinny2": skinny2, "host": host, "big": big}[part]()
+        {"skinny": skinny, "skinny2": skinny2, "host": host, "big": big, "reduce": reduce, "row": row, "clamp": clamp}[
+            part
+        ]()

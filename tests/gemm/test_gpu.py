@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from intdot.errors import IntdotError
-from intdot.gemm import gemm, installed
+from intdot.gemm import gemm, gpu, installed
 
 from . import reference_gemm as ref
 from .test_gemm import SHAPES, _acc, _lanes, _rng
@@ -65,7 +65,7 @@ def test_gpu_tensors_large_stress_against_the_cpu_float64_path():
 def test_gpu_tensor_core_kernels_on_odd_tiles(name, kernel, monkeypatch):
     """K a multiple of 16 takes the TMA kernels, M <= 64 the split-K kernel; M and N that fill no tile exercise the
     edges."""
-    monkeypatch.setenv("INTDOT_GEMM_KERNEL", kernel)
+    monkeypatch.setattr(gpu, "KERNEL", kernel)
     row = ref.OPS[name]
     for m, k, n in [(37, 64, 45), (300, 4096, 261), (1, 16, 1), (300, 1024, 260), (64, 4096, 520)]:
         rng = _rng("tiles", name, m, k, n)
@@ -131,3 +131,52 @@ def test_gpu_repeated_calls_through_the_remembered_plan(op):
                 want = gemm(a, b, op=op, backend="numpy")
                 assert np.array_equal(got.cpu().numpy(), want), (m, layout, i)
     assert gpu_tensors._PLANS
+
+
+def test_gpu_split_k_workspace_between_calls_streams_and_graphs():
+    """Split-K without c meets in a per-stream workspace that each call leaves at zero: hundreds of calls back to
+    back without a sync, two streams at once, a CUDA graph captured and replayed with new data, and the shape
+    whose one K chunk stores; each result against torch._int_mm, and the workspaces zero at the end."""
+    torch = pytest.importorskip("torch")
+    from intdot.gemm import gpu_split
+
+    def case(m, k, n, seed):
+        g = torch.Generator(device="cuda").manual_seed(seed)
+        x = torch.randint(-128, 128, (m, k), dtype=torch.int8, device="cuda", generator=g)
+        w = torch.randint(-128, 128, (n, k), dtype=torch.int8, device="cuda", generator=g).t()  # column-major
+        return x, w, torch._int_mm(x, w)
+
+    x, w, want = case(32, 4096, 4096, 1)
+    assert gpu_split._grid(32, 4096, 4096, gpu_split.config(32, 4096, 4096, w))[1] > 1  # several chunks meet
+    outs = [gemm(x, w, op="sdot4") for _ in range(400)]
+    assert all(torch.equal(o, want) for o in outs)
+    x2, w2, want2 = case(32, 4096, 4096, 2)
+    s1, s2 = torch.cuda.Stream(), torch.cuda.Stream()
+    s1.wait_stream(torch.cuda.current_stream())
+    s2.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s1):
+        r1 = [gemm(x, w, op="sdot4") for _ in range(100)]
+    with torch.cuda.stream(s2):
+        r2 = [gemm(x2, w2, op="sdot4") for _ in range(100)]
+    torch.cuda.synchronize()
+    assert all(torch.equal(o, want) for o in r1) and all(torch.equal(o, want2) for o in r2)
+    static = x.clone()
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        gemm(static, w, op="sdot4")
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        got = gemm(static, w, op="sdot4")
+    for seed in (3, 4, 5):
+        xs = case(32, 4096, 4096, seed)[0]
+        static.copy_(xs)
+        graph.replay()
+        assert torch.equal(got, torch._int_mm(xs, w))
+        assert torch.equal(gemm(xs, w, op="sdot4"), torch._int_mm(xs, w))  # eager calls between replays
+    x4, w4, want4 = case(64, 4096, 16384, 6)
+    assert gpu_split._grid(64, 16384, 4096, gpu_split.config(64, 16384, 4096, w4))[1] == 1  # one chunk: stored
+    assert torch.equal(gemm(x4, w4, op="sdot4"), want4)
+    torch.cuda.synchronize()
+    assert all(not (ws.any() or cnt.any()) for ws, cnt in gpu_split._POOLS.values())

@@ -51,7 +51,8 @@ SPLIT_CASES = {"FEW": 5, "MID": 20, "WIDE": 40, "WIDE_LONG": 64, "ROW": 33}
 @pytest.mark.parametrize("name", sorted(SPLIT_CASES))
 def test_split_k_kernel_every_configuration(name):
     """gpu_split's kernel: each measured configuration (SWAP or not), one K chunk (stores) and several (atomic
-    adds), uint8 centred in registers with its correction added once, K and N that fill no tile."""
+    adds into c, or into the workspace and moved out by a tile's last chunk), uint8 centred in registers with its
+    correction added once, K and N that fill no tile."""
     torch = pytest.importorskip("torch")
     from intdot.gemm import gpu_split
 
@@ -66,10 +67,37 @@ def test_split_k_kernel_every_configuration(name):
                     cfg = dict(getattr(gpu_split, name), programs=programs)
                     split, _ = gpu_split.plan(m, n, k, cfg)
                     assert (split > 1) == (programs > 1)
-                    out = torch.from_numpy(c.copy())
                     neg = bool(i % 2)
-                    gpu_split.mm_split(_layout(torch, a, la), _layout(torch, b, lb), out, neg, cfg)
-                    assert np.array_equal(out.numpy(), _wrapped(a, b, c, neg)), (da, db, programs, la, lb)
+                    ta, tb = _layout(torch, a, la), _layout(torch, b, lb)
+                    for cc in (c, None):  # c added to (a copy of) it; or no c: stored, or met in the workspace
+                        got = gpu_split.mm_split(ta, tb, None if cc is None else torch.from_numpy(cc), neg, cfg)
+                        assert np.array_equal(got.numpy(), _wrapped(a, b, cc, neg)), (da, db, programs, la, lb)
+                    # The workspace and the tile counters are left at zero for the next call.
+                    assert all(not (w.any() or n.any()) for w, n in gpu_split._POOLS.values())
+
+
+def test_split_k_row_major_b_transposed_first(monkeypatch):
+    """From ROW_TRANSPOSE_M rows on, a row-major b is transposed first, keeping its dtype (the kernel centres
+    uint8), then read column-major; below, the kernel reads it as it is.  Every 8-bit pair, with and without c."""
+    torch = pytest.importorskip("torch")
+    from intdot.gemm import gpu, gpu_split
+
+    seen = []
+    monkeypatch.setattr(gpu_split, "ROW_TRANSPOSE_M", 20)
+    real = gpu.transposed
+    monkeypatch.setattr(gpu, "transposed", lambda b, **kw: seen.append(b.dtype) or real(b, **kw))
+    with interpreted():
+        for da, db in DTYPES:
+            for m in (19, 20):
+                rng = _rng("split-row", da, db, m)
+                a, b = _values(rng, da, (m, 130)), _values(rng, db, (130, 90))
+                c = rng.integers(-(2**31), 2**31, (m, 90)).astype(np.int32)
+                for cc in (None, c):
+                    got = gpu.mm_int8(
+                        torch.from_numpy(a), torch.from_numpy(b), None if cc is None else torch.from_numpy(cc)
+                    )
+                    assert np.array_equal(got.numpy(), _wrapped(a, b, cc)), (da, db, m)
+    assert seen == [torch.from_numpy(np.zeros(1, db)).dtype for _, db in DTYPES for _ in range(2)]
 
 
 @pytest.mark.parametrize(
@@ -81,7 +109,7 @@ def test_tensor_core_kernels_every_configuration(kind, config, monkeypatch):
     torch = pytest.importorskip("torch")
     from intdot.gemm import gpu
 
-    monkeypatch.setenv("INTDOT_GEMM_KERNEL", kind)
+    monkeypatch.setattr(gpu, "KERNEL", kind)
     with interpreted(config=config) as kernels:
         assert len(kernels["mm"].tuned.configs) == 4 and len(kernels["mm_persist"].tuned.configs) == 6  # as above
         for da, db in DTYPES:
@@ -106,7 +134,7 @@ def test_sums_past_two_to_the_32_wrap(kind, big, monkeypatch):
     torch = pytest.importorskip("torch")
     from intdot.gemm import gpu
 
-    monkeypatch.setenv("INTDOT_GEMM_KERNEL", kind)
+    monkeypatch.setattr(gpu, "KERNEL", kind)
     m, k = (1 if kind == "split" else 65), (1 << 17 if big else 4096)
     a = np.full((m, k), 255, np.uint8)
     b = np.full((k, 3), 255, np.uint8)
@@ -146,9 +174,14 @@ def test_clamp_chain_walks_what_can_saturate(op, dense, monkeypatch):
     c[:16] = hi - rng.integers(0, 2**20, (16, n))
     c[16:24] = lo + rng.integers(0, 2**20, (8, n))
     want = gemm(a, b, c, op=op, clamp=True, backend="numpy")
+    # And accumulators in the middle of the range: no output can saturate, which one bound for all says.
+    c_mid = np.full((m, n), (lo + hi) // 2) + rng.integers(-(2**20), 2**20, (m, n))
+    want_mid = gemm(a, b, c_mid, op=op, clamp=True, backend="numpy")
     with interpreted():
         got = gemm_tensors(torch.from_numpy(a), torch.from_numpy(b), torch.from_numpy(c), o, True, False)
+        got_mid = gemm_tensors(torch.from_numpy(a), torch.from_numpy(b), torch.from_numpy(c_mid), o, True, False)
     assert np.array_equal(got.numpy().astype(np.int64), want.astype(np.int64))
+    assert np.array_equal(got_mid.numpy().astype(np.int64), want_mid.astype(np.int64))
 
 
 def test_batches_vectors_and_accumulators_through_gemm_tensors():

@@ -136,9 +136,7 @@ def gemm(a, b, c=None, *, op, clamp=None, neg=None, target=None, backend="auto",
     >>> gemm(a[0], a.T, op="sdot4"), gemm(a[0], a[0], op="sdot4")      # 1-D operands, as numpy.matmul
     (array([131072], dtype=int32), np.int32(131072))
     """
-    o = _resolve(op, a_signed, b_signed, _bits(a))
-    clamp, neg = o.rule(clamp, neg)
-    check_target(o, target)
+    o, clamp, neg = _front(op, a_signed, b_signed, clamp, neg, target, _bits(a))
     if type(a).__module__ == "torch" and getattr(a, "is_cuda", False):
         from .gpu_tensors import gemm_tensors
 
@@ -190,22 +188,25 @@ def _pairs(a, b, acc, o, clamp, neg, backend):
     return s.astype(np.uint32 if o.acc_bits == 32 else np.uint64).view(o.result_dtype)
 
 
-_RESOLVED: dict = {}
+_FRONT: dict = {}
+_PLAIN = (bool, type(None))
 
 
-def _resolve(op, a_signed, b_signed, a_bits):
-    """resolve(), remembered for names: a decode loop calling gemm on small shapes pays the catalog search once."""
-    if not isinstance(op, str) or not isinstance(a_signed, (bool, type(None))):
-        return resolve(op, a_signed, b_signed, a_bits=a_bits)
-    if not isinstance(b_signed, (bool, type(None))):
-        return resolve(op, a_signed, b_signed, a_bits=a_bits)
-    key = (op, a_signed, b_signed, a_bits)
-    o = _RESOLVED.get(key)
-    if o is None:
+def _front(op, a_signed, b_signed, clamp, neg, target, a_bits):
+    """(instruction, clamp, neg) of a call: ``op`` resolved, its rule applied, ``target`` checked; remembered for
+    spellings by name with plain flags, so that a decode loop calling gemm on small shapes pays all that once."""
+    plain = type(op) is str and (target is None or type(target) is str)
+    plain = plain and all(type(v) in _PLAIN for v in (a_signed, b_signed, clamp, neg))
+    key = (op, a_signed, b_signed, clamp, neg, target, a_bits) if plain else None
+    got = _FRONT.get(key) if plain else None
+    if got is None:
         o = resolve(op, a_signed, b_signed, a_bits=a_bits)
-        if len(_RESOLVED) < 1024:
-            _RESOLVED[key] = o
-    return o
+        clamp, neg = o.rule(clamp, neg)
+        check_target(o, target)
+        got = o, clamp, neg
+        if plain and len(_FRONT) < 1024:
+            _FRONT[key] = got
+    return got
 
 
 def _bits(x):

@@ -23,6 +23,11 @@ import os
 import numpy as np
 
 _KERNELS: dict = {}
+# Which tensor-core kernel runs ("tma", "persist", "plain"; "split" for split-K at any M <= SPLIT_M) and whether the
+# TMA kernels may: read once, at import (a call reading the environment would pay 2 us of a decode step's host
+# time); the tests and scripts/gpu/ set them to compare the kernels.
+KERNEL = os.environ.get("INTDOT_GEMM_KERNEL", "tma")
+TMA = os.environ.get("INTDOT_GEMM_TMA", "1") != "0"
 TMA_CONFIG = {"BM": 128, "BN": 256, "BK": 128, "G": 8, "num_stages": 4, "num_warps": 8}
 # Up to this many rows the split-K kernel (gpu_split.py) streams B on every multiprocessor.
 SPLIT_M = 64
@@ -68,16 +73,18 @@ def _centre(x):
     return x, 0
 
 
-def transposed(b, tile: int = 64, cols: int = 256, warps: int = 8):
-    """b.T contiguous as int8 (uint8 centred on the way) and b's zero point: one pass over b."""
+def transposed(b, tile: int = 64, cols: int = 256, warps: int = 8, centre: bool = True):
+    """b.T contiguous as int8 (uint8 centred on the way; with ``centre=False`` in b's dtype) and the zero point
+    taken off: one pass over b."""
     import torch
 
     k = _triton()
     r, c = b.shape
-    y = torch.empty((c, r), dtype=torch.int8, device=b.device)
+    flip = centre and b.dtype == torch.uint8
+    y = torch.empty((c, r), dtype=torch.int8 if flip else b.dtype, device=b.device)
     grid = (k["triton"].cdiv(r, tile), k["triton"].cdiv(c, cols))
-    k["transpose"][grid](b.contiguous(), y, r, c, FLIP=b.dtype == torch.uint8, BR=tile, BC=cols, num_warps=warps)
-    return y, 128 if b.dtype == torch.uint8 else 0
+    k["transpose"][grid](b.contiguous(), y, r, c, FLIP=flip, BR=tile, BC=cols, num_warps=warps)
+    return y, 128 if flip else 0
 
 
 def _canonical(x):
@@ -127,7 +134,7 @@ def cols_int8(b, want_sum: bool = False):
 
 def use_tma(k: int) -> bool:
     # The tensor-copy engine needs 16-byte aligned rows: K a multiple of 16 int8 values.
-    return "mm_tma" in _triton() and k % 16 == 0 and os.environ.get("INTDOT_GEMM_TMA", "1") != "0"
+    return "mm_tma" in _triton() and k % 16 == 0 and TMA
 
 
 def _sm_count(device) -> int:
@@ -154,13 +161,15 @@ def mm_int8(a, b, c=None, *, neg: bool = False):
     n = b.shape[1]
     if not (m and n and kk):  # nothing to multiply; the tensor-core kernel's descriptors need real strides
         return torch.zeros((m, n), dtype=torch.int32, device=a.device) if c is None else c.contiguous().clone()
-    kind = os.environ.get("INTDOT_GEMM_KERNEL", "tma")
+    kind = KERNEL
     if m <= SPLIT_M and kind in ("tma", "split"):
-        from .gpu_split import mm_split
+        from .gpu_split import mm_split, transpose_first
 
-        # Few rows: split K too, so that streaming B keeps every multiprocessor busy; any layout, no pass.
-        out = torch.zeros((m, n), dtype=torch.int32, device=a.device) if c is None else c.clone()
-        return mm_split(a, b, out, neg)
+        # Few rows: split K too, so that streaming B keeps every multiprocessor busy; any layout, no pass, except
+        # a row-major B where the transposing pass and the column-major kernel together are faster.
+        if transpose_first(m, b):
+            b = transposed(b, centre=False)[0].t()
+        return mm_split(a, b, c, neg)
     k = _triton()
     za = 128 if a.dtype == torch.uint8 else 0
     zb = 128 if b.dtype == torch.uint8 else 0
@@ -276,6 +285,11 @@ def chain_tensors(a, b, start, step: int, lo: int, hi: int, neg: bool):
 DENSE_WALK = 0.25
 
 
+# abs_stats' tile, and how many programs it aims for (a few per multiprocessor: one per line block leaves a
+# 4096-line operand to 64 long-running programs, latency-bound).
+STATS_TILE, STATS_PROGRAMS = 64, 512
+
+
 def _abs_stats(x, dim: int):
     """Sums and maxima of |x| along ``dim`` (int64 vectors), for int8/uint8 x of any layout: one pass."""
     import torch
@@ -283,10 +297,21 @@ def _abs_stats(x, dim: int):
     k = _triton()
     lines, length = (x.shape[0], x.shape[1]) if dim == 1 else (x.shape[1], x.shape[0])
     sr, sc = (x.stride(0), x.stride(1)) if dim == 1 else (x.stride(1), x.stride(0))
-    sums = torch.empty(lines, dtype=torch.int64, device=x.device)
-    tops = torch.empty(lines, dtype=torch.int64, device=x.device)
-    k["abs_stats"][(k["triton"].cdiv(lines, 32),)](x, sums, tops, lines, length, sr, sc, BR=32, BC=64)
-    return sums, tops
+    both = torch.zeros((2, lines), dtype=torch.int64, device=x.device)  # one fill for the atomics to meet in
+    t = STATS_TILE
+    blocks, steps = -(-lines // t), -(-length // t)
+    split = max(1, min(steps, STATS_PROGRAMS // blocks))
+    chunk = -(-steps // split) * t
+    grid = (blocks, -(-length // chunk))
+    k["abs_stats"][grid](x, both[0], both[1], lines, length, sr, sc, chunk, BR=t, BC=t)
+    return both[0], both[1]
+
+
+def _start(start, m: int, n: int, device):
+    """The int64 accumulators where they are needed: start, or zeros."""
+    import torch
+
+    return start if start is not None else torch.zeros((m, n), dtype=torch.int64, device=device)
 
 
 def clamp_chain(a, b, start, step: int, lo: int, hi: int, neg: bool):
@@ -305,17 +330,25 @@ def clamp_chain(a, b, start, step: int, lo: int, hi: int, neg: bool):
     m, kk = a.shape
     n = b.shape[1]
     small = a.dtype in (torch.int8, torch.uint8) and b.dtype in (torch.int8, torch.uint8)
-    full = start if start is not None else torch.zeros((m, n), dtype=torch.int64, device=a.device)
     if not (m and n and kk) or not small or hi - lo != (1 << 32) - 1:
-        return chain_tensors(a, b, full, step, lo, hi, neg)
+        return chain_tensors(a, b, _start(start, m, n, a.device), step, lo, hi, neg)
     k = _triton()
     ra, rmax = _abs_stats(a, 1)
     cs, cmax = _abs_stats(b, 0)
+    c32 = None
+    if start is not None:  # the accumulator's bits as int32 (a uint32 accumulator wraps into them)
+        c32 = torch.where(start > (1 << 31) - 1, start - (1 << 32), start).to(torch.int32)
+    # First one bound for all outputs (the largest row statistic times the largest column one bounds every
+    # output's): on random data no output can saturate, and one read back says so.
+    reach = torch.minimum(ra.max() * cmax.max(), rmax.max() * cs.max())
+    s_lo, s_hi = (0, 0) if start is None else torch.aminmax(start)
+    if not bool((s_lo - reach < lo) | (s_hi + reach > hi)):
+        return mm_int8(a, b, c32, neg=neg)
     flags = torch.empty((m, n), dtype=torch.int8, device=a.device)
     count = torch.zeros(1, dtype=torch.int32, device=a.device)
     bm, bn = 64, 64
     k["may_saturate"][(k["triton"].cdiv(m, bm), k["triton"].cdiv(n, bn))](
-        full if start is not None else flags,
+        start if start is not None else flags,
         ra,
         rmax,
         cs,
@@ -330,17 +363,14 @@ def clamp_chain(a, b, start, step: int, lo: int, hi: int, neg: bool):
         BM=bm,
         BN=bn,
     )
-    unsafe = int(count.item())  # one small read back: most calls on random data need no list of outputs
+    unsafe = int(count.item())  # one small read back: the outputs to list, or so many that all are walked
     if unsafe > DENSE_WALK * m * n:
-        return chain_tensors(a, b, full, step, lo, hi, neg)
-    c32 = None
-    if start is not None:  # the accumulator's bits as int32 (a uint32 accumulator wraps into them)
-        c32 = torch.where(start > (1 << 31) - 1, start - (1 << 32), start).to(torch.int32)
+        return chain_tensors(a, b, _start(start, m, n, a.device), step, lo, hi, neg)
     out = mm_int8(a, b, c32, neg=neg)
     if unsafe:
         idx = flags.nonzero()
         i, j = idx[:, 0].contiguous(), idx[:, 1].contiguous()
-        s = full[i, j].contiguous()
+        s = start[i, j].contiguous() if start is not None else torch.zeros(len(i), dtype=torch.int64, device=a.device)
         walked = torch.empty_like(s)
         bu = 128
         k["chain_points"][(k["triton"].cdiv(len(idx), bu),)](

@@ -149,20 +149,22 @@ def rows(x_ptr, y_ptr, s_ptr, R, C, FLIP: tl.constexpr, SUM: tl.constexpr, BR: t
 
 
 @triton.jit
-def abs_stats(x_ptr, s_ptr, mx_ptr, R, C, sr, sc, BR: tl.constexpr, BC: tl.constexpr):
+def abs_stats(x_ptr, s_ptr, mx_ptr, R, C, sr, sc, chunk, BR: tl.constexpr, BC: tl.constexpr):
     # Sum and maximum of |x| along C for each of R lines of 8-bit x, at any strides (rows of A, columns of B).
+    # Program (line block, chunk of C): many programs even for few lines, met by atomics in zeroed outputs.
     r = tl.program_id(0) * BR + tl.arange(0, BR)
+    start = tl.program_id(1) * chunk
     tot = tl.zeros((BR,), dtype=tl.int32)
     top = tl.zeros((BR,), dtype=tl.int32)
-    for c0 in range(0, C, BC):
-        c = c0 + tl.arange(0, BC)
+    for c0 in range(0, chunk, BC):
+        c = start + c0 + tl.arange(0, BC)
         m = (r[:, None] < R) & (c[None, :] < C)
         t = tl.load(x_ptr + r[:, None].to(tl.int64) * sr + c[None, :].to(tl.int64) * sc, mask=m, other=0)
         t = tl.abs(t.to(tl.int32))
         tot += tl.sum(t, axis=1)
         top = tl.maximum(top, tl.max(t, axis=1))
-    tl.store(s_ptr + r, tot.to(tl.int64), mask=r < R)
-    tl.store(mx_ptr + r, top.to(tl.int64), mask=r < R)
+    tl.atomic_add(s_ptr + r, tot.to(tl.int64), mask=r < R, sem="relaxed")
+    tl.atomic_max(mx_ptr + r, top.to(tl.int64), mask=r < R, sem="relaxed")
 
 
 @triton.jit
@@ -204,17 +206,13 @@ def may_saturate(
 
 @triton.jit
 def transpose(x_ptr, y_ptr, R, C, FLIP: tl.constexpr, BR: tl.constexpr, BC: tl.constexpr):
-    # y[c, r] = x[r, c] (optionally x ^ 0x80: uint8 centred to int8 on the way).
+    # y[c, r] = x[r, c] (FLIP: uint8 x ^ 0x80, centred to int8 on the way; else y has x's dtype).
     r = tl.program_id(0) * BR + tl.arange(0, BR)
     c = tl.program_id(1) * BC + tl.arange(0, BC)
     t = tl.load(x_ptr + r[:, None].to(tl.int64) * C + c[None, :], mask=(r[:, None] < R) & (c[None, :] < C))
     if FLIP:
-        t = t ^ 0x80
-    tl.store(
-        y_ptr + c[:, None].to(tl.int64) * R + r[None, :],
-        tl.trans(t).to(tl.int8, bitcast=True),
-        mask=(c[:, None] < C) & (r[None, :] < R),
-    )
+        t = (t ^ 0x80).to(tl.int8, bitcast=True)
+    tl.store(y_ptr + c[:, None].to(tl.int64) * R + r[None, :], tl.trans(t), mask=(c[:, None] < C) & (r[None, :] < R))
 
 
 def _blocks(nargs):
@@ -332,6 +330,8 @@ def split(
     a_ptr,
     b_ptr,
     out_ptr,
+    ws_ptr,
+    cnt_ptr,
     M,
     N,
     K,
@@ -343,7 +343,7 @@ def split(
     za,
     zb,
     sign,
-    ATOMIC: tl.constexpr,
+    REDUCE: tl.constexpr,
     A_U8: tl.constexpr,
     B_U8: tl.constexpr,
     BM: tl.constexpr,
@@ -397,10 +397,27 @@ def split(
     acc = acc * sign
     mask = (rm[:, None] < M) & (rn[None, :] < N)
     offs = rm[:, None].to(tl.int64) * N + rn[None, :]
-    if ATOMIC:
+    # How the chunks meet (gpu_split.STORE, ADD, ATOMIC, LAST): the only chunk stores (into an empty output) or
+    # adds (to c); several add atomically into c, or, with no c, into the workspace, whose last arrival for a
+    # tile moves the sum to the (empty) output and leaves the workspace and the tile's counter at 0 again.
+    if REDUCE == 0:
+        tl.store(out_ptr + offs, acc, mask=mask)
+    elif REDUCE == 1:
+        tl.store(out_ptr + offs, acc + tl.load(out_ptr + offs, mask=mask, other=0), mask=mask)
+    elif REDUCE == 2:
         tl.atomic_add(out_ptr + offs, acc, mask=mask, sem="relaxed")
     else:
-        tl.store(out_ptr + offs, acc + tl.load(out_ptr + offs, mask=mask, other=0), mask=mask)
+        tl.atomic_add(ws_ptr + offs, acc, mask=mask, sem="relaxed")
+        # Every thread's adds are issued before the counter's release (CUTLASS's semaphore pattern).
+        tl.debug_barrier()
+        t = tl.program_id(2) * tl.num_programs(0) + pn
+        seen = tl.atomic_add(cnt_ptr + t, 1, sem="acq_rel")
+        if seen == tl.num_programs(1) - 1:
+            # Read where the atomics landed (L2, past this multiprocessor's L1); plain accesses, no fences: the
+            # counter's acquire already orders them after every other chunk's adds.
+            tl.store(out_ptr + offs, tl.load(ws_ptr + offs, mask=mask, cache_modifier=".cg"), mask=mask)
+            tl.store(ws_ptr + offs, tl.zeros((BM, BN), dtype=tl.int32), mask=mask)
+            tl.atomic_xchg(cnt_ptr + t, 0, sem="relaxed")
 
 
 mm_tuned = triton.autotune(configs=MM_CONFIGS, key=["M", "N", "K"])(mm)

@@ -3,9 +3,16 @@
 With M this small the work is streaming B once: a grid of N / BN tiles leaves most multiprocessors idle, so K is
 cut into ``split`` chunks as well and each program adds its chunk's int32 partial product into the output with an
 atomic add.  Addition modulo 2**32 is associative and commutative, so the order in which the chunks land does not
-change a bit of the wrapped result (the saturating chain, whose order matters, never comes here).  The output
-starts as ``c`` (or zeros); the centring correction of uint8 operands is added once, by the chunk that starts at
-K = 0; ``neg`` negates each chunk (``-(x + y) = -x - y`` modulo 2**32).
+change a bit of the wrapped result (the saturating chain, whose order matters, never comes here).  Each chunk adds
+its share of the centring correction of uint8 operands (it is linear in K); ``neg`` negates each chunk
+(``-(x + y) = -x - y`` modulo 2**32).
+
+Where the chunks meet: with ``c`` they add into a copy of it.  Without, the output is left uninitialised (a zero
+fill would be a second launch, as long as the kernel itself for decode shapes): the chunks add into a workspace
+that is zero between calls, and the last chunk of a tile to arrive (a per-tile counter says which) moves the sum
+into the output and zeroes the workspace and the counter behind it.  One workspace serves each CUDA stream, since
+kernels on one stream run one after the other; while a stream is being captured into a CUDA graph, the zero fill
+is used instead, so that a replayed graph needs nothing from the calls around it.
 """
 
 from __future__ import annotations
@@ -20,9 +27,23 @@ ROW = {"BN": 128, "BK": 64, "num_warps": 4, "num_stages": 4, "programs": 264, "S
 CONFIG = FEW
 
 
+# From this many rows on, a row-major b is transposed first (gpu.transposed, one pass at about 3 TB/s) and
+# multiplied column-major: measured on the H200 (scripts/gpu/sweep.py row).
+ROW_TRANSPOSE_M = 33
+
+
+def row_major(b) -> bool:
+    return b.stride(1) == 1 and b.stride(0) != 1
+
+
+def transpose_first(m: int, b) -> bool:
+    """Whether a row-major b is faster transposed first than read in the kernel, for m rows."""
+    return m >= ROW_TRANSPOSE_M and row_major(b)
+
+
 def config(m: int, n: int, k: int, b):
     """The measured configuration for m rows and b's layout."""
-    if b.stride(1) == 1 and b.stride(0) != 1:
+    if row_major(b):
         return ROW
     if m <= 16:
         return FEW
@@ -54,7 +75,47 @@ def plan(m: int, n: int, k: int, cfg=None) -> tuple[int, int]:
     return split, per * bk
 
 
-def _launch_args(a, b, out, neg: bool, cfg):
+# How the K chunks meet in the kernel (its REDUCE): see the module's docstring.
+STORE, ADD, ATOMIC, LAST = 0, 1, 2, 3
+
+# (device index, stream) -> (workspace, counters): int32, zero between calls (each call leaves them so).
+_POOLS: dict = {}
+_POOL_LIMIT = 64
+
+
+def _pool(device, stream, words: int, tiles: int):
+    """The stream's workspace and tile counters, at least ``words`` and ``tiles`` long."""
+    import torch
+
+    key = (device, stream)
+    ws, cnt = _POOLS.get(key, (None, None))
+    if ws is None or ws.numel() < words or cnt.numel() < tiles:
+        if len(_POOLS) >= _POOL_LIMIT:  # an old stream's pool; a kernel still using it keeps its memory alive
+            _POOLS.pop(next(iter(_POOLS)))
+        old = 0 if ws is None else ws.numel()
+        ws = torch.zeros(max(words, old), dtype=torch.int32, device=device)
+        cnt = torch.zeros(max(tiles, 0 if cnt is None else cnt.numel(), 1), dtype=torch.int32, device=device)
+        _POOLS[key] = ws, cnt
+    return ws, cnt
+
+
+def _where(device):
+    """(stream, capturing): the device's current raw stream, and whether it is being captured into a graph."""
+    import torch
+
+    if device.type != "cuda":  # Triton's interpreter, on CPU tensors: one stream
+        return 0, False
+    index = device.index if device.index is not None else torch.cuda.current_device()
+    return _raw_stream(torch)(index), torch.cuda.is_current_stream_capturing()
+
+
+def _raw_stream(torch):
+    """index -> the device's current CUDA stream as an int (torch's own accessor, as Triton's launcher uses)."""
+    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+    return raw if raw is not None else lambda index: torch.cuda.current_stream(index).cuda_stream
+
+
+def _launch_args(a, b, out, neg: bool, cfg, reduce: int, ws=None, cnt=None):
     """(grid, the kernel's arguments in order, options) for a (M, K) @ b (K, N) into out."""
     import torch
 
@@ -64,50 +125,89 @@ def _launch_args(a, b, out, neg: bool, cfg):
     bm = block_m(m)
     a_u8, b_u8 = a.dtype == torch.uint8, b.dtype == torch.uint8
     grid = (-(-n // cfg["BN"]), split, -(-m // bm))
-    args = (a, b, out, m, n, k, a.stride(0), a.stride(1), b.stride(0), b.stride(1), chunk)
+    args = (a, b, out, out if ws is None else ws, out if cnt is None else cnt, m, n, k)
+    args += (a.stride(0), a.stride(1), b.stride(0), b.stride(1), chunk)
     args += (128 if a_u8 else 0, 128 if b_u8 else 0, -1 if neg else 1)
-    args += (split > 1, a_u8, b_u8, bm, cfg["BN"], cfg["BK"], bool(cfg.get("SWAP", False)))
+    args += (reduce, a_u8, b_u8, bm, cfg["BN"], cfg["BK"], bool(cfg.get("SWAP", False)))
     return grid, args, dict(num_warps=cfg["num_warps"], num_stages=cfg["num_stages"])
 
 
-def mm_split(a, b, out, neg: bool, cfg=None):
-    """Add ``±(a @ b)`` (modulo 2**32) into ``out`` (int32 (M, N), contiguous, holding c or zeros), in place.
+def _grid(m: int, n: int, k: int, cfg) -> tuple[int, int, int]:
+    """(N tiles, K chunks, M tiles)."""
+    return -(-n // cfg["BN"]), plan(m, n, k, cfg)[0], -(-m // block_m(m))
+
+
+def _reduce(m: int, n: int, grid, c, device):
+    """(REDUCE, workspace, counters, output) for one call: see the module's docstring."""
+    import torch
+
+    if c is not None:
+        return (ADD if grid[1] == 1 else ATOMIC), None, None, c.clone()
+    if grid[1] == 1:
+        return STORE, None, None, torch.empty((m, n), dtype=torch.int32, device=device)
+    stream, capturing = _where(device)
+    if capturing:
+        return ATOMIC, None, None, torch.zeros((m, n), dtype=torch.int32, device=device)
+    ws, cnt = _pool(device, stream, m * n, grid[0] * grid[2])
+    return LAST, ws, cnt, torch.empty((m, n), dtype=torch.int32, device=device)
+
+
+def _launch(a, b, c, neg: bool, cfg):
+    """(output, the kernel's launch result, REDUCE) of one call of the kernel."""
+    m, n = a.shape[0], b.shape[1]
+    reduce, ws, cnt, out = _reduce(m, n, _grid(m, n, a.shape[1], cfg), c, a.device)
+    grid, args, opts = _launch_args(a, b, out, neg, cfg, reduce, ws, cnt)
+    return out, _kernel()[grid](*args, **opts), reduce
+
+
+def mm_split(a, b, c, neg: bool, cfg=None):
+    """``c ± a @ b`` (modulo 2**32) as a new int32 (M, N) tensor; ``c`` int32 (M, N) contiguous, or None.
 
     ``a`` (M, K) and ``b`` (K, N) are int8 or uint8 CUDA tensors of any strides: no pass over either.
     """
-    grid, args, opts = _launch_args(a, b, out, neg, cfg or config(a.shape[0], b.shape[1], a.shape[1], b))
-    _kernel()[grid](*args, **opts)
-    return out
+    return _launch(a, b, c, neg, cfg or config(a.shape[0], b.shape[1], a.shape[1], b))[0]
 
 
 def fast(a, b, neg: bool):
     """A function (x, y) -> ±(x @ y) as a new int32 tensor, for operands with a's and b's dtypes, shapes, strides
     and 16-byte alignment only: the kernel compiled once, then launched without Triton's per-call argument
-    binding (about 30 us of host time a call, more than the whole kernel at N = K = 4096)."""
+    binding (about 30 us of host time a call, more than the whole kernel at N = K = 4096); and this call's
+    result.  (None, result) where the kernel cannot be launched directly."""
     import torch
     from triton import knobs
-    from triton.runtime import driver
 
-    m, n = a.shape[0], b.shape[1]
-    out = torch.zeros((m, n), dtype=torch.int32, device=a.device)
-    grid, args, opts = _launch_args(a, b, out, neg, config(m, n, a.shape[1], b))
-    ck = _kernel()[grid](*args, **opts)  # the first call: compiles (or finds) and launches
-    if ck is None or not hasattr(ck, "run"):
+    m, n, k = a.shape[0], b.shape[1], a.shape[1]
+    cfg = config(m, n, k, b)
+    out, ck, reduce = _launch(a, b, None, neg, cfg)  # the first call: compiles (or finds) and launches
+    if ck is None or not hasattr(ck, "run") or reduce == ATOMIC:  # the interpreter; a graph being captured
         return None, out
     if hasattr(ck, "result"):
         ck = ck.result()
-    rest = args[3:]
     dev = a.device
+    grid, args, _ = _launch_args(a, b, out, neg, cfg, reduce)
+    rest = args[5:]
     index = dev.index if dev.index is not None else torch.cuda.current_device()
     g0, g1, g2 = grid
+    is_capturing, current = torch.cuda.is_current_stream_capturing, _raw_stream(torch)
+    # The last stream's workspace: any workspace left at zero will do, also one the pool has since replaced.
+    held = [None, None, None]
 
     def call(x, y):
-        o = torch.zeros((m, n), dtype=torch.int32, device=dev)
-        stream = driver.active.get_current_stream(index)
-        full = (x, y, o) + rest
+        if is_capturing():  # a CUDA graph: the launch that needs nothing from the calls around it
+            return mm_split(x, y, None, neg, cfg)
+        s = current(index)
+        o = torch.empty((m, n), dtype=torch.int32, device=dev)
+        if reduce == STORE:
+            w = c = o
+        elif held[0] == s:
+            w, c = held[1], held[2]
+        else:
+            w, c = _pool(dev, s, m * n, g0 * g2)
+            held[:] = s, w, c
+        full = (x, y, o, w, c) + rest
         enter = knobs.runtime.launch_enter_hook
-        meta = ck.launch_metadata(grid, stream, *full) if enter is not None else None
-        ck.run(g0, g1, g2, stream, ck.function, ck.packed_metadata, meta, enter, knobs.runtime.launch_exit_hook, *full)
+        meta = ck.launch_metadata(grid, s, *full) if enter is not None else None
+        ck.run(g0, g1, g2, s, ck.function, ck.packed_metadata, meta, enter, knobs.runtime.launch_exit_hook, *full)
         return o
 
     return call, out

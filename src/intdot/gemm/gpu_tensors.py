@@ -8,8 +8,6 @@ not guarantee, ``c``) still run on every call.
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 
 from ..core.errors import OperandError, OperandTypeError
@@ -117,7 +115,7 @@ def gemm_tensors(a, b, c, o, clamp: bool, neg: bool):
     if c is None and isinstance(b, torch.Tensor) and o.pair_sat is None:
         # 16-byte alignment and the kernel choice too: a compiled kernel is specialised on the first.
         key = (o, clamp, neg, a.dtype, b.dtype, a.shape, a.stride(), b.shape, b.stride(), a.device, b.device)
-        key += (a.data_ptr() % 16 == 0, b.data_ptr() % 16 == 0, os.environ.get("INTDOT_GEMM_KERNEL", "tma"))
+        key += (a.data_ptr() % 16 == 0, b.data_ptr() % 16 == 0, gpu.KERNEL)
         plan = _PLANS.get(key)
         if plan is not None:
             return plan(a, b)
@@ -158,9 +156,17 @@ def _split_plan(torch, a, b, o, clamp, neg, kind):
     eligible = not clamp and o.acc_bits == 32 and m <= gpu.SPLIT_M and m and n and k and kind in ("tma", "split")
     if not eligible or a.dtype not in (torch.int8, torch.uint8) or b.dtype not in (torch.int8, torch.uint8):
         return None, None
-    from .gpu_split import fast
+    from .gpu_split import fast, transpose_first
 
-    call, out = fast(a, b, neg)
+    if transpose_first(m, b):  # the transposing pass on every call, then the column-major kernel
+        inner, out = fast(a, gpu.transposed(b, centre=False)[0].t(), neg)
+
+        def call(x, y):
+            return inner(x, gpu.transposed(y, centre=False)[0].t())
+
+        call = None if inner is None else call
+    else:
+        call, out = fast(a, b, neg)
     if call is None:
         return None, out if o.acc_signed else out.view(torch.uint32)
     if o.acc_signed:
