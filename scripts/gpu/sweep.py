@@ -250,16 +250,24 @@ def reduce():
 
 
 def row():
-    """Row-major B, decode shapes: the split-K kernel reading it as it is, or the transposing pass first."""
+    """Row-major B, decode shapes: the split-K kernel reading it as it is (several tilings), or the transposing
+    pass first; each launched as gemm's remembered plan launches it (no per-call argument binding)."""
     for m, nk, x, w, _, ref, t_t in _skinny_cases():
         print(f"M={m} NK={nk} B row-major: torch (B col) {t_t * 1e6:.1f} us", flush=True)
-        variants = [
-            ("in the kernel (ROW)", lambda: gs.mm_split(x, w, None, False, gs.ROW)),
-            ("transposed first", lambda: gs.mm_split(x, g.transposed(w, centre=False)[0].t(), None, False)),
-            ("gemm", lambda: gemm(x, w, op="sdot4")),
-        ]
+        variants = []
+        for what, cfg in (
+            ("in the kernel (ROW: 32-row tiles)", gs.ROW),
+            ("in the kernel, 64-row tiles", dict(gs.ROW, BM_MAX=64)),
+            ("in the kernel, 32-row tiles, 8 warps", dict(gs.ROW, BM_MAX=32, num_warps=8)),
+            ("in the kernel, 16-row tiles", dict(gs.ROW, BM_MAX=16)),
+        ):
+            call = gs.fast(x, w, False, cfg)[0]
+            variants.append((what, lambda call=call: call(x, w)))
+        inner = gs.fast(x, g.transposed(w)[0].t(), False)[0]
+        variants.append(("transposed first", lambda: inner(x, g.transposed(w)[0].t())))
+        variants.append(("gemm", lambda: gemm(x, w, op="sdot4")))
         _compare(f"M={m} NK={nk}", variants, ref, t_t)
-        t = bench(lambda: g.transposed(w, centre=False), 50)
+        t = bench(lambda: g.transposed(w), 50)
         print(f"  the transposing pass alone: {t * 1e6:.1f} us", flush=True)
 
 
@@ -268,8 +276,10 @@ def clamp():
     n = 4096
     a = torch.randint(-128, 128, (n, n), dtype=torch.int8, device=dev)
     b = torch.randint(-128, 128, (n, n), dtype=torch.int8, device=dev)
-    ra, rmax = g._abs_stats(a, 1)
-    cs, cmax = g._abs_stats(b, 0)
+    stats = torch.zeros((4, n), dtype=torch.int64, device=dev)
+    ra, rmax, cs, cmax = stats
+    g._abs_stats(a, 1, ra, rmax)
+    g._abs_stats(b, 0, cs, cmax)
     flags = torch.empty((n, n), dtype=torch.int8, device=dev)
     count = torch.zeros(1, dtype=torch.int32, device=dev)
     k = g._triton()
@@ -283,8 +293,8 @@ def clamp():
     for what, fn in (
         ("the whole call, clamp=True", lambda: gemm(a, b, op="sdot4", clamp=True)),
         ("the same without clamp", lambda: gemm(a, b, op="sdot4")),
-        ("abs_stats of a (rows)", lambda: g._abs_stats(a, 1)),
-        ("abs_stats of b (columns)", lambda: g._abs_stats(b, 0)),
+        ("abs_stats of a (rows)", lambda: g._abs_stats(a, 1, ra, rmax)),
+        ("abs_stats of b (columns)", lambda: g._abs_stats(b, 0, cs, cmax)),
         ("may_saturate", saturate),
         ("count.item() after may_saturate", lambda: (saturate(), count.item())),
         ("mm_int8", lambda: g.mm_int8(a, b)),

@@ -76,30 +76,6 @@ def test_split_k_kernel_every_configuration(name):
                     assert all(not (w.any() or n.any()) for w, n in gpu_split._POOLS.values())
 
 
-def test_split_k_row_major_b_transposed_first(monkeypatch):
-    """From ROW_TRANSPOSE_M rows on, a row-major b is transposed first, keeping its dtype (the kernel centres
-    uint8), then read column-major; below, the kernel reads it as it is.  Every 8-bit pair, with and without c."""
-    torch = pytest.importorskip("torch")
-    from intdot.gemm import gpu, gpu_split
-
-    seen = []
-    monkeypatch.setattr(gpu_split, "ROW_TRANSPOSE_M", 20)
-    real = gpu.transposed
-    monkeypatch.setattr(gpu, "transposed", lambda b, **kw: seen.append(b.dtype) or real(b, **kw))
-    with interpreted():
-        for da, db in DTYPES:
-            for m in (19, 20):
-                rng = _rng("split-row", da, db, m)
-                a, b = _values(rng, da, (m, 130)), _values(rng, db, (130, 90))
-                c = rng.integers(-(2**31), 2**31, (m, 90)).astype(np.int32)
-                for cc in (None, c):
-                    got = gpu.mm_int8(
-                        torch.from_numpy(a), torch.from_numpy(b), None if cc is None else torch.from_numpy(cc)
-                    )
-                    assert np.array_equal(got.numpy(), _wrapped(a, b, cc)), (da, db, m)
-    assert seen == [torch.from_numpy(np.zeros(1, db)).dtype for _, db in DTYPES for _ in range(2)]
-
-
 @pytest.mark.parametrize(
     ("kind", "config"), [("tma", 0)] + [("plain", i) for i in range(4)] + [("persist", i) for i in range(6)]
 )

@@ -73,18 +73,16 @@ def _centre(x):
     return x, 0
 
 
-def transposed(b, tile: int = 64, cols: int = 256, warps: int = 8, centre: bool = True):
-    """b.T contiguous as int8 (uint8 centred on the way; with ``centre=False`` in b's dtype) and the zero point
-    taken off: one pass over b."""
+def transposed(b, tile: int = 64, cols: int = 256, warps: int = 8):
+    """b.T contiguous as int8 (uint8 centred on the way) and b's zero point: one pass over b."""
     import torch
 
     k = _triton()
     r, c = b.shape
-    flip = centre and b.dtype == torch.uint8
-    y = torch.empty((c, r), dtype=torch.int8 if flip else b.dtype, device=b.device)
+    y = torch.empty((c, r), dtype=torch.int8, device=b.device)
     grid = (k["triton"].cdiv(r, tile), k["triton"].cdiv(c, cols))
-    k["transpose"][grid](b.contiguous(), y, r, c, FLIP=flip, BR=tile, BC=cols, num_warps=warps)
-    return y, 128 if flip else 0
+    k["transpose"][grid](b.contiguous(), y, r, c, FLIP=b.dtype == torch.uint8, BR=tile, BC=cols, num_warps=warps)
+    return y, 128 if b.dtype == torch.uint8 else 0
 
 
 def _canonical(x):
@@ -163,12 +161,9 @@ def mm_int8(a, b, c=None, *, neg: bool = False):
         return torch.zeros((m, n), dtype=torch.int32, device=a.device) if c is None else c.contiguous().clone()
     kind = KERNEL
     if m <= SPLIT_M and kind in ("tma", "split"):
-        from .gpu_split import mm_split, transpose_first
+        from .gpu_split import mm_split
 
-        # Few rows: split K too, so that streaming B keeps every multiprocessor busy; any layout, no pass, except
-        # a row-major B where the transposing pass and the column-major kernel together are faster.
-        if transpose_first(m, b):
-            b = transposed(b, centre=False)[0].t()
+        # Few rows: split K too, so that streaming B keeps every multiprocessor busy; any layout, no pass.
         return mm_split(a, b, c, neg)
     k = _triton()
     za = 128 if a.dtype == torch.uint8 else 0
@@ -290,21 +285,18 @@ DENSE_WALK = 0.25
 STATS_TILE, STATS_PROGRAMS = 64, 512
 
 
-def _abs_stats(x, dim: int):
-    """Sums and maxima of |x| along ``dim`` (int64 vectors), for int8/uint8 x of any layout: one pass."""
-    import torch
-
+def _abs_stats(x, dim: int, sums, tops):
+    """Sums and maxima of |x| along ``dim`` into ``sums`` and ``tops`` (zeroed int64 vectors, one per line), for
+    int8/uint8 x of any layout: one pass."""
     k = _triton()
     lines, length = (x.shape[0], x.shape[1]) if dim == 1 else (x.shape[1], x.shape[0])
     sr, sc = (x.stride(0), x.stride(1)) if dim == 1 else (x.stride(1), x.stride(0))
-    both = torch.zeros((2, lines), dtype=torch.int64, device=x.device)  # one fill for the atomics to meet in
     t = STATS_TILE
     blocks, steps = -(-lines // t), -(-length // t)
     split = max(1, min(steps, STATS_PROGRAMS // blocks))
     chunk = -(-steps // split) * t
     grid = (blocks, -(-length // chunk))
-    k["abs_stats"][grid](x, both[0], both[1], lines, length, sr, sc, chunk, BR=t, BC=t)
-    return both[0], both[1]
+    k["abs_stats"][grid](x, sums, tops, lines, length, sr, sc, chunk, BR=t, BC=t)
 
 
 def _start(start, m: int, n: int, device):
@@ -333,17 +325,28 @@ def clamp_chain(a, b, start, step: int, lo: int, hi: int, neg: bool):
     if not (m and n and kk) or not small or hi - lo != (1 << 32) - 1:
         return chain_tensors(a, b, _start(start, m, n, a.device), step, lo, hi, neg)
     k = _triton()
-    ra, rmax = _abs_stats(a, 1)
-    cs, cmax = _abs_stats(b, 0)
     c32 = None
     if start is not None:  # the accumulator's bits as int32 (a uint32 accumulator wraps into them)
         c32 = torch.where(start > (1 << 31) - 1, start - (1 << 32), start).to(torch.int32)
-    # First one bound for all outputs (the largest row statistic times the largest column one bounds every
-    # output's): on random data no output can saturate, and one read back says so.
-    reach = torch.minimum(ra.max() * cmax.max(), rmax.max() * cs.max())
-    s_lo, s_hi = (0, 0) if start is None else torch.aminmax(start)
-    if not bool((s_lo - reach < lo) | (s_hi + reach > hi)):
-        return mm_int8(a, b, c32, neg=neg)
+    # The wrapped product first: it is the answer wherever no partial sum can leave [lo, hi], and the GPU works
+    # on it while the bounds below are launched (a call this size is otherwise bound by its launches).
+    out = mm_int8(a, b, c32, neg=neg)
+    # Rows of |a| and columns of |b|: sums and maxima (rows 0-1 and 2-3 of one zeroed buffer).
+    stats = torch.zeros((4, max(m, n)), dtype=torch.int64, device=a.device)
+    _abs_stats(a, 1, stats[0], stats[1])
+    _abs_stats(b, 0, stats[2], stats[3])
+    ra, rmax, cs, cmax = stats[0, :m], stats[1, :m], stats[2, :n], stats[3, :n]
+    # One bound for all outputs (the largest row statistic times the largest column one bounds every output's):
+    # on random data no output can saturate, and one read back says so.
+    top = stats.amax(dim=1)
+    reach = torch.minimum(top[0] * top[3], top[1] * top[2])
+    if start is None:
+        can = reach > min(hi, -lo)
+    else:
+        s_lo, s_hi = torch.aminmax(start)
+        can = (s_lo - reach < lo) | (s_hi + reach > hi)
+    if not bool(can):
+        return out
     flags = torch.empty((m, n), dtype=torch.int8, device=a.device)
     count = torch.zeros(1, dtype=torch.int32, device=a.device)
     bm, bn = 64, 64
@@ -366,7 +369,6 @@ def clamp_chain(a, b, start, step: int, lo: int, hi: int, neg: bool):
     unsafe = int(count.item())  # one small read back: the outputs to list, or so many that all are walked
     if unsafe > DENSE_WALK * m * n:
         return chain_tensors(a, b, _start(start, m, n, a.device), step, lo, hi, neg)
-    out = mm_int8(a, b, c32, neg=neg)
     if unsafe:
         idx = flags.nonzero()
         i, j = idx[:, 0].contiguous(), idx[:, 1].contiguous()

@@ -206,7 +206,7 @@ def may_saturate(
 
 @triton.jit
 def transpose(x_ptr, y_ptr, R, C, FLIP: tl.constexpr, BR: tl.constexpr, BC: tl.constexpr):
-    # y[c, r] = x[r, c] (FLIP: uint8 x ^ 0x80, centred to int8 on the way; else y has x's dtype).
+    # y[c, r] = x[r, c] as int8 (FLIP: uint8 x ^ 0x80, centred on the way).
     r = tl.program_id(0) * BR + tl.arange(0, BR)
     c = tl.program_id(1) * BC + tl.arange(0, BC)
     t = tl.load(x_ptr + r[:, None].to(tl.int64) * C + c[None, :], mask=(r[:, None] < R) & (c[None, :] < C))

@@ -23,22 +23,14 @@ FEW = {"BN": 64, "BK": 256, "num_warps": 4, "num_stages": 4, "programs": 264, "S
 MID = {"BN": 64, "BK": 256, "num_warps": 4, "num_stages": 4, "programs": 132, "SWAP": True}  # M <= 32
 WIDE = {"BN": 64, "BK": 256, "num_warps": 4, "num_stages": 4, "programs": 132, "SWAP": False}  # M <= 64
 WIDE_LONG = {"BN": 128, "BK": 256, "num_warps": 8, "num_stages": 4, "programs": 132, "SWAP": True}  # N K >= 2**26
-ROW = {"BN": 128, "BK": 64, "num_warps": 4, "num_stages": 4, "programs": 264, "SWAP": False}
+# Row-major b: at most 32 rows a tile (at 64, b's re-layout for the tensor cores costs twice the time: 45 against
+# 22 us at M = 64, N = K = 4096; transposing b first, 25 us).
+ROW = {"BN": 128, "BK": 64, "num_warps": 4, "num_stages": 4, "programs": 264, "SWAP": False, "BM_MAX": 32}
 CONFIG = FEW
-
-
-# From this many rows on, a row-major b is transposed first (gpu.transposed, one pass at about 3 TB/s) and
-# multiplied column-major: measured on the H200 (scripts/gpu/sweep.py row).
-ROW_TRANSPOSE_M = 33
 
 
 def row_major(b) -> bool:
     return b.stride(1) == 1 and b.stride(0) != 1
-
-
-def transpose_first(m: int, b) -> bool:
-    """Whether a row-major b is faster transposed first than read in the kernel, for m rows."""
-    return m >= ROW_TRANSPOSE_M and row_major(b)
 
 
 def config(m: int, n: int, k: int, b):
@@ -58,15 +50,16 @@ def _kernel():
     return split
 
 
-def block_m(m: int) -> int:
-    """The M tile: the smallest of 16, 32, 64 holding m rows (tl.dot needs 16 at least)."""
-    return 16 if m <= 16 else 32 if m <= 32 else 64
+def block_m(m: int, cfg=None) -> int:
+    """The M tile: the smallest of 16, 32, 64 holding m rows (tl.dot needs 16 at least), at most the
+    configuration's BM_MAX."""
+    return min(16 if m <= 16 else 32 if m <= 32 else 64, (cfg or {}).get("BM_MAX", 64))
 
 
 def plan(m: int, n: int, k: int, cfg=None) -> tuple[int, int]:
     """(split, chunk): how many K chunks and how long each (a multiple of BK) for about ``programs`` programs."""
     cfg = cfg or CONFIG
-    bm, bn, bk = block_m(m), cfg["BN"], cfg["BK"]
+    bm, bn, bk = block_m(m, cfg), cfg["BN"], cfg["BK"]
     tiles = -(-n // bn) * -(-m // bm)
     steps = -(-k // bk)
     split = max(1, min(steps, cfg["programs"] // max(tiles, 1)))
@@ -122,7 +115,7 @@ def _launch_args(a, b, out, neg: bool, cfg, reduce: int, ws=None, cnt=None):
     m, k = a.shape
     n = b.shape[1]
     split, chunk = plan(m, n, k, cfg)
-    bm = block_m(m)
+    bm = block_m(m, cfg)
     a_u8, b_u8 = a.dtype == torch.uint8, b.dtype == torch.uint8
     grid = (-(-n // cfg["BN"]), split, -(-m // bm))
     args = (a, b, out, out if ws is None else ws, out if cnt is None else cnt, m, n, k)
@@ -134,7 +127,7 @@ def _launch_args(a, b, out, neg: bool, cfg, reduce: int, ws=None, cnt=None):
 
 def _grid(m: int, n: int, k: int, cfg) -> tuple[int, int, int]:
     """(N tiles, K chunks, M tiles)."""
-    return -(-n // cfg["BN"]), plan(m, n, k, cfg)[0], -(-m // block_m(m))
+    return -(-n // cfg["BN"]), plan(m, n, k, cfg)[0], -(-m // block_m(m, cfg))
 
 
 def _reduce(m: int, n: int, grid, c, device):
@@ -168,7 +161,7 @@ def mm_split(a, b, c, neg: bool, cfg=None):
     return _launch(a, b, c, neg, cfg or config(a.shape[0], b.shape[1], a.shape[1], b))[0]
 
 
-def fast(a, b, neg: bool):
+def fast(a, b, neg: bool, cfg=None):
     """A function (x, y) -> ±(x @ y) as a new int32 tensor, for operands with a's and b's dtypes, shapes, strides
     and 16-byte alignment only: the kernel compiled once, then launched without Triton's per-call argument
     binding (about 30 us of host time a call, more than the whole kernel at N = K = 4096); and this call's
@@ -177,7 +170,7 @@ def fast(a, b, neg: bool):
     from triton import knobs
 
     m, n, k = a.shape[0], b.shape[1], a.shape[1]
-    cfg = config(m, n, k, b)
+    cfg = cfg or config(m, n, k, b)
     out, ck, reduce = _launch(a, b, None, neg, cfg)  # the first call: compiles (or finds) and launches
     if ck is None or not hasattr(ck, "run") or reduce == ATOMIC:  # the interpreter; a graph being captured
         return None, out
@@ -189,8 +182,11 @@ def fast(a, b, neg: bool):
     index = dev.index if dev.index is not None else torch.cuda.current_device()
     g0, g1, g2 = grid
     is_capturing, current = torch.cuda.is_current_stream_capturing, _raw_stream(torch)
-    # The last stream's workspace: any workspace left at zero will do, also one the pool has since replaced.
-    held = [None, None, None]
+    # The last stream's workspace (as raw pointers): any workspace left at zero will do, also one the pool has
+    # since replaced.  Pointers go to the launcher as ints, which it takes as they are (a tensor costs it a
+    # driver query each); the plan's key fixed the device, so they are device pointers.
+    held = [None, 0, 0, None]  # stream, the two pointers, and the tensors behind them (kept alive here)
+    runtime = knobs.runtime
 
     def call(x, y):
         if is_capturing():  # a CUDA graph: the launch that needs nothing from the calls around it
@@ -198,16 +194,25 @@ def fast(a, b, neg: bool):
         s = current(index)
         o = torch.empty((m, n), dtype=torch.int32, device=dev)
         if reduce == STORE:
-            w = c = o
+            w = c = 0
         elif held[0] == s:
             w, c = held[1], held[2]
         else:
-            w, c = _pool(dev, s, m * n, g0 * g2)
-            held[:] = s, w, c
-        full = (x, y, o, w, c) + rest
-        enter = knobs.runtime.launch_enter_hook
-        meta = ck.launch_metadata(grid, s, *full) if enter is not None else None
-        ck.run(g0, g1, g2, s, ck.function, ck.packed_metadata, meta, enter, knobs.runtime.launch_exit_hook, *full)
+            ws, cnt = _pool(dev, s, m * n, g0 * g2)
+            held[:] = s, ws.data_ptr(), cnt.data_ptr(), (ws, cnt)
+            w, c = held[1], held[2]
+        full = (x.data_ptr(), y.data_ptr(), o.data_ptr(), w, c) + rest
+        enter, leave = runtime.launch_enter_hook, runtime.launch_exit_hook
+        if _no_hooks(enter, leave):  # Triton's empty hook chains: no metadata to build, nothing to call
+            ck.run(g0, g1, g2, s, ck.function, ck.packed_metadata, None, None, None, *full)
+        else:
+            meta = ck.launch_metadata(grid, s, *full)
+            ck.run(g0, g1, g2, s, ck.function, ck.packed_metadata, meta, enter, leave, *full)
         return o
 
     return call, out
+
+
+def _no_hooks(*hooks) -> bool:
+    """Whether none of Triton's launch hooks is set (None, or a hook chain with no calls)."""
+    return all(h is None or getattr(h, "calls", None) == [] for h in hooks)

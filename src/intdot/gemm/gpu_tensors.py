@@ -156,17 +156,9 @@ def _split_plan(torch, a, b, o, clamp, neg, kind):
     eligible = not clamp and o.acc_bits == 32 and m <= gpu.SPLIT_M and m and n and k and kind in ("tma", "split")
     if not eligible or a.dtype not in (torch.int8, torch.uint8) or b.dtype not in (torch.int8, torch.uint8):
         return None, None
-    from .gpu_split import fast, transpose_first
+    from .gpu_split import fast
 
-    if transpose_first(m, b):  # the transposing pass on every call, then the column-major kernel
-        inner, out = fast(a, gpu.transposed(b, centre=False)[0].t(), neg)
-
-        def call(x, y):
-            return inner(x, gpu.transposed(y, centre=False)[0].t())
-
-        call = None if inner is None else call
-    else:
-        call, out = fast(a, b, neg)
+    call, out = fast(a, b, neg)
     if call is None:
         return None, out if o.acc_signed else out.view(torch.uint32)
     if o.acc_signed:
