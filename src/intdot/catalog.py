@@ -52,6 +52,7 @@ __all__ = [
     "find_all",
     "records",
     "require",
+    "require_any",
     "status",
     "swapped",
     "where_available",
@@ -407,6 +408,25 @@ def require(name, target, *, profile: str = "reference", streaming: bool | None 
     if not answer.ok:
         raise UnsupportedOnTarget(answer.why + (f"; {answer.note}" if answer.note else ""))
     return rec
+
+
+def require_any(spelling: str, target, *, profile: str = "reference") -> tuple[Instruction, ...]:
+    """The records that ``spelling`` names (one, or the forms a shared mnemonic names: Arm ``sdot``, 28 of them)
+    which ``target`` has; :class:`~intdot.errors.UnsupportedOnTarget` where none has it, saying why the first
+    does not."""
+    recs = find_all(spelling)
+    ok = tuple(r for r in recs if available(r, target, profile=profile))
+    if ok:
+        return ok
+    try:
+        require(recs[0], target, profile=profile)
+    except UnsupportedOnTarget as exc:
+        if len(recs) == 1:
+            raise
+        raise UnsupportedOnTarget(
+            f"none of the {len(recs)} instructions {quote(spelling)} names is available on {target}; the first: {exc}"
+        ) from None
+    raise AssertionError(f"{recs[0].name} is available on {target} yet was not")  # pragma: no cover
 
 
 def where_available(name, *, profile: str = "reference") -> tuple[str, ...]:

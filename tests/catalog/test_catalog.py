@@ -350,3 +350,26 @@ def test_swapped_names_the_acle_spellings_with_exchanged_sources():
     assert not any(
         catalog.swapped(n) for n in ("svusdot_s32", "svsudot_lane_s32", "sudot", "sdot4", catalog.find("sdot4"))
     )
+
+
+def test_require_any_gives_the_forms_a_spelling_names_that_the_target_has():
+    """A shared mnemonic is available where one of its forms is (Arm ``sdot``: NEON and SVE forms on an SVE core,
+    none of the SME2 ones); a target with none of them says so and why the first form is missing; a spelling of
+    one record fails as ``require`` does."""
+    import pytest
+
+    from intdot import catalog
+    from intdot.errors import UnsupportedOnTarget
+
+    got = catalog.require_any("sdot", "armv8.6-a+sve")
+    assert got and all(catalog.available(r, "armv8.6-a+sve") for r in got)
+    assert {r.name.split("_")[1] for r in got} == {"neon", "sve"}
+    rest = [r for r in catalog.find_all("sdot") if r not in got]
+    assert rest and not any(catalog.available(r, "armv8.6-a+sve") for r in rest)
+    with pytest.raises(UnsupportedOnTarget, match=r"none of the 12 instructions 'usdot' names is available on "):
+        catalog.require_any("usdot", "cortex-a78")
+    with pytest.raises(UnsupportedOnTarget) as one:
+        catalog.require_any("sdot4", "RDNA2")
+    with pytest.raises(UnsupportedOnTarget) as same:
+        catalog.require("sdot4", "RDNA2")
+    assert str(one.value) == str(same.value)

@@ -316,15 +316,7 @@ def _available_any(args, recs) -> int:
     """A name that spells several instructions (``sdot``: 28 forms) is available where any of them is."""
     from .. import catalog
 
-    ok = [r.name for r in recs if catalog.available(r, args.target, profile=args.profile)]
-    if not ok:
-        try:
-            catalog.require(recs[0], args.target, profile=args.profile)
-        except UnsupportedOnTarget as exc:
-            raise UnsupportedOnTarget(
-                f"none of the {len(recs)} instructions {quote(args.name)} names is available on {args.target}; "
-                f"the first: {exc}"
-            ) from None
+    ok = [r.name for r in catalog.require_any(args.name, args.target, profile=args.profile)]
     shown = ", ".join(ok[:6]) + (f" and {len(ok) - 6} more" if len(ok) > 6 else "")
     print(f"{args.name}: {len(ok)} of the {len(recs)} instructions it names are available on {args.target}: {shown}")
     return 0

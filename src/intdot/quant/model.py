@@ -15,7 +15,7 @@ import os
 
 import numpy as np
 
-from ..core.errors import IntdotError, OperandError, OperandTypeError, UnsupportedOnTarget, quote
+from ..core.errors import IntdotError, OperandError, OperandTypeError, quote
 from ..core.values import describe
 
 INTEGER = ("MatMulInteger", "QLinearMatMul", "ConvInteger", "QLinearConv")
@@ -306,17 +306,9 @@ def _check_instruction(op, target) -> None:
     from .. import catalog
     from .plan import records
 
-    recs = records(op)
-    if target is None:
-        return
-    first = None
-    for rec in recs:  # a spelling shared by forms (Arm sdot: 8- and 16-bit): one of them is enough here
-        try:
-            catalog.require(rec.name, target)
-            return
-        except UnsupportedOnTarget as exc:
-            first = first or exc
-    raise first
+    records(op)  # op's own errors first
+    if target is not None:  # a spelling shared by forms (Arm sdot: 8- and 16-bit): one of them is enough here
+        catalog.require_any(op, target)
 
 
 def integer_nodes(model) -> list[tuple[str, str]]:
