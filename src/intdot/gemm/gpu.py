@@ -337,15 +337,14 @@ def clamp_chain(a, b, start, step: int, lo: int, hi: int, neg: bool):
     _abs_stats(b, 0, stats[2], stats[3])
     ra, rmax, cs, cmax = stats[0, :m], stats[1, :m], stats[2, :n], stats[3, :n]
     # One bound for all outputs (the largest row statistic times the largest column one bounds every output's):
-    # on random data no output can saturate, and one read back says so.
+    # on random data no output can saturate, and one read back says so (the bound in Python's exact ints).
     top = stats.amax(dim=1)
-    reach = torch.minimum(top[0] * top[3], top[1] * top[2])
-    if start is None:
-        can = reach > min(hi, -lo)
-    else:
-        s_lo, s_hi = torch.aminmax(start)
-        can = (s_lo - reach < lo) | (s_hi + reach > hi)
-    if not bool(can):
+    if start is not None:
+        top = torch.cat((top, torch.stack(torch.aminmax(start))))
+    top = top.tolist()
+    reach = min(top[0] * top[3], top[1] * top[2])
+    s_lo, s_hi = top[4:] if start is not None else (0, 0)
+    if s_lo - reach >= lo and s_hi + reach <= hi:
         return out
     flags = torch.empty((m, n), dtype=torch.int8, device=a.device)
     count = torch.zeros(1, dtype=torch.int32, device=a.device)
