@@ -185,3 +185,64 @@ def test_batches_vectors_and_accumulators_through_gemm_tensors():
             tc = None if c is None else torch.from_numpy(c)
             got = gemm_tensors(torch.from_numpy(a), torch.from_numpy(b), tc, o, False, False)
             assert np.array_equal(got.numpy(), want), (op, sa, sb)
+
+
+def test_split_k_plan_launches_with_each_streams_workspace(monkeypatch):
+    """The remembered split-K launch (gpu_split.fast) as it runs on a GPU, with the compiled kernel replaced by a
+    recorder: raw pointers of x, y, a new output and the current stream's workspace and counters; another stream
+    gets its own pool; a launch hook set makes it build the launch metadata; a graph being captured takes the
+    launch that needs nothing from the calls around it."""
+    torch = pytest.importorskip("torch")
+    from intdot.gemm import gpu_split
+
+    with interpreted():
+        from triton import knobs
+
+        launches = []
+
+        class Compiled:
+            function, packed_metadata = "function", "packed"
+
+            def run(self, g0, g1, g2, stream, function, packed, meta, enter, leave, *args):
+                launches.append(((g0, g1, g2), stream, meta, enter is not None, args))
+
+            def launch_metadata(self, grid, stream, *args):
+                return ("metadata", stream)
+
+        stream = [7]
+        capturing = [False]
+        monkeypatch.setattr(gpu_split, "_launch", lambda a, b, c, neg, cfg: (None, Compiled(), gpu_split.LAST))
+        monkeypatch.setattr(gpu_split, "_raw_stream", lambda torch: lambda index: stream[0])
+        monkeypatch.setattr(torch.cuda, "current_device", lambda: 0)
+        monkeypatch.setattr(torch.cuda, "is_current_stream_capturing", lambda: capturing[0])
+        monkeypatch.setattr(gpu_split, "_POOLS", {})
+        x = torch.zeros((40, 300), dtype=torch.int8)
+        w = torch.zeros((300, 70), dtype=torch.int8)
+        cfg = dict(gpu_split.WIDE, programs=7)
+        grid = gpu_split._grid(40, 70, 300, cfg)
+        assert grid[1] > 1  # several chunks meet in the workspace
+        call, _ = gpu_split.fast(x, w, False, cfg)
+        outs = [call(x, w), call(x, w)]
+        stream[0] = 9
+        outs.append(call(x, w))
+        pools = gpu_split._POOLS
+        assert set(pools) == {(x.device, 7), (x.device, 9)}
+        for (g, s, meta, hooked, args), o in zip(launches, outs):
+            ws, cnt = pools[(x.device, s)]
+            assert g == grid and meta is None and not hooked
+            assert args[:5] == (x.data_ptr(), w.data_ptr(), o.data_ptr(), ws.data_ptr(), cnt.data_ptr())
+            assert ws.numel() >= 40 * 70 and cnt.numel() >= grid[0] * grid[2]
+        assert [s for _, s, *_ in launches] == [7, 7, 9]
+
+        def hook(metadata):
+            pass
+
+        knobs.runtime.launch_enter_hook.add(hook)
+        try:
+            call(x, w)
+        finally:
+            knobs.runtime.launch_enter_hook.remove(hook)
+        assert launches[-1][2] == ("metadata", 9) and launches[-1][3]
+        capturing[0] = True
+        monkeypatch.setattr(gpu_split, "mm_split", lambda a, b, c, neg, cfg: "the capture-safe launch")
+        assert call(x, w) == "the capture-safe launch" and len(launches) == 4

@@ -185,7 +185,8 @@ def fast(a, b, neg: bool, cfg=None):
     # The last stream's workspace (as raw pointers): any workspace left at zero will do, also one the pool has
     # since replaced.  Pointers go to the launcher as ints, which it takes as they are (a tensor costs it a
     # driver query each); the plan's key fixed the device, so they are device pointers.
-    held = [None, 0, 0, None]  # stream, the two pointers, and the tensors behind them (kept alive here)
+    # One tuple, replaced whole: threads calling on different streams never mix one stream's pointers with another's.
+    held = [(None, 0, 0, None)]  # (stream, the two pointers, the tensors behind them, kept alive here)
     runtime = knobs.runtime
 
     def call(x, y):
@@ -193,14 +194,15 @@ def fast(a, b, neg: bool, cfg=None):
             return mm_split(x, y, None, neg, cfg)
         s = current(index)
         o = torch.empty((m, n), dtype=torch.int32, device=dev)
+        last = held[0]
         if reduce == STORE:
             w = c = 0
-        elif held[0] == s:
-            w, c = held[1], held[2]
+        elif last[0] == s:
+            w, c = last[1], last[2]
         else:
             ws, cnt = _pool(dev, s, m * n, g0 * g2)
-            held[:] = s, ws.data_ptr(), cnt.data_ptr(), (ws, cnt)
-            w, c = held[1], held[2]
+            w, c = ws.data_ptr(), cnt.data_ptr()
+            held[0] = s, w, c, (ws, cnt)
         full = (x.data_ptr(), y.data_ptr(), o.data_ptr(), w, c) + rest
         enter, leave = runtime.launch_enter_hook, runtime.launch_exit_hook
         if _no_hooks(enter, leave):  # Triton's empty hook chains: no metadata to build, nothing to call
