@@ -83,7 +83,7 @@ def _pool(device, stream, words: int, tiles: int):
     key = (device, stream)
     ws, cnt = _POOLS.get(key, (None, None))
     if ws is None or ws.numel() < words or cnt.numel() < tiles:
-        if len(_POOLS) >= _POOL_LIMIT:  # an old stream's pool; a kernel still using it keeps its memory alive
+        if len(_POOLS) >= _POOL_LIMIT:  # drop the oldest: freed memory is reused on its own stream only, in order
             _POOLS.pop(next(iter(_POOLS)))
         old = 0 if ws is None else ws.numel()
         ws = torch.zeros(max(words, old), dtype=torch.int32, device=device)
