@@ -410,11 +410,11 @@ def require(name, target, *, profile: str = "reference", streaming: bool | None 
     return rec
 
 
-def require_any(spelling: str, target, *, profile: str = "reference") -> tuple[Instruction, ...]:
-    """The records that ``spelling`` names (one, or the forms a shared mnemonic names: Arm ``sdot``, 28 of them)
-    which ``target`` has; :class:`~intdot.errors.UnsupportedOnTarget` where none has it, saying why the first
-    does not."""
-    recs = find_all(spelling)
+def require_any(spelling: str, target, *, profile: str = "reference", among=None) -> tuple[Instruction, ...]:
+    """The records that ``spelling`` names (one, or the forms a shared mnemonic names: Arm ``sdot``, 28 of them),
+    or only those ``among`` them, which ``target`` has; :class:`~intdot.errors.UnsupportedOnTarget` where none
+    has it, saying why the first does not."""
+    recs = find_all(spelling) if among is None else tuple(among)
     ok = tuple(r for r in recs if available(r, target, profile=profile))
     if ok:
         return ok

@@ -7,6 +7,7 @@ import pytest
 
 from intdot import quant
 from intdot.core.errors import OperandError, OperandTypeError, UnknownInstruction, UnknownTarget, UnsupportedOnTarget
+from intdot.gemm import gemm
 
 from . import ort
 
@@ -136,3 +137,9 @@ def test_the_target_is_checked_even_where_no_node_reaches_the_instruction():
         quant.run(_float_model(), x, op="nosuch")
     # A spelling shared by forms (Arm sdot: 8- and 16-bit) passes where one of them exists.
     assert quant.run(_float_model(), x, op="sdot", target="neoverse-n1")["y"].tolist() == [1.0, 1.0]
+    # usdot names NEON, SVE and SME2 forms that compute the same, and a run takes the first (NEON, i8mm): a target
+    # with only the SME2 form is refused up front, as gemm(op="usdot", target=...) refuses it.
+    with pytest.raises(UnsupportedOnTarget, match=r"not available on armv9-a\+sme2"):
+        quant.run(_float_model(), x, op="usdot", target="armv9-a+sme2")
+    with pytest.raises(UnsupportedOnTarget, match=r"not available on armv9-a\+sme2"):
+        gemm(np.ones((1, 4), np.uint8), np.ones((4, 1), np.int8), op="usdot", target="armv9-a+sme2")

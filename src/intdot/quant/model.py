@@ -306,9 +306,9 @@ def _check_instruction(op, target) -> None:
     from .. import catalog
     from .plan import records
 
-    records(op)  # op's own errors first
-    if target is not None:  # a spelling shared by forms (Arm sdot: 8- and 16-bit): one of them is enough here
-        catalog.require_any(op, target)
+    recs = records(op)  # op's own errors first
+    if target is not None:  # the forms the run may take (Arm sdot: 8- or 16-bit lanes): one of them is enough here
+        catalog.require_any(op, target, among=recs)
 
 
 def integer_nodes(model) -> list[tuple[str, str]]:
