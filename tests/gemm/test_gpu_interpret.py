@@ -246,3 +246,30 @@ def test_split_k_plan_launches_with_each_streams_workspace(monkeypatch):
         capturing[0] = True
         monkeypatch.setattr(gpu_split, "mm_split", lambda a, b, c, neg, cfg: "the capture-safe launch")
         assert call(x, w) == "the capture-safe launch" and len(launches) == 4
+
+
+def test_saturating_pairs_on_tensors_as_on_the_cpu():
+    """x86's vpmaddubsw idiom on device tensors: pair sums saturate to 16 bits first (255 x 127 twice is 64770,
+    not 32767), as the CPU path computes them; with c in both spellings, a batch, and a 1-D b."""
+    torch = pytest.importorskip("torch")
+    from intdot.gemm.gpu_tensors import gemm_tensors
+    from intdot.gemm.ops import resolve
+
+    op = "x86.vpmaddubsw_vpmaddwd_vpaddd"
+    o = resolve(op, None, None, a_bits=8)
+    rng = _rng("pairs-on-tensors")
+    a = _values(rng, np.uint8, (2, 5, 64))
+    b = _values(rng, np.int8, (64, 7))
+    a[:, :2] = 255
+    b[:, :3] = 127
+    c = rng.integers(-(2**31), 2**31, (5, 7))
+    with interpreted():
+        for cc in (None, c, c.astype(np.int64) % 2**32):
+            want = gemm(a, b, cc, op=op, backend="numpy")
+            got = gemm_tensors(
+                torch.from_numpy(a), torch.from_numpy(b), None if cc is None else torch.from_numpy(cc), o, False, False
+            )
+            assert np.array_equal(got.numpy(), want)
+        got = gemm_tensors(torch.from_numpy(a[0]), torch.from_numpy(b[:, 0].copy()), None, o, False, False)
+        assert np.array_equal(got.numpy(), gemm(a[0], b[:, 0], op=op, backend="numpy"))
+    assert int(gemm(a[0, :1, :2], b[:2, :1], op=op, backend="numpy")[0, 0]) == 32767  # the saturation is there

@@ -174,18 +174,11 @@ def gemm(a, b, c=None, *, op, clamp=None, neg=None, target=None, backend="auto",
 
 
 def _pairs(a, b, acc, o, clamp, neg, backend):
-    """An instruction whose pair sums saturate first: the exact product plus the saturation's correction
-    (:mod:`intdot.gemm.pairs`), or the per-step chain where the accumulator saturates too."""
+    """An instruction whose pair sums saturate first (:mod:`intdot.gemm.pairs`)."""
     from . import pairs
 
     start = np.zeros((a.shape[0], b.shape[1]), np.int64) if acc is None else read_acc(acc, o)
-    if clamp:
-        lo, hi = o.acc_range
-        res = pairs.chain(a, b, start, o.k_step, o.pair_sat, lo, hi, neg)
-        return res.astype(o.result_dtype)
-    s = product(a, b, backend) + pairs.correction(a, b, o.pair_sat)
-    s = (start - s if neg else start + s).view(np.uint64)
-    return s.astype(np.uint32 if o.acc_bits == 32 else np.uint64).view(o.result_dtype)
+    return pairs.gemm(a, b, start, o, clamp, neg, lambda x, y: product(x, y, backend))
 
 
 _FRONT: dict = {}

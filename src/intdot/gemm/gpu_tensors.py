@@ -191,18 +191,39 @@ def _batched(torch, a, b, c, o, clamp, neg, batch, m, k, n):
     return out.view(dtype)
 
 
+def _start(torch, c, o):
+    """The accumulators' values as int64 (a 32-bit accumulator given in either spelling), or None."""
+    if c is None:
+        return None
+    start = c.to(torch.int64)
+    if not o.acc_signed:
+        return start % (1 << 32)
+    if c.dtype in (torch.uint32, torch.int64):
+        return torch.where(start > o.acc_range[1], start - (1 << 32), start)
+    return start
+
+
+def _pairs_on_host(torch, a, b, start, o, clamp: bool, neg: bool):
+    """An instruction whose pair sums saturate first (x86's vpmaddubsw idiom), computed by the CPU path on copies
+    of the operands and put back on the device in the instruction's type."""
+    from . import cpu, pairs
+
+    an, bn = a.cpu().numpy(), b.cpu().numpy()
+    s = np.zeros((an.shape[0], bn.shape[1]), np.int64) if start is None else start.cpu().numpy()
+    r = pairs.gemm(an, bn, s, o, clamp, neg, lambda x, y: cpu.float_product(x, y, np.float64))
+    out = torch.from_numpy(np.ascontiguousarray(r.view(np.int32 if o.acc_bits == 32 else np.int64))).to(a.device)
+    return out if o.acc_signed else out.view(torch.uint32 if o.acc_bits == 32 else torch.uint64)
+
+
 def _one(a, b, c, o, clamp: bool, neg: bool):
     """One 2-D problem on checked tensors; ``c`` None or (M, N) of the accumulator's bits."""
     import torch
 
     lo, hi = o.acc_range
+    if o.pair_sat is not None:  # x86's saturating-pair idiom: on the host (pairs.py), exactly
+        return _pairs_on_host(torch, a, b, _start(torch, c, o), o, clamp, neg)
     if clamp:
-        start = None if c is None else c.to(torch.int64)
-        if start is not None and not o.acc_signed:
-            start = start % (1 << 32)
-        elif c is not None and c.dtype in (torch.uint32, torch.int64):
-            start = torch.where(start > hi, start - (1 << 32), start)
-        r = gpu.clamp_chain(a, b, start, o.k_step, lo, hi, neg)
+        r = gpu.clamp_chain(a, b, _start(torch, c, o), o.k_step, lo, hi, neg)
         if r.dtype == torch.int32:  # already the accumulator's bits
             return r if o.acc_signed else r.view(torch.uint32)
         return r.to(torch.int32) if o.acc_signed else r.to(torch.uint32)

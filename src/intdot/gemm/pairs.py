@@ -54,3 +54,15 @@ def chain(a: np.ndarray, b: np.ndarray, acc: np.ndarray, step: int, bits: int, l
             d += np.clip(pair, sat_lo, sat_hi)
         np.clip(out - d if neg else out + d, lo, hi, out=out)
     return out
+
+
+def gemm(a: np.ndarray, b: np.ndarray, start: np.ndarray, o, clamp: bool, neg: bool, product) -> np.ndarray:
+    """The whole result in the instruction's dtype: ``product(a, b)`` (an exact int64 ``a @ b``) plus the
+    saturation's correction, from the int64 accumulators ``start``; or the per-step chain where the accumulator
+    saturates too (``clamp``)."""
+    if clamp:
+        lo, hi = o.acc_range
+        return chain(a, b, start, o.k_step, o.pair_sat, lo, hi, neg).astype(o.result_dtype)
+    s = product(a, b) + correction(a, b, o.pair_sat)
+    s = (start - s if neg else start + s).view(np.uint64)
+    return s.astype(np.uint32 if o.acc_bits == 32 else np.uint64).view(o.result_dtype)
