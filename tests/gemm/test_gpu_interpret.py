@@ -273,3 +273,35 @@ def test_saturating_pairs_on_tensors_as_on_the_cpu():
         got = gemm_tensors(torch.from_numpy(a[0]), torch.from_numpy(b[:, 0].copy()), None, o, False, False)
         assert np.array_equal(got.numpy(), gemm(a[0], b[:, 0], op=op, backend="numpy"))
     assert int(gemm(a[0, :1, :2], b[:2, :1], op=op, backend="numpy")[0, 0]) == 32767  # the saturation is there
+
+
+@pytest.mark.parametrize("op", ["udot4", "udot8"])
+def test_clamp_chain_of_unsigned_lanes_clamps_the_sum_once(op, monkeypatch):
+    """Unsigned lanes only move an accumulator one way, so the per-step chain is the sum clamped once: with and
+    without neg, accumulators near both limits and in the middle, against the CPU path; no output is walked."""
+    torch = pytest.importorskip("torch")
+    from intdot.gemm import gpu
+    from intdot.gemm.gpu_tensors import gemm_tensors
+    from intdot.gemm.ops import resolve
+
+    def no_walk(*args, **kwargs):
+        raise AssertionError("walked")
+
+    monkeypatch.setattr(gpu, "chain_tensors", no_walk)
+    o = resolve(op, None, None, a_bits=8)
+    top = 255 if op == "udot4" else 15
+    rng = _rng("interpret-unsigned-clamp", op)
+    m, k, n = 40, 192, 24
+    a, b = rng.integers(0, top + 1, (m, k)).astype(np.uint8), rng.integers(0, top + 1, (k, n)).astype(np.uint8)
+    lo, hi = o.acc_range
+    c = rng.integers(lo, hi, (m, n), endpoint=True)
+    c[:10] = hi - rng.integers(0, 2**16, (10, n))
+    c[10:20] = lo + rng.integers(0, 2**16, (10, n))
+    with interpreted():
+        for neg in (False, True):
+            for cc in (c, None):
+                want = gemm(a, b, cc, op=op, clamp=True, neg=neg, backend="numpy")
+                tc = None if cc is None else torch.from_numpy(cc)
+                got = gemm_tensors(torch.from_numpy(a), torch.from_numpy(b), tc, o, True, neg)
+                assert np.array_equal(got.numpy().astype(np.int64), want.astype(np.int64)), (neg, cc is None)
+    assert (want == lo).any() and (gemm(a, b, c, op=op, clamp=True, backend="numpy") == hi).any()  # both limits

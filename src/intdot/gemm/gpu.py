@@ -346,6 +346,15 @@ def clamp_chain(a, b, start, step: int, lo: int, hi: int, neg: bool):
     s_lo, s_hi = top[4:] if start is not None else (0, 0)
     if s_lo - reach >= lo and s_hi + reach <= hi:
         return out
+    if a.dtype == torch.uint8 and b.dtype == torch.uint8 and reach < 1 << 32:
+        # Unsigned lanes: every step adds (with neg, subtracts) a non-negative amount, so each chain saturates at
+        # most once, at the limit it heads for, and stays there: the sum clamped once.  The sum is below 2**32
+        # (reach bounds it), so the wrapped product gives it exactly.
+        s0 = start if start is not None else 0
+        sign = -1 if neg else 1
+        total = ((out.to(torch.int64) - s0) * sign).remainder(1 << 32)
+        res = torch.clamp(s0 + sign * total, lo, hi)
+        return torch.where(res > (1 << 31) - 1, res - (1 << 32), res).to(torch.int32)
     flags = torch.empty((m, n), dtype=torch.int8, device=a.device)
     count = torch.zeros(1, dtype=torch.int32, device=a.device)
     bm, bn = 64, 64
