@@ -180,3 +180,21 @@ def test_gpu_split_k_workspace_between_calls_streams_and_graphs():
     assert torch.equal(gemm(x4, w4, op="sdot4"), want4)
     torch.cuda.synchronize()
     assert all(not (ws.any() or cnt.any()) for ws, cnt in gpu_split._POOLS.values())
+
+
+def test_gpu_operands_on_a_device_that_is_not_current():
+    """Operands on the second GPU while the first is current: the kernels run where the operands are (Triton
+    launches on the current device), split-K and tensor-core shapes, twice each (the remembered plan)."""
+    torch = pytest.importorskip("torch")
+    if torch.cuda.device_count() < 2:
+        pytest.skip("one CUDA GPU visible: operands on a device that is not current need two")
+    dev = torch.device("cuda", 1)
+    assert torch.cuda.current_device() != 1
+    for m in (16, 200):
+        rng = _rng("device1", m)
+        a = rng.integers(-128, 128, (m, 256)).astype(np.int8)
+        b = rng.integers(-128, 128, (256, 96)).astype(np.int8)
+        want = gemm(a, b, op="sdot4", backend="numpy")
+        for _ in range(2):
+            got = gemm(torch.from_numpy(a).to(dev), torch.from_numpy(b).to(dev), op="sdot4")
+            assert got.device == dev and np.array_equal(got.cpu().numpy(), want)

@@ -112,6 +112,10 @@ def gemm_tensors(a, b, c, o, clamp: bool, neg: bool):
     """
     import torch
 
+    if a.is_cuda and a.device.index != torch.cuda.current_device():
+        # Triton launches on the current device's stream and context: make the operands' device current.
+        with torch.cuda.device(a.device):
+            return gemm_tensors(a, b, c, o, clamp, neg)
     if c is None and isinstance(b, torch.Tensor) and o.pair_sat is None:
         # 16-byte alignment and the kernel choice too: a compiled kernel is specialised on the first.
         key = (o, clamp, neg, a.dtype, b.dtype, a.shape, a.stride(), b.shape, b.stride(), a.device, b.device)
