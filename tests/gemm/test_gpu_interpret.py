@@ -9,7 +9,8 @@ import pytest
 
 from intdot.gemm import gemm, installed
 
-from .test_gemm import _rng
+from . import reference_gemm as ref
+from .test_gemm import _acc, _lanes, _rng
 from .triton_interpret import interpreted
 
 pytestmark = pytest.mark.skipif(
@@ -305,3 +306,33 @@ def test_clamp_chain_of_unsigned_lanes_clamps_the_sum_once(op, monkeypatch):
                 got = gemm_tensors(torch.from_numpy(a), torch.from_numpy(b), tc, o, True, neg)
                 assert np.array_equal(got.numpy().astype(np.int64), want.astype(np.int64)), (neg, cc is None)
     assert (want == lo).any() and (gemm(a, b, c, op=op, clamp=True, backend="numpy") == hi).any()  # both limits
+
+
+@pytest.mark.parametrize("name", sorted(ref.OPS))
+def test_every_op_through_the_tensor_path_against_the_slow_reference(name):
+    """gemm on tensors (the CUDA path, here on the CPU with the kernels interpreted) for every instruction of the
+    slow reference: each lane width and signedness, 32- and 64-bit accumulators, c, and the saturating chain with
+    neg where the instruction takes them; against the reference's step-by-step pseudocode."""
+    torch = pytest.importorskip("torch")
+    from intdot.gemm.gpu_tensors import gemm_tensors
+    from intdot.gemm.ops import resolve
+
+    row = ref.OPS[name]
+    o = resolve(name, None, None, a_bits=row[0])
+    with interpreted():
+        for m, k, n in [(3, 7, 5), (17, 36, 13)]:
+            rng = _rng("tensor-path", name, m, k, n)
+            a = _lanes(rng, row[0], row[1], (m, k))
+            b = _lanes(rng, row[2], row[3], (k, n))
+            ta, tb = torch.from_numpy(a), torch.from_numpy(b)
+            for c in (None, _acc(rng, row, (m, n))):
+                want = ref.gemm(row, a.tolist(), b.tolist(), c)
+                cv = None if c is None else np.array(c, dtype=np.uint64 if row[5] == 64 and not row[6] else np.int64)
+                got = gemm_tensors(ta, tb, cv, o, False, False)
+                assert got.numpy().astype(np.uint64 if row[5] == 64 and not row[6] else np.int64).tolist() == want
+            if row[7]:
+                c = _acc(rng, row, (m, n), near_limits=True)
+                for neg in (False, True):
+                    want = ref.gemm(row, a.tolist(), b.tolist(), c, neg=neg, clamp=True)
+                    got = gemm_tensors(ta, tb, np.array(c), o, True, neg)
+                    assert got.numpy().astype(np.int64).tolist() == want, neg
