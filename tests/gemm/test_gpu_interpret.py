@@ -46,7 +46,7 @@ def _wrapped(a, b, c=None, neg=False):
     return s.astype(np.uint64).astype(np.uint32).view(np.int32)
 
 
-SPLIT_CASES = {"FEW": 5, "MID": 20, "WIDE": 40, "WIDE_LONG": 64, "ROW": 33}
+SPLIT_CASES = {"FEW": 5, "MID": 20, "WIDE": 40, "WIDE_LONG": 64, "ROW": 33, "ROW/64": 64}  # configuration/M
 
 
 @pytest.mark.parametrize("name", sorted(SPLIT_CASES))
@@ -65,7 +65,7 @@ def test_split_k_kernel_every_configuration(name):
                     rng = _rng("split", name, da, db, programs, la, lb)
                     a, b = _values(rng, da, (m, k)), _values(rng, db, (k, n))
                     c = rng.integers(-(2**31), 2**31, (m, n)).astype(np.int32)
-                    cfg = dict(getattr(gpu_split, name), programs=programs)
+                    cfg = dict(getattr(gpu_split, name.split("/")[0]), programs=programs)
                     split, _ = gpu_split.plan(m, n, k, cfg)
                     assert (split > 1) == (programs > 1)
                     neg = bool(i % 2)
