@@ -33,6 +33,27 @@ def bench(fn, rep=100):
     return triton.testing.do_bench(fn, warmup=10, rep=rep, return_mode="median") * 1e-3
 
 
+def _torch_best(x, wcol):
+    """(torch's x @ wcol, its time) on its best path: B column-major; torch._int_mm refuses M <= 16, so there A is
+    padded to 17 rows, the padding inside its timing (and only there: a pad of no rows is still a copy)."""
+    m, pad = x.shape[0], torch.nn.functional.pad
+    run = (lambda: torch._int_mm(x, wcol)) if m > 16 else (lambda: torch._int_mm(pad(x, (0, 0, 0, 17 - m)), wcol))
+    return run()[:m], bench(run)
+
+
+def _host_us(fn, calls):
+    """(host, wall) microseconds per call of ``fn`` over ``calls`` back-to-back calls, after a warm-up."""
+    for _ in range(20):
+        fn()
+    torch.cuda.synchronize()
+    t = time.perf_counter()
+    for _ in range(calls):
+        fn()
+    host = (time.perf_counter() - t) / calls * 1e6
+    torch.cuda.synchronize()
+    return host, (time.perf_counter() - t) / calls * 1e6
+
+
 def split_sweep(x, wl, ref, t_torch, configs, rep, top, label=""):
     """Each split-K configuration in ``configs`` on x @ wl: checked against ``ref`` bit for bit, then timed; the
     ``top`` fastest printed beside torch's time ``t_torch``."""
@@ -69,12 +90,7 @@ def skinny():
         for m in ms:
             x = torch.randint(-128, 128, (m, nk), dtype=torch.int8, device=dev)
             ops = 2 * m * nk * nk
-            xp = torch.nn.functional.pad(x, (0, 0, 0, max(0, 17 - m)))
-            ref = torch._int_mm(xp, wcol)[:m]
-            if m > 16:
-                t_t = bench(lambda: torch._int_mm(x, wcol))
-            else:
-                t_t = bench(lambda: torch._int_mm(torch.nn.functional.pad(x, (0, 0, 0, 17 - m)), wcol))
+            ref, t_t = _torch_best(x, wcol)
             t_now = bench(lambda: gemm(x, wcol, op="sdot4"))
             assert torch.equal(gemm(x, wcol, op="sdot4"), ref)
             print(
@@ -95,8 +111,7 @@ def skinny2():
         wcol = w.t().contiguous().t()
         wl = wcol if lay == "col" else w
         x = torch.randint(-128, 128, (m, nk), dtype=torch.int8, device=dev)
-        ref = torch._int_mm(torch.nn.functional.pad(x, (0, 0, 0, max(0, 17 - m))), wcol)[:m]
-        t_t = bench(lambda: torch._int_mm(torch.nn.functional.pad(x, (0, 0, 0, max(0, 17 - m))), wcol))
+        ref, t_t = _torch_best(x, wcol)
         print(f"M={m} NK={nk} B {lay}: torch {t_t * 1e6:.1f} us", flush=True)
         space = itertools.product((False, True), (64, 128), (128, 256), (66, 132, 264), (4, 8))
         if lay == "row":
@@ -153,15 +168,7 @@ def host():
             if m <= 16
             else ("torch._int_mm", lambda: torch._int_mm(x, wcol)),
         ):
-            for _ in range(20):
-                fn()
-            torch.cuda.synchronize()
-            t = time.perf_counter()
-            for _ in range(500):
-                fn()
-            host_us = (time.perf_counter() - t) / 500 * 1e6
-            torch.cuda.synchronize()
-            wall_us = (time.perf_counter() - t) / 500 * 1e6
+            host_us, wall_us = _host_us(fn, 500)
             # back to back, CUDA events, no flush (B stays in L2: 16 MB)
             s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
             s.record()
@@ -189,14 +196,7 @@ def host():
             ("torch.zeros of the output", lambda: torch.zeros((m, nk), dtype=torch.int32, device=dev)),
             ("torch.empty of the output", lambda: torch.empty((m, nk), dtype=torch.int32, device=dev)),
         ):
-            for _ in range(20):
-                fn()
-            torch.cuda.synchronize()
-            t = time.perf_counter()
-            for _ in range(1000):
-                fn()
-            print(f"  M={m} host {(time.perf_counter() - t) / 1000 * 1e6:6.1f} us/call: {what}", flush=True)
-            torch.cuda.synchronize()
+            print(f"  M={m} host {_host_us(fn, 1000)[0]:6.1f} us/call: {what}", flush=True)
         prof = cProfile.Profile()
         prof.enable()
         for _ in range(300):
@@ -213,13 +213,7 @@ def _skinny_cases(ms=(1, 16, 32, 64)):
         wcol = w.t().contiguous().t()
         for m in ms:
             x = torch.randint(-128, 128, (m, nk), dtype=torch.int8, device=dev)
-            pad = torch.nn.functional.pad
-            ref = torch._int_mm(pad(x, (0, 0, 0, max(0, 17 - m))), wcol)[:m]
-            if m > 16:
-                t_t = bench(lambda: torch._int_mm(x, wcol))
-            else:  # torch._int_mm refuses M <= 16: A padded to 17 rows, the padding inside its timing
-                t_t = bench(lambda: torch._int_mm(pad(x, (0, 0, 0, 17 - m)), wcol))
-            yield m, nk, x, w, wcol, ref, t_t
+            yield (m, nk, x, w, wcol) + _torch_best(x, wcol)
 
 
 def _compare(label, variants, ref, t_t):
@@ -314,9 +308,7 @@ def tune():
         wcol = w.t().contiguous().t()
         wl = wcol if lay == "col" else w
         x = torch.randint(-128, 128, (m, nk), dtype=torch.int8, device=dev)
-        pad = torch.nn.functional.pad
-        ref = torch._int_mm(pad(x, (0, 0, 0, max(0, 17 - m))), wcol)[:m]
-        t_t = bench(lambda: torch._int_mm(pad(x, (0, 0, 0, max(0, 17 - m))), wcol))
+        ref, t_t = _torch_best(x, wcol)
         now = gs.config(m, nk, nk, wl)
         print(f"M={m} NK={nk} B {lay}: torch {t_t * 1e6:.1f} us; now {now}", flush=True)
         split_sweep(x, wl, ref, t_t, [now] + (col if lay == "col" else row), 40, 4)
