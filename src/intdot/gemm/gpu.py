@@ -299,11 +299,18 @@ def _abs_stats(x, dim: int, sums, tops):
     k["abs_stats"][grid](x, sums, tops, lines, length, sr, sc, chunk, BR=t, BC=t)
 
 
-def _start(start, m: int, n: int, device):
+def _start_or_zeros(start, m: int, n: int, device):
     """The int64 accumulators where they are needed: start, or zeros."""
     import torch
 
     return start if start is not None else torch.zeros((m, n), dtype=torch.int64, device=device)
+
+
+def _bits32(x):
+    """int64 values of a 32-bit accumulator (signed or unsigned) as the int32 tensor of their bits."""
+    import torch
+
+    return torch.where(x > (1 << 31) - 1, x - (1 << 32), x).to(torch.int32)
 
 
 def clamp_chain(a, b, start, step: int, lo: int, hi: int, neg: bool):
@@ -323,11 +330,11 @@ def clamp_chain(a, b, start, step: int, lo: int, hi: int, neg: bool):
     n = b.shape[1]
     small = a.dtype in (torch.int8, torch.uint8) and b.dtype in (torch.int8, torch.uint8)
     if not (m and n and kk) or not small or hi - lo != (1 << 32) - 1:
-        return chain_tensors(a, b, _start(start, m, n, a.device), step, lo, hi, neg)
+        return chain_tensors(a, b, _start_or_zeros(start, m, n, a.device), step, lo, hi, neg)
     k = _triton()
     c32 = None
     if start is not None:  # the accumulator's bits as int32 (a uint32 accumulator wraps into them)
-        c32 = torch.where(start > (1 << 31) - 1, start - (1 << 32), start).to(torch.int32)
+        c32 = _bits32(start)
     # The wrapped product first: it is the answer wherever no partial sum can leave [lo, hi], and the GPU works
     # on it while the bounds below are launched (a call this size is otherwise bound by its launches).
     out = mm_int8(a, b, c32, neg=neg)
@@ -353,8 +360,7 @@ def clamp_chain(a, b, start, step: int, lo: int, hi: int, neg: bool):
         s0 = start if start is not None else 0
         sign = -1 if neg else 1
         total = ((out.to(torch.int64) - s0) * sign).remainder(1 << 32)
-        res = torch.clamp(s0 + sign * total, lo, hi)
-        return torch.where(res > (1 << 31) - 1, res - (1 << 32), res).to(torch.int32)
+        return _bits32(torch.clamp(s0 + sign * total, lo, hi))
     flags = torch.empty((m, n), dtype=torch.int8, device=a.device)
     count = torch.zeros(1, dtype=torch.int32, device=a.device)
     bm, bn = 64, 64
@@ -376,7 +382,7 @@ def clamp_chain(a, b, start, step: int, lo: int, hi: int, neg: bool):
     )
     unsafe = int(count.item())  # one small read back: the outputs to list, or so many that all are walked
     if unsafe > DENSE_WALK * m * n:
-        return chain_tensors(a, b, _start(start, m, n, a.device), step, lo, hi, neg)
+        return chain_tensors(a, b, _start_or_zeros(start, m, n, a.device), step, lo, hi, neg)
     if unsafe:
         idx = flags.nonzero()
         i, j = idx[:, 0].contiguous(), idx[:, 1].contiguous()
@@ -398,7 +404,7 @@ def clamp_chain(a, b, start, step: int, lo: int, hi: int, neg: bool):
             STEP=step,
             BU=bu,
         )
-        out[i, j] = torch.where(walked > (1 << 31) - 1, walked - (1 << 32), walked).to(torch.int32)
+        out[i, j] = _bits32(walked)
     return out
 
 

@@ -98,8 +98,11 @@ def _where(device):
 
     if device.type != "cuda":  # Triton's interpreter, on CPU tensors: one stream
         return 0, False
-    index = device.index if device.index is not None else torch.cuda.current_device()
-    return _raw_stream(torch)(index), torch.cuda.is_current_stream_capturing()
+    return _raw_stream(torch)(_index(torch, device)), torch.cuda.is_current_stream_capturing()
+
+
+def _index(torch, device) -> int:
+    return device.index if device.index is not None else torch.cuda.current_device()
 
 
 def _raw_stream(torch):
@@ -114,14 +117,12 @@ def _launch_args(a, b, out, neg: bool, cfg, reduce: int, ws=None, cnt=None):
 
     m, k = a.shape
     n = b.shape[1]
-    split, chunk = plan(m, n, k, cfg)
-    bm = block_m(m, cfg)
+    grid, chunk = _grid(m, n, k, cfg), plan(m, n, k, cfg)[1]
     a_u8, b_u8 = a.dtype == torch.uint8, b.dtype == torch.uint8
-    grid = (-(-n // cfg["BN"]), split, -(-m // bm))
     args = (a, b, out, out if ws is None else ws, out if cnt is None else cnt, m, n, k)
     args += (a.stride(0), a.stride(1), b.stride(0), b.stride(1), chunk)
     args += (128 if a_u8 else 0, 128 if b_u8 else 0, -1 if neg else 1)
-    args += (reduce, a_u8, b_u8, bm, cfg["BN"], cfg["BK"], bool(cfg.get("SWAP", False)))
+    args += (reduce, a_u8, b_u8, block_m(m, cfg), cfg["BN"], cfg["BK"], bool(cfg.get("SWAP", False)))
     return grid, args, dict(num_warps=cfg["num_warps"], num_stages=cfg["num_stages"])
 
 
@@ -179,7 +180,7 @@ def fast(a, b, neg: bool, cfg=None):
     dev = a.device
     grid, args, _ = _launch_args(a, b, out, neg, cfg, reduce)
     rest = args[5:]
-    index = dev.index if dev.index is not None else torch.cuda.current_device()
+    index = _index(torch, dev)
     g0, g1, g2 = grid
     is_capturing, current = torch.cuda.is_current_stream_capturing, _raw_stream(torch)
     # The last stream's workspace (as raw pointers): any workspace left at zero will do, also one the pool has
