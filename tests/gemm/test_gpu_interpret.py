@@ -188,6 +188,31 @@ def test_batches_vectors_and_accumulators_through_gemm_tensors():
             assert np.array_equal(got.numpy(), want), (op, sa, sb)
 
 
+def test_accumulators_in_any_layout(monkeypatch):
+    """c as a NumPy row to broadcast (whose checked words are a broadcast view), as a transposed tensor, and in
+    the unsigned spelling: the kernels read c and the clamp chain's start at row-major offsets, so each must
+    reach them in row-major order (a Fortran-ordered start once gave wrong sums here and only here)."""
+    torch = pytest.importorskip("torch")
+    from intdot.gemm import gpu
+    from intdot.gemm.gpu_tensors import gemm_tensors
+    from intdot.gemm.ops import resolve
+
+    rng = _rng("interpret-acc-layout")
+    o = resolve("sdot4", None, None, a_bits=8)
+    for m, kernel in ((33, "tma"), (70, "plain")):  # split-K, and the pointer kernel (K = 70: no TMA)
+        monkeypatch.setattr(gpu, "KERNEL", kernel)
+        a, b = _values(rng, np.int8, (m, 70)), _values(rng, np.int8, (70, 17))
+        row = rng.integers(-(2**31), 2**31, (17,))
+        full = rng.integers(-(2**31), 2**31, (17, m)).T  # a transposed (Fortran-ordered) array
+        with interpreted():
+            for c in (row, row % 2**32, torch.from_numpy(full), torch.from_numpy(full).to(torch.int32)):
+                cn = c.numpy() if isinstance(c, torch.Tensor) else c
+                for clamp in (False, True):
+                    want = gemm(a, b, cn, op="sdot4", clamp=clamp, backend="numpy")
+                    got = gemm_tensors(torch.from_numpy(a), torch.from_numpy(b), c, o, clamp, False)
+                    assert np.array_equal(got.numpy(), want), (m, kernel, type(c), clamp)
+
+
 def test_split_k_plan_launches_with_each_streams_workspace(monkeypatch):
     """The remembered split-K launch (gpu_split.fast) as it runs on a GPU, with the compiled kernel replaced by a
     recorder: raw pointers of x, y, a new output and the current stream's workspace and counters; another stream

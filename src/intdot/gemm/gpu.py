@@ -28,7 +28,10 @@ _KERNELS: dict = {}
 # time); the tests and scripts/gpu/ set them to compare the kernels.
 KERNEL = os.environ.get("INTDOT_GEMM_KERNEL", "tma")
 TMA = os.environ.get("INTDOT_GEMM_TMA", "1") != "0"
-TMA_CONFIG = {"BM": 128, "BN": 256, "BK": 128, "G": 8, "num_stages": 4, "num_warps": 8}
+# One warp group on 128x128 tiles with three 32 KB stages: two programs fit on a multiprocessor, so one's
+# epilogue overlaps the other's K loop (scripts/gpu/peak.py on the H200 at 8192^3: 1,279-1,290 TOPS against
+# 1,225 for 128x256 tiles with two warp groups and four stages).
+TMA_CONFIG = {"BM": 128, "BN": 128, "BK": 128, "G": 16, "num_stages": 3, "num_warps": 4}
 # Up to this many rows the split-K kernel (gpu_split.py) streams B on every multiprocessor.
 SPLIT_M = 64
 
@@ -151,14 +154,16 @@ def _zz(za: int, zb: int, k: int) -> int:
 def mm_int8(a, b, c=None, *, neg: bool = False):
     """``c ± a @ b`` modulo 2**32 as an int32 CUDA tensor; a: (M, K), b: (K, N), int8 or uint8 tensors.
 
-    ``c`` (int32, (M, N), optional) is added in the epilogue; the transposed copy of b is made here.
+    ``c`` (int32, (M, N), optional, any strides) is added in the epilogue; the transposed copy of b is made here.
     """
     import torch
 
     m, kk = a.shape
     n = b.shape[1]
+    if c is not None:
+        c = c.contiguous()  # the kernels read c at row-major offsets
     if not (m and n and kk):  # nothing to multiply; the tensor-core kernel's descriptors need real strides
-        return torch.zeros((m, n), dtype=torch.int32, device=a.device) if c is None else c.contiguous().clone()
+        return torch.zeros((m, n), dtype=torch.int32, device=a.device) if c is None else c.clone()
     kind = KERNEL
     if m <= SPLIT_M and kind in ("tma", "split"):
         from .gpu_split import mm_split
@@ -185,8 +190,7 @@ def mm_int8(a, b, c=None, *, neg: bool = False):
     if use_tma(kk) and kind in ("tma", "persist"):
         desc = k["TensorDescriptor"]
         if kind == "tma":
-            # Measured best on the H200 at 8192^3 (scripts/gpu/tune.py: 1,237 TOPS for the kernel alone); one
-            # fixed configuration, so no call pays an autotuning sweep or the autotuner's dispatch.
+            # One fixed configuration (TMA_CONFIG), so no call pays an autotuning sweep or the autotuner's dispatch.
             cfg = TMA_CONFIG
             bm, bn, bk = cfg["BM"], cfg["BN"], cfg["BK"]
             da, db = desc.from_tensor(a8, [bm, bk]), desc.from_tensor(bt, [bn, bk])
@@ -329,6 +333,8 @@ def clamp_chain(a, b, start, step: int, lo: int, hi: int, neg: bool):
     m, kk = a.shape
     n = b.shape[1]
     small = a.dtype in (torch.int8, torch.uint8) and b.dtype in (torch.int8, torch.uint8)
+    if start is not None:
+        start = start.contiguous()  # may_saturate reads it at row-major offsets
     if not (m and n and kk) or not small or hi - lo != (1 << 32) - 1:
         return chain_tensors(a, b, _start_or_zeros(start, m, n, a.device), step, lo, hi, neg)
     k = _triton()

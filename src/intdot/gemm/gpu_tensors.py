@@ -31,7 +31,9 @@ def _tensor_acc(c, o, shape, device):
     if not isinstance(c, torch.Tensor):  # ints, NumPy: the in-memory checks, then onto the device
         words = accumulator(c, o, shape)
         bits = words.astype(np.uint32).view(np.int32) if o.acc_bits == 32 else words.view(np.int64)
-        return torch.from_numpy(np.array(bits)).to(device)  # a copy: the checked words may be a read-only view
+        # A C-ordered copy: the checked words may be a read-only broadcast view (which np.array would copy into
+        # Fortran order, and the kernels read c by row-major offsets).
+        return torch.from_numpy(np.ascontiguousarray(bits)).to(device)
     if c.dtype.is_floating_point or c.dtype.is_complex or c.dtype == torch.bool:
         raise OperandTypeError(f"c is {a_or_an(c.dtype)} tensor; expected an integer tensor")
     n = o.acc_bits
