@@ -1,7 +1,7 @@
 # ruff: noqa: B023, E731  (closures run inside their loop iteration; lambdas name the variants)
 """How close the int8 tensor-core kernel at 8192^3 comes to the H200's peak, and what NVIDIA's own library reaches.
 
-    python scripts/gpu/peak.py [PART ...]   # ceilings, tiles, store, near, shapes (default: the first three)
+    python scripts/gpu/peak.py [PART ...]   # ceilings, tiles, store, near, shapes, layouts (default: the first three)
 
 Every variant is checked bit for bit against torch._int_mm first, then timed.
 
@@ -196,6 +196,38 @@ def shapes():
         print(line, flush=True)
 
 
+def layouts():
+    """Where each layout's time goes at 8192^3: the CUDA kernels of one gemm call and their times (profiler)."""
+    from torch.profiler import ProfilerActivity, profile
+
+    from intdot.gemm import gemm
+
+    a = torch.randint(-128, 128, (n, n), dtype=torch.int8, device=dev)
+    b = torch.randint(-128, 128, (n, n), dtype=torch.int8, device=dev)
+    ua = torch.randint(0, 256, (n, n), dtype=torch.uint8, device=dev)
+    col = lambda x: x.t().contiguous().t()
+    for what, x, y, op in (
+        ("A row B col", a, col(b), "sdot4"),
+        ("A col B row", col(a), b, "sdot4"),
+        ("A col B col", col(a), col(b), "sdot4"),
+        ("uint8 A row, uint8 B row", ua, ua, "udot4"),
+    ):
+        t = bench(lambda: gemm(x, y, op=op))
+        for _ in range(3):
+            gemm(x, y, op=op)
+        torch.cuda.synchronize()
+        with profile(activities=[ProfilerActivity.CUDA]) as prof:
+            for _ in range(5):
+                gemm(x, y, op=op)
+            torch.cuda.synchronize()
+        kernels = [
+            f"{e.key[:40]} {e.device_time_total / e.count:.0f} us x{e.count // 5}"
+            for e in prof.key_averages()
+            if e.device_time_total > 0
+        ]
+        print(f"{what}: {t * 1e6:.0f} us ({ops / t / 1e12:.0f} TOPS): " + "; ".join(kernels), flush=True)
+
+
 def main(parts):
     smi = subprocess.Popen(
         [
@@ -217,6 +249,8 @@ def main(parts):
             ceilings(a, bt, ref)
         elif part == "tiles":
             tma(a, bt, ref, out, TILES)
+        elif part == "layouts":
+            layouts()
         elif part == "shapes":
             shapes()
         elif part == "near":

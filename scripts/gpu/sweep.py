@@ -9,6 +9,8 @@
     python scripts/gpu/sweep.py row      # row-major B at M = 1..64: read in the kernel, or transposed first
     python scripts/gpu/sweep.py clamp    # the clamp chain at 4096^3, stage by stage
     python scripts/gpu/sweep.py tune     # split-K configurations for the decode shapes still near or below torch
+    python scripts/gpu/sweep.py mid      # split-K past 64 rows (M = 96..512), against the TMA kernel
+    python scripts/gpu/sweep.py host_mid # host time of calls past 64 rows (the TMA kernel's launch)
 
 Timing as bench/gemm.py times: Triton's do_bench (L2 flushed before each run, median).
 """
@@ -156,11 +158,11 @@ def skinny2():
                     print(f"  tma {bm}x{bn}x{bk}: {type(exc).__name__} {str(exc)[:100]}", flush=True)
 
 
-def host():
+def host(ms=(1, 32)):
     nk = 4096
     w = torch.randint(-128, 128, (nk, nk), dtype=torch.int8, device=dev)
     wcol = w.t().contiguous().t()
-    for m in (1, 32):
+    for m in ms:
         x = torch.randint(-128, 128, (m, nk), dtype=torch.int8, device=dev)
         for what, fn in (
             ("gemm", lambda: gemm(x, wcol, op="sdot4")),
@@ -314,6 +316,21 @@ def tune():
         split_sweep(x, wl, ref, t_t, [now] + (col if lay == "col" else row), 40, 4)
 
 
+def mid():
+    """Split-K past 64 rows: M = 96..512 (prefill chunks), where the TMA kernel's tiles leave multiprocessors idle."""
+    configs = _configs(itertools.product((False,), (128,), (128, 256), (64, 132, 264), (4, 8)))
+    for nk, m in ((4096, 96), (4096, 128), (4096, 256), (4096, 512), (8192, 128), (8192, 256), (8192, 512)):
+        w = torch.randint(-128, 128, (nk, nk), dtype=torch.int8, device=dev)
+        wcol = w.t().contiguous().t()
+        x = torch.randint(-128, 128, (m, nk), dtype=torch.int8, device=dev)
+        ref, t_t = _torch_best(x, wcol)
+        t_now = bench(lambda: gemm(x, wcol, op="sdot4"))
+        print(
+            f"M={m} NK={nk}: torch {t_t * 1e6:.1f} us; gemm now {t_now * 1e6:.1f} us ({t_t / t_now:.2f}x)", flush=True
+        )
+        split_sweep(x, wcol, ref, t_t, configs, 40, 6)
+
+
 def big():
     n = 8192
     ops = 2 * n**3
@@ -353,4 +370,6 @@ if __name__ == "__main__":
             "row": row,
             "clamp": clamp,
             "tune": tune,
+            "mid": mid,
+            "host_mid": lambda: host((128, 512)),
         }[part]()

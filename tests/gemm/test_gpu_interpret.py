@@ -46,7 +46,8 @@ def _wrapped(a, b, c=None, neg=False):
     return s.astype(np.uint64).astype(np.uint32).view(np.int32)
 
 
-SPLIT_CASES = {"FEW": 5, "MID": 20, "WIDE": 40, "WIDE_LONG": 64, "ROW": 33, "ROW/64": 64}  # configuration/M
+# configuration: M
+SPLIT_CASES = {"FEW": 5, "MID": 20, "WIDE": 40, "WIDE_LONG": 64, "ROW": 33, "ROW/64": 64, "MANY": 130, "MANY_DEEP": 100}
 
 
 @pytest.mark.parametrize("name", sorted(SPLIT_CASES))
@@ -87,6 +88,7 @@ def test_tensor_core_kernels_every_configuration(kind, config, monkeypatch):
     from intdot.gemm import gpu
 
     monkeypatch.setattr(gpu, "KERNEL", kind)
+    monkeypatch.setattr(gpu, "SPLIT_M_WIDE", gpu.SPLIT_M)  # 70 rows: the tensor-core kernels, whatever b's layout
     with interpreted(config=config) as kernels:
         assert len(kernels["mm"].tuned.configs) == 4 and len(kernels["mm_persist"].tuned.configs) == 6  # as above
         for da, db in DTYPES:

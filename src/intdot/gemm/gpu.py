@@ -9,11 +9,11 @@ Exactness, not hope:
   2**53, summed in int64.
 - clamp: a Triton kernel walks the K steps in order for a tile of outputs, saturating at each step.
 
-Up to ``SPLIT_M`` rows, the split-K kernel of :mod:`.gpu_split` computes the product, reading any layout and
-uint8 as they are.  Beyond, the tensor-core kernel reads both operands K-contiguous: A row-major and B column-major
-(``b.T`` contiguous), the layout on which the H200 is fastest.  Operands given in that layout are used as they
-are; any other layout costs one pass of the transposing kernel (``rows_int8``, ``cols_int8``), which is part of
-every call and of every timing.
+Up to ``SPLIT_M`` rows (more where ``splits`` says), the split-K kernel of :mod:`.gpu_split` computes the
+product, reading any layout and uint8 as they are.  Beyond, the tensor-core kernel reads both operands
+K-contiguous: A row-major and B column-major (``b.T`` contiguous), the layout on which the H200 is fastest.
+Operands given in that layout are used as they are; any other layout costs one pass of the transposing kernel
+(``rows_int8``, ``cols_int8``), which is part of every call and of every timing.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import os
 import numpy as np
 
 _KERNELS: dict = {}
-# Which tensor-core kernel runs ("tma", "persist", "plain"; "split" for split-K at any M <= SPLIT_M) and whether the
+# Which tensor-core kernel runs ("tma", "persist", "plain"; "split" for split-K wherever splits() says) and whether the
 # TMA kernels may: read once, at import (a call reading the environment would pay 2 us of a decode step's host
 # time); the tests and scripts/gpu/ set them to compare the kernels.
 KERNEL = os.environ.get("INTDOT_GEMM_KERNEL", "tma")
@@ -32,8 +32,23 @@ TMA = os.environ.get("INTDOT_GEMM_TMA", "1") != "0"
 # epilogue overlaps the other's K loop (scripts/gpu/peak.py on the H200 at 8192^3: 1,279-1,290 TOPS against
 # 1,225 for 128x256 tiles with two warp groups and four stages).
 TMA_CONFIG = {"BM": 128, "BN": 128, "BK": 128, "G": 16, "num_stages": 3, "num_warps": 4}
-# Up to this many rows the split-K kernel (gpu_split.py) streams B on every multiprocessor.
+# Up to SPLIT_M rows the split-K kernel (gpu_split.py) streams B on every multiprocessor.  Up to SPLIT_M_WIDE rows
+# it still beats the TMA kernel where B is not row-major and N K <= SPLIT_NK_WIDE: the TMA kernel's launch
+# (Triton's argument binding and two tensor-map encodings) costs about 90 us of host time, more than the kernel
+# itself there, while the split-K kernel's remembered launch costs 15-20 (scripts/gpu/sweep.py mid and host_mid
+# on the H200; at N = K = 16384 the TMA kernel is faster again: 88 against 139 us at M = 128, bench/gemm.py).
 SPLIT_M = 64
+SPLIT_M_WIDE = 512
+SPLIT_NK_WIDE = 1 << 26
+
+
+def splits(m: int, b) -> bool:
+    """Whether the split-K kernel computes a product of ``m`` rows with ``b`` (K, N)."""
+    if m <= SPLIT_M:
+        return True
+    from .gpu_split import row_major
+
+    return m <= SPLIT_M_WIDE and b.shape[0] * b.shape[1] <= SPLIT_NK_WIDE and not row_major(b)
 
 
 def _triton():
@@ -165,7 +180,7 @@ def mm_int8(a, b, c=None, *, neg: bool = False):
     if not (m and n and kk):  # nothing to multiply; the tensor-core kernel's descriptors need real strides
         return torch.zeros((m, n), dtype=torch.int32, device=a.device) if c is None else c.clone()
     kind = KERNEL
-    if m <= SPLIT_M and kind in ("tma", "split"):
+    if kind in ("tma", "split") and splits(m, b):
         from .gpu_split import mm_split
 
         # Few rows: split K too, so that streaming B keeps every multiprocessor busy; any layout, no pass.

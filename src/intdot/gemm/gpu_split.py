@@ -1,4 +1,6 @@
-"""Split-K int8 GEMM for few rows (decode shapes: M <= 64, N and K in the thousands).
+"""Split-K int8 GEMM for few rows (decode shapes: M <= 64, N and K in the thousands; and up to 512 rows where
+B is not row-major and N K <= 2**26, in one K chunk a program, since its remembered launch costs a fraction of the
+TMA kernel's: gpu.splits says where).
 
 With M this small the work is streaming B once: a grid of N / BN tiles leaves most multiprocessors idle, so K is
 cut into ``split`` chunks as well and each program adds its chunk's int32 partial product into the output with an
@@ -26,6 +28,9 @@ WIDE_LONG = {"BN": 128, "BK": 256, "num_warps": 8, "num_stages": 4, "programs": 
 # Row-major b: at most 32 rows a tile (at 64, b's re-layout for the tensor cores costs twice the time: 45 against
 # 22 us at M = 64, N = K = 4096; transposing b first, 25 us).
 ROW = {"BN": 128, "BK": 64, "num_warps": 4, "num_stages": 4, "programs": 264, "SWAP": False, "BM_MAX": 32}
+# 64 < M <= 512, b not row-major (scripts/gpu/sweep.py mid, 2026-12-02): one K chunk a program where N >= 4096.
+MANY = {"BN": 128, "BK": 256, "num_warps": 4, "num_stages": 4, "programs": 64, "SWAP": False}  # M <= 256
+MANY_DEEP = {"BN": 128, "BK": 128, "num_warps": 4, "num_stages": 4, "programs": 132, "SWAP": False}  # M > 256
 CONFIG = FEW
 
 
@@ -37,6 +42,8 @@ def config(m: int, n: int, k: int, b):
     """The measured configuration for m rows and b's layout."""
     if row_major(b):
         return ROW
+    if m > 64:  # from 128 rows on, N K >= 2**26 takes the shorter K step too (M = 256, N = K = 8192: 45 against 47 us)
+        return MANY_DEEP if m > 256 or (m > 128 and n * k >= 1 << 26) else MANY
     if m <= 16:
         return FEW
     if m <= 32:

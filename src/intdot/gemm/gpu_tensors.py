@@ -31,9 +31,9 @@ def _tensor_acc(c, o, shape, device):
     if not isinstance(c, torch.Tensor):  # ints, NumPy: the in-memory checks, then onto the device
         words = accumulator(c, o, shape)
         bits = words.astype(np.uint32).view(np.int32) if o.acc_bits == 32 else words.view(np.int64)
-        # A C-ordered copy: the checked words may be a read-only broadcast view (which np.array would copy into
-        # Fortran order, and the kernels read c by row-major offsets).
-        return torch.from_numpy(np.ascontiguousarray(bits)).to(device)
+        # A C-ordered copy: the checked words may be a read-only view, and a broadcast one np.array would copy in
+        # Fortran order by default (the kernels read c at row-major offsets).
+        return torch.from_numpy(np.array(bits, order="C")).to(device)
     if c.dtype.is_floating_point or c.dtype.is_complex or c.dtype == torch.bool:
         raise OperandTypeError(f"c is {a_or_an(c.dtype)} tensor; expected an integer tensor")
     n = o.acc_bits
@@ -159,7 +159,7 @@ def _split_plan(torch, a, b, o, clamp, neg, kind):
     later calls (gpu_split.fast); (None, None) elsewhere."""
     m, k = a.shape
     n = b.shape[1]
-    eligible = not clamp and o.acc_bits == 32 and m <= gpu.SPLIT_M and m and n and k and kind in ("tma", "split")
+    eligible = not clamp and o.acc_bits == 32 and m and n and k and kind in ("tma", "split") and gpu.splits(m, b)
     if not eligible or a.dtype not in (torch.int8, torch.uint8) or b.dtype not in (torch.int8, torch.uint8):
         return None, None
     from .gpu_split import fast
