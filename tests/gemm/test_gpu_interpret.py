@@ -156,11 +156,15 @@ def test_clamp_chain_walks_what_can_saturate(op, dense, monkeypatch):
     # And accumulators in the middle of the range: no output can saturate, which one bound for all says.
     c_mid = np.full((m, n), (lo + hi) // 2) + rng.integers(-(2**20), 2**20, (m, n))
     want_mid = gemm(a, b, c_mid, op=op, clamp=True, backend="numpy")
+    # neg (each step subtracted): chains heading down, against the slow reference.
+    want_neg = ref.gemm(ref.OPS[op], a.tolist(), b.tolist(), c.tolist(), neg=True, clamp=True)
     with interpreted():
         got = gemm_tensors(torch.from_numpy(a), torch.from_numpy(b), torch.from_numpy(c), o, True, False)
         got_mid = gemm_tensors(torch.from_numpy(a), torch.from_numpy(b), torch.from_numpy(c_mid), o, True, False)
+        got_neg = gemm_tensors(torch.from_numpy(a), torch.from_numpy(b), torch.from_numpy(c), o, True, True)
     assert np.array_equal(got.numpy().astype(np.int64), want.astype(np.int64))
     assert np.array_equal(got_mid.numpy().astype(np.int64), want_mid.astype(np.int64))
+    assert got_neg.numpy().astype(np.int64).tolist() == want_neg
 
 
 def test_batches_vectors_and_accumulators_through_gemm_tensors():

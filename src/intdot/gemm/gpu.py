@@ -372,9 +372,12 @@ def clamp_chain(a, b, start, step: int, lo: int, hi: int, neg: bool):
     top = top.tolist()
     reach = min(top[0] * top[3], top[1] * top[2])
     s_lo, s_hi = top[4:] if start is not None else (0, 0)
-    if s_lo - reach >= lo and s_hi + reach <= hi:
+    unsigned = a.dtype == torch.uint8 and b.dtype == torch.uint8
+    # Unsigned lanes: every step moves a chain the same way (up, or down with neg), so only that side can be hit.
+    down, up = ((reach, 0) if neg else (0, reach)) if unsigned else (reach, reach)
+    if s_lo - down >= lo and s_hi + up <= hi:
         return out
-    if a.dtype == torch.uint8 and b.dtype == torch.uint8 and reach < 1 << 32:
+    if unsigned and reach < 1 << 32:
         # Unsigned lanes: every step adds (with neg, subtracts) a non-negative amount, so each chain saturates at
         # most once, at the limit it heads for, and stays there: the sum clamped once.  The sum is below 2**32
         # (reach bounds it), so the wrapped product gives it exactly.
