@@ -66,8 +66,6 @@ def test_gpu_tensor_core_kernels_on_odd_tiles(name, kernel, monkeypatch):
     """K a multiple of 16 takes the TMA kernels, M <= 64 the split-K kernel; M and N that fill no tile exercise the
     edges."""
     monkeypatch.setattr(gpu, "KERNEL", kernel)
-    if kernel != "split":  # the tensor-core kernels from 65 rows on, whatever b's layout
-        monkeypatch.setattr(gpu, "SPLIT_M_WIDE", gpu.SPLIT_M)
     row = ref.OPS[name]
     for m, k, n in [(37, 64, 45), (300, 4096, 261), (1, 16, 1), (300, 1024, 260), (64, 4096, 520)]:
         rng = _rng("tiles", name, m, k, n)

@@ -91,11 +91,14 @@ def test_tensor_core_kernels_every_configuration(kind, config, monkeypatch):
     monkeypatch.setattr(gpu, "SPLIT_M_WIDE", gpu.SPLIT_M)  # 70 rows: the tensor-core kernels, whatever b's layout
     with interpreted(config=config) as kernels:
         assert len(kernels["mm"].tuned.configs) == 4 and len(kernels["mm_persist"].tuned.configs) == 6  # as above
+        # K = 100: not a multiple of 16, which the TMA kernels need, so the pointer kernel.  260 x 300: the TMA
+        # kernel's 128 x 128 tiles three by three, cut by both edges.
+        shapes = [(70, k, 50) for k in ((96, 100) if kind == "plain" else (96,))]
+        shapes += [(260, 96, 300)] if kind == "tma" else []
         for da, db in DTYPES:
-            for k in (96, 100) if kind == "plain" else (96,):
-                m, n = 70, 50  # K = 100: not a multiple of 16, which the TMA kernels need, so the pointer kernel
+            for m, k, n in shapes:
                 for i, (la, lb) in enumerate((("row", "col"), ("col", "row"), ("row", "strided"))):
-                    rng = _rng("tc", kind, config, da, db, k, la, lb)
+                    rng = _rng("tc", kind, config, da, db, m, k, la, lb)
                     a, b = _values(rng, da, (m, k)), _values(rng, db, (k, n))
                     c = rng.integers(-(2**31), 2**31, (m, n)).astype(np.int32) if i else None
                     neg = i == 1
@@ -219,6 +222,28 @@ def test_accumulators_in_any_layout(monkeypatch):
                     assert np.array_equal(got.numpy(), want), (m, kernel, type(c), clamp)
 
 
+def test_split_k_takes_the_shapes_gpu_splits_names():
+    """Which kernel computes a product (gpu.splits): split-K up to 64 rows whatever b's layout; up to 512 rows where
+    b is not row-major and N K <= 2**26 (scripts/gpu/sweep.py mid); the TMA kernel otherwise."""
+    torch = pytest.importorskip("torch")
+    from intdot.gemm import gpu
+
+    def b(k, n, layout):  # shapes and strides only: no memory
+        if layout == "row":
+            return torch.empty((k, n), dtype=torch.int8, device="meta")
+        if layout == "col":
+            return torch.empty((n, k), dtype=torch.int8, device="meta").t()
+        return torch.empty((k, 2 * n), dtype=torch.int8, device="meta")[:, ::2]
+
+    for layout in ("row", "col", "strided"):
+        wide = layout != "row"
+        assert gpu.splits(1, b(4096, 4096, layout)) and gpu.splits(64, b(16384, 16384, layout))
+        assert gpu.splits(65, b(4096, 4096, layout)) == wide
+        assert gpu.splits(512, b(8192, 8192, layout)) == wide  # N K = 2**26
+        assert not gpu.splits(128, b(8192, 8200, layout))
+        assert not gpu.splits(513, b(4096, 4096, layout))
+
+
 def test_split_k_plan_launches_with_each_streams_workspace(monkeypatch):
     """The remembered split-K launch (gpu_split.fast) as it runs on a GPU, with the compiled kernel replaced by a
     recorder: raw pointers of x, y, a new output and the current stream's workspace and counters; another stream
@@ -329,14 +354,19 @@ def test_clamp_chain_of_unsigned_lanes_clamps_the_sum_once(op, monkeypatch):
     c = rng.integers(lo, hi, (m, n), endpoint=True)
     c[:10] = hi - rng.integers(0, 2**16, (10, n))
     c[10:20] = lo + rng.integers(0, 2**16, (10, n))
+    # Every accumulator near the limit its chain heads for, none near the other: only that limit may be checked.
+    near_hi, near_lo = hi - rng.integers(0, 2**16, (m, n)), lo + rng.integers(0, 2**16, (m, n))
+    cases = [(neg, cc) for neg in (False, True) for cc in (c, None)] + [(False, near_hi), (True, near_lo)]
     with interpreted():
-        for neg in (False, True):
-            for cc in (c, None):
-                want = gemm(a, b, cc, op=op, clamp=True, neg=neg, backend="numpy")
-                tc = None if cc is None else torch.from_numpy(cc)
-                got = gemm_tensors(torch.from_numpy(a), torch.from_numpy(b), tc, o, True, neg)
-                assert np.array_equal(got.numpy().astype(np.int64), want.astype(np.int64)), (neg, cc is None)
-    assert (want == lo).any() and (gemm(a, b, c, op=op, clamp=True, backend="numpy") == hi).any()  # both limits
+        for neg, cc in cases:
+            want = gemm(a, b, cc, op=op, clamp=True, neg=neg, backend="numpy")
+            tc = None if cc is None else torch.from_numpy(cc)
+            got = gemm_tensors(torch.from_numpy(a), torch.from_numpy(b), tc, o, True, neg)
+            assert np.array_equal(got.numpy().astype(np.int64), want.astype(np.int64)), (neg, cc is None)
+            if cc is near_hi or cc is near_lo:
+                assert (want == (lo if neg else hi)).any()  # the limit is reached
+    assert (gemm(a, b, c, op=op, clamp=True, backend="numpy") == hi).any()
+    assert (gemm(a, b, c, op=op, clamp=True, neg=True, backend="numpy") == lo).any()  # both limits
 
 
 @pytest.mark.parametrize("name", sorted(ref.OPS))

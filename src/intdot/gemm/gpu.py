@@ -183,7 +183,8 @@ def mm_int8(a, b, c=None, *, neg: bool = False):
     if kind in ("tma", "split") and splits(m, b):
         from .gpu_split import mm_split
 
-        # Few rows: split K too, so that streaming B keeps every multiprocessor busy; any layout, no pass.
+        # Few rows: split K too, so that streaming B keeps every multiprocessor busy; any layout, no pass (and up to
+        # 512 rows, where its launch costs less than the TMA kernel's).
         return mm_split(a, b, c, neg)
     k = _triton()
     za = 128 if a.dtype == torch.uint8 else 0
@@ -339,7 +340,9 @@ def clamp_chain(a, b, start, step: int, lo: int, hi: int, neg: bool):
     both limits than ``sum_k |a_ik| |b_kj|`` (bounded by a row sum of |a| times a column maximum of |b|, or the
     other way round) never saturates, in whatever order the steps come, so it is ``start ± a @ b`` exactly: the
     tensor-core kernel's wrapped result, which is exact there.  Only the other outputs are walked step by step.
-    On random data that is almost none, so a saturating call costs little more than a wrapping one.
+    On random data that is almost none, so a saturating call costs little more than a wrapping one.  Unsigned
+    lanes (uint8 x uint8) move every chain one way (up, or down with neg), so only that limit is checked, and a
+    chain that reaches it stays there: the sum clamped once.
 
     Returns the int32 bits of the results (8-bit lanes, 32-bit accumulators) or int64 values (otherwise).
     """

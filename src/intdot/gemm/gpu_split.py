@@ -1,8 +1,8 @@
 """Split-K int8 GEMM for few rows (decode shapes: M <= 64, N and K in the thousands; and up to 512 rows where
-B is not row-major and N K <= 2**26, in one K chunk a program, since its remembered launch costs a fraction of the
-TMA kernel's: gpu.splits says where).
+B is not row-major and N K <= 2**26, since its remembered launch costs a fraction of the TMA kernel's: gpu.splits
+says where; there, with N >= 4096, one K chunk a program).
 
-With M this small the work is streaming B once: a grid of N / BN tiles leaves most multiprocessors idle, so K is
+With few rows the work is streaming B once: a grid of tiles over N (and M) leaves multiprocessors idle, so K is
 cut into ``split`` chunks as well and each program adds its chunk's int32 partial product into the output with an
 atomic add.  Addition modulo 2**32 is associative and commutative, so the order in which the chunks land does not
 change a bit of the wrapped result (the saturating chain, whose order matters, never comes here).  Each chunk adds
@@ -58,8 +58,8 @@ def _kernel():
 
 
 def block_m(m: int, cfg=None) -> int:
-    """The M tile: the smallest of 16, 32, 64 holding m rows (tl.dot needs 16 at least), at most the
-    configuration's BM_MAX."""
+    """The M tile: the smallest of 16, 32, 64 holding m rows (tl.dot needs 16 at least), 64 for more rows (several
+    tiles), and at most the configuration's BM_MAX."""
     return min(16 if m <= 16 else 32 if m <= 32 else 64, (cfg or {}).get("BM_MAX", 64))
 
 
