@@ -381,9 +381,8 @@ def clamp_chain(a, b, start, step: int, lo: int, hi: int, neg: bool):
     if s_lo - down >= lo and s_hi + up <= hi:
         return out
     if unsigned and reach < 1 << 32:
-        # Unsigned lanes: every step adds (with neg, subtracts) a non-negative amount, so each chain saturates at
-        # most once, at the limit it heads for, and stays there: the sum clamped once.  The sum is below 2**32
-        # (reach bounds it), so the wrapped product gives it exactly.
+        # Moving one way, each chain saturates at most once, at the limit it heads for, and stays there: the sum
+        # clamped once.  The sum is below 2**32 (reach bounds it), so the wrapped product gives it exactly.
         s0 = start if start is not None else 0
         sign = -1 if neg else 1
         total = ((out.to(torch.int64) - s0) * sign).remainder(1 << 32)

@@ -235,13 +235,7 @@ def _one(a, b, c, o, clamp: bool, neg: bool):
         return r.to(torch.int32) if o.acc_signed else r.to(torch.uint32)
     small = a.element_size() == 1 and b.element_size() == 1 and a.dtype != torch.int16
     if o.acc_bits == 32 and small:
-        cc = (
-            None
-            if c is None
-            else c.to(torch.int64).remainder(1 << 32).to(torch.int32)
-            if c.dtype != torch.int32
-            else c.contiguous()
-        )
+        cc = c if c is None or c.dtype == torch.int32 else gpu._bits32(c.to(torch.int64))
         out = gpu.mm_int8(a, b, cc, neg=neg)
         return out if o.acc_signed else out.view(torch.uint32)
     s = gpu._f64_product(a.to(torch.int64), b.to(torch.int64))
