@@ -115,16 +115,24 @@ NEAR = [
 ]
 
 
+# The TMA kernels' plain product: no c, no centring (the output stands in for the unused pointers), neg off.
+FLAGS = dict(HAS_C=False, CENTRED=False)
+
+
+def _plain(out, m, nn, kk):
+    """The TMA kernels' arguments after the two descriptors, for out = a @ b of shape (m, nn) over K = kk."""
+    return (out, out, out, out, m, nn, kk, 0, 0, 0, 1)
+
+
 def tma(a, bt, ref, out, tiles):
     k = g._triton()
     desc = k["TensorDescriptor"]
-    args = (out, out, out, out, n, n, n, 0, 0, 0, 1)
-    flags = dict(HAS_C=False, CENTRED=False)
+    args = _plain(out, n, n, n)
     for bm, bn, bk, st, w, gr, extra in tiles:
         da, db = desc.from_tensor(a, [bm, bk]), desc.from_tensor(bt, [bn, bk])
         grid = (triton.cdiv(n, bm) * triton.cdiv(n, bn),)
         run = lambda: k["mm_tma_raw"][grid](
-            da, db, *args, **flags, BM=bm, BN=bn, BK=bk, G=gr, num_stages=st, num_warps=w, **extra
+            da, db, *args, **FLAGS, BM=bm, BN=bn, BK=bk, G=gr, num_stages=st, num_warps=w, **extra
         )
         _report(f"tma {bm}x{bn}x{bk} s{st} w{w} G{gr} {extra or ''}", run, out, ref)
 
@@ -133,13 +141,12 @@ def persist(a, bt, ref, out):
     """The persistent kernel with two programs per multiprocessor, for the tiles that fit two."""
     k = g._triton()
     desc = k["TensorDescriptor"]
-    args = (out, out, out, out, n, n, n, 0, 0, 0, 1)
-    flags = dict(HAS_C=False, CENTRED=False)
+    args = _plain(out, n, n, n)
     sms = torch.cuda.get_device_properties(0).multi_processor_count
     for bm, bn, bk, st, w, gr, per in ((128, 128, 128, 3, 4, 16, 2), (128, 128, 128, 3, 4, 8, 2)):
         da, db = desc.from_tensor(a, [bm, bk]), desc.from_tensor(bt, [bn, bk])
         run = lambda: k["mm_persist_raw"][(per * sms,)](
-            da, db, *args, **flags, BM=bm, BN=bn, BK=bk, G=gr, num_stages=st, num_warps=w, NUM_SMS=per * sms
+            da, db, *args, **FLAGS, BM=bm, BN=bn, BK=bk, G=gr, num_stages=st, num_warps=w, NUM_SMS=per * sms
         )
         _report(f"persist {bm}x{bn}x{bk} s{st} w{w} G{gr} x{per}/SM", run, out, ref)
 
@@ -165,7 +172,6 @@ def shapes():
     """The two best configurations of TILES on other shapes: squares and the tall-skinny ones of prefill."""
     k = g._triton()
     desc = k["TensorDescriptor"]
-    flags = dict(HAS_C=False, CENTRED=False)
     for m, nn, kk in (
         (2048, 2048, 2048),
         (4096, 4096, 4096),
@@ -185,9 +191,9 @@ def shapes():
         for bm, bn, bk, st, w, gr in ((128, 256, 128, 4, 8, 8), (128, 128, 128, 3, 4, 16)):
             da, db = desc.from_tensor(a, [bm, bk]), desc.from_tensor(bt, [bn, bk])
             grid = (triton.cdiv(m, bm) * triton.cdiv(nn, bn),)
-            args = (out, out, out, out, m, nn, kk, 0, 0, 0, 1)
+            args = _plain(out, m, nn, kk)
             run = lambda: k["mm_tma_raw"][grid](
-                da, db, *args, **flags, BM=bm, BN=bn, BK=bk, G=gr, num_stages=st, num_warps=w
+                da, db, *args, **FLAGS, BM=bm, BN=bn, BK=bk, G=gr, num_stages=st, num_warps=w
             )
             out.zero_()
             run()
