@@ -289,7 +289,7 @@ def gpu(n):
     for nk in (4096, 16384):
         wb = torch.randint(-128, 128, (nk, nk), dtype=torch.int8, device=dev)
         wcol = wb.t().contiguous().t()
-        for mm in (1, 16, 32, 64, 128, 256):  # past 64 rows: prefill chunks, beyond the goal
+        for mm in (1, 16, 32, 64, 128, 256, 512):  # past 64 rows: prefill chunks, beyond the goal
             x = torch.randint(-128, 128, (mm, nk), dtype=torch.int8, device=dev)
             o2 = 2 * mm * nk * nk
             if mm > 16:
@@ -306,12 +306,14 @@ def gpu(n):
                 f"({o2 / t_t / 1e12:.1f} TOPS, {t_t * 1e6:.0f} us vs {t_us * 1e6:.0f}); B row-major: "
                 f"{t_t / t_us_row:.2f}x{' (goal >= 1.0x)' if mm <= 64 else ''}"
             )
-        # What the do_bench figures leave out: the host time of one call, measured back to back.
-        x = torch.randint(-128, 128, (32, nk), dtype=torch.int8, device=dev)
-        print(
-            f"  host time per call, M=32, N=K={nk}: gemm {_host_us(partial(gemm, x, wcol, op='sdot4')):.1f} us, "
-            f"torch._int_mm {_host_us(partial(torch._int_mm, x, wcol)):.1f} us"
-        )
+        # What the do_bench figures leave out: the host time of one call, measured back to back (M = 512: the
+        # split-K kernel at N = K = 4096, the TMA kernel at 16384, each launched directly by its remembered plan).
+        for mm in (32, 512):
+            x = torch.randint(-128, 128, (mm, nk), dtype=torch.int8, device=dev)
+            print(
+                f"  host time per call, M={mm}, N=K={nk}: gemm {_host_us(partial(gemm, x, wcol, op='sdot4')):.1f} us,"
+                f" torch._int_mm {_host_us(partial(torch._int_mm, x, wcol)):.1f} us"
+            )
     s16 = torch.randint(-(2**15), 2**15, (m2, m2), dtype=torch.int16, device=dev)
     t_64 = timed(lambda: gemm(s16, s16, op="svdot_s64"), 3)
     print(f"{'gemm svdot_s64 16-bit into 64, 2048^3':<52} {2 * m2**3 / t_64 / 1e12:8.2f} TOPS")

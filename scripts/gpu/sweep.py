@@ -11,7 +11,8 @@
     python scripts/gpu/sweep.py tune     # split-K configurations for the decode shapes still near or below torch
     python scripts/gpu/sweep.py mid      # split-K past 64 rows (M = 96..512), against the TMA kernel
     python scripts/gpu/sweep.py host_mid # host time of calls past 64 rows (the TMA kernel's launch)
-    python scripts/gpu/sweep.py tma_launch  # the TMA kernel launched directly, as split-K's remembered launch
+    python scripts/gpu/sweep.py tma_launch  # gemm's direct TMA launch against Triton's, past the split-K rows
+    python scripts/gpu/sweep.py mid_direct  # 65..512 rows: split-K or the TMA kernel, both launched directly
 
 Timing as bench/gemm.py times: Triton's do_bench (L2 flushed before each run, median).
 """
@@ -333,46 +334,53 @@ def mid():
 
 
 def tma_launch():
-    """The TMA kernel launched as gpu_split.fast launches split-K: compiled once, then through its launcher with
-    plain descriptor records (no argument binding, no descriptor checks; the launcher still encodes the two tensor
-    maps).  Host time and do_bench beside gemm's own launch and torch, each result checked bit for bit first."""
-    from types import SimpleNamespace
-
-    from triton import knobs
-
-    k = g._triton()
-    cfg = g.TMA_CONFIG
-    bm, bn, bk = cfg["BM"], cfg["BN"], cfg["BK"]
-    desc = k["TensorDescriptor"]
-    for m, nk in ((128, 16384), (256, 16384), (512, 8192), (1024, 4096)):
+    """Past the split-K rows: gemm (its remembered plan launches the TMA kernel directly, gpu.fast) beside
+    gpu.mm_int8 (Triton's launch, with argument binding and descriptor checks) and torch; host time and do_bench,
+    each result checked bit for bit first."""
+    for m, nk, layout in (
+        (128, 16384, "col"),
+        (256, 16384, "col"),
+        (1024, 4096, "col"),
+        (128, 4096, "row"),
+        (512, 4096, "row"),
+        (1024, 4096, "row"),
+    ):
         w = torch.randint(-128, 128, (nk, nk), dtype=torch.int8, device=dev)
         wcol = w.t().contiguous().t()
+        wl = wcol if layout == "col" else wcol.contiguous()
         x = torch.randint(-128, 128, (m, nk), dtype=torch.int8, device=dev)
         ref, t_t = _torch_best(x, wcol)
-        grid = triton.cdiv(m, bm) * triton.cdiv(nk, bn)
-        o0 = torch.empty((m, nk), dtype=torch.int32, device=dev)
-        da, db = desc.from_tensor(x, [bm, bk]), desc.from_tensor(wcol.t(), [bn, bk])
-        flags = dict(HAS_C=False, CENTRED=False)
-        ck = k["mm_tma_raw"][(grid,)](da, db, o0, o0, o0, o0, m, nk, nk, 0, 0, 0, 1, **flags, **cfg)
-        ck = ck.result() if hasattr(ck, "result") else ck
-        current = gs._raw_stream(torch)
-        hooks = knobs.runtime.launch_enter_hook, knobs.runtime.launch_exit_hook
-        assert gs._no_hooks(*hooks), hooks
-
-        def direct(xx, yy):
-            o = torch.empty((m, nk), dtype=torch.int32, device=dev)
-            a_d = SimpleNamespace(base=xx, shape=[m, nk], strides=[nk, 1], padding="zero")
-            b_d = SimpleNamespace(base=yy, shape=[nk, nk], strides=[nk, 1], padding="zero")  # yy column-major
-            args = (a_d, b_d, o, o, o, o, m, nk, nk, 0, 0, 0, 1, False, False, bm, bn, bk, cfg["G"])
-            ck.run(grid, 1, 1, current(0), ck.function, ck.packed_metadata, None, None, None, *args)
-            return o
-
-        ok = torch.equal(direct(x, wcol), ref) and torch.equal(gemm(x, wcol, op="sdot4"), ref)
-        line = f"M={m} N=K={nk}: torch {t_t * 1e6:.1f} us, exact={ok};"
-        for what, fn in (("gemm", lambda: gemm(x, wcol, op="sdot4")), ("direct", lambda: direct(x, wcol))):
+        ok = all(torch.equal(gemm(x, wl, op="sdot4"), ref) for _ in range(3)) and torch.equal(g.mm_int8(x, wl), ref)
+        line = f"M={m} N=K={nk} B {layout}: torch {t_t * 1e6:.1f} us, exact={ok};"
+        for what, fn in (("triton launch", lambda: g.mm_int8(x, wl)), ("gemm", lambda: gemm(x, wl, op="sdot4"))):
             t = bench(fn)
             line += f" {what} {t * 1e6:.1f} us ({t_t / t:.2f}x, host {_host_us(fn, 300)[0]:.1f} us)"
         print(line, flush=True)
+
+
+def mid_direct():
+    """65..512 rows, B column-major: the split-K kernel (gpu.splits today) against the TMA kernel now that both
+    launch directly (gemm's remembered plan), by lowering SPLIT_M_WIDE; plans forgotten between the two."""
+    from intdot.gemm import gpu_tensors
+
+    wide = g.SPLIT_M_WIDE
+    for nk in (4096, 8192, 16384):
+        w = torch.randint(-128, 128, (nk, nk), dtype=torch.int8, device=dev)
+        wcol = w.t().contiguous().t()
+        for m in (96, 128, 192, 256, 384, 512):
+            x = torch.randint(-128, 128, (m, nk), dtype=torch.int8, device=dev)
+            ref, t_t = _torch_best(x, wcol)
+            line = f"M={m} N=K={nk}: torch {t_t * 1e6:.1f} us;"
+            for what, limit in (("split", wide), ("tma", g.SPLIT_M)):
+                g.SPLIT_M_WIDE = limit
+                gpu_tensors._PLANS.clear()
+                fn = lambda: gemm(x, wcol, op="sdot4")
+                ok = all(torch.equal(fn(), ref) for _ in range(2))
+                t = bench(fn)
+                line += f" {what} {t * 1e6:.1f} us ({t_t / t:.2f}x, host {_host_us(fn, 200)[0]:.1f} us, exact={ok})"
+            g.SPLIT_M_WIDE = wide
+            gpu_tensors._PLANS.clear()
+            print(line, flush=True)
 
 
 def big():
@@ -417,4 +425,5 @@ if __name__ == "__main__":
             "mid": mid,
             "host_mid": lambda: host((128, 512)),
             "tma_launch": tma_launch,
+            "mid_direct": mid_direct,
         }[part]()

@@ -114,23 +114,46 @@ def test_gpu_empty_dimensions(m, k, n):
 @pytest.mark.parametrize("op", ["sdot4", "usdot", "udot4"])
 def test_gpu_repeated_calls_through_the_remembered_plan(op):
     """The second and later calls of one signature launch the remembered kernel directly: new data each time,
-    every layout of b, rows that take the split-K kernel and rows that do not, against the CPU path."""
+    layouts of a and b, rows that take the split-K kernel, the TMA kernel (its direct launch encodes the tensor
+    maps of each call's operands) and the pointer kernel (K = 200 is no multiple of 16), against the CPU path;
+    the TMA kernel's direct launch captured into a CUDA graph and replayed with new data."""
     torch = pytest.importorskip("torch")
     from intdot.gemm import gpu_tensors
 
     row = ref.OPS[op]
-    for m, k, n in [(1, 256, 96), (16, 200, 40), (64, 512, 72), (65, 256, 64)]:
-        for layout in ("row", "col"):
+    for m, k, n in [(1, 256, 96), (16, 200, 40), (64, 512, 72), (65, 256, 64), (600, 256, 136), (130, 200, 64)]:
+        for la, lb in (("row", "row"), ("row", "col"), ("col", "row")):
             for i in range(3):
-                rng = _rng("plan", op, m, k, n, layout, i)
+                rng = _rng("plan", op, m, k, n, la, lb, i)
                 a = _lanes(rng, row[0], row[1], (m, k))
                 b = _lanes(rng, row[2], row[3], (k, n))
-                tb = torch.from_numpy(b).cuda()
-                tb = tb if layout == "row" else tb.t().contiguous().t()
-                got = gemm(torch.from_numpy(a).cuda(), tb, op=op)
+                ta, tb = torch.from_numpy(a).cuda(), torch.from_numpy(b).cuda()
+                ta = ta if la == "row" else ta.t().contiguous().t()
+                tb = tb if lb == "row" else tb.t().contiguous().t()
+                got = gemm(ta, tb, op=op)
                 want = gemm(a, b, op=op, backend="numpy")
-                assert np.array_equal(got.cpu().numpy(), want), (m, layout, i)
+                assert np.array_equal(got.cpu().numpy(), want), (m, la, lb, i)
     assert gpu_tensors._PLANS
+    rng = _rng("plan-graph", op)
+    x = torch.from_numpy(_lanes(rng, row[0], row[1], (600, 256))).cuda()
+    w = torch.from_numpy(_lanes(rng, row[2], row[3], (256, 136))).cuda()
+    assert not gpu.splits(600, w)
+    static = x.clone()
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        gemm(static, w, op=op)
+        gemm(static, w, op=op)
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        got = gemm(static, w, op=op)
+    for seed in (1, 2):
+        xs = torch.from_numpy(_lanes(_rng("plan-graph", op, seed), row[0], row[1], (600, 256))).cuda()
+        static.copy_(xs)
+        graph.replay()
+        want = gemm(xs.cpu().numpy(), w.cpu().numpy(), op=op, backend="numpy")
+        assert np.array_equal(got.cpu().numpy(), want)
 
 
 def test_gpu_split_k_workspace_between_calls_streams_and_graphs():

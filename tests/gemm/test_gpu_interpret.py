@@ -224,7 +224,8 @@ def test_accumulators_in_any_layout(monkeypatch):
 
 def test_split_k_takes_the_shapes_gpu_splits_names():
     """Which kernel computes a product (gpu.splits): split-K up to 64 rows whatever b's layout; up to 512 rows where
-    b is not row-major and N K <= 2**26 (scripts/gpu/sweep.py mid); the TMA kernel otherwise."""
+    b is not row-major and the TMA kernel would have at most 128 tiles of 128 x 128 (scripts/gpu/sweep.py
+    mid_direct); the TMA kernel otherwise."""
     torch = pytest.importorskip("torch")
     from intdot.gemm import gpu
 
@@ -239,8 +240,13 @@ def test_split_k_takes_the_shapes_gpu_splits_names():
         wide = layout != "row"
         assert gpu.splits(1, b(4096, 4096, layout)) and gpu.splits(64, b(16384, 16384, layout))
         assert gpu.splits(65, b(4096, 4096, layout)) == wide
-        assert gpu.splits(512, b(8192, 8192, layout)) == wide  # N K = 2**26
-        assert not gpu.splits(128, b(8192, 8200, layout))
+        assert gpu.splits(512, b(4096, 4096, layout)) == wide  # 4 x 32 tiles
+        assert gpu.splits(256, b(8192, 8192, layout)) == wide  # 2 x 64
+        assert not gpu.splits(257, b(8192, 8192, layout))  # 3 x 64
+        assert gpu.splits(128, b(16384, 16384, layout)) == wide  # 1 x 128
+        assert not gpu.splits(129, b(16384, 16384, layout))
+        assert gpu.splits(512, b(16384, 4000, layout)) == wide  # 4 x 32 (N not a multiple of the tile)
+        assert not gpu.splits(512, b(16384, 4097, layout))  # 4 x 33
         assert not gpu.splits(513, b(4096, 4096, layout))
 
 
@@ -250,7 +256,7 @@ def test_split_k_plan_launches_with_each_streams_workspace(monkeypatch):
     gets its own pool; a launch hook set makes it build the launch metadata; a graph being captured takes the
     launch that needs nothing from the calls around it."""
     torch = pytest.importorskip("torch")
-    from intdot.gemm import gpu_split
+    from intdot.gemm import gpu_launch, gpu_split
 
     with interpreted():
         from triton import knobs
@@ -269,7 +275,7 @@ def test_split_k_plan_launches_with_each_streams_workspace(monkeypatch):
         stream = [7]
         capturing = [False]
         monkeypatch.setattr(gpu_split, "_launch", lambda a, b, c, neg, cfg: (None, Compiled(), gpu_split.LAST))
-        monkeypatch.setattr(gpu_split, "_raw_stream", lambda torch: lambda index: stream[0])
+        monkeypatch.setattr(gpu_launch, "raw_stream", lambda torch: lambda index: stream[0])
         monkeypatch.setattr(torch.cuda, "current_device", lambda: 0)
         monkeypatch.setattr(torch.cuda, "is_current_stream_capturing", lambda: capturing[0])
         monkeypatch.setattr(gpu_split, "_POOLS", {})
@@ -303,6 +309,52 @@ def test_split_k_plan_launches_with_each_streams_workspace(monkeypatch):
         capturing[0] = True
         monkeypatch.setattr(gpu_split, "mm_split", lambda a, b, c, neg, cfg: "the capture-safe launch")
         assert call(x, w) == "the capture-safe launch" and len(launches) == 4
+
+
+def test_tensor_core_plan_launches_what_tritons_launch_binds(monkeypatch):
+    """The remembered launch of the TMA kernel (gpu.fast) as it runs on a GPU, with the compiled kernel replaced
+    by one that runs the interpreted kernel on the arguments the launch passes, named by the kernel's signature:
+    every layout and dtype (the layout passes on each call), new data on each call, against NumPy."""
+    torch = pytest.importorskip("torch")
+    from intdot.gemm import gpu, gpu_launch
+
+    with interpreted() as kernels:
+        kernel, desc = kernels["mm_tma_raw"], kernels["TensorDescriptor"]
+        cfg = gpu.TMA_CONFIG
+        runs = []
+
+        class Compiled:
+            function, packed_metadata = "function", "packed"
+
+            def run(self, g0, g1, g2, stream, function, packed, meta, enter, leave, *args):
+                named = dict(zip(kernel.arg_names, args))
+                assert (g1, g2, meta, enter) == (1, 1, None, None) and len(args) == len(kernel.arg_names)
+                assert {k: named[k] for k in ("BM", "BN", "BK", "G")} == {k: cfg[k] for k in ("BM", "BN", "BK", "G")}
+                for name, rows in (("a_desc", "BM"), ("b_desc", "BN")):
+                    d = named[name]
+                    assert isinstance(d, gpu_launch.Descriptor) and d.strides == [d.shape[1], 1]
+                    named[name] = desc(d.base, d.shape, d.strides, [cfg[rows], cfg["BK"]])
+                runs.append(g0)
+                kernel[(g0,)](**named)
+
+        launch_tma = gpu._tma
+        monkeypatch.setattr(gpu, "_tma", lambda *args: (launch_tma(*args), Compiled())[1])
+        monkeypatch.setattr(torch.cuda, "current_device", lambda: 0)
+        monkeypatch.setattr(gpu_launch, "raw_stream", lambda torch: lambda index: 0)
+        m, k, n = 600, 96, 130  # past the split-K rows; 128 x 128 tiles cut by both edges
+        for da, db in DTYPES:
+            for la, lb in (("row", "col"), ("col", "row")):
+                for neg in (False, True):
+                    rng = _rng("tma-plan", da, db, la, lb, neg)
+                    a, b = _values(rng, da, (m, k)), _values(rng, db, (k, n))
+                    x, y = _layout(torch, a, la), _layout(torch, b, lb)
+                    assert not gpu.splits(m, y)
+                    call, first = gpu.fast(x, y, neg)
+                    assert np.array_equal(first.numpy(), _wrapped(a, b, neg=neg))
+                    a2, b2 = _values(rng, da, (m, k)), _values(rng, db, (k, n))
+                    got = call(_layout(torch, a2, la), _layout(torch, b2, lb))
+                    assert np.array_equal(got.numpy(), _wrapped(a2, b2, neg=neg)), (da, db, la, lb, neg)
+        assert runs and set(runs) == {5 * 2}
 
 
 def test_saturating_pairs_on_tensors_as_on_the_cpu():

@@ -33,13 +33,13 @@ TMA = os.environ.get("INTDOT_GEMM_TMA", "1") != "0"
 # 1,225 for 128x256 tiles with two warp groups and four stages).
 TMA_CONFIG = {"BM": 128, "BN": 128, "BK": 128, "G": 16, "num_stages": 3, "num_warps": 4}
 # Up to SPLIT_M rows the split-K kernel (gpu_split.py) streams B on every multiprocessor.  Up to SPLIT_M_WIDE rows
-# it still beats the TMA kernel where B is not row-major and N K <= SPLIT_NK_WIDE: the TMA kernel's launch
-# (Triton's argument binding and two tensor-map encodings) costs about 90 us of host time, more than the kernel
-# itself there, while the split-K kernel's remembered launch costs 15-20 (scripts/gpu/sweep.py mid and host_mid
-# on the H200; at N = K = 16384 the TMA kernel is faster again: 88 against 139 us at M = 128, bench/gemm.py).
+# it still beats the TMA kernel where B is not row-major and the TMA kernel would have at most SPLIT_TILES_WIDE
+# tiles, too few to fill the H200's 132 multiprocessors twice over (scripts/gpu/sweep.py mid_direct, both kernels
+# launched as a remembered plan launches them, B column-major: at N = 8192, M = 256 split-K 46 against 53 us,
+# M = 384 57 against 78 for the TMA kernel; at N = 4096 split-K up to 512 rows, at N = 16384 the two within 6%).
 SPLIT_M = 64
 SPLIT_M_WIDE = 512
-SPLIT_NK_WIDE = 1 << 26
+SPLIT_TILES_WIDE = 128
 
 
 def splits(m: int, b) -> bool:
@@ -48,7 +48,8 @@ def splits(m: int, b) -> bool:
         return True
     from .gpu_split import row_major
 
-    return m <= SPLIT_M_WIDE and b.shape[0] * b.shape[1] <= SPLIT_NK_WIDE and not row_major(b)
+    tiles = -(-m // TMA_CONFIG["BM"]) * -(-b.shape[1] // TMA_CONFIG["BN"])
+    return m <= SPLIT_M_WIDE and tiles <= SPLIT_TILES_WIDE and not row_major(b)
 
 
 def _triton():
@@ -166,6 +167,39 @@ def _zz(za: int, zb: int, k: int) -> int:
     return zz - (1 << 32) if zz >= 1 << 31 else zz
 
 
+def _operands(a, b, c, neg: bool):
+    """(a8, bt, out, args, flags) of one tensor-core call: a as K-contiguous int8 (M, K), b as its K-contiguous
+    int8 transpose (N, K) (uint8 centred, and the correction's sums, where a zero point needs them), a new
+    output, then the kernels' arguments after the two operands, and their flags."""
+    import torch
+
+    m, kk = a.shape
+    n = b.shape[1]
+    za = 128 if a.dtype == torch.uint8 else 0
+    zb = 128 if b.dtype == torch.uint8 else 0
+    # Each correction only where its zero point is not 0 (out stands in: multiplied by a zero point of 0).
+    a8, ra = rows_int8(a, want_sum=bool(zb))
+    bt, cb = cols_int8(b, want_sum=bool(za))
+    out = torch.empty((m, n), dtype=torch.int32, device=a.device)
+    args = (out if c is None else c, out, out if ra is None else ra, out if cb is None else cb)
+    args += (m, n, kk, za, zb, _zz(za, zb, kk), -1 if neg else 1)
+    return a8, bt, out, args, dict(HAS_C=c is not None, CENTRED=bool(za or zb))
+
+
+def _tma_grid(m: int, n: int) -> tuple[int, int, int]:
+    return -(-m // TMA_CONFIG["BM"]) * -(-n // TMA_CONFIG["BN"]), 1, 1
+
+
+def _tma(a8, bt, args, flags):
+    """Launch the TMA kernel (TMA_CONFIG) on prepared operands; returns Triton's launch result."""
+    k = _triton()
+    cfg = TMA_CONFIG
+    bm, bn, bk = cfg["BM"], cfg["BN"], cfg["BK"]
+    desc = k["TensorDescriptor"]
+    da, db = desc.from_tensor(a8, [bm, bk]), desc.from_tensor(bt, [bn, bk])
+    return k["mm_tma_raw"][_tma_grid(a8.shape[0], bt.shape[0])](da, db, *args, **flags, **cfg)
+
+
 def mm_int8(a, b, c=None, *, neg: bool = False):
     """``c ± a @ b`` modulo 2**32 as an int32 CUDA tensor; a: (M, K), b: (K, N), int8 or uint8 tensors.
 
@@ -187,38 +221,62 @@ def mm_int8(a, b, c=None, *, neg: bool = False):
         # 512 rows, where its launch costs less than the TMA kernel's).
         return mm_split(a, b, c, neg)
     k = _triton()
-    za = 128 if a.dtype == torch.uint8 else 0
-    zb = 128 if b.dtype == torch.uint8 else 0
-    # Each correction only where its zero point is not 0 (out stands in: multiplied by a zero point of 0).
-    a8, ra = rows_int8(a, want_sum=bool(zb))
-    bt, cb = cols_int8(b, want_sum=bool(za))
-    out = torch.empty((m, n), dtype=torch.int32, device=a.device)
-    ra = out if ra is None else ra
-    cb = out if cb is None else cb
-    zz = _zz(za, zb, kk)
-    cc = c if c is not None else out
+    a8, bt, out, args, flags = _operands(a, b, c, neg)
 
-    def grid(meta):
-        return (k["triton"].cdiv(m, meta["BM"]) * k["triton"].cdiv(n, meta["BN"]),)
+    def grid_of(meta):
+        return k["triton"].cdiv(m, meta["BM"]) * k["triton"].cdiv(n, meta["BN"])
 
-    args = (cc, out, ra, cb, m, n, kk, za, zb, zz, -1 if neg else 1)
-    flags = dict(HAS_C=c is not None, CENTRED=bool(za or zb))
-    if use_tma(kk) and kind in ("tma", "persist"):
+    if use_tma(kk) and kind == "tma":
+        # One fixed configuration (TMA_CONFIG), so no call pays an autotuning sweep or the autotuner's dispatch.
+        _tma(a8, bt, args, flags)
+    elif use_tma(kk) and kind == "persist":
+        # Block shapes are placeholders; each autotune config sets its own (pre_hook).
         desc = k["TensorDescriptor"]
-        if kind == "tma":
-            # One fixed configuration (TMA_CONFIG), so no call pays an autotuning sweep or the autotuner's dispatch.
-            cfg = TMA_CONFIG
-            bm, bn, bk = cfg["BM"], cfg["BN"], cfg["BK"]
-            da, db = desc.from_tensor(a8, [bm, bk]), desc.from_tensor(bt, [bn, bk])
-            k["mm_tma_raw"][(k["triton"].cdiv(m, bm) * k["triton"].cdiv(n, bn),)](da, db, *args, **flags, **cfg)
-        else:
-            # Block shapes are placeholders; each autotune config sets its own (pre_hook).
-            da, db = desc.from_tensor(a8, [128, 128]), desc.from_tensor(bt, [128, 128])
-            sms = _sm_count(a.device)
-            k["mm_persist"][lambda meta: (min(sms, grid(meta)[0]),)](da, db, *args, **flags, NUM_SMS=sms)
+        da, db = desc.from_tensor(a8, [128, 128]), desc.from_tensor(bt, [128, 128])
+        sms = _sm_count(a.device)
+        k["mm_persist"][lambda meta: (min(sms, grid_of(meta)),)](da, db, *args, **flags, NUM_SMS=sms)
     else:
-        k["mm"][grid](a8, bt, *args, **flags)
+        k["mm"][lambda meta: (grid_of(meta),)](a8, bt, *args, **flags)
     return out
+
+
+def fast(a, b, neg: bool):
+    """A function (x, y) -> ±(x @ y) as a new int32 tensor, for operands with a's and b's dtypes, shapes, strides
+    and 16-byte alignment only, whose tensor-core kernel is launched directly (gpu_launch: no argument binding,
+    about 100 us of host time less a call where two tensor descriptors are bound); and this call's result.
+    (None, result) where the kernel cannot be launched so: the interpreter, K not a multiple of 16, or a kernel
+    other than the default chosen (INTDOT_GEMM_KERNEL)."""
+    import torch
+
+    from . import gpu_launch
+
+    m, kk = a.shape
+    n = b.shape[1]
+    if KERNEL in ("tma", "split") and m and n and kk and splits(m, b):
+        from .gpu_split import fast as split_fast
+
+        return split_fast(a, b, neg)
+    if not (KERNEL == "tma" and m and n and kk and use_tma(kk)):
+        return None, mm_int8(a, b, neg=neg)
+    a8, bt, out, args, flags = _operands(a, b, None, neg)
+    ck = gpu_launch.compiled(_tma(a8, bt, args, flags))
+    if ck is None:
+        return None, out
+    consts = {**flags, **TMA_CONFIG}
+    # Every argument after the two descriptors and ``args`` is a constexpr, passed by the launcher as Triton does.
+    tail = tuple(consts[name] for name in _triton()["mm_tma_raw"].arg_names[2 + len(args) :])
+    grid = _tma_grid(m, n)
+    index = gpu_launch.device_index(torch, a.device)
+    current = gpu_launch.raw_stream(torch)
+    Descriptor = gpu_launch.Descriptor
+
+    def call(x, y):
+        x8, yt, o, args, _ = _operands(x, y, None, neg)  # the layout passes, where x or y needs them
+        da, db = Descriptor(x8, [m, kk], [kk, 1]), Descriptor(yt, [n, kk], [kk, 1])
+        gpu_launch.launch(ck, grid, current(index), (da, db) + args + tail)
+        return o
+
+    return call, out
 
 
 def _f64_product(a, b):

@@ -1,6 +1,6 @@
 """Split-K int8 GEMM for few rows (decode shapes: M <= 64, N and K in the thousands; and up to 512 rows where
-B is not row-major and N K <= 2**26, since its remembered launch costs a fraction of the TMA kernel's: gpu.splits
-says where; there, with N >= 4096, one K chunk a program).
+B is not row-major and the TMA kernel's tiles would not fill the GPU twice over: gpu.splits says where; there,
+with N >= 4096, one K chunk a program).
 
 With few rows the work is streaming B once: a grid of tiles over N (and M) leaves multiprocessors idle, so K is
 cut into ``split`` chunks as well and each program adds its chunk's int32 partial product into the output with an
@@ -18,6 +18,8 @@ is used instead, so that a replayed graph needs nothing from the calls around it
 """
 
 from __future__ import annotations
+
+from . import gpu_launch
 
 # Measured with scripts/gpu/sweep.py (skinny, skinny2) on the lent H200, 2026-12-01: BN, BK, warps, stages, the
 # number of programs to aim for, and SWAP; by rows, and for b row-major (N contiguous).
@@ -105,17 +107,8 @@ def _where(device):
 
     if device.type != "cuda":  # Triton's interpreter, on CPU tensors: one stream
         return 0, False
-    return _raw_stream(torch)(_index(torch, device)), torch.cuda.is_current_stream_capturing()
-
-
-def _index(torch, device) -> int:
-    return device.index if device.index is not None else torch.cuda.current_device()
-
-
-def _raw_stream(torch):
-    """index -> the device's current CUDA stream as an int (torch's own accessor, as Triton's launcher uses)."""
-    raw = getattr(torch._C, "_cuda_getCurrentRawStream", None)
-    return raw if raw is not None else lambda index: torch.cuda.current_stream(index).cuda_stream
+    stream = gpu_launch.raw_stream(torch)(gpu_launch.device_index(torch, device))
+    return stream, torch.cuda.is_current_stream_capturing()
 
 
 def _launch_args(a, b, out, neg: bool, cfg, reduce: int, ws=None, cnt=None):
@@ -171,31 +164,27 @@ def mm_split(a, b, c, neg: bool, cfg=None):
 
 def fast(a, b, neg: bool, cfg=None):
     """A function (x, y) -> ±(x @ y) as a new int32 tensor, for operands with a's and b's dtypes, shapes, strides
-    and 16-byte alignment only: the kernel compiled once, then launched without Triton's per-call argument
-    binding (about 30 us of host time a call, more than the whole kernel at N = K = 4096); and this call's
+    and 16-byte alignment only: the kernel compiled once, then launched directly (gpu_launch); and this call's
     result.  (None, result) where the kernel cannot be launched directly."""
     import torch
-    from triton import knobs
 
     m, n, k = a.shape[0], b.shape[1], a.shape[1]
     cfg = cfg or config(m, n, k, b)
     out, ck, reduce = _launch(a, b, None, neg, cfg)  # the first call: compiles (or finds) and launches
-    if ck is None or not hasattr(ck, "run") or reduce == ATOMIC:  # the interpreter; a graph being captured
+    ck = gpu_launch.compiled(ck)
+    if ck is None or reduce == ATOMIC:  # the interpreter; a graph being captured
         return None, out
-    if hasattr(ck, "result"):
-        ck = ck.result()
     dev = a.device
     grid, args, _ = _launch_args(a, b, out, neg, cfg, reduce)
     rest = args[5:]
-    index = _index(torch, dev)
-    g0, g1, g2 = grid
-    is_capturing, current = torch.cuda.is_current_stream_capturing, _raw_stream(torch)
+    index = gpu_launch.device_index(torch, dev)
+    g0, g2 = grid[0], grid[2]
+    is_capturing, current = torch.cuda.is_current_stream_capturing, gpu_launch.raw_stream(torch)
     # The last stream's workspace (as raw pointers): any workspace left at zero will do, also one the pool has
     # since replaced.  Pointers go to the launcher as ints, which it takes as they are (a tensor costs it a
     # driver query each); the plan's key fixed the device, so they are device pointers.
     # One tuple, replaced whole: threads calling on different streams never mix one stream's pointers with another's.
     held = [(None, 0, 0, None)]  # (stream, the two pointers, the tensors behind them, kept alive here)
-    runtime = knobs.runtime
 
     def call(x, y):
         if is_capturing():  # a CUDA graph: the launch that needs nothing from the calls around it
@@ -211,18 +200,7 @@ def fast(a, b, neg: bool, cfg=None):
             ws, cnt = _pool(dev, s, m * n, g0 * g2)
             w, c = ws.data_ptr(), cnt.data_ptr()
             held[0] = s, w, c, (ws, cnt)
-        full = (x.data_ptr(), y.data_ptr(), o.data_ptr(), w, c) + rest
-        enter, leave = runtime.launch_enter_hook, runtime.launch_exit_hook
-        if _no_hooks(enter, leave):  # Triton's empty hook chains: no metadata to build, nothing to call
-            ck.run(g0, g1, g2, s, ck.function, ck.packed_metadata, None, None, None, *full)
-        else:
-            meta = ck.launch_metadata(grid, s, *full)
-            ck.run(g0, g1, g2, s, ck.function, ck.packed_metadata, meta, enter, leave, *full)
+        gpu_launch.launch(ck, grid, s, (x.data_ptr(), y.data_ptr(), o.data_ptr(), w, c) + rest)
         return o
 
     return call, out
-
-
-def _no_hooks(*hooks) -> bool:
-    """Whether none of Triton's launch hooks is set (None, or a hook chain with no calls)."""
-    return all(h is None or getattr(h, "calls", None) == [] for h in hooks)

@@ -140,7 +140,7 @@ def gemm_tensors(a, b, c, o, clamp: bool, neg: bool):
     if not batch and not (a_vec or b_vec):
         if key is not None and fits_a and fits_b and len(_PLANS) < _PLAN_LIMIT:
             # Nothing left to check on a later call with this key: remember the one call that computes it.
-            plan, first = _split_plan(torch, a, b, o, clamp, neg, key[-1])
+            plan, first = _direct_plan(torch, a, b, o, clamp, neg)
             if plan is None:
 
                 def plan(x, y):
@@ -154,17 +154,15 @@ def gemm_tensors(a, b, c, o, clamp: bool, neg: bool):
     return out.reshape(out_shape)
 
 
-def _split_plan(torch, a, b, o, clamp, neg, kind):
-    """(plan, this call's result) where the split-K kernel computes the call and can be launched directly on
-    later calls (gpu_split.fast); (None, None) elsewhere."""
+def _direct_plan(torch, a, b, o, clamp, neg):
+    """(plan, this call's result) where a kernel that launches directly on later calls computes the call
+    (gpu.fast: the split-K kernel, or the tensor-core kernel); (None, None) or (None, result) elsewhere."""
     m, k = a.shape
     n = b.shape[1]
-    eligible = not clamp and o.acc_bits == 32 and m and n and k and kind in ("tma", "split") and gpu.splits(m, b)
+    eligible = not clamp and o.acc_bits == 32 and m and n and k
     if not eligible or a.dtype not in (torch.int8, torch.uint8) or b.dtype not in (torch.int8, torch.uint8):
         return None, None
-    from .gpu_split import fast
-
-    call, out = fast(a, b, neg)
+    call, out = gpu.fast(a, b, neg)
     if call is None:
         return None, out if o.acc_signed else out.view(torch.uint32)
     if o.acc_signed:
