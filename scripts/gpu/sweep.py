@@ -11,7 +11,7 @@
     python scripts/gpu/sweep.py tune     # split-K configurations for the decode shapes still near or below torch
     python scripts/gpu/sweep.py mid      # split-K past 64 rows (M = 96..512), against the TMA kernel
     python scripts/gpu/sweep.py host_mid # host time of calls past 64 rows (the TMA kernel's launch)
-    python scripts/gpu/sweep.py tma_launch  # gemm's direct TMA launch against Triton's, past the split-K rows
+    python scripts/gpu/sweep.py tma_launch  # past the split-K rows: launches repeated directly, or through Triton
     python scripts/gpu/sweep.py mid_direct  # 65..512 rows: split-K or the TMA kernel, both launched directly
 
 Timing as bench/gemm.py times: Triton's do_bench (L2 flushed before each run, median).
@@ -334,9 +334,17 @@ def mid():
 
 
 def tma_launch():
-    """Past the split-K rows: gemm (its remembered plan launches the TMA kernel directly, gpu.fast) beside
-    gpu.mm_int8 (Triton's launch, with argument binding and descriptor checks) and torch; host time and do_bench,
-    each result checked bit for bit first."""
+    """Past the split-K rows: gemm with every launch repeated directly (gpu_launch.Direct) against gemm with every
+    launch through Triton's argument binding (gpu_launch.LIMIT = 0) and torch; host time and do_bench, each
+    result checked bit for bit first."""
+    from intdot.gemm import gpu_launch, gpu_tensors
+
+    def through_triton(on: bool):
+        gpu_launch.LIMIT = 0 if on else 4096
+        g._KERNELS.clear()
+        gpu_launch._DIRECT.clear()
+        gpu_tensors._PLANS.clear()
+
     for m, nk, layout in (
         (128, 16384, "col"),
         (256, 16384, "col"),
@@ -350,11 +358,13 @@ def tma_launch():
         wl = wcol if layout == "col" else wcol.contiguous()
         x = torch.randint(-128, 128, (m, nk), dtype=torch.int8, device=dev)
         ref, t_t = _torch_best(x, wcol)
-        ok = all(torch.equal(gemm(x, wl, op="sdot4"), ref) for _ in range(3)) and torch.equal(g.mm_int8(x, wl), ref)
-        line = f"M={m} N=K={nk} B {layout}: torch {t_t * 1e6:.1f} us, exact={ok};"
-        for what, fn in (("triton launch", lambda: g.mm_int8(x, wl)), ("gemm", lambda: gemm(x, wl, op="sdot4"))):
+        fn = lambda: gemm(x, wl, op="sdot4")
+        line = f"M={m} N=K={nk} B {layout}: torch {t_t * 1e6:.1f} us;"
+        for what, on in (("Triton's launch", True), ("direct", False)):
+            through_triton(on)
+            ok = all(torch.equal(fn(), ref) for _ in range(3))
             t = bench(fn)
-            line += f" {what} {t * 1e6:.1f} us ({t_t / t:.2f}x, host {_host_us(fn, 300)[0]:.1f} us)"
+            line += f" {what} {t * 1e6:.1f} us ({t_t / t:.2f}x, host {_host_us(fn, 300)[0]:.1f} us, exact={ok})"
         print(line, flush=True)
 
 

@@ -118,7 +118,7 @@ def test_gpu_repeated_calls_through_the_remembered_plan(op):
     maps of each call's operands) and the pointer kernel (K = 200 is no multiple of 16), against the CPU path;
     the TMA kernel's direct launch captured into a CUDA graph and replayed with new data."""
     torch = pytest.importorskip("torch")
-    from intdot.gemm import gpu_tensors
+    from intdot.gemm import gpu_launch, gpu_tensors
 
     row = ref.OPS[op]
     for m, k, n in [(1, 256, 96), (16, 200, 40), (64, 512, 72), (65, 256, 64), (600, 256, 136), (130, 200, 64)]:
@@ -134,6 +134,8 @@ def test_gpu_repeated_calls_through_the_remembered_plan(op):
                 want = gemm(a, b, op=op, backend="numpy")
                 assert np.array_equal(got.cpu().numpy(), want), (m, la, lb, i)
     assert gpu_tensors._PLANS
+    # The TMA kernel and the passes were launched again directly (gpu_launch.Direct), on real compiled kernels.
+    assert any(d._cache for d in gpu_launch._DIRECT.values())
     rng = _rng("plan-graph", op)
     x = torch.from_numpy(_lanes(rng, row[0], row[1], (600, 256))).cuda()
     w = torch.from_numpy(_lanes(rng, row[2], row[3], (256, 136))).cuda()

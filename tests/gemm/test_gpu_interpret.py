@@ -224,8 +224,8 @@ def test_accumulators_in_any_layout(monkeypatch):
 
 def test_split_k_takes_the_shapes_gpu_splits_names():
     """Which kernel computes a product (gpu.splits): split-K up to 64 rows whatever b's layout; up to 512 rows where
-    b is not row-major and the TMA kernel would have at most 128 tiles of 128 x 128 (scripts/gpu/sweep.py
-    mid_direct); the TMA kernel otherwise."""
+    b is not row-major, N K <= 2**26 and the TMA kernel would have at most 128 tiles of 128 x 128
+    (scripts/gpu/sweep.py mid_direct); the TMA kernel otherwise."""
     torch = pytest.importorskip("torch")
     from intdot.gemm import gpu
 
@@ -243,10 +243,10 @@ def test_split_k_takes_the_shapes_gpu_splits_names():
         assert gpu.splits(512, b(4096, 4096, layout)) == wide  # 4 x 32 tiles
         assert gpu.splits(256, b(8192, 8192, layout)) == wide  # 2 x 64
         assert not gpu.splits(257, b(8192, 8192, layout))  # 3 x 64
-        assert gpu.splits(128, b(16384, 16384, layout)) == wide  # 1 x 128
-        assert not gpu.splits(129, b(16384, 16384, layout))
         assert gpu.splits(512, b(16384, 4000, layout)) == wide  # 4 x 32 (N not a multiple of the tile)
         assert not gpu.splits(512, b(16384, 4097, layout))  # 4 x 33
+        assert not gpu.splits(128, b(16384, 8192, layout))  # 1 x 64 tiles, but N K = 2**27
+        assert not gpu.splits(128, b(8192, 8200, layout))
         assert not gpu.splits(513, b(4096, 4096, layout))
 
 
@@ -311,50 +311,64 @@ def test_split_k_plan_launches_with_each_streams_workspace(monkeypatch):
         assert call(x, w) == "the capture-safe launch" and len(launches) == 4
 
 
-def test_tensor_core_plan_launches_what_tritons_launch_binds(monkeypatch):
-    """The remembered launch of the TMA kernel (gpu.fast) as it runs on a GPU, with the compiled kernel replaced
-    by one that runs the interpreted kernel on the arguments the launch passes, named by the kernel's signature:
-    every layout and dtype (the layout passes on each call), new data on each call, against NumPy."""
+def test_repeated_launches_go_straight_to_the_compiled_kernel(monkeypatch):
+    """A launch whose signature repeats goes to the compiled kernel directly (gpu_launch.Direct), with the
+    arguments in the order the launcher takes them; here the compiled kernel is one that runs the interpreted
+    kernel on those arguments, named by the kernel's signature.  Each signature twice, with new data: the TMA
+    kernel and its passes (every dtype pair, A or B transposed, c, neg), split-K adding into c, and the clamp
+    chain's bounds, list walk and tile walk; against NumPy and the CPU path."""
     torch = pytest.importorskip("torch")
     from intdot.gemm import gpu, gpu_launch
+    from intdot.gemm.gpu_tensors import gemm_tensors
+    from intdot.gemm.ops import resolve
 
-    with interpreted() as kernels:
-        kernel, desc = kernels["mm_tma_raw"], kernels["TensorDescriptor"]
-        cfg = gpu.TMA_CONFIG
-        runs = []
+    ran = {}
 
-        class Compiled:
-            function, packed_metadata = "function", "packed"
+    class Compiled:
+        function, packed_metadata = "function", "packed"
 
-            def run(self, g0, g1, g2, stream, function, packed, meta, enter, leave, *args):
-                named = dict(zip(kernel.arg_names, args))
-                assert (g1, g2, meta, enter) == (1, 1, None, None) and len(args) == len(kernel.arg_names)
-                assert {k: named[k] for k in ("BM", "BN", "BK", "G")} == {k: cfg[k] for k in ("BM", "BN", "BK", "G")}
-                for name, rows in (("a_desc", "BM"), ("b_desc", "BN")):
-                    d = named[name]
-                    assert isinstance(d, gpu_launch.Descriptor) and d.strides == [d.shape[1], 1]
-                    named[name] = desc(d.base, d.shape, d.strides, [cfg[rows], cfg["BK"]])
-                runs.append(g0)
-                kernel[(g0,)](**named)
+        def __init__(self, fn):
+            self.fn = fn
 
-        launch_tma = gpu._tma
-        monkeypatch.setattr(gpu, "_tma", lambda *args: (launch_tma(*args), Compiled())[1])
-        monkeypatch.setattr(torch.cuda, "current_device", lambda: 0)
-        monkeypatch.setattr(gpu_launch, "raw_stream", lambda torch: lambda index: 0)
-        m, k, n = 600, 96, 130  # past the split-K rows; 128 x 128 tiles cut by both edges
+        def run(self, g0, g1, g2, stream, function, packed, meta, enter, leave, *args):
+            names = self.fn.arg_names
+            assert (stream, meta, enter, leave) == (0, None, None, None) and len(args) == len(names)
+            name = self.fn.fn.__name__
+            ran[name] = ran.get(name, 0) + 1
+            self.fn[(g0, g1, g2)](**dict(zip(names, args)))
+
+    monkeypatch.setattr(gpu_launch, "_DIRECT", {})  # kernels wrapped afresh, and forgotten after this test
+    monkeypatch.setattr(gpu_launch.Direct, "_compiled", lambda self, handle: Compiled(self.fn))
+    monkeypatch.setattr(gpu_launch, "pointer", lambda t: t)  # the interpreter takes tensors, not addresses
+    monkeypatch.setattr(gpu, "SPLIT_M_WIDE", gpu.SPLIT_M)  # 70 rows: the TMA kernel, whatever b's layout
+    rng = _rng("direct")
+    with interpreted():
         for da, db in DTYPES:
             for la, lb in (("row", "col"), ("col", "row")):
-                for neg in (False, True):
-                    rng = _rng("tma-plan", da, db, la, lb, neg)
-                    a, b = _values(rng, da, (m, k)), _values(rng, db, (k, n))
-                    x, y = _layout(torch, a, la), _layout(torch, b, lb)
-                    assert not gpu.splits(m, y)
-                    call, first = gpu.fast(x, y, neg)
-                    assert np.array_equal(first.numpy(), _wrapped(a, b, neg=neg))
-                    a2, b2 = _values(rng, da, (m, k)), _values(rng, db, (k, n))
-                    got = call(_layout(torch, a2, la), _layout(torch, b2, lb))
-                    assert np.array_equal(got.numpy(), _wrapped(a2, b2, neg=neg)), (da, db, la, lb, neg)
-        assert runs and set(runs) == {5 * 2}
+                for with_c, neg in ((False, False), (True, True)):
+                    for m, k, n in ((70, 96, 50), (20, 96, 50)):  # the TMA kernel, split-K
+                        for _ in range(2):
+                            a, b = _values(rng, da, (m, k)), _values(rng, db, (k, n))
+                            c = rng.integers(-(2**31), 2**31, (m, n)).astype(np.int32) if with_c else None
+                            tc = None if c is None else torch.from_numpy(c)
+                            got = gpu.mm_int8(_layout(torch, a, la), _layout(torch, b, lb), tc, neg=neg)
+                            assert np.array_equal(got.numpy(), _wrapped(a, b, c, neg)), (da, db, la, lb, m)
+        o = resolve("sdot4", None, None, a_bits=8)
+        lo, hi = o.acc_range
+        for dense in (0.0, 1.0):  # the outputs that may saturate listed and walked, or every output walked
+            monkeypatch.setattr(gpu, "DENSE_WALK", dense)
+            for _ in range(2):
+                a, b = _values(rng, np.int8, (70, 64)), _values(rng, np.int8, (64, 24))
+                a[:8] = 127
+                # The same outputs listed each time (rows 0-15, near the top; no other can reach a limit), so
+                # that the list walk's launch repeats its signature.
+                c = rng.integers(-(2**20), 2**20, (70, 24))
+                c[:16] = hi - rng.integers(0, 100, (16, 24))
+                want = gemm(a, b, c, op="sdot4", clamp=True, backend="numpy")
+                got = gemm_tensors(torch.from_numpy(a), torch.from_numpy(b), torch.from_numpy(c), o, True, False)
+                assert np.array_equal(got.numpy().astype(np.int64), want.astype(np.int64)), dense
+    kernels = {"mm_tma", "transpose", "rows", "split", "abs_stats", "may_saturate", "chain_points", "chain"}
+    assert kernels <= set(ran), ran
 
 
 def test_saturating_pairs_on_tensors_as_on_the_cpu():

@@ -33,12 +33,14 @@ TMA = os.environ.get("INTDOT_GEMM_TMA", "1") != "0"
 # 1,225 for 128x256 tiles with two warp groups and four stages).
 TMA_CONFIG = {"BM": 128, "BN": 128, "BK": 128, "G": 16, "num_stages": 3, "num_warps": 4}
 # Up to SPLIT_M rows the split-K kernel (gpu_split.py) streams B on every multiprocessor.  Up to SPLIT_M_WIDE rows
-# it still beats the TMA kernel where B is not row-major and the TMA kernel would have at most SPLIT_TILES_WIDE
-# tiles, too few to fill the H200's 132 multiprocessors twice over (scripts/gpu/sweep.py mid_direct, both kernels
-# launched as a remembered plan launches them, B column-major: at N = 8192, M = 256 split-K 46 against 53 us,
-# M = 384 57 against 78 for the TMA kernel; at N = 4096 split-K up to 512 rows, at N = 16384 the two within 6%).
+# it still beats the TMA kernel where B is not row-major, N K <= SPLIT_NK_WIDE, and the TMA kernel would have at
+# most SPLIT_TILES_WIDE tiles, too few to fill the H200's 132 multiprocessors twice over (scripts/gpu/sweep.py
+# mid_direct, both kernels launched as a remembered plan launches them, B column-major: at N = K = 8192, M = 256
+# split-K 46 against 53 us, M = 384 78 against 57; at N = K = 4096 split-K up to 512 rows; at N = K = 16384 the
+# two within 6%, and split-K once 139 against 89 us in bench/gemm.py at M = 128, so the TMA kernel stays there).
 SPLIT_M = 64
 SPLIT_M_WIDE = 512
+SPLIT_NK_WIDE = 1 << 26
 SPLIT_TILES_WIDE = 128
 
 
@@ -48,8 +50,9 @@ def splits(m: int, b) -> bool:
         return True
     from .gpu_split import row_major
 
-    tiles = -(-m // TMA_CONFIG["BM"]) * -(-b.shape[1] // TMA_CONFIG["BN"])
-    return m <= SPLIT_M_WIDE and tiles <= SPLIT_TILES_WIDE and not row_major(b)
+    k, n = b.shape
+    tiles = -(-m // TMA_CONFIG["BM"]) * -(-n // TMA_CONFIG["BN"])
+    return m <= SPLIT_M_WIDE and n * k <= SPLIT_NK_WIDE and tiles <= SPLIT_TILES_WIDE and not row_major(b)
 
 
 def _triton():
@@ -59,23 +62,25 @@ def _triton():
     import triton
 
     from . import gpu_kernels as g
+    from .gpu_launch import direct
 
+    # The kernels launched with a fixed grid, repeated directly where a call's signature repeats (gpu_launch).
     kernels = dict(
         mm=g.mm_tuned,
-        mm_raw=g.mm,
-        chain=g.chain,
-        chain_points=g.chain_points,
-        rows=g.rows,
-        abs_stats=g.abs_stats,
-        may_saturate=g.may_saturate,
-        transpose=g.transpose,
+        mm_raw=direct(g.mm),
+        chain=direct(g.chain),
+        chain_points=direct(g.chain_points),
+        rows=direct(g.rows),
+        abs_stats=direct(g.abs_stats),
+        may_saturate=direct(g.may_saturate),
+        transpose=direct(g.transpose),
         triton=triton,
     )
     if g.TensorDescriptor is not None:
         kernels.update(
             mm_tma=g.mm_tma_tuned,
             mm_persist=g.mm_persist_tuned,
-            mm_tma_raw=g.mm_tma,
+            mm_tma_raw=direct(g.mm_tma),
             mm_persist_raw=g.mm_persist,
             TensorDescriptor=g.TensorDescriptor,
         )
@@ -186,10 +191,6 @@ def _operands(a, b, c, neg: bool):
     return a8, bt, out, args, dict(HAS_C=c is not None, CENTRED=bool(za or zb))
 
 
-def _tma_grid(m: int, n: int) -> tuple[int, int, int]:
-    return -(-m // TMA_CONFIG["BM"]) * -(-n // TMA_CONFIG["BN"]), 1, 1
-
-
 def _tma(a8, bt, args, flags):
     """Launch the TMA kernel (TMA_CONFIG) on prepared operands; returns Triton's launch result."""
     k = _triton()
@@ -197,7 +198,8 @@ def _tma(a8, bt, args, flags):
     bm, bn, bk = cfg["BM"], cfg["BN"], cfg["BK"]
     desc = k["TensorDescriptor"]
     da, db = desc.from_tensor(a8, [bm, bk]), desc.from_tensor(bt, [bn, bk])
-    return k["mm_tma_raw"][_tma_grid(a8.shape[0], bt.shape[0])](da, db, *args, **flags, **cfg)
+    grid = (-(-a8.shape[0] // bm) * -(-bt.shape[0] // bn),)
+    return k["mm_tma_raw"][grid](da, db, *args, **flags, **cfg)
 
 
 def mm_int8(a, b, c=None, *, neg: bool = False):
@@ -218,7 +220,7 @@ def mm_int8(a, b, c=None, *, neg: bool = False):
         from .gpu_split import mm_split
 
         # Few rows: split K too, so that streaming B keeps every multiprocessor busy; any layout, no pass (and up to
-        # 512 rows, where its launch costs less than the TMA kernel's).
+        # 512 rows, where the TMA kernel's tiles would leave the GPU half idle).
         return mm_split(a, b, c, neg)
     k = _triton()
     a8, bt, out, args, flags = _operands(a, b, c, neg)
@@ -241,42 +243,16 @@ def mm_int8(a, b, c=None, *, neg: bool = False):
 
 
 def fast(a, b, neg: bool):
-    """A function (x, y) -> ±(x @ y) as a new int32 tensor, for operands with a's and b's dtypes, shapes, strides
-    and 16-byte alignment only, whose tensor-core kernel is launched directly (gpu_launch: no argument binding,
-    about 100 us of host time less a call where two tensor descriptors are bound); and this call's result.
-    (None, result) where the kernel cannot be launched so: the interpreter, K not a multiple of 16, or a kernel
-    other than the default chosen (INTDOT_GEMM_KERNEL)."""
-    import torch
-
-    from . import gpu_launch
-
+    """A function (x, y) -> ±(x @ y) as a new int32 tensor for operands with a's and b's dtypes, shapes, strides
+    and 16-byte alignment, where the split-K kernel computes them and can be launched with its workspace already
+    chosen (gpu_split.fast); and this call's result.  (None, result) elsewhere: there every kernel of mm_int8 is
+    launched directly from the second call of a signature on anyway (gpu_launch.Direct)."""
     m, kk = a.shape
-    n = b.shape[1]
-    if KERNEL in ("tma", "split") and m and n and kk and splits(m, b):
+    if KERNEL in ("tma", "split") and m and b.shape[1] and kk and splits(m, b):
         from .gpu_split import fast as split_fast
 
         return split_fast(a, b, neg)
-    if not (KERNEL == "tma" and m and n and kk and use_tma(kk)):
-        return None, mm_int8(a, b, neg=neg)
-    a8, bt, out, args, flags = _operands(a, b, None, neg)
-    ck = gpu_launch.compiled(_tma(a8, bt, args, flags))
-    if ck is None:
-        return None, out
-    consts = {**flags, **TMA_CONFIG}
-    # Every argument after the two descriptors and ``args`` is a constexpr, passed by the launcher as Triton does.
-    tail = tuple(consts[name] for name in _triton()["mm_tma_raw"].arg_names[2 + len(args) :])
-    grid = _tma_grid(m, n)
-    index = gpu_launch.device_index(torch, a.device)
-    current = gpu_launch.raw_stream(torch)
-    Descriptor = gpu_launch.Descriptor
-
-    def call(x, y):
-        x8, yt, o, args, _ = _operands(x, y, None, neg)  # the layout passes, where x or y needs them
-        da, db = Descriptor(x8, [m, kk], [kk, 1]), Descriptor(yt, [n, kk], [kk, 1])
-        gpu_launch.launch(ck, grid, current(index), (da, db) + args + tail)
-        return o
-
-    return call, out
+    return None, mm_int8(a, b, neg=neg)
 
 
 def _f64_product(a, b):

@@ -1,28 +1,23 @@
 """Launching a compiled Triton kernel again without Triton's per-call argument binding.
 
-A remembered plan (gpu_tensors._PLANS) fixes the dtypes, shapes, strides and 16-byte alignment of the operands,
-so every integer argument and every specialisation a later call would bind is the first call's: its compiled
-kernel can be launched as it is, with new pointers.  Triton's binding costs about 30 us of host time a call, and
-with two tensor descriptors about 100 (more than the kernel itself up to a few hundred rows); this launch costs
-what the launcher itself does (for descriptors, encoding the tensor maps).  It relies on the launcher's calling
-convention (``run(grid..., stream, function, packed_metadata, launch_metadata, enter_hook, exit_hook, *args)``),
-checked by the GPU tests on every Triton the project supports; a handle without ``run`` (Triton's interpreter)
-is not launched this way.
+Triton binds every argument of every launch in Python: about 30 us of host time a launch, and with two tensor
+descriptors about 100, more than the kernels themselves for decode shapes and up to a few hundred rows.  A call
+whose arguments agree with an earlier one in everything Triton specialises a kernel on (and more: every integer's
+value, every tensor's dtype, device and 16-byte alignment, every descriptor's dtype, shape, strides and block
+shape, every constexpr and launch option) runs the kernel that call compiled, so it can be launched as it is with
+new pointers (:class:`Direct`); a remembered plan (gpu_split.fast) fixes even more and keeps its own.  The launch
+then costs what Triton's launcher itself does (for descriptors, encoding the tensor maps).
+
+This relies on the launcher's calling convention (``run(grid..., stream, function, packed_metadata,
+launch_metadata, enter_hook, exit_hook, *args)``, every argument of the kernel in order, constexprs included),
+checked by the GPU tests on the Triton the project supports; a launch that returns no compiled kernel with ``run``
+(Triton's interpreter) is never repeated this way.
 """
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
-
-class Descriptor(NamedTuple):
-    """What the launcher reads of a host tensor descriptor (triton.tools.tensor_descriptor.TensorDescriptor):
-    the tensor, its shape and strides; the block shape is compiled into the kernel."""
-
-    base: object
-    shape: list
-    strides: list
-    padding: str = "zero"
+# Signatures kept per kernel; past this, calls go through Triton's own launch (its cache still compiles once).
+LIMIT = 4096
 
 
 def compiled(handle):
@@ -59,3 +54,91 @@ def launch(ck, grid, stream, args) -> None:
     else:
         meta = ck.launch_metadata(grid, stream, *args)
         ck.run(*grid, stream, ck.function, ck.packed_metadata, meta, enter, leave, *args)
+
+
+def pointer(t) -> int:
+    """What the launcher is given for a tensor: its address (a tensor object costs the launcher a driver query)."""
+    return t.data_ptr()
+
+
+def _arg_key(x):
+    """What a launch's argument contributes to the signature: the value of a plain scalar; dtype, device and
+    alignment of a tensor; all of a tensor descriptor but its address; None for anything else (not repeated)."""
+    t = type(x)
+    if x is None or t in (int, bool, float, str):
+        return t, x  # the type too: True == 1, and Triton tells them apart
+    if hasattr(x, "data_ptr"):
+        return "tensor", x.dtype, x.device, x.data_ptr() % 16 == 0
+    base = getattr(x, "base", None)
+    if hasattr(x, "block_shape") and hasattr(base, "data_ptr"):
+        shape, strides, block = tuple(x.shape), tuple(x.strides), tuple(x.block_shape)
+        return "descriptor", base.dtype, base.device, base.data_ptr() % 16 == 0, shape, strides, block, x.padding
+    return None
+
+
+class Direct:
+    """A Triton kernel (``@triton.jit``) launched as ``kernel[grid](*args, **kwargs)``: through Triton on the
+    first call of each signature, directly on later ones.  Constexprs and launch options go by keyword, every
+    argument after the positional ones named (else the call is not repeated directly)."""
+
+    def __init__(self, fn):
+        self.fn = fn
+        self.arg_names = list(fn.arg_names)
+        self._cache: dict = {}
+
+    def __getitem__(self, grid):
+        def launcher(*args, **kwargs):
+            return self.launch(grid, args, kwargs)
+
+        return launcher
+
+    def _compiled(self, handle):
+        return compiled(handle)
+
+    def _signature(self, grid, args, kwargs):
+        """(the call's signature, whether a tensor is on a CUDA device), or None for a call never repeated."""
+        if callable(grid) or not set(self.arg_names[len(args) :]) <= kwargs.keys():
+            return None
+        parts = [tuple(grid), tuple(kwargs)]
+        cuda = False
+        for x in (*args, *kwargs.values()):
+            key = _arg_key(x)
+            if key is None:
+                return None
+            cuda = cuda or (key[0] in ("tensor", "descriptor") and key[2].type == "cuda")
+            parts.append(key)
+        return tuple(parts), cuda
+
+    def launch(self, grid, args, kwargs):
+        import torch
+
+        sig = self._signature(grid, args, kwargs)
+        key = ck = None
+        if sig is not None:
+            # The compiled kernel is loaded in the context of the device that was current: part of the key.
+            device = torch.cuda.current_device() if sig[1] else None
+            key = sig[0], device
+            ck = self._cache.get(key)
+        if ck is None:
+            handle = self.fn[grid](*args, **kwargs)
+            ck = self._compiled(handle)
+            if key is not None and ck is not None and len(self._cache) < LIMIT:
+                self._cache[key] = ck
+            return handle
+        full = (*args, *(kwargs[name] for name in self.arg_names[len(args) :]))
+        full = tuple(pointer(x) if hasattr(x, "data_ptr") else x for x in full)
+        # Triton launches on the current device's current stream; so does this.
+        stream = raw_stream(torch)(device) if device is not None else 0
+        launch(ck, (*grid, 1, 1, 1)[:3], stream, full)
+        return ck
+
+
+_DIRECT: dict = {}
+
+
+def direct(fn) -> Direct:
+    """The one :class:`Direct` of a kernel (its cache shared by every caller)."""
+    d = _DIRECT.get(fn)
+    if d is None:
+        d = _DIRECT[fn] = Direct(fn)
+    return d

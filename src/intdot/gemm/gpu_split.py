@@ -1,6 +1,6 @@
 """Split-K int8 GEMM for few rows (decode shapes: M <= 64, N and K in the thousands; and up to 512 rows where
-B is not row-major and the TMA kernel's tiles would not fill the GPU twice over: gpu.splits says where; there,
-with N >= 4096, one K chunk a program).
+B is not row-major, N K <= 2**26 and the TMA kernel's tiles would not fill the GPU twice over: gpu.splits says
+where; there, with N >= 4096, one K chunk a program).
 
 With few rows the work is streaming B once: a grid of tiles over N (and M) leaves multiprocessors idle, so K is
 cut into ``split`` chunks as well and each program adds its chunk's int32 partial product into the output with an
@@ -56,7 +56,7 @@ def config(m: int, n: int, k: int, b):
 def _kernel():
     from .gpu_kernels import split
 
-    return split
+    return gpu_launch.direct(split)
 
 
 def block_m(m: int, cfg=None) -> int:

@@ -1,0 +1,67 @@
+"""gpu_launch.Direct's signatures: a launch is repeated directly only where it agrees with an earlier one in
+everything Triton could specialise the compiled kernel on (no GPU needed: signatures are plain Python)."""
+
+import pytest
+
+from intdot.gemm import gpu_launch
+
+
+class _Kernel:
+    arg_names = ["x_ptr", "n", "flag", "BLOCK"]
+
+
+def _sig(grid, *args, **kwargs):
+    return gpu_launch.Direct(_Kernel())._signature(grid, args, kwargs)
+
+
+def test_signatures_tell_apart_what_a_compiled_kernel_depends_on():
+    torch = pytest.importorskip("torch")
+    buf = torch.zeros(64, dtype=torch.int8)
+    x, odd, wide = buf[:32], buf[1:33], torch.zeros(32, dtype=torch.int32)
+    base = _sig((4,), x, 32, True, BLOCK=16, num_warps=4)
+    assert base is not None and base == _sig((4,), buf[16:48], 32, True, BLOCK=16, num_warps=4)  # 16-byte aligned
+    differ = [
+        _sig((5,), x, 32, True, BLOCK=16, num_warps=4),  # grid
+        _sig((4,), odd, 32, True, BLOCK=16, num_warps=4),  # alignment
+        _sig((4,), wide, 32, True, BLOCK=16, num_warps=4),  # dtype
+        _sig((4,), x, 33, True, BLOCK=16, num_warps=4),  # an integer's value
+        _sig((4,), x, 1, True, BLOCK=16, num_warps=4),  # 1, which Triton specialises
+        _sig((4,), x, 32, 1, BLOCK=16, num_warps=4),  # True and 1 are equal in Python, not to Triton
+        _sig((4,), x, 32, True, BLOCK=32, num_warps=4),  # a constexpr
+        _sig((4,), x, 32, True, BLOCK=16, num_warps=8),  # a launch option
+        _sig((4,), x, 32, True, BLOCK=16),  # an option left to its default
+    ]
+    assert all(d is not None and d != base for d in differ)
+    assert len(set(differ)) == len(differ)
+
+
+def test_launches_that_cannot_be_repeated_go_through_triton():
+    torch = pytest.importorskip("torch")
+    x = torch.zeros(32, dtype=torch.int8)
+    assert _sig(lambda meta: (4,), x, 32, True, BLOCK=16) is None  # a grid computed from the chosen config
+    assert _sig((4,), x, 32, True) is None  # a constexpr not named: its default is Triton's to apply
+    assert _sig((4,), x, [32], True, BLOCK=16) is None  # an argument of a kind the signature does not know
+
+
+class _Descriptor:
+    """The attributes of Triton's host TensorDescriptor that a signature reads (Triton itself is not imported
+    here: the interpreter tests need to import it first, in interpreter mode)."""
+
+    def __init__(self, base, block_shape, padding="zero"):
+        self.base, self.block_shape, self.padding = base, block_shape, padding
+        self.shape, self.strides = list(base.shape), list(base.stride())
+
+
+def test_descriptors_are_told_apart_by_all_but_their_address():
+    torch = pytest.importorskip("torch")
+    buf = torch.zeros((64, 64), dtype=torch.int8)
+    d = _Descriptor(buf, [16, 32])
+    same = _Descriptor(torch.zeros((64, 64), dtype=torch.int8), [16, 32])
+    assert _sig((1,), d, 1, True, BLOCK=16) == _sig((1,), same, 1, True, BLOCK=16)
+    for other in (
+        _Descriptor(buf, [32, 32]),
+        _Descriptor(buf[:32], [16, 32]),
+        _Descriptor(buf.view(torch.uint8), [16, 32]),
+        _Descriptor(buf, [16, 32], padding="nan"),
+    ):
+        assert _sig((1,), other, 1, True, BLOCK=16) != _sig((1,), d, 1, True, BLOCK=16)
