@@ -3,7 +3,7 @@
 
     python scripts/gpu/peak.py [PART ...]
 
-PARTS: ceilings, tiles, store, near, shapes, layouts, fused (default: the first three).
+PARTS: ceilings, tiles, store, near, shapes, layouts (default: the first three).
 
 Every variant is checked bit for bit against torch._int_mm first, then timed.
 
@@ -236,43 +236,6 @@ def layouts():
         print(f"{what}: {t * 1e6:.0f} us ({ops / t / 1e12:.0f} TOPS): " + "; ".join(kernels), flush=True)
 
 
-@triton.jit
-def transpose_sum(x_ptr, y_ptr, s_ptr, R, C, FLIP: tl.constexpr, BR: tl.constexpr, BC: tl.constexpr):
-    # gpu_kernels.transpose, plus the sum of each column of x (of what the tensor-core kernel will read: uint8
-    # centred) added atomically into s (zeroed): the summing pass that follows a transpose today, fused.
-    r = tl.program_id(0) * BR + tl.arange(0, BR)
-    c = tl.program_id(1) * BC + tl.arange(0, BC)
-    t = tl.load(x_ptr + r[:, None].to(tl.int64) * C + c[None, :], mask=(r[:, None] < R) & (c[None, :] < C), other=0)
-    if FLIP:
-        t = (t ^ 0x80).to(tl.int8, bitcast=True)
-        t = tl.where((r[:, None] < R) & (c[None, :] < C), t, 0)
-    tl.store(y_ptr + c[:, None].to(tl.int64) * R + r[None, :], tl.trans(t), mask=(c[:, None] < C) & (r[None, :] < R))
-    tl.atomic_add(s_ptr + c, tl.sum(t.to(tl.int32), axis=0), mask=c < C, sem="relaxed")
-
-
-def fused():
-    """The layout passes of uint8 B row-major (udot4, usdot): transpose then sum (today) against one fused pass."""
-    for dtype in (torch.uint8, torch.int8):
-        b = torch.randint(0, 256, (n, n), dtype=torch.uint8, device=dev)
-        b = b if dtype == torch.uint8 else b.view(torch.int8)
-        y_ref, _ = g.transposed(b)
-        s_ref = g._rows_pass(y_ref, True)[1]
-        y = torch.empty_like(y_ref)
-        s = torch.zeros(n, dtype=torch.int32, device=dev)
-        for br, bc, w in ((64, 256, 8), (128, 128, 8), (64, 128, 4), (32, 256, 4)):
-
-            def one():
-                s.zero_()
-                transpose_sum[(triton.cdiv(n, br), triton.cdiv(n, bc))](
-                    b, y, s, n, n, FLIP=dtype == torch.uint8, BR=br, BC=bc, num_warps=w
-                )
-
-            one()
-            ok = torch.equal(y, y_ref) and torch.equal(s, s_ref)
-            t_two = bench(lambda: g._rows_pass(g.transposed(b)[0], True))
-            print(f"{dtype} {br}x{bc} w{w}: fused {bench(one) * 1e6:.1f} us, today {t_two * 1e6:.1f} us, exact={ok}")
-
-
 def main(parts):
     smi = subprocess.Popen(
         [
@@ -294,8 +257,6 @@ def main(parts):
             ceilings(a, bt, ref)
         elif part == "tiles":
             tma(a, bt, ref, out, TILES)
-        elif part == "fused":
-            fused()
         elif part == "layouts":
             layouts()
         elif part == "shapes":

@@ -16,8 +16,11 @@ checked by the GPU tests on the Triton the project supports; a launch that retur
 
 from __future__ import annotations
 
+import os
+
 # Signatures kept per kernel; past this, calls go through Triton's own launch (its cache still compiles once).
-LIMIT = 4096
+# INTDOT_GEMM_DIRECT=0 (read at import) sends every launch through Triton's.
+LIMIT = 4096 if os.environ.get("INTDOT_GEMM_DIRECT", "1") != "0" else 0
 
 
 def compiled(handle):
