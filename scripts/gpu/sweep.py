@@ -369,11 +369,12 @@ def tma_launch():
 
 
 def mid_direct():
-    """65..512 rows, B column-major: the split-K kernel (gpu.splits today) against the TMA kernel now that both
-    launch directly (gemm's remembered plan), by lowering SPLIT_M_WIDE; plans forgotten between the two."""
+    """65..512 rows, B column-major: the split-K kernel (gpu.splits today) against the TMA kernel, both launched
+    directly from the second call on (split-K's remembered plan, gpu_launch.Direct), by lifting or lowering the
+    routing limits (gpu.splits); plans forgotten between the two."""
     from intdot.gemm import gpu_tensors
 
-    wide = g.SPLIT_M_WIDE
+    limits = g.SPLIT_M_WIDE, g.SPLIT_TILES_WIDE, g.SPLIT_NK_WIDE
     for nk in (4096, 8192, 16384):
         w = torch.randint(-128, 128, (nk, nk), dtype=torch.int8, device=dev)
         wcol = w.t().contiguous().t()
@@ -381,14 +382,14 @@ def mid_direct():
             x = torch.randint(-128, 128, (m, nk), dtype=torch.int8, device=dev)
             ref, t_t = _torch_best(x, wcol)
             line = f"M={m} N=K={nk}: torch {t_t * 1e6:.1f} us;"
-            for what, limit in (("split", wide), ("tma", g.SPLIT_M)):
-                g.SPLIT_M_WIDE = limit
+            for what, limit in (("split", (512, 1 << 30, 1 << 62)), ("tma", (g.SPLIT_M,) + limits[1:])):
+                g.SPLIT_M_WIDE, g.SPLIT_TILES_WIDE, g.SPLIT_NK_WIDE = limit
                 gpu_tensors._PLANS.clear()
                 fn = lambda: gemm(x, wcol, op="sdot4")
                 ok = all(torch.equal(fn(), ref) for _ in range(2))
                 t = bench(fn)
                 line += f" {what} {t * 1e6:.1f} us ({t_t / t:.2f}x, host {_host_us(fn, 200)[0]:.1f} us, exact={ok})"
-            g.SPLIT_M_WIDE = wide
+            g.SPLIT_M_WIDE, g.SPLIT_TILES_WIDE, g.SPLIT_NK_WIDE = limits
             gpu_tensors._PLANS.clear()
             print(line, flush=True)
 

@@ -113,12 +113,13 @@ def test_gpu_empty_dimensions(m, k, n):
 
 @pytest.mark.parametrize("op", ["sdot4", "usdot", "udot4"])
 def test_gpu_repeated_calls_through_the_remembered_plan(op):
-    """The second and later calls of one signature launch the remembered kernel directly: new data each time,
-    layouts of a and b, rows that take the split-K kernel, the TMA kernel (its direct launch encodes the tensor
-    maps of each call's operands) and the pointer kernel (K = 200 is no multiple of 16), against the CPU path;
-    the TMA kernel's direct launch captured into a CUDA graph and replayed with new data."""
+    """The second and later calls of one signature launch the compiled kernels directly: new data each time,
+    layouts of a and b, rows that take the split-K kernel (its remembered plan), the TMA kernel and its layout
+    passes (gpu_launch.Direct; each launch encodes the tensor maps of its call's operands) and the autotuned pointer
+    kernel (K = 200 is no multiple of 16: Triton's launch), against the CPU path; the TMA kernel's direct launch
+    captured into a CUDA graph and replayed with new data."""
     torch = pytest.importorskip("torch")
-    from intdot.gemm import gpu_launch, gpu_tensors
+    from intdot.gemm import gpu_kernels, gpu_launch, gpu_tensors
 
     row = ref.OPS[op]
     for m, k, n in [(1, 256, 96), (16, 200, 40), (64, 512, 72), (65, 256, 64), (600, 256, 136), (130, 200, 64)]:
@@ -135,7 +136,8 @@ def test_gpu_repeated_calls_through_the_remembered_plan(op):
                 assert np.array_equal(got.cpu().numpy(), want), (m, la, lb, i)
     assert gpu_tensors._PLANS
     # The TMA kernel and the passes were launched again directly (gpu_launch.Direct), on real compiled kernels.
-    assert any(d._cache for d in gpu_launch._DIRECT.values())
+    for kernel in (gpu_kernels.mm_tma, gpu_kernels.transpose, gpu_kernels.split):
+        assert gpu_launch._DIRECT[kernel]._cache, kernel
     rng = _rng("plan-graph", op)
     x = torch.from_numpy(_lanes(rng, row[0], row[1], (600, 256))).cuda()
     w = torch.from_numpy(_lanes(rng, row[2], row[3], (256, 136))).cuda()

@@ -65,3 +65,44 @@ def test_descriptors_are_told_apart_by_all_but_their_address():
         _Descriptor(buf, [16, 32], padding="nan"),
     ):
         assert _sig((1,), other, 1, True, BLOCK=16) != _sig((1,), d, 1, True, BLOCK=16)
+
+
+def test_a_repeated_signature_launches_the_compiled_kernel(monkeypatch):
+    """The first launch of a signature goes through Triton and keeps its compiled kernel; the next goes to that
+    kernel with every argument in the kernel's order (tensors by address, constexprs after them), on the
+    grid padded to three; a changed Triton setting (debug mode) or LIMIT = 0 (INTDOT_GEMM_DIRECT=0) goes through
+    Triton again."""
+    torch = pytest.importorskip("torch")
+    triton_launches, direct_launches = [], []
+
+    class Compiled:
+        def run(self, *args):
+            raise AssertionError("launched through gpu_launch.launch only")
+
+    compiled = Compiled()
+
+    class Kernel(_Kernel):
+        def __getitem__(self, grid):
+            def run(*args, **kwargs):
+                triton_launches.append((grid, args, kwargs))
+                return compiled
+
+            return run
+
+    settings = [(False, None)]
+    monkeypatch.setattr(gpu_launch, "_settings", lambda: settings[0])
+    monkeypatch.setattr(gpu_launch, "launch", lambda ck, grid, stream, args: direct_launches.append((ck, grid, args)))
+    d = gpu_launch.Direct(Kernel())
+    x, y = torch.zeros(32, dtype=torch.int8), torch.zeros(32, dtype=torch.int8)
+    assert d[(4,)](x, 32, True, BLOCK=16, num_warps=4) is compiled
+    assert d[(4,)](y, 32, True, BLOCK=16, num_warps=4) is compiled
+    assert len(triton_launches) == 1
+    assert direct_launches == [(compiled, (4, 1, 1), (y.data_ptr(), 32, True, 16))]
+    settings[0] = (True, None)
+    d[(4,)](y, 32, True, BLOCK=16, num_warps=4)
+    assert len(triton_launches) == 2 and len(direct_launches) == 1
+    monkeypatch.setattr(gpu_launch, "LIMIT", 0)
+    fresh = gpu_launch.Direct(Kernel())
+    for _ in range(2):
+        fresh[(4,)](x, 32, True, BLOCK=16, num_warps=4)
+    assert len(triton_launches) == 4 and len(direct_launches) == 1 and not fresh._cache

@@ -192,7 +192,8 @@ def _operands(a, b, c, neg: bool):
 
 
 def _tma(a8, bt, args, flags):
-    """Launch the TMA kernel (TMA_CONFIG) on prepared operands; returns Triton's launch result."""
+    """Launch the TMA kernel (TMA_CONFIG) on prepared operands; returns the compiled kernel (or Triton's launch
+    result)."""
     k = _triton()
     cfg = TMA_CONFIG
     bm, bn, bk = cfg["BM"], cfg["BN"], cfg["BK"]
@@ -245,8 +246,9 @@ def mm_int8(a, b, c=None, *, neg: bool = False):
 def fast(a, b, neg: bool):
     """A function (x, y) -> ±(x @ y) as a new int32 tensor for operands with a's and b's dtypes, shapes, strides
     and 16-byte alignment, where the split-K kernel computes them and can be launched with its workspace already
-    chosen (gpu_split.fast); and this call's result.  (None, result) elsewhere: there every kernel of mm_int8 is
-    launched directly from the second call of a signature on anyway (gpu_launch.Direct)."""
+    chosen (gpu_split.fast); and this call's result.  (None, result) elsewhere: there the TMA kernel and the
+    layout passes are launched directly from the second call of a signature on anyway (gpu_launch.Direct; the
+    autotuned kernels of K not a multiple of 16 are not)."""
     m, kk = a.shape
     if KERNEL in ("tma", "split") and m and b.shape[1] and kk and splits(m, b):
         from .gpu_split import fast as split_fast

@@ -9,9 +9,11 @@ new pointers (:class:`Direct`); a remembered plan (gpu_split.fast) fixes even mo
 then costs what Triton's launcher itself does (for descriptors, encoding the tensor maps).
 
 This relies on the launcher's calling convention (``run(grid..., stream, function, packed_metadata,
-launch_metadata, enter_hook, exit_hook, *args)``, every argument of the kernel in order, constexprs included),
-checked by the GPU tests on the Triton the project supports; a launch that returns no compiled kernel with ``run``
-(Triton's interpreter) is never repeated this way.
+launch_metadata, enter_hook, exit_hook, *args)``, every argument of the kernel in order, constexprs included), as
+Triton 3.6's own launch calls it (the split-K plan's launch has run on the H200 so; the GPU tests check
+:class:`Direct` on a GPU); a launch that returns no compiled kernel with ``run`` (Triton's interpreter) is never
+repeated this way.  Signatures are kept until LIMIT per kernel (every integer by value: a process that sees many
+shapes goes through Triton's launch past that, compiling nothing new).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from __future__ import annotations
 import os
 
 # Signatures kept per kernel; past this, calls go through Triton's own launch (its cache still compiles once).
-# INTDOT_GEMM_DIRECT=0 (read at import) sends every launch through Triton's.
+# INTDOT_GEMM_DIRECT=0 (read at import) sends every launch through Triton's, the split-K plan's too.
 LIMIT = 4096 if os.environ.get("INTDOT_GEMM_DIRECT", "1") != "0" else 0
 
 
@@ -57,6 +59,14 @@ def launch(ck, grid, stream, args) -> None:
     else:
         meta = ck.launch_metadata(grid, stream, *args)
         ck.run(*grid, stream, ck.function, ck.packed_metadata, meta, enter, leave, *args)
+
+
+def _settings():
+    """What Triton's launch adds to a kernel's options from its settings (JITFunction.run: debug mode and
+    instrumentation), read on every launch as Triton reads them."""
+    from triton import knobs
+
+    return knobs.runtime.debug, knobs.compilation.instrumentation_mode
 
 
 def pointer(t) -> int:
@@ -118,9 +128,10 @@ class Direct:
         sig = self._signature(grid, args, kwargs)
         key = ck = None
         if sig is not None:
-            # The compiled kernel is loaded in the context of the device that was current: part of the key.
+            # The compiled kernel is loaded in the context of the device that was current: part of the key; so are
+            # the two settings Triton adds to every launch's options.
             device = torch.cuda.current_device() if sig[1] else None
-            key = sig[0], device
+            key = sig[0], device, _settings()
             ck = self._cache.get(key)
         if ck is None:
             handle = self.fn[grid](*args, **kwargs)

@@ -172,7 +172,7 @@ def fast(a, b, neg: bool, cfg=None):
     cfg = cfg or config(m, n, k, b)
     out, ck, reduce = _launch(a, b, None, neg, cfg)  # the first call: compiles (or finds) and launches
     ck = gpu_launch.compiled(ck)
-    if ck is None or reduce == ATOMIC:  # the interpreter; a graph being captured
+    if ck is None or reduce == ATOMIC or not gpu_launch.LIMIT:  # the interpreter; a graph being captured; off
         return None, out
     dev = a.device
     grid, args, _ = _launch_args(a, b, out, neg, cfg, reduce)
