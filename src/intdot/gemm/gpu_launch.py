@@ -64,9 +64,15 @@ def launch(ck, grid, stream, args) -> None:
 def _settings():
     """What Triton's launch adds to a kernel's options from its settings (JITFunction.run: debug mode and
     instrumentation), read on every launch as Triton reads them."""
-    from triton import knobs
+    knobs = _KNOBS.get("knobs")
+    if knobs is None:
+        from triton import knobs
 
+        _KNOBS["knobs"] = knobs
     return knobs.runtime.debug, knobs.compilation.instrumentation_mode
+
+
+_KNOBS: dict = {}
 
 
 def pointer(t) -> int:
@@ -74,18 +80,21 @@ def pointer(t) -> int:
     return t.data_ptr()
 
 
+# Arguments a signature takes by value, with their type (True == 1, and Triton tells them apart).
+_SCALARS = frozenset((int, bool, float, str, type(None)))
+
+
 def _arg_key(x):
-    """What a launch's argument contributes to the signature: the value of a plain scalar; dtype, device and
-    alignment of a tensor; all of a tensor descriptor but its address; None for anything else (not repeated)."""
-    t = type(x)
-    if x is None or t in (int, bool, float, str):
-        return t, x  # the type too: True == 1, and Triton tells them apart
+    """What a launch's argument contributes to the signature, other than a scalar: a tensor's dtype, device and
+    alignment (ints: dtypes are singletons, and hashing ints costs a launch less than hashing torch's objects);
+    all of a tensor descriptor but its address; None for anything else (not repeated)."""
     if hasattr(x, "data_ptr"):
-        return "tensor", x.dtype, x.device, x.data_ptr() % 16 == 0
+        return "tensor", id(x.dtype), x.get_device(), x.data_ptr() % 16 == 0
     base = getattr(x, "base", None)
     if hasattr(x, "block_shape") and hasattr(base, "data_ptr"):
         shape, strides, block = tuple(x.shape), tuple(x.strides), tuple(x.block_shape)
-        return "descriptor", base.dtype, base.device, base.data_ptr() % 16 == 0, shape, strides, block, x.padding
+        aligned = base.data_ptr() % 16 == 0
+        return "descriptor", id(base.dtype), base.get_device(), aligned, shape, strides, block, x.padding
     return None
 
 
@@ -98,6 +107,7 @@ class Direct:
         self.fn = fn
         self.arg_names = list(fn.arg_names)
         self._cache: dict = {}
+        self._named: dict = {}  # number of positional arguments -> the names the keywords must give
 
     def __getitem__(self, grid):
         def launcher(*args, **kwargs):
@@ -109,16 +119,24 @@ class Direct:
         return compiled(handle)
 
     def _signature(self, grid, args, kwargs):
-        """(the call's signature, whether a tensor is on a CUDA device), or None for a call never repeated."""
-        if callable(grid) or not set(self.arg_names[len(args) :]) <= kwargs.keys():
+        """(the call's signature, whether a tensor is on a CUDA device), or None for a call never repeated.
+        Host time of a decode step: scalars, the most arguments, take the short way."""
+        named = self._named.get(len(args))
+        if named is None:
+            named = self._named[len(args)] = frozenset(self.arg_names[len(args) :])
+        if callable(grid) or not named <= kwargs.keys():
             return None
         parts = [tuple(grid), tuple(kwargs)]
         cuda = False
         for x in (*args, *kwargs.values()):
+            t = type(x)
+            if t in _SCALARS:  # flat: a type object, then its value (no value is a type or a tuple)
+                parts += t, x
+                continue
             key = _arg_key(x)
             if key is None:
                 return None
-            cuda = cuda or (key[0] in ("tensor", "descriptor") and key[2].type == "cuda")
+            cuda = cuda or key[2] >= 0  # get_device(): -1 on the CPU
             parts.append(key)
         return tuple(parts), cuda
 
@@ -126,24 +144,28 @@ class Direct:
         import torch
 
         sig = self._signature(grid, args, kwargs)
-        key = ck = None
+        key = hit = None
         if sig is not None:
             # The compiled kernel is loaded in the context of the device that was current: part of the key; so are
             # the two settings Triton adds to every launch's options.
             device = torch.cuda.current_device() if sig[1] else None
             key = sig[0], device, _settings()
-            ck = self._cache.get(key)
-        if ck is None:
+            hit = self._cache.get(key)
+        full = (*args, *(kwargs[name] for name in self.arg_names[len(args) :])) if sig is not None else ()
+        if hit is None:
             handle = self.fn[grid](*args, **kwargs)
             ck = self._compiled(handle)
             if key is not None and ck is not None and len(self._cache) < LIMIT:
-                self._cache[key] = ck
+                # Where the tensors are among the arguments: the same for every call of this signature.
+                self._cache[key] = ck, tuple(i for i, x in enumerate(full) if hasattr(x, "data_ptr"))
             return handle
-        full = (*args, *(kwargs[name] for name in self.arg_names[len(args) :]))
-        full = tuple(pointer(x) if hasattr(x, "data_ptr") else x for x in full)
+        ck, tensors = hit
+        full = list(full)
+        for i in tensors:
+            full[i] = pointer(full[i])
         # Triton launches on the current device's current stream; so does this.
         stream = raw_stream(torch)(device) if device is not None else 0
-        launch(ck, (*grid, 1, 1, 1)[:3], stream, full)
+        launch(ck, (*grid, 1, 1, 1)[:3], stream, tuple(full))
         return ck
 
 
