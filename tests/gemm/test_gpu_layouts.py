@@ -24,8 +24,8 @@ def _layouts(torch, x):
     return {"row": x.contiguous(), "col": x.t().contiguous().t(), "strided": wide[:, ::2]}
 
 
-# Split-K below 65 rows; up to 512 where B is not row-major (one configuration to 256 rows, another beyond); the
-# TMA kernel past that, and for row-major B past 64.
+# Split-K below 65 rows; up to 512 where B is not row-major and the TMA kernel's tiles are few (one configuration
+# to 256 rows, another beyond); the TMA kernel past that, and for row-major B past 64.
 SHAPES = [
     (96, 320, 80),
     (33, 100, 17),

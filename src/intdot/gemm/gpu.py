@@ -55,6 +55,11 @@ def splits(m: int, b) -> bool:
     return m <= SPLIT_M_WIDE and n * k <= SPLIT_NK_WIDE and tiles <= SPLIT_TILES_WIDE and not row_major(b)
 
 
+def _takes_split(m: int, b) -> bool:
+    """Whether the split-K kernel computes this product with the kernel choice in force (KERNEL)."""
+    return KERNEL in ("tma", "split") and splits(m, b)
+
+
 def _triton():
     """The Triton kernels (:mod:`.gpu_kernels`) by name, loaded on first use."""
     if "mm" in _KERNELS:
@@ -191,16 +196,15 @@ def _operands(a, b, c, neg: bool):
     return a8, bt, out, args, dict(HAS_C=c is not None, CENTRED=bool(za or zb))
 
 
-def _tma(a8, bt, args, flags):
-    """Launch the TMA kernel (TMA_CONFIG) on prepared operands; returns the compiled kernel (or Triton's launch
-    result)."""
+def _tma(a8, bt, args, flags) -> None:
+    """Launch the TMA kernel (TMA_CONFIG) on prepared operands (``_operands``)."""
     k = _triton()
     cfg = TMA_CONFIG
     bm, bn, bk = cfg["BM"], cfg["BN"], cfg["BK"]
     desc = k["TensorDescriptor"]
     da, db = desc.from_tensor(a8, [bm, bk]), desc.from_tensor(bt, [bn, bk])
     grid = (-(-a8.shape[0] // bm) * -(-bt.shape[0] // bn),)
-    return k["mm_tma_raw"][grid](da, db, *args, **flags, **cfg)
+    k["mm_tma_raw"][grid](da, db, *args, **flags, **cfg)
 
 
 def mm_int8(a, b, c=None, *, neg: bool = False):
@@ -216,8 +220,7 @@ def mm_int8(a, b, c=None, *, neg: bool = False):
         c = c.contiguous()  # the kernels read c at row-major offsets
     if not (m and n and kk):  # nothing to multiply; the tensor-core kernel's descriptors need real strides
         return torch.zeros((m, n), dtype=torch.int32, device=a.device) if c is None else c.clone()
-    kind = KERNEL
-    if kind in ("tma", "split") and splits(m, b):
+    if _takes_split(m, b):
         from .gpu_split import mm_split
 
         # Few rows: split K too, so that streaming B keeps every multiprocessor busy; any layout, no pass (and up to
@@ -229,6 +232,7 @@ def mm_int8(a, b, c=None, *, neg: bool = False):
     def grid_of(meta):
         return k["triton"].cdiv(m, meta["BM"]) * k["triton"].cdiv(n, meta["BN"])
 
+    kind = KERNEL
     if use_tma(kk) and kind == "tma":
         # One fixed configuration (TMA_CONFIG), so no call pays an autotuning sweep or the autotuner's dispatch.
         _tma(a8, bt, args, flags)
@@ -250,7 +254,7 @@ def fast(a, b, neg: bool):
     layout passes are launched directly from the second call of a signature on anyway (gpu_launch.Direct; the
     autotuned kernels of K not a multiple of 16 are not)."""
     m, kk = a.shape
-    if KERNEL in ("tma", "split") and m and b.shape[1] and kk and splits(m, b):
+    if m and b.shape[1] and kk and _takes_split(m, b):
         from .gpu_split import fast as split_fast
 
         return split_fast(a, b, neg)

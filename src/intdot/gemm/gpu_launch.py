@@ -64,15 +64,9 @@ def launch(ck, grid, stream, args) -> None:
 def _settings():
     """What Triton's launch adds to a kernel's options from its settings (JITFunction.run: debug mode and
     instrumentation), read on every launch as Triton reads them."""
-    knobs = _KNOBS.get("knobs")
-    if knobs is None:
-        from triton import knobs
+    from triton import knobs
 
-        _KNOBS["knobs"] = knobs
     return knobs.runtime.debug, knobs.compilation.instrumentation_mode
-
-
-_KNOBS: dict = {}
 
 
 def pointer(t) -> int:

@@ -155,8 +155,9 @@ def gemm_tensors(a, b, c, o, clamp: bool, neg: bool):
 
 
 def _direct_plan(torch, a, b, o, clamp, neg):
-    """(plan, this call's result) where a kernel that launches directly on later calls computes the call
-    (gpu.fast: the split-K kernel, or the tensor-core kernel); (None, None) or (None, result) elsewhere."""
+    """(plan, this call's result) where the split-K kernel computes the call and its remembered launch serves later
+    calls (gpu.fast); (None, result) where another kernel computes it, (None, None) where gpu.fast does not apply
+    (the later calls go through _one, their launches direct all the same: gpu_launch.Direct)."""
     m, k = a.shape
     n = b.shape[1]
     eligible = not clamp and o.acc_bits == 32 and m and n and k
