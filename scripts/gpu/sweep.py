@@ -11,6 +11,8 @@
     python scripts/gpu/sweep.py tune     # split-K configurations for the decode shapes still near or below torch
     python scripts/gpu/sweep.py mid      # split-K past 64 rows (M = 96..512), against the TMA kernel
     python scripts/gpu/sweep.py host_mid # host time of calls past 64 rows (the TMA kernel's launch)
+    python scripts/gpu/sweep.py host_big # the same at M = 512, N = K = 16384 (the TMA kernel)
+    python scripts/gpu/sweep.py host_tma # a TMA-kernel call's host time, step by step
     python scripts/gpu/sweep.py tma_launch  # past the split-K rows: launches repeated directly, or through Triton
     python scripts/gpu/sweep.py mid_direct  # 65..512 rows: split-K or the TMA kernel, both launched directly
 
@@ -160,8 +162,7 @@ def skinny2():
                     print(f"  tma {bm}x{bn}x{bk}: {type(exc).__name__} {str(exc)[:100]}", flush=True)
 
 
-def host(ms=(1, 32)):
-    nk = 4096
+def host(ms=(1, 32), nk=4096):
     w = torch.randint(-128, 128, (nk, nk), dtype=torch.int8, device=dev)
     wcol = w.t().contiguous().t()
     for m in ms:
@@ -173,6 +174,7 @@ def host(ms=(1, 32)):
             else ("torch._int_mm", lambda: torch._int_mm(x, wcol)),
         ):
             host_us, wall_us = _host_us(fn, 500)
+            few_us = _host_us(fn, 30)[0]  # too few calls to fill the launch queue when each kernel is long
             # back to back, CUDA events, no flush (B stays in L2: 16 MB)
             s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
             s.record()
@@ -181,7 +183,8 @@ def host(ms=(1, 32)):
             e.record()
             torch.cuda.synchronize()
             print(
-                f"M={m} {what}: host {host_us:.1f} us/call, wall {wall_us:.1f}, back-to-back events "
+                f"M={m} N=K={nk} {what}: host {host_us:.1f} us/call (over 30 calls {few_us:.1f}), wall {wall_us:.1f},"
+                f" back-to-back events "
                 f"{s.elapsed_time(e) / 200 * 1e3:.1f} us/call, do_bench {bench(fn) * 1e6:.1f} us",
                 flush=True,
             )
@@ -200,14 +203,14 @@ def host(ms=(1, 32)):
             ("torch.zeros of the output", lambda: torch.zeros((m, nk), dtype=torch.int32, device=dev)),
             ("torch.empty of the output", lambda: torch.empty((m, nk), dtype=torch.int32, device=dev)),
         ):
-            print(f"  M={m} host {_host_us(fn, 1000)[0]:6.1f} us/call: {what}", flush=True)
+            print(f"  M={m} host {_host_us(fn, 1000 if m < 128 else 30)[0]:6.1f} us/call: {what}", flush=True)
         prof = cProfile.Profile()
         prof.enable()
-        for _ in range(300):
+        for _ in range(300 if m < 128 else 30):
             gemm(x, wcol, op="sdot4")
         prof.disable()
         torch.cuda.synchronize()
-        pstats.Stats(prof).sort_stats("tottime").print_stats(14)
+        pstats.Stats(prof).sort_stats("tottime").print_stats(20)
 
 
 def _skinny_cases(ms=(1, 16, 32, 64)):
@@ -368,6 +371,58 @@ def tma_launch():
         print(line, flush=True)
 
 
+def host_tma():
+    """Where the host time of a call through the TMA kernel goes, step by step (each step alone, back to back, host
+    microseconds per call), at shapes whose kernels are shorter than the host time (no launch queue to wait on)."""
+    from triton.backends.nvidia import driver as nvd
+
+    k = g._triton()
+    desc = k["TensorDescriptor"]
+    cfg = g.TMA_CONFIG
+    bm, bn, bk = cfg["BM"], cfg["BN"], cfg["BK"]
+    for m, nk in ((1024, 1024), (1024, 4096)):
+        w = torch.randint(-128, 128, (nk, nk), dtype=torch.int8, device=dev)
+        wcol = w.t().contiguous().t()
+        x = torch.randint(-128, 128, (m, nk), dtype=torch.int8, device=dev)
+        assert torch.equal(gemm(x, wcol, op="sdot4"), torch._int_mm(x, wcol))
+        a8, bt, out, args, flags = g._operands(x, wcol, None, False)
+        da, db = desc.from_tensor(a8, [bm, bk]), desc.from_tensor(bt, [bn, bk])
+        grid = (-(-m // bm) * -(-nk // bn),)
+        d = k["mm_tma_raw"]
+        d[grid](da, db, *args, **flags, **cfg)
+        ((ck, _),) = [v for v in d._cache.values()][:1]
+        meta = getattr(ck.metadata, "tensordesc_meta", None)
+        fill = nvd.make_tensordesc_arg
+        steps = (
+            ("gemm(x, w, op='sdot4')", lambda: gemm(x, wcol, op="sdot4")),
+            ("gpu.mm_int8", lambda: g.mm_int8(x, wcol)),
+            ("gpu._operands", lambda: g._operands(x, wcol, None, False)),
+            (
+                "two TensorDescriptor.from_tensor",
+                lambda: (desc.from_tensor(a8, [bm, bk]), desc.from_tensor(bt, [bn, bk])),
+            ),
+            ("Direct launch, descriptors made", lambda: d[grid](da, db, *args, **flags, **cfg)),
+            ("Direct._signature", lambda: d._signature(grid, (da, db, *args), {**flags, **cfg})),
+            ("two make_tensordesc_arg (tensor maps)", lambda: (fill(da, meta and meta[0]), fill(db, meta and meta[1]))),
+            ("torch.empty of the output", lambda: torch.empty((m, nk), dtype=torch.int32, device=dev)),
+            ("torch._int_mm", lambda: torch._int_mm(x, wcol)),
+        )
+        print(f"M={m} N=K={nk} B col, tensordesc_meta {meta}", flush=True)
+        for what, fn in steps:
+            print(f"  host {_host_us(fn, 300)[0]:7.1f} us/call: {what}", flush=True)
+        prof = cProfile.Profile(time.perf_counter)
+        prof.enable()
+        for _ in range(200):
+            gemm(x, wcol, op="sdot4")
+        prof.disable()
+        torch.cuda.synchronize()
+        stats = pstats.Stats(prof).stats
+        top = sorted(stats.items(), key=lambda kv: -kv[1][2])[:16]
+        for (file, line, name), (_, calls, tot, cum, _) in top:
+            where = f"{name} {file[-40:]}:{line}"
+            print(f"    {tot / 200 * 1e6:6.2f} us self {cum / 200 * 1e6:7.2f} cum /call  {calls:5d}x {where}")
+
+
 def mid_direct():
     """65..512 rows, B column-major: the split-K kernel (gpu.splits today) against the TMA kernel, both launched
     directly from the second call on (split-K's remembered plan, gpu_launch.Direct), by lifting or lowering the
@@ -435,6 +490,8 @@ if __name__ == "__main__":
             "tune": tune,
             "mid": mid,
             "host_mid": lambda: host((128, 512)),
+            "host_big": lambda: host((512,), 16384),
+            "host_tma": host_tma,
             "tma_launch": tma_launch,
             "mid_direct": mid_direct,
         }[part]()

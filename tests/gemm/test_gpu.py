@@ -114,10 +114,11 @@ def test_gpu_empty_dimensions(m, k, n):
 @pytest.mark.parametrize("op", ["sdot4", "usdot", "udot4"])
 def test_gpu_repeated_calls_through_the_remembered_plan(op):
     """The second and later calls of one signature launch the compiled kernels directly: new data each time,
-    layouts of a and b, rows that take the split-K kernel (its remembered plan), the TMA kernel and its layout
-    passes (gpu_launch.Direct; each launch encodes the tensor maps of its call's operands) and the autotuned pointer
-    kernel (K = 200 is no multiple of 16: Triton's launch), against the CPU path; the TMA kernel's direct launch
-    captured into a CUDA graph and replayed with new data."""
+    layouts of a and b, rows that take the split-K kernel (its remembered plan), the TMA kernel (int8 x int8 with a
+    row-major: its remembered plan, b's transposing pass included; else gpu_launch.Direct) and its layout passes
+    (each launch encodes the tensor maps of its call's operands) and the autotuned pointer kernel (K = 200 is no
+    multiple of 16: Triton's launch), against the CPU path; the TMA kernel's direct launch captured into a CUDA
+    graph and replayed with new data."""
     torch = pytest.importorskip("torch")
     from intdot.gemm import gpu_kernels, gpu_launch, gpu_tensors
 
@@ -135,6 +136,8 @@ def test_gpu_repeated_calls_through_the_remembered_plan(op):
                 want = gemm(a, b, op=op, backend="numpy")
                 assert np.array_equal(got.cpu().numpy(), want), (m, la, lb, i)
     assert gpu_tensors._PLANS
+    if op == "sdot4":  # int8 x int8 past the split-K rows, a row-major: the TMA kernel's own plan (gpu._tma_plan)
+        assert any(getattr(p, "__qualname__", "").startswith("_tma_plan.") for p in gpu_tensors._PLANS.values())
     # The TMA kernel and the passes were launched again directly (gpu_launch.Direct), on real compiled kernels.
     for kernel in (gpu_kernels.mm_tma, gpu_kernels.transpose, gpu_kernels.split):
         assert gpu_launch._DIRECT[kernel]._cache, kernel
@@ -158,6 +161,36 @@ def test_gpu_repeated_calls_through_the_remembered_plan(op):
         graph.replay()
         want = gemm(xs.cpu().numpy(), w.cpu().numpy(), op=op, backend="numpy")
         assert np.array_equal(got.cpu().numpy(), want)
+
+
+def test_gpu_tma_plan_steps_aside_for_launch_hooks():
+    """A launch hook set after the TMA kernel's plan was made (a profiler's) sees the plan's next launch: the plan
+    goes through gpu.mm_int8 while a hook is set, and straight to the launcher again after; every result exact."""
+    torch = pytest.importorskip("torch")
+    from triton import knobs
+
+    from intdot.gemm import gpu_tensors
+
+    g = torch.Generator(device="cuda").manual_seed(12)
+    x = torch.randint(-128, 128, (600, 256), dtype=torch.int8, device="cuda", generator=g)
+    w = torch.randint(-128, 128, (136, 256), dtype=torch.int8, device="cuda", generator=g).t()  # column-major
+    want = torch._int_mm(x, w)
+    assert all(torch.equal(gemm(x, w, op="sdot4"), want) for _ in range(2))
+    assert any(getattr(p, "__qualname__", "").startswith("_tma_plan.") for p in gpu_tensors._PLANS.values())
+    seen = []
+
+    def hook(metadata):
+        seen.append(metadata.get()["name"])
+
+    knobs.runtime.launch_enter_hook.add(hook)
+    try:
+        got = gemm(x, w, op="sdot4")
+    finally:
+        knobs.runtime.launch_enter_hook.remove(hook)
+    torch.cuda.synchronize()
+    assert torch.equal(got, want) and any("mm_tma" in name for name in seen), seen
+    count = len(seen)
+    assert torch.equal(gemm(x, w, op="sdot4"), want) and len(seen) == count
 
 
 def test_gpu_split_k_workspace_between_calls_streams_and_graphs():

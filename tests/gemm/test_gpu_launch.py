@@ -101,8 +101,43 @@ def test_a_repeated_signature_launches_the_compiled_kernel(monkeypatch):
     settings[0] = (True, None)
     d[(4,)](y, 32, True, BLOCK=16, num_warps=4)
     assert len(triton_launches) == 2 and len(direct_launches) == 1
+    # A plan asks for the compiled kernel of a signature: every argument in order, constexprs included.
+    assert d.compiled_for((4,), (y, 32, True), dict(BLOCK=16, num_warps=4)) == (compiled, (y, 32, True, 16))
+    assert d.compiled_for((4,), (y, 33, True), dict(BLOCK=16, num_warps=4)) is None  # never compiled
+    assert d.compiled_for((4,), (y, 32), dict(BLOCK=16)) is None  # not a signature: a named argument missing
     monkeypatch.setattr(gpu_launch, "LIMIT", 0)
     fresh = gpu_launch.Direct(Kernel())
     for _ in range(2):
         fresh[(4,)](x, 32, True, BLOCK=16, num_warps=4)
     assert len(triton_launches) == 4 and len(direct_launches) == 1 and not fresh._cache
+
+
+def test_unwrapped_finds_the_launcher_behind_tritons_descriptor_wrapper():
+    """The TMA plan calls the launcher's C function itself: found inside the wrapper that Triton's own
+    wrap_handle_tensordesc builds (the installed Triton's, not a stand-in), with its descriptor metadata; None for a
+    kernel that allocates scratch per launch, has no descriptor wrapper, or none of its metadata."""
+    nvidia = pytest.importorskip("triton.backends.nvidia.driver")
+
+    def launcher(*args):
+        return args
+
+    meta = {"swizzle": 3, "elem_size": 1, "elem_type": 0, "block_size": [128, 128], "fp4_padded": False}
+    sig = {"a": "tensordesc<i8[128, 128]>", "b": "tensordesc<i8[128, 128]>", "n": "i32"}
+
+    class Run:
+        global_scratch_size = profile_scratch_size = 0
+        launch = nvidia.wrap_handle_tensordesc(launcher, sig, [meta, meta])
+
+    class Compiled:
+        run = Run()
+
+    launch, metas = gpu_launch.unwrapped(Compiled())
+    assert launch is launcher and metas == [meta, meta]
+    Run.global_scratch_size = 64
+    assert gpu_launch.unwrapped(Compiled()) is None
+    Run.global_scratch_size = 0
+    Run.launch = nvidia.wrap_handle_tensordesc(launcher, {"n": "i32"}, None)  # no descriptor: no wrapper
+    assert gpu_launch.unwrapped(Compiled()) is None
+    Run.launch = nvidia.wrap_handle_tensordesc(launcher, sig, None)  # descriptors without metadata
+    assert gpu_launch.unwrapped(Compiled()) is None
+    assert gpu_launch.unwrapped(None) is None

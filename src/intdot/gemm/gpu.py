@@ -102,15 +102,22 @@ def _centre(x):
     return x, 0
 
 
+def _transpose_launch(b, y, tile: int = 64, cols: int = 256, warps: int = 8):
+    """(grid, arguments, keywords) of the transposing kernel writing b (R, C) row-major into y (C, R)."""
+    import torch
+
+    r, c = b.shape
+    grid = (-(-r // tile), -(-c // cols))
+    return grid, (b, y, r, c), dict(FLIP=b.dtype == torch.uint8, BR=tile, BC=cols, num_warps=warps)
+
+
 def transposed(b, tile: int = 64, cols: int = 256, warps: int = 8):
     """b.T contiguous as int8 (uint8 centred on the way) and b's zero point: one pass over b."""
     import torch
 
-    k = _triton()
-    r, c = b.shape
-    y = torch.empty((c, r), dtype=torch.int8, device=b.device)
-    grid = (k["triton"].cdiv(r, tile), k["triton"].cdiv(c, cols))
-    k["transpose"][grid](b.contiguous(), y, r, c, FLIP=b.dtype == torch.uint8, BR=tile, BC=cols, num_warps=warps)
+    y = torch.empty((b.shape[1], b.shape[0]), dtype=torch.int8, device=b.device)
+    grid, args, kw = _transpose_launch(b.contiguous(), y, tile, cols, warps)
+    _triton()["transpose"][grid](*args, **kw)
     return y, 128 if b.dtype == torch.uint8 else 0
 
 
@@ -196,15 +203,15 @@ def _operands(a, b, c, neg: bool):
     return a8, bt, out, args, dict(HAS_C=c is not None, CENTRED=bool(za or zb))
 
 
-def _tma(a8, bt, args, flags) -> None:
-    """Launch the TMA kernel (TMA_CONFIG) on prepared operands (``_operands``)."""
+def _tma(a8, bt, args, flags):
+    """Launch the TMA kernel (TMA_CONFIG) on prepared operands (``_operands``); the launch's result."""
     k = _triton()
     cfg = TMA_CONFIG
     bm, bn, bk = cfg["BM"], cfg["BN"], cfg["BK"]
     desc = k["TensorDescriptor"]
     da, db = desc.from_tensor(a8, [bm, bk]), desc.from_tensor(bt, [bn, bk])
     grid = (-(-a8.shape[0] // bm) * -(-bt.shape[0] // bn),)
-    k["mm_tma_raw"][grid](da, db, *args, **flags, **cfg)
+    return k["mm_tma_raw"][grid](da, db, *args, **flags, **cfg)
 
 
 def mm_int8(a, b, c=None, *, neg: bool = False):
@@ -258,7 +265,70 @@ def fast(a, b, neg: bool):
         from .gpu_split import fast as split_fast
 
         return split_fast(a, b, neg)
-    return None, mm_int8(a, b, neg=neg)
+    return _tma_plan(a, b, neg)
+
+
+def _tma_plan(a, b, neg: bool):
+    """(call, result) where the TMA kernel computes int8 x int8 with a row-major (K-contiguous, 16-byte aligned)
+    and b column-major or row-major (its transposing pass in the plan); (None, result) elsewhere.
+
+    A call's host time through mm_int8 is mostly bookkeeping that the plan's key has already settled (which passes,
+    which kernel, the descriptors' shapes, the launch's signature): about 100 us against 15 for torch's on the H200,
+    longer than the kernel itself up to a thousand rows.  The plan keeps the compiled kernel and the arguments
+    that do not change, and per call only allocates the output, encodes the two tensor maps for the operands'
+    addresses and calls the launcher.  Under a changed Triton setting or a launch hook it goes through mm_int8.
+    """
+    import torch
+
+    from . import gpu_launch
+
+    m, kk = a.shape
+    n = b.shape[1]
+    b_col, b_row = b.stride() == (1, kk), b.stride() == (n, 1)
+    eligible = KERNEL == "tma" and use_tma(kk) and gpu_launch.LIMIT and a.dtype == b.dtype == torch.int8
+    eligible = eligible and a.stride() == (kk, 1) and a.data_ptr() % 16 == 0 and (b_col or b_row)
+    if not (eligible and a.is_cuda and m and n and kk) or (b_col and b.data_ptr() % 16):
+        return None, mm_int8(a, b, neg=neg)
+    a8, bt, out, args, flags = _operands(a, b, None, neg)
+    ck = gpu_launch.compiled(_tma(a8, bt, args, flags))
+    raw = gpu_launch.unwrapped(ck)
+    if raw is None or len(raw[1]) != 2:
+        return None, out
+    launch, (meta_a, meta_b) = raw
+    if b_row:  # the transposing pass, launched again itself as well
+        grid_t, args_t, kw_t = _transpose_launch(b, bt)
+        pass_t = _triton()["transpose"].compiled_for(grid_t, args_t, kw_t)
+        if pass_t is None:
+            return None, out
+        ck_t, rest_t = pass_t[0], pass_t[1][2:]
+        grid_t = (*grid_t, 1)
+    map_a, map_b = gpu_launch.tensor_map(meta_a), gpu_launch.tensor_map(meta_b)
+    names = _triton()["mm_tma_raw"].arg_names
+    cfg = dict(flags, **TMA_CONFIG)
+    rest = args[4:] + tuple(cfg[name] for name in names[2 + len(args) :])
+    grid = -(-m // TMA_CONFIG["BM"]) * -(-n // TMA_CONFIG["BN"])
+    run, dev, index = ck.run, a.device, gpu_launch.device_index(torch, a.device)
+    head = (run.launch_cooperative_grid, run.launch_pdl, None, None, ck.packed_metadata, None, None, None)
+    function, current, settings = ck.function, gpu_launch.raw_stream(torch), gpu_launch._settings()
+    from triton import knobs
+
+    rt = knobs.runtime
+
+    def call(x, y):
+        if not gpu_launch.no_hooks(rt.launch_enter_hook, rt.launch_exit_hook) or gpu_launch._settings() != settings:
+            return mm_int8(x, y, neg=neg)
+        s = current(index)
+        yt = y  # b's transpose (N, K), K-contiguous: y's own memory where b is column-major
+        if b_row:
+            yt = torch.empty((n, kk), dtype=torch.int8, device=dev)
+            gpu_launch.launch(ck_t, grid_t, s, (y.data_ptr(), yt.data_ptr()) + rest_t)
+        o = torch.empty((m, n), dtype=torch.int32, device=dev)
+        p = o.data_ptr()
+        ta, tb = map_a(x, (m, kk), (kk, 1)), map_b(yt, (n, kk), (kk, 1))
+        launch(grid, 1, 1, s, function, *head, *ta, *tb, p, p, p, p, *rest)
+        return o
+
+    return call, out
 
 
 def _f64_product(a, b):

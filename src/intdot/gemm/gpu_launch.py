@@ -61,6 +61,45 @@ def launch(ck, grid, stream, args) -> None:
         ck.run(*grid, stream, ck.function, ck.packed_metadata, meta, enter, leave, *args)
 
 
+def unwrapped(ck):
+    """(launch, metas) of a compiled kernel with tensor-descriptor arguments: the launcher's own C function and the
+    metadata with which Triton's Python wrapper expands each descriptor into its tensor map, shape and strides
+    before calling it (Triton 3.6's ``CudaLauncher.launch``, a closure over both); None where ``ck`` has no such
+    wrapper or allocates scratch memory per launch.  A plan that encodes the tensor maps itself (``tensor_map``)
+    skips the wrapper's loop over every argument."""
+    run = getattr(ck, "run", None)
+    inner = getattr(run, "launch", None)
+    code, cells = getattr(inner, "__code__", None), getattr(inner, "__closure__", None)
+    if code is None or not cells or getattr(run, "global_scratch_size", 1) or getattr(run, "profile_scratch_size", 1):
+        return None
+    free = dict(zip(code.co_freevars, (c.cell_contents for c in cells)))
+    launch, metas = free.get("launcher"), free.get("tensordesc_meta")
+    if not callable(launch) or not metas or any(not isinstance(m, dict) for m in metas):
+        return None
+    return launch, list(metas)
+
+
+class _Region:
+    """What Triton's launcher reads of a host tensor descriptor to encode its tensor map."""
+
+    __slots__ = ("base", "shape", "strides", "padding")
+
+    def __init__(self, base, shape, strides):
+        self.base, self.shape, self.strides, self.padding = base, shape, strides, "zero"
+
+
+def tensor_map(meta):
+    """A function (tensor, shape, strides) -> the launcher's arguments for a descriptor over that tensor with
+    ``meta`` (one entry of ``unwrapped``'s metas): its tensor map encoded for the tensor's address, then the shape
+    and strides, as Triton's own launch expands a descriptor."""
+    from triton.backends.nvidia.driver import make_tensordesc_arg
+
+    def encode(base, shape, strides):
+        return make_tensordesc_arg(_Region(base, shape, strides), meta)
+
+    return encode
+
+
 def _settings():
     """What Triton's launch adds to a kernel's options from its settings (JITFunction.run: debug mode and
     instrumentation), read on every launch as Triton reads them."""
@@ -133,6 +172,17 @@ class Direct:
             cuda = cuda or key[2] >= 0  # get_device(): -1 on the CPU
             parts.append(key)
         return tuple(parts), cuda
+
+    def compiled_for(self, grid, args, kwargs):
+        """(compiled kernel, every argument in the kernel's order) of a launch whose signature an earlier call
+        compiled, for a plan that launches it again itself (``launch``, tensors by address); None otherwise."""
+        import torch
+
+        sig = self._signature(grid, args, kwargs)
+        if sig is None:
+            return None
+        hit = self._cache.get((sig[0], torch.cuda.current_device() if sig[1] else None, _settings()))
+        return None if hit is None else (hit[0], (*args, *(kwargs[name] for name in self.arg_names[len(args) :])))
 
     def launch(self, grid, args, kwargs):
         import torch
