@@ -115,7 +115,8 @@ def test_a_repeated_signature_launches_the_compiled_kernel(monkeypatch):
 def test_unwrapped_finds_the_launcher_behind_tritons_descriptor_wrapper():
     """The TMA plan calls the launcher's C function itself: found inside the wrapper that Triton's own
     wrap_handle_tensordesc builds (the installed Triton's, not a stand-in), with its descriptor metadata; None for a
-    kernel that allocates scratch per launch, has no descriptor wrapper, or none of its metadata."""
+    kernel that allocates scratch per launch, a launcher without the options the plan passes, no descriptor wrapper,
+    or none of its metadata."""
     nvidia = pytest.importorskip("triton.backends.nvidia.driver")
 
     def launcher(*args):
@@ -126,6 +127,7 @@ def test_unwrapped_finds_the_launcher_behind_tritons_descriptor_wrapper():
 
     class Run:
         global_scratch_size = profile_scratch_size = 0
+        launch_cooperative_grid = launch_pdl = False
         launch = nvidia.wrap_handle_tensordesc(launcher, sig, [meta, meta])
 
     class Compiled:
@@ -136,6 +138,9 @@ def test_unwrapped_finds_the_launcher_behind_tritons_descriptor_wrapper():
     Run.global_scratch_size = 64
     assert gpu_launch.unwrapped(Compiled()) is None
     Run.global_scratch_size = 0
+    del Run.launch_pdl  # not the launcher whose leading arguments the plan passes
+    assert gpu_launch.unwrapped(Compiled()) is None
+    Run.launch_pdl = False
     Run.launch = nvidia.wrap_handle_tensordesc(launcher, {"n": "i32"}, None)  # no descriptor: no wrapper
     assert gpu_launch.unwrapped(Compiled()) is None
     Run.launch = nvidia.wrap_handle_tensordesc(launcher, sig, None)  # descriptors without metadata

@@ -303,6 +303,10 @@ def _tma_plan(a, b, neg: bool):
         ck_t, rest_t = pass_t[0], pass_t[1][2:]
         grid_t = (*grid_t, 1)
     map_a, map_b = gpu_launch.tensor_map(meta_a), gpu_launch.tensor_map(meta_b)
+    try:  # Triton's encoding as this Triton spells it: where that has changed, no plan (never an error in a call)
+        map_a(a, (m, kk), (kk, 1)), map_b(bt, (n, kk), (kk, 1))
+    except Exception:
+        return None, out
     names = _triton()["mm_tma_raw"].arg_names
     cfg = dict(flags, **TMA_CONFIG)
     rest = args[4:] + tuple(cfg[name] for name in names[2 + len(args) :])

@@ -72,6 +72,8 @@ def unwrapped(ck):
     code, cells = getattr(inner, "__code__", None), getattr(inner, "__closure__", None)
     if code is None or not cells or getattr(run, "global_scratch_size", 1) or getattr(run, "profile_scratch_size", 1):
         return None
+    if not all(hasattr(run, name) for name in ("launch_cooperative_grid", "launch_pdl")):
+        return None  # the launcher's leading arguments are not the ones this module passes
     free = dict(zip(code.co_freevars, (c.cell_contents for c in cells)))
     launch, metas = free.get("launcher"), free.get("tensordesc_meta")
     if not callable(launch) or not metas or any(not isinstance(m, dict) for m in metas):
