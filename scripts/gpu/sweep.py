@@ -7,7 +7,6 @@
     python scripts/gpu/sweep.py big      # 8192^3 tensor-core configurations
     python scripts/gpu/sweep.py reduce   # split-K chunks meeting in a zero-filled output or in the workspace
     python scripts/gpu/sweep.py row      # row-major B at M = 1..64: read in the kernel, or transposed first
-    python scripts/gpu/sweep.py row_pair # the same at M = 48 and 64 (where ROW pairs its 32-row tiles)
     python scripts/gpu/sweep.py clamp    # the clamp chain at 4096^3, stage by stage
     python scripts/gpu/sweep.py tune     # split-K configurations for the decode shapes still near or below torch
     python scripts/gpu/sweep.py mid      # split-K past 64 rows (M = 96..512), against the TMA kernel
@@ -251,16 +250,17 @@ def reduce():
         _compare(f"M={m} NK={nk}", variants + [("gemm", lambda: gemm(x, wcol, op="sdot4"))], ref, t_t)
 
 
-def row(ms=(1, 16, 32, 64)):
+def row():
     """Row-major B, decode shapes: the split-K kernel reading it as it is (several tilings), or the transposing
     pass first; each launched as gemm's remembered plan launches it (no per-call argument binding)."""
-    for m, nk, x, w, _, ref, t_t in _skinny_cases(ms):
+    for m, nk, x, w, _, ref, t_t in _skinny_cases():
         print(f"M={m} NK={nk} B row-major: torch (B col) {t_t * 1e6:.1f} us", flush=True)
         variants = []
         for what, cfg in (
-            ("in the kernel (ROW: 32-row tiles, two a program past 32 rows)", gs.ROW),
-            ("in the kernel, 32-row tiles, one a program", dict(gs.ROW, PAIR=False)),
-            ("in the kernel, 64-row tiles", dict(gs.ROW, BM_MAX=64, PAIR=False)),
+            ("in the kernel (ROW: 32-row tiles)", gs.ROW),
+            ("in the kernel, 64-row tiles", dict(gs.ROW, BM_MAX=64)),
+            ("in the kernel, 32-row tiles, 8 warps", dict(gs.ROW, BM_MAX=32, num_warps=8)),
+            ("in the kernel, 16-row tiles", dict(gs.ROW, BM_MAX=16)),
         ):
             call = gs.fast(x, w, False, cfg)[0]
             variants.append((what, lambda call=call: call(x, w)))
@@ -486,7 +486,6 @@ if __name__ == "__main__":
             "big": big,
             "reduce": reduce,
             "row": row,
-            "row_pair": lambda: row((48, 64)),
             "clamp": clamp,
             "tune": tune,
             "mid": mid,

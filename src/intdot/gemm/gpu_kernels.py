@@ -350,7 +350,6 @@ def split(
     BN: tl.constexpr,
     BK: tl.constexpr,
     SWAP: tl.constexpr,
-    PAIR: tl.constexpr,
 ):
     # a (M, K) and b (K, N) at any strides (Triton specialises a stride of 1, so each layout gets its own
     # vectorised loads); program (n tile, K chunk, m tile).  uint8 is centred here (x ^ 0x80 is x - 128)
@@ -366,15 +365,8 @@ def split(
     b_p = b_ptr + (k0 + rk)[:, None].to(tl.int64) * sbk + rn[None, :].to(tl.int64) * sbn
     # SWAP: out.T = b.T @ a.T, so that N fills the tensor cores' M side (at least 64) and the few rows of a
     # their N side; b.T then comes from registers, whatever its layout in memory.
-    # PAIR: the M tile is two halves, each its own product with the one B tile of the step (b re-laid for the
-    # tensor cores once for both; a whole BM-row dot would take another instruction form, twice as slow on a
-    # row-major b).
-    H: tl.constexpr = BM // 2
     if SWAP:
         acc = tl.zeros((BN, BM), dtype=tl.int32)
-    elif PAIR:
-        acc0 = tl.zeros((H, BN), dtype=tl.int32)
-        acc1 = tl.zeros((H, BN), dtype=tl.int32)
     else:
         acc = tl.zeros((BM, BN), dtype=tl.int32)
     ra = tl.zeros((BM,), dtype=tl.int32)
@@ -393,18 +385,12 @@ def split(
             cb += tl.sum(b.to(tl.int32), axis=0)
         if SWAP:
             acc = tl.dot(tl.trans(b), tl.trans(a), acc, out_dtype=tl.int32)
-        elif PAIR:
-            a0, a1 = tl.split(tl.permute(tl.reshape(a, (2, H, BK)), (1, 2, 0)))  # rows [0, H) and [H, BM)
-            acc0 = tl.dot(a0, b, acc0, out_dtype=tl.int32)
-            acc1 = tl.dot(a1, b, acc1, out_dtype=tl.int32)
         else:
             acc = tl.dot(a, b, acc, out_dtype=tl.int32)
         a_p += BK * sak
         b_p += BK * sbk
     if SWAP:
         acc = tl.trans(acc)
-    elif PAIR:
-        acc = tl.reshape(tl.permute(tl.join(acc0, acc1), (2, 0, 1)), (BM, BN))
     if A_U8 or B_U8:
         steps = tl.minimum(K - k0, chunk)
         acc += zb * ra[:, None] + za * cb[None, :] + za * zb * steps

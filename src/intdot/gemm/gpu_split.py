@@ -29,7 +29,7 @@ WIDE = {"BN": 64, "BK": 256, "num_warps": 4, "num_stages": 4, "programs": 132, "
 WIDE_LONG = {"BN": 128, "BK": 256, "num_warps": 8, "num_stages": 4, "programs": 132, "SWAP": True}  # N K >= 2**26
 # Row-major b: at most 32 rows a tile (at 64, b's re-layout for the tensor cores costs twice the time: 45 against
 # 22 us at M = 64, N = K = 4096; transposing b first, 25 us).
-ROW = {"BN": 128, "BK": 64, "num_warps": 4, "num_stages": 4, "programs": 264, "SWAP": False, "BM_MAX": 32, "PAIR": True}
+ROW = {"BN": 128, "BK": 64, "num_warps": 4, "num_stages": 4, "programs": 264, "SWAP": False, "BM_MAX": 32}
 # 64 < M <= 512, b not row-major (scripts/gpu/sweep.py mid, 2026-12-02): one K chunk a program where N >= 4096.
 MANY = {"BN": 128, "BK": 256, "num_warps": 4, "num_stages": 4, "programs": 64, "SWAP": False}  # M <= 256
 MANY_DEEP = {"BN": 128, "BK": 128, "num_warps": 4, "num_stages": 4, "programs": 132, "SWAP": False}  # M > 256
@@ -61,17 +61,8 @@ def _kernel():
 
 def block_m(m: int, cfg=None) -> int:
     """The M tile: the smallest of 16, 32, 64 holding m rows (tl.dot needs 16 at least), 64 for more rows (several
-    tiles), and at most the configuration's BM_MAX; twice that where the configuration pairs tiles (``paired``)."""
-    bm = min(16 if m <= 16 else 32 if m <= 32 else 64, (cfg or {}).get("BM_MAX", 64))
-    return 2 * bm if paired(m, cfg) else bm
-
-
-def paired(m: int, cfg=None) -> bool:
-    """Whether one program computes two M tiles of BM_MAX rows with each B tile it loads (the configuration's PAIR,
-    where m needs more than one tile and two make at most 64 rows)."""
-    cfg = cfg or {}
-    bm = cfg.get("BM_MAX", 64)
-    return bool(cfg.get("PAIR")) and not cfg.get("SWAP") and m > bm and 2 * bm <= 64
+    tiles), and at most the configuration's BM_MAX."""
+    return min(16 if m <= 16 else 32 if m <= 32 else 64, (cfg or {}).get("BM_MAX", 64))
 
 
 def plan(m: int, n: int, k: int, cfg=None) -> tuple[int, int]:
@@ -131,7 +122,7 @@ def _launch_args(a, b, out, neg: bool, cfg, reduce: int, ws=None, cnt=None):
     args = (a, b, out, out if ws is None else ws, out if cnt is None else cnt, m, n, k)
     args += (a.stride(0), a.stride(1), b.stride(0), b.stride(1), chunk)
     args += (128 if a_u8 else 0, 128 if b_u8 else 0, -1 if neg else 1)
-    args += (reduce, a_u8, b_u8, block_m(m, cfg), cfg["BN"], cfg["BK"], bool(cfg.get("SWAP", False)), paired(m, cfg))
+    args += (reduce, a_u8, b_u8, block_m(m, cfg), cfg["BN"], cfg["BK"], bool(cfg.get("SWAP", False)))
     return grid, args, dict(num_warps=cfg["num_warps"], num_stages=cfg["num_stages"])
 
 
