@@ -30,6 +30,7 @@ import triton
 
 from intdot.gemm import gemm
 from intdot.gemm import gpu as g
+from intdot.gemm import gpu_clamp as gc
 from intdot.gemm import gpu_split as gs
 
 dev = "cuda"
@@ -279,8 +280,8 @@ def clamp():
     b = torch.randint(-128, 128, (n, n), dtype=torch.int8, device=dev)
     stats = torch.zeros((4, n), dtype=torch.int64, device=dev)
     ra, rmax, cs, cmax = stats
-    g._abs_stats(a, 1, ra, rmax)
-    g._abs_stats(b, 0, cs, cmax)
+    gc._abs_stats(a, 1, ra, rmax)
+    gc._abs_stats(b, 0, cs, cmax)
     flags = torch.empty((n, n), dtype=torch.int8, device=dev)
     count = torch.zeros(1, dtype=torch.int32, device=dev)
     k = g._triton()
@@ -294,8 +295,8 @@ def clamp():
     for what, fn in (
         ("the whole call, clamp=True", lambda: gemm(a, b, op="sdot4", clamp=True)),
         ("the same without clamp", lambda: gemm(a, b, op="sdot4")),
-        ("abs_stats of a (rows)", lambda: g._abs_stats(a, 1, ra, rmax)),
-        ("abs_stats of b (columns)", lambda: g._abs_stats(b, 0, cs, cmax)),
+        ("abs_stats of a (rows)", lambda: gc._abs_stats(a, 1, ra, rmax)),
+        ("abs_stats of b (columns)", lambda: gc._abs_stats(b, 0, cs, cmax)),
         ("may_saturate", saturate),
         ("count.item() after may_saturate", lambda: (saturate(), count.item())),
         ("mm_int8", lambda: g.mm_int8(a, b)),

@@ -137,11 +137,11 @@ def test_clamp_chain_walks_what_can_saturate(op, dense, monkeypatch):
     step (or every output walked, above DENSE_WALK), the rest from the tensor-core kernel; rows that saturate and
     come back, accumulators near both limits."""
     torch = pytest.importorskip("torch")
-    from intdot.gemm import gpu
+    from intdot.gemm import gpu_clamp
     from intdot.gemm.gpu_tensors import gemm_tensors
     from intdot.gemm.ops import resolve
 
-    monkeypatch.setattr(gpu, "DENSE_WALK", dense)
+    monkeypatch.setattr(gpu_clamp, "DENSE_WALK", dense)
     o = resolve(op, None, None, a_bits=8)
     signed = op == "sdot4"
     dt = np.int8 if signed else np.uint8
@@ -318,7 +318,7 @@ def test_repeated_launches_go_straight_to_the_compiled_kernel(monkeypatch):
     kernel and its passes (every dtype pair, A or B transposed, c, neg), split-K adding into c, and the clamp
     chain's bounds, list walk and tile walk; against NumPy and the CPU path."""
     torch = pytest.importorskip("torch")
-    from intdot.gemm import gpu, gpu_launch
+    from intdot.gemm import gpu, gpu_clamp, gpu_launch
     from intdot.gemm.gpu_tensors import gemm_tensors
     from intdot.gemm.ops import resolve
 
@@ -356,7 +356,7 @@ def test_repeated_launches_go_straight_to_the_compiled_kernel(monkeypatch):
         o = resolve("sdot4", None, None, a_bits=8)
         lo, hi = o.acc_range
         for dense in (0.0, 1.0):  # the outputs that may saturate listed and walked, or every output walked
-            monkeypatch.setattr(gpu, "DENSE_WALK", dense)
+            monkeypatch.setattr(gpu_clamp, "DENSE_WALK", dense)
             for _ in range(2):
                 a, b = _values(rng, np.int8, (70, 64)), _values(rng, np.int8, (64, 24))
                 a[:8] = 127
@@ -403,14 +403,14 @@ def test_clamp_chain_of_unsigned_lanes_clamps_the_sum_once(op, monkeypatch):
     """Unsigned lanes only move an accumulator one way, so the per-step chain is the sum clamped once: with and
     without neg, accumulators near both limits and in the middle, against the CPU path; no output is walked."""
     torch = pytest.importorskip("torch")
-    from intdot.gemm import gpu
+    from intdot.gemm import gpu_clamp
     from intdot.gemm.gpu_tensors import gemm_tensors
     from intdot.gemm.ops import resolve
 
     def no_walk(*args, **kwargs):
         raise AssertionError("walked")
 
-    monkeypatch.setattr(gpu, "chain_tensors", no_walk)
+    monkeypatch.setattr(gpu_clamp, "chain_tensors", no_walk)
     o = resolve(op, None, None, a_bits=8)
     top = 255 if op == "udot4" else 15
     rng = _rng("interpret-unsigned-clamp", op)

@@ -57,9 +57,9 @@ def test_every_layout_gives_the_cpu_result(op, m, k, n):
 @pytest.mark.parametrize("op", ["sdot4", "udot4"])
 def test_clamp_chain_walks_what_can_saturate(op, dense, monkeypatch):
     torch = pytest.importorskip("torch")
-    from intdot.gemm import gpu
+    from intdot.gemm import gpu_clamp
 
-    monkeypatch.setattr(gpu, "DENSE_WALK", dense)
+    monkeypatch.setattr(gpu_clamp, "DENSE_WALK", dense)
     rng = np.random.default_rng(7)
     sa, sb = OPS[op]
     m, k, n = 64, 512, 48

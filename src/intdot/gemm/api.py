@@ -219,9 +219,9 @@ def _one(a, b, acc, o, clamp, neg, backend):
         return _pairs(a, b, acc, o, clamp, neg, "float64" if backend == "gpu" else backend)
     if clamp:
         if backend == "gpu":
-            from . import gpu
+            from . import gpu_clamp
 
-            return gpu.clamp_gemm(a, b, acc, o, neg).astype(o.result_dtype)
+            return gpu_clamp.clamp_gemm(a, b, acc, o, neg).astype(o.result_dtype)
         lo, hi = o.acc_range
         start = np.zeros((m, n), np.int64) if acc is None else read_acc(acc, o)
         safe = _clamp.safe_rows(start, a, b, lo, hi)

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..core.errors import OperandError, OperandTypeError
 from ..core.values import a_or_an
-from . import gpu
+from . import gpu, gpu_clamp
 
 # (op, dtypes, shapes, strides, device) -> the 2-D kernel call that needs no per-call checks; see _plan.
 _PLANS: dict = {}
@@ -228,7 +228,7 @@ def _one(a, b, c, o, clamp: bool, neg: bool):
     if o.pair_sat is not None:  # x86's saturating-pair idiom: on the host (pairs.py), exactly
         return _pairs_on_host(torch, a, b, _start(torch, c, o), o, clamp, neg)
     if clamp:
-        r = gpu.clamp_chain(a, b, _start(torch, c, o), o.k_step, lo, hi, neg)
+        r = gpu_clamp.clamp_chain(a, b, _start(torch, c, o), o.k_step, lo, hi, neg)
         if r.dtype == torch.int32:  # already the accumulator's bits
             return r if o.acc_signed else r.view(torch.uint32)
         return r.to(torch.int32) if o.acc_signed else r.to(torch.uint32)
