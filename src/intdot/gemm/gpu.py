@@ -258,9 +258,9 @@ def mm_int8(a, b, c=None, *, neg: bool = False):
 def fast(a, b, neg: bool):
     """A function (x, y) -> ±(x @ y) as a new int32 tensor for operands with a's and b's dtypes, shapes, strides
     and 16-byte alignment, where the split-K kernel computes them and can be launched with its workspace already
-    chosen (gpu_split.fast); and this call's result.  (None, result) elsewhere: there the TMA kernel and the
-    layout passes are launched directly from the second call of a signature on anyway (gpu_launch.Direct; the
-    autotuned kernels of K not a multiple of 16 are not)."""
+    chosen (gpu_split.fast), or the TMA kernel on int8 with a row-major (``_tma_plan``); and this call's result.
+    (None, result) elsewhere: there the TMA kernel and the layout passes are launched directly from the second
+    call of a signature on anyway (gpu_launch.Direct; the autotuned kernels of K not a multiple of 16 are not)."""
     m, kk = a.shape
     if m and b.shape[1] and kk and _takes_split(m, b):
         from .gpu_split import fast as split_fast
@@ -277,7 +277,8 @@ def _tma_plan(a, b, neg: bool):
     which kernel, the descriptors' shapes, the launch's signature): about 100 us against 15 for torch's on the H200,
     longer than the kernel itself up to a thousand rows.  The plan keeps the compiled kernel and the arguments
     that do not change, and per call only allocates the output, encodes the two tensor maps for the operands'
-    addresses and calls the launcher.  Under a changed Triton setting or a launch hook it goes through mm_int8.
+    addresses and calls the launcher.  Under a changed Triton setting, a launch hook or direct launches turned off
+    (gpu_launch.LIMIT = 0) it goes through mm_int8.
     """
     import torch
 
@@ -320,7 +321,8 @@ def _tma_plan(a, b, neg: bool):
     rt = knobs.runtime
 
     def call(x, y):
-        if not gpu_launch.no_hooks(rt.launch_enter_hook, rt.launch_exit_hook) or gpu_launch._settings() != settings:
+        hooked = not gpu_launch.no_hooks(rt.launch_enter_hook, rt.launch_exit_hook)
+        if hooked or not gpu_launch.LIMIT or gpu_launch._settings() != settings:
             return mm_int8(x, y, neg=neg)
         s = current(index)
         yt = y  # b's transpose (N, K), K-contiguous: y's own memory where b is column-major

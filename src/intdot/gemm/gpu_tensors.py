@@ -121,7 +121,7 @@ def gemm_tensors(a, b, c, o, clamp: bool, neg: bool):
     if c is None and isinstance(b, torch.Tensor) and o.pair_sat is None:
         # 16-byte alignment and the kernel choice too: a compiled kernel is specialised on the first.
         key = (o, clamp, neg, a.dtype, b.dtype, a.shape, a.stride(), b.shape, b.stride(), a.device, b.device)
-        key += (a.data_ptr() % 16 == 0, b.data_ptr() % 16 == 0, gpu.KERNEL)
+        key += (a.data_ptr() % 16 == 0, b.data_ptr() % 16 == 0, gpu.KERNEL, gpu.TMA)
         plan = _PLANS.get(key)
         if plan is not None:
             return plan(a, b)
@@ -155,9 +155,10 @@ def gemm_tensors(a, b, c, o, clamp: bool, neg: bool):
 
 
 def _direct_plan(torch, a, b, o, clamp, neg):
-    """(plan, this call's result) where the split-K kernel computes the call and its remembered launch serves later
-    calls (gpu.fast); (None, result) where another kernel computes it, (None, None) where gpu.fast does not apply
-    (the later calls go through _one, their launches direct all the same: gpu_launch.Direct)."""
+    """(plan, this call's result) where the split-K kernel or the TMA kernel on int8 with a row-major computes the
+    call and its remembered launch serves later calls (gpu.fast); (None, result) where another kernel computes it,
+    (None, None) where gpu.fast does not apply (the later calls go through _one, their launches direct all the
+    same: gpu_launch.Direct)."""
     m, k = a.shape
     n = b.shape[1]
     eligible = not clamp and o.acc_bits == 32 and m and n and k
