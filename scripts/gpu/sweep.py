@@ -7,6 +7,7 @@
     python scripts/gpu/sweep.py big      # 8192^3 tensor-core configurations
     python scripts/gpu/sweep.py reduce   # split-K chunks meeting in a zero-filled output or in the workspace
     python scripts/gpu/sweep.py row      # row-major B at M = 1..64: read in the kernel, or transposed first
+    python scripts/gpu/sweep.py row_cost # row-major B: M = 64 against 32 with B in L2 and not (re-layout or re-read)
     python scripts/gpu/sweep.py clamp    # the clamp chain at 4096^3, stage by stage
     python scripts/gpu/sweep.py tune     # split-K configurations for the decode shapes still near or below torch
     python scripts/gpu/sweep.py mid      # split-K past 64 rows (M = 96..512), against the TMA kernel
@@ -273,6 +274,23 @@ def row():
         print(f"  the transposing pass alone: {t * 1e6:.1f} us", flush=True)
 
 
+def row_cost():
+    """Row-major B at M = 33..64: what the second 32-row tile costs. Each ROW configuration timed at M = 32 and 64,
+    with B small enough to stay in L2 (N = K = 2048: 4 MB) and far larger (16384: 256 MB). Where M = 64 takes twice
+    M = 32 at both sizes, the re-layout of B (compute) is the cost; where only at the large size, reading B twice."""
+    for nk in (2048, 4096, 16384):
+        w = torch.randint(-128, 128, (nk, nk), dtype=torch.int8, device=dev)
+        line = f"N=K={nk} B row-major:"
+        times = {}
+        for m in (32, 64):
+            x = torch.randint(-128, 128, (m, nk), dtype=torch.int8, device=dev)
+            call = gs.fast(x, w, False, gs.ROW)[0]
+            assert torch.equal(call(x, w), torch._int_mm(x, w.t().contiguous().t()))
+            times[m] = bench(lambda: call(x, w))
+            line += f" M={m} {times[m] * 1e6:.1f} us;"
+        print(f"{line} M=64 / M=32: {times[64] / times[32]:.2f}", flush=True)
+
+
 def clamp():
     """Where the clamp chain's time goes at 4096^3 on random data, stage by stage (each timed alone)."""
     n = 4096
@@ -487,6 +505,7 @@ if __name__ == "__main__":
             "big": big,
             "reduce": reduce,
             "row": row,
+            "row_cost": row_cost,
             "clamp": clamp,
             "tune": tune,
             "mid": mid,
