@@ -9,7 +9,8 @@ and runs at 1,280-1,290 TOPS at 8192^3 under load; Triton 3.6's automatic warp s
 only.  Here one loader warp streams A and B tiles through a ring of shared-memory stages with the tensor-copy engine
 (TMA), and the kernel's warps issue the warpgroup MMAs, each stage handed back to the loader as soon as the MMA
 that read it has retired; programs are persistent (one a multiprocessor) and walk the output tiles in groups of G
-tile rows, so that B tiles are reused from L2.
+tile rows, so that B tiles are reused from L2.  The ping-pong configurations have two consumers taking every other
+tile: the loader fills the ring in tile order, so one consumer's K loop runs while the other stores its tile.
 
 a: (M, K) int8 row-major; bt: (N, K) int8 row-major (B column-major); out: (M, N) int32.  M, N, K multiples of the
 tile (this is a measurement, not a library path).
@@ -22,13 +23,14 @@ from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
 from triton.experimental.gluon.language.nvidia.hopper import mbarrier, tma, warpgroup_mma, warpgroup_mma_wait
 
-# (BM, BN, BK, stages, G, consumer warps): each compiled, checked bit for bit, then timed.
+# (BM, BN, BK, stages, G, warps a consumer, ping-pong): each compiled, checked bit for bit, then timed.
 CONFIGS = [
-    (128, 256, 128, 4, 8, 8),
-    (128, 256, 128, 3, 8, 8),
-    (128, 256, 64, 6, 8, 8),
-    (128, 128, 128, 6, 8, 4),
-    (128, 128, 128, 6, 16, 8),
+    (128, 256, 128, 4, 8, 8, False),
+    (128, 256, 128, 3, 8, 8, False),
+    (128, 256, 64, 6, 8, 8, False),
+    (128, 128, 128, 6, 8, 4, False),
+    (128, 128, 128, 6, 16, 4, True),
+    (128, 128, 64, 10, 16, 4, True),
 ]
 
 
@@ -84,16 +86,22 @@ def _consumer(
     BN_: gl.constexpr,
     BK_: gl.constexpr,
     WARPS_: gl.constexpr,
+    FIRST: gl.constexpr,
+    EVERY: gl.constexpr,
 ):
+    # This consumer takes the program's tiles FIRST, FIRST + EVERY, ...: all of them (0, 1), or every other one (two
+    # consumers, ping-pong: the loader fills the ring in tile order, so one consumer's K loop runs while the other
+    # stores its tile).  A tile's stages follow from its place in the program's sequence.
     layout: gl.constexpr = _acc_layout(BM_, BN_, WARPS_)
     n_m = gl.cdiv(M, BM_)
     n_n = gl.cdiv(N, BN_)
     k_steps = gl.cdiv(K, BK_)
     rows = gl.arange(0, BM_, layout=gl.SliceLayout(1, layout))
     cols = gl.arange(0, BN_, layout=gl.SliceLayout(0, layout))
-    i = 0
-    for t in range(gl.program_id(0), n_m * n_n, gl.num_programs(0)):
+    step = gl.num_programs(0)
+    for t in range(gl.program_id(0) + FIRST * step, n_m * n_n, EVERY * step):
         pm, pn = _tile(t, n_m, n_n, GROUP)
+        i = (t - gl.program_id(0)) // step * k_steps
         acc = gl.zeros((BM_, BN_), dtype=gl.int32, layout=layout)
         for ks in range(k_steps):
             s = i % NUM
@@ -113,7 +121,18 @@ def _consumer(
 
 
 @gluon.jit
-def mm_ws(a_desc, b_desc, out_ptr, M, N, K, GROUP: gl.constexpr, NUM: gl.constexpr, num_warps: gl.constexpr):
+def mm_ws(
+    a_desc,
+    b_desc,
+    out_ptr,
+    M,
+    N,
+    K,
+    GROUP: gl.constexpr,
+    NUM: gl.constexpr,
+    PING: gl.constexpr,
+    num_warps: gl.constexpr,
+):
     BM_: gl.constexpr = a_desc.block_type.shape[0]
     BN_: gl.constexpr = b_desc.block_type.shape[0]
     BK_: gl.constexpr = a_desc.block_type.shape[1]
@@ -124,14 +143,34 @@ def mm_ws(a_desc, b_desc, out_ptr, M, N, K, GROUP: gl.constexpr, NUM: gl.constex
     for s in gl.static_range(NUM):
         mbarrier.init(ready.index(s), count=1)
         mbarrier.init(empty.index(s), count=1)
-    gl.warp_specialize(
-        [
-            (_consumer, (a_bufs, b_bufs, ready, empty, out_ptr, M, N, K, GROUP, NUM, BM_, BN_, BK_, num_warps)),
-            (_loader, (a_desc, b_desc, a_bufs, b_bufs, ready, empty, M, N, K, GROUP, NUM)),
-        ],
-        [1],
-        [40],
-    )
+    if PING:  # two consumers of num_warps each, alternate tiles
+        gl.warp_specialize(
+            [
+                (
+                    _consumer,
+                    (a_bufs, b_bufs, ready, empty, out_ptr, M, N, K, GROUP, NUM, BM_, BN_, BK_, num_warps, 0, 2),
+                ),
+                (
+                    _consumer,
+                    (a_bufs, b_bufs, ready, empty, out_ptr, M, N, K, GROUP, NUM, BM_, BN_, BK_, num_warps, 1, 2),
+                ),
+                (_loader, (a_desc, b_desc, a_bufs, b_bufs, ready, empty, M, N, K, GROUP, NUM)),
+            ],
+            [num_warps, 1],
+            [232, 40],
+        )
+    else:
+        gl.warp_specialize(
+            [
+                (
+                    _consumer,
+                    (a_bufs, b_bufs, ready, empty, out_ptr, M, N, K, GROUP, NUM, BM_, BN_, BK_, num_warps, 0, 1),
+                ),
+                (_loader, (a_desc, b_desc, a_bufs, b_bufs, ready, empty, M, N, K, GROUP, NUM)),
+            ],
+            [1],
+            [40],
+        )
 
 
 def layouts(bm, bn, bk):
@@ -146,7 +185,7 @@ def compile_only():
     from triton.backends.compiler import GPUTarget
     from triton.experimental.gluon._runtime import GluonASTSource
 
-    for bm, bn, bk, stages, group, warps in CONFIGS:
+    for bm, bn, bk, stages, group, warps, ping in CONFIGS:
         la, lb = layouts(bm, bn, bk)
         sig = {
             "a_desc": f"tensordesc<i8[{bm}, {bk}],{la!r}>",
@@ -157,14 +196,16 @@ def compile_only():
             "K": "i32",
             "GROUP": "constexpr",
             "NUM": "constexpr",
+            "PING": "constexpr",
             "num_warps": "constexpr",
         }
-        consts = {"GROUP": group, "NUM": stages, "num_warps": warps}
+        consts = {"GROUP": group, "NUM": stages, "PING": ping, "num_warps": warps}
         src = GluonASTSource(mm_ws, sig, consts)
         k = triton.compile(src, target=GPUTarget("cuda", 90, 32), options={"num_warps": warps})
         ptx = k.asm["ptx"]
         print(
-            f"{bm}x{bn}x{bk} s{stages} G{group} w{warps}: shared {k.metadata.shared} bytes, "
+            f"{bm}x{bn}x{bk} s{stages} G{group} w{warps}{' ping-pong' if ping else ''}: "
+            f"shared {k.metadata.shared} bytes, "
             f"{ptx.count('wgmma.mma_async')} wgmma, {ptx.count('setmaxnreg')} setmaxnreg",
             flush=True,
         )
@@ -183,12 +224,12 @@ def run():
     print(f"torch._int_mm (B col) {ops / bench(lambda: torch._int_mm(a, bt.t())) / 1e12:.0f} TOPS", flush=True)
     sms = torch.cuda.get_device_properties("cuda").multi_processor_count
     out = torch.empty((n, n), dtype=torch.int32, device="cuda")
-    for bm, bn, bk, stages, group, warps in CONFIGS:
+    for bm, bn, bk, stages, group, warps, ping in CONFIGS:
         la, lb = layouts(bm, bn, bk)
         da, db = TensorDescriptor.from_tensor(a, [bm, bk], la), TensorDescriptor.from_tensor(bt, [bn, bk], lb)
         grid = (min(sms, triton.cdiv(n, bm) * triton.cdiv(n, bn)),)
-        go = lambda: mm_ws[grid](da, db, out, n, n, n, group, stages, num_warps=warps)
-        label = f"gluon mm_ws {bm}x{bn}x{bk} s{stages} G{group} w{warps}"
+        go = lambda: mm_ws[grid](da, db, out, n, n, n, group, stages, ping, num_warps=warps)
+        label = f"gluon mm_ws {bm}x{bn}x{bk} s{stages} G{group} w{warps}{' ping-pong' if ping else ''}"
         try:
             out.zero_()
             go()
