@@ -52,8 +52,12 @@ def splits(m: int, b) -> bool:
     from .gpu_split import row_major
 
     k, n = b.shape
-    tiles = -(-m // TMA_CONFIG["BM"]) * -(-n // TMA_CONFIG["BN"])
-    return m <= SPLIT_M_WIDE and n * k <= SPLIT_NK_WIDE and tiles <= SPLIT_TILES_WIDE and not row_major(b)
+    return m <= SPLIT_M_WIDE and n * k <= SPLIT_NK_WIDE and _tma_tiles(m, n) <= SPLIT_TILES_WIDE and not row_major(b)
+
+
+def _tma_tiles(m: int, n: int) -> int:
+    """The TMA kernel's output tiles (its grid) for an (m, n) result."""
+    return -(-m // TMA_CONFIG["BM"]) * -(-n // TMA_CONFIG["BN"])
 
 
 def _takes_split(m: int, b) -> bool:
@@ -211,7 +215,7 @@ def _tma(a8, bt, args, flags):
     bm, bn, bk = cfg["BM"], cfg["BN"], cfg["BK"]
     desc = k["TensorDescriptor"]
     da, db = desc.from_tensor(a8, [bm, bk]), desc.from_tensor(bt, [bn, bk])
-    grid = (-(-a8.shape[0] // bm) * -(-bt.shape[0] // bn),)
+    grid = (_tma_tiles(a8.shape[0], bt.shape[0]),)
     return k["mm_tma_raw"][grid](da, db, *args, **flags, **cfg)
 
 
@@ -312,7 +316,7 @@ def _tma_plan(a, b, neg: bool):
     names = _triton()["mm_tma_raw"].arg_names
     cfg = dict(flags, **TMA_CONFIG)
     rest = args[4:] + tuple(cfg[name] for name in names[2 + len(args) :])
-    grid = -(-m // TMA_CONFIG["BM"]) * -(-n // TMA_CONFIG["BN"])
+    grid = _tma_tiles(m, n)
     run, dev, index = ck.run, a.device, gpu_launch.device_index(torch, a.device)
     head = (run.launch_cooperative_grid, run.launch_pdl, None, None, ck.packed_metadata, None, None, None)
     function, current, settings = ck.function, gpu_launch.raw_stream(torch), gpu_launch._settings()
