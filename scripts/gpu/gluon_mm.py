@@ -1,7 +1,7 @@
 # ruff: noqa: B023, E731  (closures run inside their loop iteration; lambdas name the timed variants)
 """A warp-specialised, persistent int8 GEMM for Hopper written in Gluon: the experiment behind issue 12's 1,400 TOPS.
 
-    python scripts/gpu/gluon_mm.py            # on the H200: exact against torch._int_mm, then TOPS at 8192^3
+    python scripts/gpu/gluon_mm.py [i ...]    # on the H200: exact against torch._int_mm, then TOPS at 8192^3
     python scripts/gpu/gluon_mm.py compile    # anywhere with Triton: compile for sm_90a only (no GPU needed)
 
 Triton's own kernel (gpu_kernels.mm_tma) leaves the scheduling of loads and tensor-core work to Triton's pipeliner,
@@ -211,7 +211,7 @@ def compile_only():
         )
 
 
-def run():
+def run(which):
     import torch
     from triton.experimental.gluon.nvidia.hopper import TensorDescriptor
 
@@ -224,7 +224,7 @@ def run():
     print(f"torch._int_mm (B col) {ops / bench(lambda: torch._int_mm(a, bt.t())) / 1e12:.0f} TOPS", flush=True)
     sms = torch.cuda.get_device_properties("cuda").multi_processor_count
     out = torch.empty((n, n), dtype=torch.int32, device="cuda")
-    for bm, bn, bk, stages, group, warps, ping in CONFIGS:
+    for bm, bn, bk, stages, group, warps, ping in [CONFIGS[i] for i in which]:
         la, lb = layouts(bm, bn, bk)
         da, db = TensorDescriptor.from_tensor(a, [bm, bk], la), TensorDescriptor.from_tensor(bt, [bn, bk], lb)
         grid = (min(sms, triton.cdiv(n, bm) * triton.cdiv(n, bn)),)
@@ -240,4 +240,5 @@ def run():
 
 
 if __name__ == "__main__":
-    compile_only() if sys.argv[1:] == ["compile"] else run()
+    # python scripts/gpu/gluon_mm.py 2 4: only those configurations (each in its own process guards against a hang)
+    compile_only() if sys.argv[1:] == ["compile"] else run([int(i) for i in sys.argv[1:]] or range(len(CONFIGS)))
