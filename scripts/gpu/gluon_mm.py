@@ -31,6 +31,9 @@ CONFIGS = [
     (128, 128, 128, 6, 8, 4, False),
     (128, 128, 128, 6, 16, 4, True),
     (128, 128, 64, 10, 16, 4, True),
+    (128, 128, 128, 6, 8, 4, True),
+    (256, 128, 128, 4, 8, 8, False),
+    (128, 256, 128, 4, 16, 8, False),
 ]
 
 
@@ -76,6 +79,7 @@ def _consumer(
     b_bufs,
     ready,
     empty,
+    turn,
     out_ptr,
     M,
     N,
@@ -99,9 +103,18 @@ def _consumer(
     rows = gl.arange(0, BM_, layout=gl.SliceLayout(1, layout))
     cols = gl.arange(0, BN_, layout=gl.SliceLayout(0, layout))
     step = gl.num_programs(0)
+    j = 0
     for t in range(gl.program_id(0) + FIRST * step, n_m * n_n, EVERY * step):
         pm, pn = _tile(t, n_m, n_n, GROUP)
         i = (t - gl.program_id(0)) // step * k_steps
+        if EVERY == 2:
+            # Ping-pong takes turns over the ring: a consumer starts a tile's K loop only once the other has waited
+            # on every stage of the tile before it.  Without the turn, a consumer a lap or more ahead would wait on
+            # a ready barrier whose phase parity is that of an older lap, and pass at once.
+            if FIRST == 0:
+                mbarrier.wait(turn.index(1), (j + 1) & 1, pred=j > 0)
+            else:
+                mbarrier.wait(turn.index(0), j & 1)
         acc = gl.zeros((BM_, BN_), dtype=gl.int32, layout=layout)
         for ks in range(k_steps):
             s = i % NUM
@@ -112,8 +125,11 @@ def _consumer(
             acc = warpgroup_mma_wait(1, deps=(acc,))
             mbarrier.arrive(empty.index((i + NUM - 1) % NUM), pred=ks > 0)
             i += 1
+        if EVERY == 2:
+            mbarrier.arrive(turn.index(FIRST))
         acc = warpgroup_mma_wait(0, deps=(acc,))
         mbarrier.arrive(empty.index((i + NUM - 1) % NUM))
+        j += 1
         r = pm * BM_ + rows
         c = pn * BN_ + cols
         offs = r[:, None].to(gl.int64) * N + c[None, :]
@@ -140,19 +156,22 @@ def mm_ws(
     b_bufs = gl.allocate_shared_memory(gl.int8, [NUM, BN_, BK_], b_desc.layout)
     ready = gl.allocate_shared_memory(gl.int64, [NUM, 1], mbarrier.MBarrierLayout())
     empty = gl.allocate_shared_memory(gl.int64, [NUM, 1], mbarrier.MBarrierLayout())
+    turn = gl.allocate_shared_memory(gl.int64, [2, 1], mbarrier.MBarrierLayout())
     for s in gl.static_range(NUM):
         mbarrier.init(ready.index(s), count=1)
         mbarrier.init(empty.index(s), count=1)
+    for s in gl.static_range(2):
+        mbarrier.init(turn.index(s), count=1)
     if PING:  # two consumers of num_warps each, alternate tiles
         gl.warp_specialize(
             [
                 (
                     _consumer,
-                    (a_bufs, b_bufs, ready, empty, out_ptr, M, N, K, GROUP, NUM, BM_, BN_, BK_, num_warps, 0, 2),
+                    (a_bufs, b_bufs, ready, empty, turn, out_ptr, M, N, K, GROUP, NUM, BM_, BN_, BK_, num_warps, 0, 2),
                 ),
                 (
                     _consumer,
-                    (a_bufs, b_bufs, ready, empty, out_ptr, M, N, K, GROUP, NUM, BM_, BN_, BK_, num_warps, 1, 2),
+                    (a_bufs, b_bufs, ready, empty, turn, out_ptr, M, N, K, GROUP, NUM, BM_, BN_, BK_, num_warps, 1, 2),
                 ),
                 (_loader, (a_desc, b_desc, a_bufs, b_bufs, ready, empty, M, N, K, GROUP, NUM)),
             ],
@@ -164,7 +183,7 @@ def mm_ws(
             [
                 (
                     _consumer,
-                    (a_bufs, b_bufs, ready, empty, out_ptr, M, N, K, GROUP, NUM, BM_, BN_, BK_, num_warps, 0, 1),
+                    (a_bufs, b_bufs, ready, empty, turn, out_ptr, M, N, K, GROUP, NUM, BM_, BN_, BK_, num_warps, 0, 1),
                 ),
                 (_loader, (a_desc, b_desc, a_bufs, b_bufs, ready, empty, M, N, K, GROUP, NUM)),
             ],
