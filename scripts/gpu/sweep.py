@@ -16,6 +16,7 @@
     python scripts/gpu/sweep.py host_tma # a TMA-kernel call's host time, step by step
     python scripts/gpu/sweep.py tma_launch  # past the split-K rows: launches repeated directly, or through Triton
     python scripts/gpu/sweep.py mid_direct  # 65..512 rows: split-K or the TMA kernel, both launched directly
+    python scripts/gpu/sweep.py ws       # the Hopper kernel's two configurations and Triton's kernel, through gemm
 
 Timing as bench/gemm.py times: Triton's do_bench (L2 flushed before each run, median).
 """
@@ -496,6 +497,34 @@ def big():
             print(f"tma {bm}x{bn}x{bk} s{st} w{w} G{gr}: {type(exc).__name__} {str(exc)[:150]}", flush=True)
 
 
+def ws():
+    """Through gemm (B column-major and row-major): the Hopper kernel as gpu.py chooses its configuration, always
+    ping-pong 128x128, always 128x256, and Triton's own TMA kernel (WS off); each checked against torch first."""
+    variants = [
+        ("chosen", dict(WS=True, WIDE_PER_SM=g.WIDE_PER_SM)),
+        ("ping-pong", dict(WS=True, WIDE_PER_SM=1 << 30)),
+        ("wide", dict(WS=True, WIDE_PER_SM=0)),
+        ("triton", dict(WS=False)),
+    ]
+    saved = dict(WS=g.WS, WIDE_PER_SM=g.WIDE_PER_SM)
+    for m, nk in ((8192, 8192), (4096, 4096), (1024, 4096), (512, 16384)):
+        x = torch.randint(-128, 128, (m, nk), dtype=torch.int8, device=dev)
+        wcol = torch.randint(-128, 128, (nk, nk), dtype=torch.int8, device=dev).t()
+        wrow = wcol.contiguous()
+        ref, t_ref = _torch_best(x, wcol)
+        line = f"M={m} N=K={nk}: torch {2 * m * nk * nk / t_ref / 1e12:.0f} TOPS;"
+        for name, knobs in variants:
+            for attr, value in knobs.items():
+                setattr(g, attr, value)
+            for lay, w in (("col", wcol), ("row", wrow)):
+                assert torch.equal(gemm(x, w, op="sdot4"), ref), (name, lay)
+                t = bench(lambda: gemm(x, w, op="sdot4"))
+                line += f" {name} B {lay} {t_ref / t:.2f}x"
+        for attr, value in saved.items():
+            setattr(g, attr, value)
+        print(line, flush=True)
+
+
 if __name__ == "__main__":
     for part in sys.argv[1:] or ["skinny", "host", "big"]:
         {
@@ -514,4 +543,5 @@ if __name__ == "__main__":
             "host_tma": host_tma,
             "tma_launch": tma_launch,
             "mid_direct": mid_direct,
+            "ws": ws,
         }[part]()

@@ -61,11 +61,12 @@ def test_gpu_tensors_large_stress_against_the_cpu_float64_path():
 
 
 @pytest.mark.parametrize("name", ["sdot4", "usdot", "udot4", "sudot"])
-@pytest.mark.parametrize("kernel", ["tma", "plain", "persist", "split"])
+@pytest.mark.parametrize("kernel", ["tma", "tma-triton", "plain", "persist", "split"])
 def test_gpu_tensor_core_kernels_on_odd_tiles(name, kernel, monkeypatch):
-    """K a multiple of 16 takes the TMA kernels, M <= 64 the split-K kernel; M and N that fill no tile exercise the
-    edges."""
-    monkeypatch.setattr(gpu, "KERNEL", kernel)
+    """K a multiple of 16 takes the TMA kernels (on Hopper the Gluon one, or with WS off Triton's), M <= 64 the
+    split-K kernel; M and N that fill no tile exercise the edges."""
+    monkeypatch.setattr(gpu, "KERNEL", kernel.split("-")[0])
+    monkeypatch.setattr(gpu, "WS", kernel != "tma-triton")
     row = ref.OPS[name]
     for m, k, n in [(37, 64, 45), (300, 4096, 261), (1, 16, 1), (300, 1024, 260), (64, 4096, 520)]:
         rng = _rng("tiles", name, m, k, n)
@@ -74,6 +75,29 @@ def test_gpu_tensor_core_kernels_on_odd_tiles(name, kernel, monkeypatch):
         c = np.array(_acc(rng, row, (m, n)))
         want = gemm(a, b, c, op=name, backend="float64")
         assert np.array_equal(gemm(a, b, c, op=name, backend="gpu"), want)
+
+
+@pytest.mark.parametrize("op", ["sdot4", "usdot", "udot4"])
+def test_gpu_wide_tiles_on_odd_edges(op, monkeypatch):
+    """The Hopper kernel's wide 128x256 tiles (gpu_gluon.WIDE, chosen for large products; here for a moderate one)
+    on M, N and K that fill no tile, with c, neg and centred unsigned operands, against float64 on the GPU."""
+    torch = pytest.importorskip("torch")
+    monkeypatch.setattr(gpu, "WIDE_PER_SM", 1)
+    m, k, n = 1500, 272, 3000
+    setup = gpu._tma_setup(m, n, torch.device("cuda"))
+    if gpu._ws(torch.device("cuda")):
+        assert setup[3][1] == [256, 128], setup
+    row = ref.OPS[op]
+    rng = _rng("wide", op)
+    a = torch.from_numpy(_lanes(rng, row[0], row[1], (m, k))).cuda()
+    b = torch.from_numpy(_lanes(rng, row[2], row[3], (k, n))).cuda()
+    c = torch.from_numpy(rng.integers(-(2**31), 2**31, (m, n)).astype(np.int32)).cuda()
+    exact = (a.double() @ b.double()).to(torch.int64)  # |sum| < 2**53
+    for neg in (False, True):
+        want = c.to(torch.int64) + (-exact if neg else exact)
+        want = torch.where(want >= 2**31, want - 2**32, torch.where(want < -(2**31), want + 2**32, want))
+        got = gemm(a, b, c, op=op, neg=neg)  # udot4's uint32: its bits as int32
+        assert torch.equal(got.view(torch.int32).to(torch.int64), want), neg
 
 
 def test_gpu_tensors_take_accumulators_as_the_cpu_path_does():
@@ -138,8 +162,10 @@ def test_gpu_repeated_calls_through_the_remembered_plan(op):
     assert gpu_tensors._PLANS
     if op == "sdot4":  # int8 x int8 past the split-K rows, a row-major: the TMA kernel's own plan (gpu._tma_plan)
         assert any(getattr(p, "__qualname__", "").startswith("_tma_plan.") for p in gpu_tensors._PLANS.values())
-    # The TMA kernel and the passes were launched again directly (gpu_launch.Direct), on real compiled kernels.
-    for kernel in (gpu_kernels.mm_tma, gpu_kernels.transpose, gpu_kernels.split):
+    # The TMA kernel in force (the Gluon one on Hopper) and the passes were launched again directly
+    # (gpu_launch.Direct), on real compiled kernels.
+    tma = gpu._tma_setup(600, 136, torch.device("cuda"))[0].fn
+    for kernel in (tma, gpu_kernels.transpose, gpu_kernels.split):
         assert gpu_launch._DIRECT[kernel]._cache, kernel
     rng = _rng("plan-graph", op)
     x = torch.from_numpy(_lanes(rng, row[0], row[1], (600, 256))).cuda()
@@ -188,7 +214,8 @@ def test_gpu_tma_plan_steps_aside_for_launch_hooks():
     finally:
         knobs.runtime.launch_enter_hook.remove(hook)
     torch.cuda.synchronize()
-    assert torch.equal(got, want) and any("mm_tma" in name for name in seen), seen
+    tma = gpu._tma_setup(600, 136, x.device)[0].fn.__name__  # mm_ws on Hopper, mm_tma elsewhere
+    assert torch.equal(got, want) and any(tma in name for name in seen), seen
     count = len(seen)
     assert torch.equal(gemm(x, w, op="sdot4"), want) and len(seen) == count
 

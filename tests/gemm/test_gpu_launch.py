@@ -47,9 +47,11 @@ class _Descriptor:
     """The attributes of Triton's host TensorDescriptor that a signature reads (Triton itself is not imported
     here: the interpreter tests need to import it first, in interpreter mode)."""
 
-    def __init__(self, base, block_shape, padding="zero"):
+    def __init__(self, base, block_shape, padding="zero", layout=None):
         self.base, self.block_shape, self.padding = base, block_shape, padding
         self.shape, self.strides = list(base.shape), list(base.stride())
+        if layout is not None:  # a Gluon descriptor's shared-memory layout
+            self.layout = layout
 
 
 def test_descriptors_are_told_apart_by_all_but_their_address():
@@ -63,6 +65,7 @@ def test_descriptors_are_told_apart_by_all_but_their_address():
         _Descriptor(buf[:32], [16, 32]),
         _Descriptor(buf.view(torch.uint8), [16, 32]),
         _Descriptor(buf, [16, 32], padding="nan"),
+        _Descriptor(buf, [16, 32], layout=("swizzle", 128)),
     ):
         assert _sig((1,), other, 1, True, BLOCK=16) != _sig((1,), d, 1, True, BLOCK=16)
 

@@ -29,6 +29,12 @@ _KERNELS: dict = {}
 # time); the tests and scripts/gpu/ set them to compare the kernels.
 KERNEL = os.environ.get("INTDOT_GEMM_KERNEL", "tma")
 TMA = os.environ.get("INTDOT_GEMM_TMA", "1") != "0"
+# On Hopper (sm_90) the TMA kernel is the warp-specialised Gluon one (gpu_gluon.py), where Triton has Gluon;
+# INTDOT_GEMM_WS=0 keeps Triton's own (gpu_kernels.mm_tma) there too.
+WS = os.environ.get("INTDOT_GEMM_WS", "1") != "0"
+# The Gluon kernel's wide tiles (gpu_gluon.WIDE) once they number this many a multiprocessor; its ping-pong
+# 128x128 tiles below that, where one tile a consumer leaves no K loop to hide the other's epilogue behind.
+WIDE_PER_SM = 8
 # One warp group on 128x128 tiles with three 32 KB stages: two programs fit on a multiprocessor, so one's
 # epilogue overlaps the other's K loop (scripts/gpu/peak.py on the H200 at 8192^3: 1,279-1,290 TOPS against
 # 1,225 for 128x256 tiles with two warp groups and four stages).
@@ -94,6 +100,12 @@ def _triton():
             mm_persist_raw=g.mm_persist,
             TensorDescriptor=g.TensorDescriptor,
         )
+    try:  # Gluon's Hopper language: Triton 3.5 and later
+        from . import gpu_gluon
+    except ImportError:  # pragma: no cover - older Triton
+        gpu_gluon = None
+    if gpu_gluon is not None:
+        kernels.update(mm_ws_raw=direct(gpu_gluon.mm_ws), gluon=gpu_gluon)
     _KERNELS.update(kernels)
     return _KERNELS
 
@@ -208,15 +220,45 @@ def _operands(a, b, c, neg: bool):
     return a8, bt, out, args, dict(HAS_C=c is not None, CENTRED=bool(za or zb))
 
 
-def _tma(a8, bt, args, flags):
-    """Launch the TMA kernel (TMA_CONFIG) on prepared operands (``_operands``); the launch's result."""
+_HOPPER: dict = {}
+
+
+def _ws(device) -> bool:
+    """Whether the TMA kernel on ``device`` is the Gluon one (gpu_gluon): a Hopper GPU (sm_90) and WS."""
+    if not (WS and device.type == "cuda" and "mm_ws_raw" in _triton()):
+        return False
+    hopper = _HOPPER.get(device.index)
+    if hopper is None:
+        import torch
+
+        hopper = _HOPPER[device.index] = torch.cuda.get_device_capability(device)[0] == 9
+    return hopper
+
+
+def _tma_setup(m: int, n: int, device):
+    """(kernel, grid, descriptor maker, A's and B's block shapes, constexprs and launch options) of the TMA kernel
+    for an (m, n) result on ``device``: the Gluon kernel on Hopper (persistent, one program a multiprocessor at
+    most), Triton's (TMA_CONFIG, a program a tile) elsewhere."""
     k = _triton()
+    if _ws(device):
+        g = k["gluon"]
+        cfg = dict(g.PING)
+        sms = _sm_count(device)
+        wide = -(-m // g.WIDE["BM"]) * -(-n // g.WIDE["BN"])
+        if wide >= WIDE_PER_SM * sms:
+            cfg = dict(g.WIDE)
+        bm, bn, bk = cfg.pop("BM"), cfg.pop("BN"), cfg.pop("BK")
+        grid = min(sms, -(-m // bm) * -(-n // bn))
+        return k["mm_ws_raw"], grid, g.descriptor, ([bm, bk], [bn, bk]), cfg
     cfg = TMA_CONFIG
     bm, bn, bk = cfg["BM"], cfg["BN"], cfg["BK"]
-    desc = k["TensorDescriptor"]
-    da, db = desc.from_tensor(a8, [bm, bk]), desc.from_tensor(bt, [bn, bk])
-    grid = (_tma_tiles(a8.shape[0], bt.shape[0]),)
-    return k["mm_tma_raw"][grid](da, db, *args, **flags, **cfg)
+    return k["mm_tma_raw"], _tma_tiles(m, n), k["TensorDescriptor"].from_tensor, ([bm, bk], [bn, bk]), cfg
+
+
+def _tma(a8, bt, args, flags):
+    """Launch the TMA kernel (``_tma_setup``) on prepared operands (``_operands``); the launch's result."""
+    kernel, grid, desc, (block_a, block_b), cfg = _tma_setup(a8.shape[0], bt.shape[0], a8.device)
+    return kernel[(grid,)](desc(a8, block_a), desc(bt, block_b), *args, **flags, **cfg)
 
 
 def mm_int8(a, b, c=None, *, neg: bool = False):
@@ -246,7 +288,7 @@ def mm_int8(a, b, c=None, *, neg: bool = False):
 
     kind = KERNEL
     if use_tma(kk) and kind == "tma":
-        # One fixed configuration (TMA_CONFIG), so no call pays an autotuning sweep or the autotuner's dispatch.
+        # Fixed configurations (_tma_setup), so no call pays an autotuning sweep or the autotuner's dispatch.
         _tma(a8, bt, args, flags)
     elif use_tma(kk) and kind == "persist":
         # Block shapes are placeholders; each autotune config sets its own (pre_hook).
@@ -274,8 +316,8 @@ def fast(a, b, neg: bool):
 
 
 def _tma_plan(a, b, neg: bool):
-    """(call, result) where the TMA kernel computes int8 x int8 with a row-major (K-contiguous, 16-byte aligned)
-    and b column-major or row-major (its transposing pass in the plan); (None, result) elsewhere.
+    """(call, result) where the TMA kernel (``_tma_setup``) computes int8 x int8 with a row-major (K-contiguous,
+    16-byte aligned) and b column-major or row-major (its transposing pass in the plan); (None, result) elsewhere.
 
     A call's host time through mm_int8 is mostly bookkeeping that the plan's key has already settled (which passes,
     which kernel, the descriptors' shapes, the launch's signature): about 100 us against 15 for torch's on the H200,
@@ -313,10 +355,9 @@ def _tma_plan(a, b, neg: bool):
         map_a(a, (m, kk), (kk, 1)), map_b(bt, (n, kk), (kk, 1))
     except Exception:
         return None, out
-    names = _triton()["mm_tma_raw"].arg_names
-    cfg = dict(flags, **TMA_CONFIG)
-    rest = args[4:] + tuple(cfg[name] for name in names[2 + len(args) :])
-    grid = _tma_tiles(m, n)
+    kernel, grid, _, _, cfg = _tma_setup(m, n, a.device)
+    cfg = dict(flags, **cfg)
+    rest = args[4:] + tuple(cfg[name] for name in kernel.arg_names[2 + len(args) :])
     run, dev, index = ck.run, a.device, gpu_launch.device_index(torch, a.device)
     head = (run.launch_cooperative_grid, run.launch_pdl, None, None, ck.packed_metadata, None, None, None)
     function, current, settings = ck.function, gpu_launch.raw_stream(torch), gpu_launch._settings()

@@ -129,7 +129,9 @@ def _arg_key(x):
     if hasattr(x, "block_shape") and hasattr(base, "data_ptr"):
         shape, strides, block = tuple(x.shape), tuple(x.strides), tuple(x.block_shape)
         aligned = base.data_ptr() % 16 == 0
-        return "descriptor", id(base.dtype), base.get_device(), aligned, shape, strides, block, x.padding
+        # A Gluon descriptor's shared-memory layout too (hashable; Triton's descriptors have none).
+        layout = getattr(x, "layout", None)
+        return "descriptor", id(base.dtype), base.get_device(), aligned, shape, strides, block, x.padding, layout
     return None
 
 

@@ -121,7 +121,7 @@ def gemm_tensors(a, b, c, o, clamp: bool, neg: bool):
     if c is None and isinstance(b, torch.Tensor) and o.pair_sat is None:
         # 16-byte alignment and the kernel choice too: a compiled kernel is specialised on the first.
         key = (o, clamp, neg, a.dtype, b.dtype, a.shape, a.stride(), b.shape, b.stride(), a.device, b.device)
-        key += (a.data_ptr() % 16 == 0, b.data_ptr() % 16 == 0, gpu.KERNEL, gpu.TMA)
+        key += (a.data_ptr() % 16 == 0, b.data_ptr() % 16 == 0, gpu.KERNEL, gpu.TMA, gpu.WS)
         plan = _PLANS.get(key)
         if plan is not None:
             return plan(a, b)

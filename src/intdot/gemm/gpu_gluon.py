@@ -1,0 +1,283 @@
+"""The Hopper (sm_90) int8 GEMM kernel, written in Gluon: warp-specialised and persistent.
+
+Triton's own TMA kernel (gpu_kernels.mm_tma) leaves the scheduling of loads and tensor-core work to Triton's
+pipeliner and reaches 1,280-1,290 TOPS at 8192^3 on the H200; this one schedules them itself and reaches
+1,385-1,400 (scripts/gpu/gluon_mm.py, scripts/gpu/h200-results.txt):
+
+- one loader warp streams A and B tiles through a ring of shared-memory stages with the tensor-copy engine (TMA),
+  each stage guarded by a ``ready`` and an ``empty`` barrier;
+- the consumer warps issue the warpgroup MMAs, keep one in flight, and hand each stage back to the loader as soon
+  as the MMA that read it has retired;
+- programs are persistent (one a multiprocessor), walking the output tiles in groups of GROUP tile rows so that B
+  tiles are reused from L2;
+- with PING, two consumers take every other tile, so that one's K loop runs while the other's epilogue stores.
+
+Imported only where Triton has Gluon (3.5 and later); Triton's interpreter cannot run it (gpu.py picks it on
+sm_90 devices only), and tests/gemm/test_gpu_gluon.py compiles it for sm_90a where no GPU is lent.
+"""
+
+from __future__ import annotations
+
+from triton.experimental import gluon
+from triton.experimental.gluon import language as gl
+from triton.experimental.gluon.language.nvidia.hopper import mbarrier, tma, warpgroup_mma, warpgroup_mma_wait
+from triton.experimental.gluon.nvidia.hopper import TensorDescriptor
+
+# Measured on the H200 at 8192^3 (scripts/gpu/gluon_mm.py): 128x128 ping-pong 1,384-1,385 TOPS; one consumer of
+# two warp groups on 128x256 tiles 1,386-1,400, better only once every multiprocessor has many tiles to walk.
+PING = dict(BM=128, BN=128, BK=128, GROUP=16, NUM=6, PING=True, num_warps=4)
+WIDE = dict(BM=128, BN=256, BK=128, GROUP=16, NUM=4, PING=False, num_warps=8)
+
+
+def descriptor(t, block):
+    """The Gluon tensor descriptor of an int8 (rows, K) K-contiguous tensor, in ``block`` tiles."""
+    return TensorDescriptor.from_tensor(t, list(block), gl.NVMMASharedLayout.get_default_for(list(block), gl.int8))
+
+
+@gluon.constexpr_function
+def _acc_layout(warps):
+    # Warps stacked along M, 16 rows each (a warp group's 64 rows a wgmma); int8 wgmma's N of 128 divides BN.
+    return gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[warps, 1], instr_shape=[16, 128, 32])
+
+
+@gluon.jit
+def _tile(t, n_m, n_n, GROUP: gl.constexpr):
+    # Grouped order, as gpu_kernels.tile: neighbouring tiles share rows of A and columns of B in L2.
+    first = t // (GROUP * n_n) * GROUP
+    rows = gl.minimum(n_m - first, GROUP)
+    return first + (t % (GROUP * n_n)) % rows, (t % (GROUP * n_n)) // rows
+
+
+@gluon.jit
+def _loader(a_desc, b_desc, a_bufs, b_bufs, ready, empty, M, N, K, GROUP: gl.constexpr, NUM: gl.constexpr):
+    BM: gl.constexpr = a_desc.block_type.shape[0]
+    BN: gl.constexpr = b_desc.block_type.shape[0]
+    BK: gl.constexpr = a_desc.block_type.shape[1]
+    n_m = gl.cdiv(M, BM)
+    n_n = gl.cdiv(N, BN)
+    i = 0
+    for t in range(gl.program_id(0), n_m * n_n, gl.num_programs(0)):
+        pm, pn = _tile(t, n_m, n_n, GROUP)
+        for ks in range(gl.cdiv(K, BK)):
+            s = i % NUM
+            # A stage is free once the consumer's arrival for its previous use has landed (the first lap is free).
+            mbarrier.wait(empty.index(s), ((i // NUM) & 1) ^ 1, pred=i >= NUM)
+            mbarrier.expect(ready.index(s), a_desc.block_type.nbytes + b_desc.block_type.nbytes)
+            # Past M, N or K the copy fills zeros: edge tiles need no masks on the way in.
+            tma.async_copy_global_to_shared(a_desc, [pm * BM, ks * BK], ready.index(s), a_bufs.index(s))
+            tma.async_copy_global_to_shared(b_desc, [pn * BN, ks * BK], ready.index(s), b_bufs.index(s))
+            i += 1
+
+
+@gluon.jit
+def _consumer(
+    a_bufs,
+    b_bufs,
+    ready,
+    empty,
+    turn,
+    c_ptr,
+    out_ptr,
+    ra_ptr,
+    cb_ptr,
+    M,
+    N,
+    K,
+    za,
+    zb,
+    zz,
+    sign,
+    HAS_C: gl.constexpr,
+    CENTRED: gl.constexpr,
+    GROUP: gl.constexpr,
+    NUM: gl.constexpr,
+    FIRST: gl.constexpr,
+    EVERY: gl.constexpr,
+):
+    # This consumer takes the program's tiles FIRST, FIRST + EVERY, ...: all of them (0, 1) or every other one
+    # (ping-pong).  A tile's ring stages follow from its place in the program's sequence of tiles.
+    BM: gl.constexpr = a_bufs.type.shape[1]
+    BN: gl.constexpr = b_bufs.type.shape[1]
+    BK: gl.constexpr = a_bufs.type.shape[2]
+    layout: gl.constexpr = _acc_layout(gl.num_warps())
+    n_m = gl.cdiv(M, BM)
+    n_n = gl.cdiv(N, BN)
+    k_steps = gl.cdiv(K, BK)
+    rows = gl.arange(0, BM, layout=gl.SliceLayout(1, layout))
+    cols = gl.arange(0, BN, layout=gl.SliceLayout(0, layout))
+    step = gl.num_programs(0)
+    j = 0
+    for t in range(gl.program_id(0) + FIRST * step, n_m * n_n, EVERY * step):
+        pm, pn = _tile(t, n_m, n_n, GROUP)
+        i = (t - gl.program_id(0)) // step * k_steps
+        if EVERY == 2:
+            # Ping-pong takes turns over the ring: a consumer starts a tile's K loop once the other has waited on
+            # every stage of the tile before it.  Without the turn, a consumer a lap or more ahead would wait on a
+            # ready barrier whose phase parity is an older lap's, and pass at once.
+            if FIRST == 0:
+                mbarrier.wait(turn.index(1), (j + 1) & 1, pred=j > 0)
+            else:
+                mbarrier.wait(turn.index(0), j & 1)
+        acc = gl.zeros((BM, BN), dtype=gl.int32, layout=layout)
+        for ks in range(k_steps):
+            s = i % NUM
+            mbarrier.wait(ready.index(s), (i // NUM) & 1)
+            acc = warpgroup_mma(a_bufs.index(s), b_bufs.index(s).permute((1, 0)), acc, is_async=True)
+            # One MMA stays in flight: the one before it has read its stage, which goes back to the loader.
+            acc = warpgroup_mma_wait(1, deps=(acc,))
+            mbarrier.arrive(empty.index((i + NUM - 1) % NUM), pred=ks > 0)
+            i += 1
+        if EVERY == 2:
+            mbarrier.arrive(turn.index(FIRST))
+        acc = warpgroup_mma_wait(0, deps=(acc,))
+        mbarrier.arrive(empty.index((i + NUM - 1) % NUM))
+        j += 1
+        # The epilogue of gpu_kernels.epilogue: undo the centring of unsigned operands (exact modulo 2**32),
+        # apply neg, add c, store.
+        r = pm * BM + rows
+        c = pn * BN + cols
+        if CENTRED:
+            ra = gl.load(ra_ptr + r, mask=r < M, other=0)
+            cb = gl.load(cb_ptr + c, mask=c < N, other=0)
+            acc += zb * ra[:, None] + za * cb[None, :] + zz
+        acc = acc * sign
+        mask = (r[:, None] < M) & (c[None, :] < N)
+        offs = r[:, None].to(gl.int64) * N + c[None, :]
+        if HAS_C:
+            acc += gl.load(c_ptr + offs, mask=mask, other=0)
+        gl.store(out_ptr + offs, acc, mask=mask)
+
+
+@gluon.jit
+def mm_ws(
+    a_desc,
+    b_desc,
+    c_ptr,
+    out_ptr,
+    ra_ptr,
+    cb_ptr,
+    M,
+    N,
+    K,
+    za,
+    zb,
+    zz,
+    sign,
+    HAS_C: gl.constexpr,
+    CENTRED: gl.constexpr,
+    GROUP: gl.constexpr,
+    NUM: gl.constexpr,
+    PING: gl.constexpr,
+):
+    """out = sign * (a @ bt.T + the centring's correction) (+ c): the arguments of gpu_kernels.mm_tma, with the
+    descriptors' Gluon layouts (``descriptor``) and the grid at most one program a multiprocessor."""
+    BM: gl.constexpr = a_desc.block_type.shape[0]
+    BN: gl.constexpr = b_desc.block_type.shape[0]
+    BK: gl.constexpr = a_desc.block_type.shape[1]
+    a_bufs = gl.allocate_shared_memory(gl.int8, [NUM, BM, BK], a_desc.layout)
+    b_bufs = gl.allocate_shared_memory(gl.int8, [NUM, BN, BK], b_desc.layout)
+    ready = gl.allocate_shared_memory(gl.int64, [NUM, 1], mbarrier.MBarrierLayout())
+    empty = gl.allocate_shared_memory(gl.int64, [NUM, 1], mbarrier.MBarrierLayout())
+    turn = gl.allocate_shared_memory(gl.int64, [2, 1], mbarrier.MBarrierLayout())
+    for s in gl.static_range(NUM):
+        mbarrier.init(ready.index(s), count=1)
+        mbarrier.init(empty.index(s), count=1)
+    for s in gl.static_range(2):
+        mbarrier.init(turn.index(s), count=1)
+    if PING:  # two consumers of num_warps each on alternate tiles; the register split leaves the loader 40
+        gl.warp_specialize(
+            [
+                (
+                    _consumer,
+                    (
+                        a_bufs,
+                        b_bufs,
+                        ready,
+                        empty,
+                        turn,
+                        c_ptr,
+                        out_ptr,
+                        ra_ptr,
+                        cb_ptr,
+                        M,
+                        N,
+                        K,
+                        za,
+                        zb,
+                        zz,
+                        sign,
+                        HAS_C,
+                        CENTRED,
+                        GROUP,
+                        NUM,
+                        0,
+                        2,
+                    ),
+                ),
+                (
+                    _consumer,
+                    (
+                        a_bufs,
+                        b_bufs,
+                        ready,
+                        empty,
+                        turn,
+                        c_ptr,
+                        out_ptr,
+                        ra_ptr,
+                        cb_ptr,
+                        M,
+                        N,
+                        K,
+                        za,
+                        zb,
+                        zz,
+                        sign,
+                        HAS_C,
+                        CENTRED,
+                        GROUP,
+                        NUM,
+                        1,
+                        2,
+                    ),
+                ),
+                (_loader, (a_desc, b_desc, a_bufs, b_bufs, ready, empty, M, N, K, GROUP, NUM)),
+            ],
+            [gl.num_warps(), 1],
+            [232, 40],
+        )
+    else:
+        gl.warp_specialize(
+            [
+                (
+                    _consumer,
+                    (
+                        a_bufs,
+                        b_bufs,
+                        ready,
+                        empty,
+                        turn,
+                        c_ptr,
+                        out_ptr,
+                        ra_ptr,
+                        cb_ptr,
+                        M,
+                        N,
+                        K,
+                        za,
+                        zb,
+                        zz,
+                        sign,
+                        HAS_C,
+                        CENTRED,
+                        GROUP,
+                        NUM,
+                        0,
+                        1,
+                    ),
+                ),
+                (_loader, (a_desc, b_desc, a_bufs, b_bufs, ready, empty, M, N, K, GROUP, NUM)),
+            ],
+            [1],
+            [40],
+        )
