@@ -93,7 +93,7 @@ def test_gpu_wide_tiles_on_odd_edges(op, monkeypatch):
     b = torch.from_numpy(_lanes(rng, row[2], row[3], (k, n))).cuda()
     c = torch.from_numpy(rng.integers(-(2**31), 2**31, (m, n)).astype(np.int32)).cuda()
     exact = (a.double() @ b.double()).to(torch.int64)  # |sum| < 2**53
-    for neg in (False, True):
+    for neg in (False, True) if op != "usdot" else (False,):  # Arm's USDOT has no negating form
         want = c.to(torch.int64) + (-exact if neg else exact)
         want = torch.where(want >= 2**31, want - 2**32, torch.where(want < -(2**31), want + 2**32, want))
         got = gemm(a, b, c, op=op, neg=neg)  # udot4's uint32: its bits as int32
