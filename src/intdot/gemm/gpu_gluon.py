@@ -71,22 +71,8 @@ def _loader(a_desc, b_desc, a_bufs, b_bufs, ready, empty, M, N, K, GROUP: gl.con
 
 @gluon.jit
 def _consumer(
-    a_bufs,
-    b_bufs,
-    ready,
-    empty,
-    turn,
-    c_ptr,
-    out_ptr,
-    ra_ptr,
-    cb_ptr,
-    M,
-    N,
-    K,
-    za,
-    zb,
-    zz,
-    sign,
+    ring,
+    operands,
     HAS_C: gl.constexpr,
     CENTRED: gl.constexpr,
     GROUP: gl.constexpr,
@@ -96,6 +82,8 @@ def _consumer(
 ):
     # This consumer takes the program's tiles FIRST, FIRST + EVERY, ...: all of them (0, 1) or every other one
     # (ping-pong).  A tile's ring stages follow from its place in the program's sequence of tiles.
+    a_bufs, b_bufs, ready, empty, turn = ring
+    c_ptr, out_ptr, ra_ptr, cb_ptr, M, N, K, za, zb, zz, sign = operands
     BM: gl.constexpr = a_bufs.type.shape[1]
     BN: gl.constexpr = b_bufs.type.shape[1]
     BK: gl.constexpr = a_bufs.type.shape[2]
@@ -184,63 +172,13 @@ def mm_ws(
         mbarrier.init(empty.index(s), count=1)
     for s in gl.static_range(2):
         mbarrier.init(turn.index(s), count=1)
+    ring = (a_bufs, b_bufs, ready, empty, turn)
+    operands = (c_ptr, out_ptr, ra_ptr, cb_ptr, M, N, K, za, zb, zz, sign)
     if PING:  # two consumers of num_warps each on alternate tiles; the register split leaves the loader 40
         gl.warp_specialize(
             [
-                (
-                    _consumer,
-                    (
-                        a_bufs,
-                        b_bufs,
-                        ready,
-                        empty,
-                        turn,
-                        c_ptr,
-                        out_ptr,
-                        ra_ptr,
-                        cb_ptr,
-                        M,
-                        N,
-                        K,
-                        za,
-                        zb,
-                        zz,
-                        sign,
-                        HAS_C,
-                        CENTRED,
-                        GROUP,
-                        NUM,
-                        0,
-                        2,
-                    ),
-                ),
-                (
-                    _consumer,
-                    (
-                        a_bufs,
-                        b_bufs,
-                        ready,
-                        empty,
-                        turn,
-                        c_ptr,
-                        out_ptr,
-                        ra_ptr,
-                        cb_ptr,
-                        M,
-                        N,
-                        K,
-                        za,
-                        zb,
-                        zz,
-                        sign,
-                        HAS_C,
-                        CENTRED,
-                        GROUP,
-                        NUM,
-                        1,
-                        2,
-                    ),
-                ),
+                (_consumer, (ring, operands, HAS_C, CENTRED, GROUP, NUM, 0, 2)),
+                (_consumer, (ring, operands, HAS_C, CENTRED, GROUP, NUM, 1, 2)),
                 (_loader, (a_desc, b_desc, a_bufs, b_bufs, ready, empty, M, N, K, GROUP, NUM)),
             ],
             [gl.num_warps(), 1],
@@ -249,33 +187,7 @@ def mm_ws(
     else:
         gl.warp_specialize(
             [
-                (
-                    _consumer,
-                    (
-                        a_bufs,
-                        b_bufs,
-                        ready,
-                        empty,
-                        turn,
-                        c_ptr,
-                        out_ptr,
-                        ra_ptr,
-                        cb_ptr,
-                        M,
-                        N,
-                        K,
-                        za,
-                        zb,
-                        zz,
-                        sign,
-                        HAS_C,
-                        CENTRED,
-                        GROUP,
-                        NUM,
-                        0,
-                        1,
-                    ),
-                ),
+                (_consumer, (ring, operands, HAS_C, CENTRED, GROUP, NUM, 0, 1)),
                 (_loader, (a_desc, b_desc, a_bufs, b_bufs, ready, empty, M, N, K, GROUP, NUM)),
             ],
             [1],
