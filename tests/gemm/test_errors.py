@@ -77,3 +77,19 @@ def test_empty_shapes():
         gemm(np.zeros((2, 0), np.int8), np.zeros((0, 3), np.int8), np.full((2, 3), 7), op="sdot4", clamp=True).tolist()
         == [[7] * 3] * 2
     )
+
+
+def test_a_remembered_front_never_answers_for_a_flag_of_another_type():
+    """gemm remembers a spelling's resolved instruction and flags; 1 == True and hashes alike, but clamp=1 stays an
+    error after a clamp=True call, and the remembered GemmOp's hash does not travel with it to another process."""
+    import pickle
+
+    from intdot.gemm import api
+
+    gemm(A, B, op="sdot4", clamp=True)
+    with pytest.raises(OperandTypeError, match="clamp=1"):
+        gemm(A, B, op="sdot4", clamp=1)
+    o = api._front("sdot4", None, None, True, None, None, 8)[0]
+    h = hash(o)
+    copy = pickle.loads(pickle.dumps(o))
+    assert "_hash" not in copy.__dict__ and copy == o and hash(copy) == h

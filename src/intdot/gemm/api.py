@@ -188,8 +188,9 @@ _PLAIN = (bool, type(None))
 def _front(op, a_signed, b_signed, clamp, neg, target, a_bits):
     """(instruction, clamp, neg) of a call: ``op`` resolved, its rule applied, ``target`` checked; remembered for
     spellings by name with plain flags, so that a decode loop calling gemm on small shapes pays all that once."""
-    plain = type(op) is str and (target is None or type(target) is str)
-    plain = plain and all(type(v) in _PLAIN for v in (a_signed, b_signed, clamp, neg))
+    # bool and None only: 1 == True and hashes alike, but clamp=1 is an error, never a remembered answer.
+    plain = type(op) is str and (target is None or type(target) is str) and type(a_signed) in _PLAIN
+    plain = plain and type(b_signed) in _PLAIN and type(clamp) in _PLAIN and type(neg) in _PLAIN
     key = (op, a_signed, b_signed, clamp, neg, target, a_bits) if plain else None
     got = _FRONT.get(key) if plain else None
     if got is None:

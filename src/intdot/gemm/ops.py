@@ -7,7 +7,7 @@ catalog record.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import numpy as np
 
@@ -32,6 +32,18 @@ class GemmOp:
     neg: bool | None  # likewise for negating each step's dot product (the reference's neg)
     features: str = ""
     pair_sat: int | None = None  # pair sums saturate to this many signed bits first (x86's pmaddubsw idiom)
+
+    def __hash__(self) -> int:
+        # Hashed once: a GemmOp heads the key of every remembered GPU plan, looked up on every call of a decode loop.
+        h = self.__dict__.get("_hash")
+        if h is None:
+            h = hash(tuple(getattr(self, f.name) for f in fields(self)))
+            object.__setattr__(self, "_hash", h)
+        return h
+
+    def __getstate__(self):
+        # Strings hash differently in another process: the remembered hash does not travel (Dask pickles ops).
+        return {k: v for k, v in self.__dict__.items() if k != "_hash"}
 
     @property
     def clamp_arg(self) -> bool:
