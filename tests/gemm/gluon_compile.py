@@ -44,6 +44,19 @@ def compile_all() -> None:
             assert not k.metadata.global_scratch_size and not k.metadata.profile_scratch_size, what
 
 
+def one_stage_refused() -> None:
+    """A ring of one stage would deadlock (a stage goes back a K step late): refused when compiled."""
+    cfg = gpu_gluon.PING
+    consts = dict(HAS_C=False, CENTRED=False, GROUP=cfg["GROUP"], NUM=1, PING=True)
+    src = GluonASTSource(gpu_gluon.mm_ws, _signature(cfg["BM"], cfg["BN"], cfg["BK"]), consts)
+    try:
+        triton.compile(src, target=GPUTarget("cuda", 90, 32), options={"num_warps": cfg["num_warps"]})
+    except Exception as exc:  # Triton's CompilationError, with the static assertion's message
+        assert "deadlock" in str(exc), exc
+    else:
+        raise AssertionError("NUM=1 compiled")
+
+
 def choice() -> None:
     """Wide tiles only once there are WIDE_PER_SM of them a multiprocessor; the grid one program a
     multiprocessor at most; Triton's own kernel wherever the device is not a Hopper GPU (or WS is off)."""
@@ -64,5 +77,6 @@ def choice() -> None:
 
 if __name__ == "__main__":
     compile_all()
+    one_stage_refused()
     choice()
     print("ok", file=sys.stderr)

@@ -100,10 +100,14 @@ def _triton():
             mm_persist_raw=g.mm_persist,
             TensorDescriptor=g.TensorDescriptor,
         )
-    try:  # Gluon's Hopper language: Triton 3.5 and later
-        from . import gpu_gluon
-    except ImportError:  # pragma: no cover - older Triton
-        gpu_gluon = None
+    gpu_gluon = None
+    # Gluon's warp_specialize takes the list of partitions from Triton 3.6 on (3.5 would import the module and then
+    # fail to compile every call); checked on 3.6 only (the H200's Triton, and the one the tests compile with).
+    if tuple(int(p) for p in triton.__version__.split(".")[:2] if p.isdigit()) >= (3, 6):
+        try:
+            from . import gpu_gluon
+        except ImportError:  # pragma: no cover - a build of Triton without Gluon's Hopper modules
+            pass
     if gpu_gluon is not None:
         kernels.update(mm_ws_raw=direct(gpu_gluon.mm_ws), gluon=gpu_gluon)
     _KERNELS.update(kernels)
@@ -188,11 +192,20 @@ def use_tma(k: int) -> bool:
     return "mm_tma" in _triton() and k % 16 == 0 and TMA
 
 
-def _sm_count(device) -> int:
-    """The multiprocessors a persistent kernel spreads over (the tests pin it where Triton's interpreter runs)."""
-    import torch
+_SMS: dict = {}
 
-    return torch.cuda.get_device_properties(device).multi_processor_count
+
+def _sm_count(device) -> int:
+    """The multiprocessors a persistent kernel spreads over (the tests pin it where Triton's interpreter runs);
+    asked of CUDA once a device (the Gluon kernel's grid needs it on every call that no plan launches)."""
+    sms = _SMS.get(device.index)
+    if sms is None:
+        import torch
+
+        sms = torch.cuda.get_device_properties(device).multi_processor_count
+        if device.index is not None:
+            _SMS[device.index] = sms
+    return sms
 
 
 def _zz(za: int, zb: int, k: int) -> int:
@@ -231,7 +244,9 @@ def _ws(device) -> bool:
     if hopper is None:
         import torch
 
-        hopper = _HOPPER[device.index] = torch.cuda.get_device_capability(device)[0] == 9
+        hopper = torch.cuda.get_device_capability(device)[0] == 9
+        if device.index is not None:  # "cuda" alone means whichever device is current
+            _HOPPER[device.index] = hopper
     return hopper
 
 

@@ -12,8 +12,9 @@ pipeliner and reaches 1,280-1,290 TOPS at 8192^3 on the H200; this one schedules
   tiles are reused from L2;
 - with PING, two consumers take every other tile, so that one's K loop runs while the other's epilogue stores.
 
-Imported only where Triton has Gluon (3.5 and later); Triton's interpreter cannot run it (gpu.py picks it on
-sm_90 devices only), and tests/gemm/test_gpu_gluon.py compiles it for sm_90a where no GPU is lent.
+Used with Triton 3.6 (gpu.py checks); Triton's interpreter does not interpret Gluon kernels, and gpu.py picks this
+one for CUDA tensors on sm_90 devices only.  tests/gemm/test_gpu_gluon.py compiles it for sm_90a where no GPU is
+lent.  The stage counters are 32-bit: they would wrap only past M N K of about 2^60, far beyond any GPU's memory.
 """
 
 from __future__ import annotations
@@ -113,6 +114,8 @@ def _consumer(
             acc = warpgroup_mma(a_bufs.index(s), b_bufs.index(s).permute((1, 0)), acc, is_async=True)
             # One MMA stays in flight: the one before it has read its stage, which goes back to the loader.
             acc = warpgroup_mma_wait(1, deps=(acc,))
+            # One thread arrives (count 1) for all the consumer's warps: Triton synchronises the warp groups after
+            # the wait and before the arrival (bar.sync in the PTX), which a Triton upgrade should be checked for.
             mbarrier.arrive(empty.index((i + NUM - 1) % NUM), pred=ks > 0)
             i += 1
         if EVERY == 2:
@@ -162,6 +165,7 @@ def mm_ws(
     BM: gl.constexpr = a_desc.block_type.shape[0]
     BN: gl.constexpr = b_desc.block_type.shape[0]
     BK: gl.constexpr = a_desc.block_type.shape[1]
+    gl.static_assert(NUM >= 2, "a stage goes back to the loader one K step late: one stage alone would deadlock")
     a_bufs = gl.allocate_shared_memory(gl.int8, [NUM, BM, BK], a_desc.layout)
     b_bufs = gl.allocate_shared_memory(gl.int8, [NUM, BN, BK], b_desc.layout)
     ready = gl.allocate_shared_memory(gl.int64, [NUM, 1], mbarrier.MBarrierLayout())
