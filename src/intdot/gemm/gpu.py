@@ -29,11 +29,12 @@ _KERNELS: dict = {}
 # time); the tests and scripts/gpu/ set them to compare the kernels.
 KERNEL = os.environ.get("INTDOT_GEMM_KERNEL", "tma")
 TMA = os.environ.get("INTDOT_GEMM_TMA", "1") != "0"
-# On Hopper (sm_90) the TMA kernel is the warp-specialised Gluon one (gpu_gluon.py), where Triton has Gluon;
+# On Hopper (sm_90) with Triton 3.6 the TMA kernel is the warp-specialised Gluon one (gpu_gluon.py);
 # INTDOT_GEMM_WS=0 keeps Triton's own (gpu_kernels.mm_tma) there too.
 WS = os.environ.get("INTDOT_GEMM_WS", "1") != "0"
-# The Gluon kernel's wide tiles (gpu_gluon.WIDE) once they number this many a multiprocessor; its ping-pong
-# 128x128 tiles below that, where one tile a consumer leaves no K loop to hide the other's epilogue behind.
+# The Gluon kernel's wide tiles (gpu_gluon.WIDE) once they number this many a multiprocessor, its ping-pong 128x128
+# tiles below that: within 3% of each other on every shape measured (scripts/gpu/sweep.py ws), the wide ones only
+# where every multiprocessor walks many, so that the last round's idle multiprocessors weigh little.
 WIDE_PER_SM = 8
 # One warp group on 128x128 tiles with three 32 KB stages: two programs fit on a multiprocessor, so one's
 # epilogue overlaps the other's K loop (scripts/gpu/peak.py on the H200 at 8192^3: 1,279-1,290 TOPS against
