@@ -1,6 +1,7 @@
 # ruff: noqa: B023, E731  (closures run inside their loop iteration; lambdas name the timed variants)
 """Decode shapes with B row-major (M = 1..64, N = K = 4096 and 16384): an experiment in Gluon for issue 12.
 
+    timeout 120 python scripts/gpu/gluon_rowb.py quick   # on the H200 first: two shapes, one configuration
     python scripts/gpu/gluon_rowb.py            # on the H200: each configuration exact against torch, then timed
     python scripts/gpu/gluon_rowb.py compile    # anywhere with Triton: compile for sm_90a, show the transpose's code
 
@@ -122,7 +123,8 @@ def mm_rowb(a_desc, b_desc, out_ptr, M, N, K, chunk, NUM: gl.constexpr, B_COL: g
 
 
 def _mp(m):
-    return max(8, -(-m // 8) * 8)
+    # The rows padded for the MMA's N side: a power of two (Triton's shapes), at least 8 (wgmma's narrowest).
+    return max(8, triton.next_power_of_2(m))
 
 
 def _blocks(mp, bn, bk, b_col):
@@ -144,7 +146,7 @@ def compile_only():
     from triton.backends.compiler import GPUTarget
     from triton.experimental.gluon._runtime import GluonASTSource
 
-    for (bn, bk, stages, _), mp, b_col in itertools.product(CONFIGS, (8, 32, 64), (False, True)):
+    for (bn, bk, stages, _), mp, b_col in itertools.product(CONFIGS, sorted({_mp(m) for m in MS}), (False, True)):
         (block_a, la), (block_b, lb) = _blocks(mp, bn, bk, b_col)
         sig = {
             "a_desc": f"tensordesc<i8[{block_a[0]}, {block_a[1]}],{la!r}>",
@@ -180,7 +182,6 @@ def _time(x, w, b_col, ref, t_torch, bench, sms):
         split = max(1, min(nk // bk, per_sm * sms // tiles))
         chunk = triton.cdiv(triton.cdiv(nk, split), bk) * bk
         grid = (tiles, triton.cdiv(nk, chunk))
-        da, db = _descriptors(x, w, bn, bk, b_col)
 
         def go():
             out = torch.zeros((m, nk), dtype=torch.int32, device="cuda")  # inside the timing: the sum meets in it
@@ -188,6 +189,7 @@ def _time(x, w, b_col, ref, t_torch, bench, sms):
             return out
 
         try:
+            da, db = _descriptors(x, w, bn, bk, b_col)
             exact = torch.equal(go(), ref)
             line += f" {bn}x{bk} s{stages} split {grid[1]}: {t_torch / bench(go):.2f}x exact={exact};"
         except Exception as exc:  # a configuration that does not fit: say so and go on
@@ -220,4 +222,7 @@ def run():
 
 
 if __name__ == "__main__":
+    # "quick": one shape a layout, the first configuration only (under `timeout` first: a fault or a hang ends a run)
+    if sys.argv[1:] == ["quick"]:
+        MS, CONFIGS[1:] = (1, 48), []
     compile_only() if sys.argv[1:] == ["compile"] else run()
