@@ -138,9 +138,11 @@ def gemm(a, b, c=None, *, op, clamp=None, neg=None, target=None, backend="auto",
     """
     o, clamp, neg = _front(op, a_signed, b_signed, clamp, neg, target, _bits(a))
     if type(a).__module__ == "torch" and getattr(a, "is_cuda", False):
-        from .gpu_tensors import gemm_tensors
+        if not _ON_DEVICE:  # imported once: an import statement would cost a decode step's call about 1 us
+            from .gpu_tensors import gemm_tensors
 
-        return gemm_tensors(a, b, c, o, bool(clamp), bool(neg))
+            _ON_DEVICE.append(gemm_tensors)
+        return _ON_DEVICE[0](a, b, c, o, bool(clamp), bool(neg))
     if _is_dask(a) or _is_dask(b) or _is_dask(c):
         from .blockwise import dask_gemm
 
@@ -183,6 +185,7 @@ def _pairs(a, b, acc, o, clamp, neg, backend):
 
 _FRONT: dict = {}
 _PLAIN = (bool, type(None))
+_ON_DEVICE: list = []  # gpu_tensors.gemm_tensors, once a call has passed CUDA tensors
 
 
 def _front(op, a_signed, b_signed, clamp, neg, target, a_bits):
