@@ -149,3 +149,16 @@ def test_unwrapped_finds_the_launcher_behind_tritons_descriptor_wrapper():
     Run.launch = nvidia.wrap_handle_tensordesc(launcher, sig, None)  # descriptors without metadata
     assert gpu_launch.unwrapped(Compiled()) is None
     assert gpu_launch.unwrapped(None) is None
+
+
+def test_no_hooks_tells_an_empty_hook_chain_from_a_set_hook():
+    """A launch goes straight to the launcher only while neither hook is set: None or a chain with no calls (Triton's
+    HookChain, here a stand-in: Triton is not imported in this file); a chain with a call or a plain function is."""
+
+    class Chain:
+        def __init__(self, *calls):
+            self.calls = list(calls)
+
+    assert gpu_launch.no_hooks(None, None) and gpu_launch.no_hooks(Chain(), None) and gpu_launch.no_hooks(None, Chain())
+    for hook in (Chain(print), print, lambda metadata: None):
+        assert not gpu_launch.no_hooks(hook, None) and not gpu_launch.no_hooks(Chain(), hook)

@@ -42,18 +42,33 @@ def raw_stream(torch):
     return raw if raw is not None else lambda index: torch.cuda.current_stream(index).cuda_stream
 
 
-def no_hooks(*hooks) -> bool:
-    """Whether none of Triton's launch hooks is set (None, or a hook chain with no calls)."""
-    return all(h is None or getattr(h, "calls", None) == [] for h in hooks)
+_TRITON: list = []  # triton.knobs, imported on first use (an import statement costs a launch 0.6 us)
+
+
+def _knobs():
+    """Triton's settings module; not imported with this module (the interpreter tests import Triton first)."""
+    if not _TRITON:
+        from triton import knobs
+
+        _TRITON.append(knobs)
+    return _TRITON[0]
+
+
+def _idle(hook) -> bool:
+    return hook is None or (type(getattr(hook, "calls", None)) is list and not hook.calls)
+
+
+def no_hooks(enter, leave) -> bool:
+    """Whether neither of Triton's launch hooks is set (None, or a hook chain with no calls)."""
+    return _idle(enter) and _idle(leave)
 
 
 def launch(ck, grid, stream, args) -> None:
     """Launch the compiled kernel ``ck`` on ``grid`` (three ints) and ``stream`` with ``args``, every argument
     of the kernel in order (constexprs included), as Triton's own launch passes them; launch hooks, where any
     is set, get their metadata as they would there."""
-    from triton import knobs
-
-    enter, leave = knobs.runtime.launch_enter_hook, knobs.runtime.launch_exit_hook
+    runtime = _knobs().runtime
+    enter, leave = runtime.launch_enter_hook, runtime.launch_exit_hook
     if no_hooks(enter, leave):  # Triton's empty hook chains: no metadata to build, nothing to call
         ck.run(*grid, stream, ck.function, ck.packed_metadata, None, None, None, *args)
     else:
@@ -105,8 +120,7 @@ def tensor_map(meta):
 def _settings():
     """What Triton's launch adds to a kernel's options from its settings (JITFunction.run: debug mode and
     instrumentation), read on every launch as Triton reads them."""
-    from triton import knobs
-
+    knobs = _knobs()
     return knobs.runtime.debug, knobs.compilation.instrumentation_mode
 
 
