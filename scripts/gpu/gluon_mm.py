@@ -2,6 +2,7 @@
 """Configurations of the Hopper kernel (intdot.gemm.gpu_gluon.mm_ws), each checked bit for bit, then timed at 8192^3.
 
     python scripts/gpu/gluon_mm.py [i ...]    # on the H200: the configurations numbered i (all without any)
+    python scripts/gpu/gluon_mm.py c [i ...]  # the same with c added in the epilogue
 
 Each configuration can be run in a process of its own (a kernel that hangs or faults takes its process with it).
 gpu.py launches two of them (gpu_gluon.PING and WIDE); the measurements behind that choice are in
@@ -29,7 +30,7 @@ CONFIGS = [
 ]
 
 
-def run(which):
+def run(which, with_c=False):
     n = 8192
     a = torch.randint(-128, 128, (n, n), dtype=torch.int8, device="cuda")
     bt = torch.randint(-128, 128, (n, n), dtype=torch.int8, device="cuda")
@@ -39,14 +40,18 @@ def run(which):
     print(f"torch._int_mm (B col) {ops / bench(lambda: torch._int_mm(a, bt.t())) / 1e12:.0f} TOPS", flush=True)
     sms = torch.cuda.get_device_properties("cuda").multi_processor_count
     out = torch.empty((n, n), dtype=torch.int32, device="cuda")
+    # With c: the epilogue that reads c (its cost against the same kernel without; ptxas reports register spills there)
+    c = torch.randint(-(2**31), 2**31 - 1, (n, n), dtype=torch.int32, device="cuda") if with_c else out
+    ref = ref + c if with_c else ref
     for bm, bn, bk, stages, group, warps, ping in [CONFIGS[i] for i in which]:
         da, db = gpu_gluon.descriptor(a, [bm, bk]), gpu_gluon.descriptor(bt, [bn, bk])
         grid = (min(sms, triton.cdiv(n, bm) * triton.cdiv(n, bn)),)
         # c, out, the centring's sums (unused), M, N, K, za, zb, zz, sign
-        args = (out, out, out, out, n, n, n, 0, 0, 0, 1)
-        flags = dict(HAS_C=False, CENTRED=False, GROUP=group, NUM=stages, PING=ping, num_warps=warps)
+        args = (c, out, out, out, n, n, n, 0, 0, 0, 1)
+        flags = dict(HAS_C=with_c, CENTRED=False, GROUP=group, NUM=stages, PING=ping, num_warps=warps)
         go = lambda: gpu_gluon.mm_ws[grid](da, db, *args, **flags)
         label = f"gluon mm_ws {bm}x{bn}x{bk} s{stages} G{group} w{warps}{' ping-pong' if ping else ''}"
+        label += " with c" if with_c else ""
         try:
             out.zero_()
             go()
@@ -57,4 +62,5 @@ def run(which):
 
 
 if __name__ == "__main__":
-    run([int(i) for i in sys.argv[1:]] or range(len(CONFIGS)))
+    args = [a for a in sys.argv[1:] if a != "c"]
+    run([int(i) for i in args] or range(len(CONFIGS)), with_c="c" in sys.argv[1:])
