@@ -62,9 +62,14 @@ def splits(m: int, b) -> bool:
     return m <= SPLIT_M_WIDE and n * k <= SPLIT_NK_WIDE and _tma_tiles(m, n) <= SPLIT_TILES_WIDE and not row_major(b)
 
 
+def _tiles(m: int, n: int, bm: int, bn: int) -> int:
+    """Output tiles of bm x bn that cover an (m, n) result."""
+    return -(-m // bm) * -(-n // bn)
+
+
 def _tma_tiles(m: int, n: int) -> int:
-    """The TMA kernel's output tiles (its grid) for an (m, n) result."""
-    return -(-m // TMA_CONFIG["BM"]) * -(-n // TMA_CONFIG["BN"])
+    """Triton's TMA kernel's output tiles (its grid) for an (m, n) result."""
+    return _tiles(m, n, TMA_CONFIG["BM"], TMA_CONFIG["BN"])
 
 
 def _takes_split(m: int, b) -> bool:
@@ -193,20 +198,25 @@ def use_tma(k: int) -> bool:
     return "mm_tma" in _triton() and k % 16 == 0 and TMA
 
 
-_SMS: dict = {}
+_DEVICES: dict = {}
+
+
+def _properties(device):
+    """CUDA's properties of ``device``, asked once a device (the TMA kernel's choice and grid read them on every
+    call that no plan launches)."""
+    props = _DEVICES.get(device.index)
+    if props is None:
+        import torch
+
+        props = torch.cuda.get_device_properties(device)
+        if device.index is not None:  # "cuda" alone means whichever device is current
+            _DEVICES[device.index] = props
+    return props
 
 
 def _sm_count(device) -> int:
-    """The multiprocessors a persistent kernel spreads over (the tests pin it where Triton's interpreter runs);
-    asked of CUDA once a device (the Gluon kernel's grid needs it on every call that no plan launches)."""
-    sms = _SMS.get(device.index)
-    if sms is None:
-        import torch
-
-        sms = torch.cuda.get_device_properties(device).multi_processor_count
-        if device.index is not None:
-            _SMS[device.index] = sms
-    return sms
+    """The multiprocessors a persistent kernel spreads over (the tests pin it where Triton's interpreter runs)."""
+    return _properties(device).multi_processor_count
 
 
 def _zz(za: int, zb: int, k: int) -> int:
@@ -234,21 +244,9 @@ def _operands(a, b, c, neg: bool):
     return a8, bt, out, args, dict(HAS_C=c is not None, CENTRED=bool(za or zb))
 
 
-_HOPPER: dict = {}
-
-
 def _ws(device) -> bool:
     """Whether the TMA kernel on ``device`` is the Gluon one (gpu_gluon): a Hopper GPU (sm_90) and WS."""
-    if not (WS and device.type == "cuda" and "mm_ws_raw" in _triton()):
-        return False
-    hopper = _HOPPER.get(device.index)
-    if hopper is None:
-        import torch
-
-        hopper = torch.cuda.get_device_capability(device)[0] == 9
-        if device.index is not None:  # "cuda" alone means whichever device is current
-            _HOPPER[device.index] = hopper
-    return hopper
+    return WS and device.type == "cuda" and "mm_ws_raw" in _triton() and _properties(device).major == 9
 
 
 def _tma_setup(m: int, n: int, device):
@@ -260,11 +258,10 @@ def _tma_setup(m: int, n: int, device):
         g = k["gluon"]
         cfg = dict(g.PING)
         sms = _sm_count(device)
-        wide = -(-m // g.WIDE["BM"]) * -(-n // g.WIDE["BN"])
-        if wide >= WIDE_PER_SM * sms:
+        if _tiles(m, n, g.WIDE["BM"], g.WIDE["BN"]) >= WIDE_PER_SM * sms:
             cfg = dict(g.WIDE)
         bm, bn, bk = cfg.pop("BM"), cfg.pop("BN"), cfg.pop("BK")
-        grid = min(sms, -(-m // bm) * -(-n // bn))
+        grid = min(sms, _tiles(m, n, bm, bn))
         return k["mm_ws_raw"], grid, g.descriptor, ([bm, bk], [bn, bk]), cfg
     cfg = TMA_CONFIG
     bm, bn, bk = cfg["BM"], cfg["BN"], cfg["BK"]
@@ -377,9 +374,7 @@ def _tma_plan(a, b, neg: bool):
     run, dev, index = ck.run, a.device, gpu_launch.device_index(torch, a.device)
     head = (run.launch_cooperative_grid, run.launch_pdl, None, None, ck.packed_metadata, None, None, None)
     function, current, settings = ck.function, gpu_launch.raw_stream(torch), gpu_launch._settings()
-    from triton import knobs
-
-    rt = knobs.runtime
+    rt = gpu_launch._knobs().runtime
 
     def call(x, y):
         hooked = not gpu_launch.no_hooks(rt.launch_enter_hook, rt.launch_exit_hook)
