@@ -24,5 +24,5 @@ def test_gluon_kernel_compiles_for_hopper_in_every_configuration():
         [sys.executable, "-m", "tests.gemm.gluon_compile"], cwd=ROOT, env=env, capture_output=True, text=True
     )
     if "No module named 'triton.experimental.gluon" in run.stderr:
-        missing("Triton with Gluon (3.5 or later)", f"pip install '{TRITON}'")
+        missing("Triton with Gluon (3.6 or later)", f"pip install '{TRITON}'")
     assert run.returncode == 0, run.stderr[-3000:]

@@ -25,7 +25,8 @@ from triton.experimental.gluon.language.nvidia.hopper import mbarrier, tma, warp
 from triton.experimental.gluon.nvidia.hopper import TensorDescriptor
 
 # Measured on the H200 at 8192^3 (scripts/gpu/gluon_mm.py): 128x128 ping-pong 1,384-1,385 TOPS; one consumer of
-# two warp groups on 128x256 tiles 1,386-1,400, better only once every multiprocessor has many tiles to walk.
+# two warp groups on 128x256 tiles 1,386-1,400. Through gemm within 3% of each other everywhere (sweep.py ws);
+# gpu.WIDE_PER_SM says which runs where.
 PING = dict(BM=128, BN=128, BK=128, GROUP=16, NUM=6, PING=True, num_warps=4)
 WIDE = dict(BM=128, BN=256, BK=128, GROUP=16, NUM=4, PING=False, num_warps=8)
 
