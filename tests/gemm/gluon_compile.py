@@ -12,7 +12,7 @@ from triton.backends.compiler import GPUTarget
 from triton.experimental.gluon import language as gl
 from triton.experimental.gluon._runtime import GluonASTSource
 
-from intdot.gemm import gpu, gpu_gluon
+from intdot.gemm import gpu, gpu_gluon, gpu_gluon_rowb
 
 SHARED_MAX = 232448  # bytes of shared memory a block may have on sm_90
 
@@ -42,6 +42,74 @@ def compile_all() -> None:
             assert k.metadata.shared <= SHARED_MAX, (what, k.metadata.shared)
             # The plan calls the launcher itself and passes no scratch memory.
             assert not k.metadata.global_scratch_size and not k.metadata.profile_scratch_size, what
+
+
+def rowb_compiles() -> None:
+    """The kernel for few rows and a row-major B (gpu_gluon_rowb), for each padded row count it takes: two programs
+    fit a multiprocessor, no scratch memory (its plan launches it itself), and B re-laid in 32-bit stores."""
+    rb = gpu_gluon_rowb
+    for mp in sorted({rb.padded_rows(m) for m in range(rb.ROWS[0], rb.ROWS[1] + 1)}):
+        for neg in (False, True):
+            kinds = dict.fromkeys(rb.mm_rowb.arg_names, "i32")
+            kinds.update(out_ptr="*i32", NUM="constexpr", NEG="constexpr")
+            for name, block in zip(("a_desc", "b_desc"), rb._blocks(mp)):
+                layout = gl.NVMMASharedLayout.get_default_for(block, gl.int8)
+                kinds[name] = f"tensordesc<i8[{block[0]}, {block[1]}],{layout!r}>"
+            src = GluonASTSource(rb.mm_rowb, kinds, dict(NUM=rb.NUM, NEG=neg))
+            k = triton.compile(src, target=GPUTarget("cuda", 90, 32), options={"num_warps": rb.WARPS})
+            ptx, what = k.asm["ptx"], (mp, neg)
+            # A multiprocessor's 228 KB hold PER_SM programs, each with 1 KB the hardware reserves.
+            assert rb.PER_SM * (k.metadata.shared + 1024) <= 228 * 1024, (what, k.metadata.shared)
+            assert not k.metadata.global_scratch_size and not k.metadata.profile_scratch_size, what
+            assert "wgmma.mma_async" in ptx and ptx.count("st.shared.b32") == rb.BN * rb.BK // 4 // 128, what
+
+
+def rowb_stores_meet_no_bank_twice() -> None:
+    """gpu_gluon_rowb's register layout and staging-row order, against the 128-byte swizzle of both tiles (a
+    16-byte chunk's index xor the row's low three bits; 32 banks of 4 bytes a 128-byte row): each 32-bit store
+    of a warp (one register word, 32 lanes) reaches 32 banks, each 32-bit load at least 16."""
+    rb = gpu_gluon_rowb
+    lay = rb._regs.fn() if hasattr(rb._regs, "fn") else rb._regs()
+
+    def at(bases, bits):  # the (k, n) that a set of basis bits selects: the bases xor-ed
+        k = n = 0
+        for base, bit in zip(bases, bits):
+            if bit:
+                k, n = k ^ base[0], n ^ base[1]
+        return k, n
+
+    def bank(row, col):  # the bank of the 32-bit word at byte col of a 128-byte row, after the swizzle
+        return ((col // 16) ^ (row % 8)) * 4 + col % 16 // 4
+
+    lanes = [[(lane >> i) & 1 for i in range(5)] for lane in range(32)]
+    # The registers above the word's own 4 x 4 bytes (bases 4..6) and the warps' bases pick one access each.
+    for high in range(8):
+        for warp in range(4):
+            base = at(lay.reg_bases[4:], [(high >> i) & 1 for i in range(3)])
+            wk, wn = at(lay.warp_bases, [warp & 1, warp >> 1])
+            for j in range(4):  # a load: K row j of the lane's block, its 4 N bytes (one word of B's tile)
+                loads = set()
+                for bits in lanes:
+                    lk, ln = at(lay.lane_bases, bits)
+                    loads.add(bank(base[0] ^ wk ^ lk ^ j, base[1] ^ wn ^ ln))
+                assert len(loads) >= 16, (high, warp, j, loads)
+            for j in range(4):  # a store: N column j of the lane's block, its 4 K bytes, in staging row r
+                stores = set()
+                for bits in lanes:
+                    lk, ln = at(lay.lane_bases, bits)
+                    n = base[1] ^ wn ^ ln ^ j
+                    r = n % 4 * (rb.BN // 4) + n // 4  # the row that the epilogue maps back to column n
+                    stores.add(bank(r, base[0] ^ wk ^ lk))
+                assert len(stores) == 32, (high, warp, j, stores)
+
+
+def rowb_choice() -> None:
+    """Two programs a multiprocessor: K split in two at N = K = 16384 (128 column tiles), in eight at 4096."""
+    rb = gpu_gluon_rowb
+    assert rb.grid(48, 16384, 16384, 132) == ((128, 2), 8192)
+    assert rb.grid(48, 4096, 4096, 132) == ((32, 8), 512)
+    assert rb.grid(17, 200, 100, 132) == ((2, 1), 128)  # one K step: no empty chunk
+    assert [rb.padded_rows(m) for m in (17, 32, 33, 64)] == [32, 32, 64, 64]
 
 
 def one_stage_refused() -> None:
@@ -79,4 +147,7 @@ if __name__ == "__main__":
     compile_all()
     one_stage_refused()
     choice()
+    rowb_compiles()
+    rowb_stores_meet_no_bank_twice()
+    rowb_choice()
     print("ok", file=sys.stderr)

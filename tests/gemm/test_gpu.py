@@ -100,6 +100,50 @@ def test_gpu_wide_tiles_on_odd_edges(op, monkeypatch):
         assert torch.equal(got.view(torch.int32).to(torch.int64), want), neg
 
 
+@pytest.mark.parametrize(("m", "k", "n"), [(17, 144, 272), (33, 16, 16), (48, 4144, 1040), (64, 2048, 4096)])
+def test_gpu_row_major_b_few_rows(m, k, n):
+    """Row-major B under 17-64 rows of int8: on Hopper the Gluon kernel (gpu_gluon_rowb), its K split into
+    chunks, its tiles past N's and K's end, with c and neg, and repeated (its remembered plan, new data each
+    time, a CUDA graph captured and replayed); against float64 on the GPU."""
+    torch = pytest.importorskip("torch")
+    row = ref.OPS["sdot4"]
+    cuda = torch.device("cuda")
+    rng = _rng("rowb", m, k, n)
+
+    def operands():
+        a = torch.from_numpy(_lanes(rng, row[0], row[1], (m, k))).cuda()
+        b = torch.from_numpy(_lanes(rng, row[2], row[3], (k, n))).cuda()
+        return a, b, (a.double() @ b.double()).to(torch.int64)  # |sum| < 2**53
+
+    def wrap(x):
+        return torch.where(x >= 2**31, x - 2**32, torch.where(x < -(2**31), x + 2**32, x))
+
+    a, b, exact = operands()
+    assert b.stride() == (n, 1)
+    if gpu._ws(cuda):
+        assert gpu._rowb(a, b)
+    c = torch.from_numpy(rng.integers(-(2**31), 2**31, (m, n)).astype(np.int32)).cuda()
+    for neg in (False, True):
+        got = gemm(a, b, c, op="sdot4", neg=neg)
+        assert torch.equal(got.to(torch.int64), wrap(c.to(torch.int64) + (-exact if neg else exact))), neg
+    for _ in range(3):  # the first call plans; the later ones launch through the plan
+        a, b, exact = operands()
+        assert torch.equal(gemm(a, b, op="sdot4").to(torch.int64), wrap(exact))
+    static_a, static_b = a.clone(), b.clone()
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        gemm(static_a, static_b, op="sdot4")
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        out = gemm(static_a, static_b, op="sdot4")
+    a, b, exact = operands()
+    static_a.copy_(a), static_b.copy_(b)
+    graph.replay()
+    assert torch.equal(out.to(torch.int64), wrap(exact))
+
+
 def test_gpu_tensors_take_accumulators_as_the_cpu_path_does():
     torch = pytest.importorskip("torch")
     rng = _rng("tensor-acc")

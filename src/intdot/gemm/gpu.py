@@ -115,7 +115,9 @@ def _triton():
         except ImportError:  # pragma: no cover - a build of Triton without Gluon's Hopper modules
             pass
     if gpu_gluon is not None:
-        kernels.update(mm_ws_raw=direct(gpu_gluon.mm_ws), gluon=gpu_gluon)
+        from . import gpu_gluon_rowb
+
+        kernels.update(mm_ws_raw=direct(gpu_gluon.mm_ws), gluon=gpu_gluon, rowb=gpu_gluon_rowb)
     _KERNELS.update(kernels)
     return _KERNELS
 
@@ -249,6 +251,12 @@ def _ws(device) -> bool:
     return WS and device.type == "cuda" and "mm_ws_raw" in _triton() and _properties(device).major == 9
 
 
+def _rowb(a, b) -> bool:
+    """Whether the Gluon kernel for few rows and a row-major B (gpu_gluon_rowb) computes a @ b: where the TMA
+    kernel is the Gluon one (``_ws``), the kernel choice is the default, and a and b fit it."""
+    return KERNEL == "tma" and _ws(a.device) and _triton()["rowb"].fits(a, b)
+
+
 def _tma_setup(m: int, n: int, device):
     """(kernel, grid, descriptor maker, A's and B's block shapes, constexprs and launch options) of the TMA kernel
     for an (m, n) result on ``device``: the Gluon kernel on Hopper (persistent, one program a multiprocessor at
@@ -288,6 +296,8 @@ def mm_int8(a, b, c=None, *, neg: bool = False):
     if not (m and n and kk):  # nothing to multiply; the tensor-core kernel's descriptors need real strides
         return torch.zeros((m, n), dtype=torch.int32, device=a.device) if c is None else c.clone()
     if _takes_split(m, b):
+        if _rowb(a, b):  # B re-laid for the tensor cores once a tile, for all rows (17 to 64 of int8)
+            return _triton()["rowb"].mm(a, b, c, neg, _sm_count(a.device))
         from .gpu_split import mm_split
 
         # Few rows: split K too, so that streaming B keeps every multiprocessor busy; any layout, no pass (and up to
@@ -322,6 +332,8 @@ def fast(a, b, neg: bool):
     call of a signature on anyway (gpu_launch.Direct; the autotuned kernels of K not a multiple of 16 are not)."""
     m, kk = a.shape
     if m and b.shape[1] and kk and _takes_split(m, b):
+        if _rowb(a, b):
+            return _triton()["rowb"].fast(a, b, neg, _sm_count(a.device))
         from .gpu_split import fast as split_fast
 
         return split_fast(a, b, neg)

@@ -1,0 +1,228 @@
+"""The Hopper (sm_90) split-K kernel for 17 to 64 rows of int8 and a row-major B, written in Gluon.
+
+int8 tensor-core operands must be K-contiguous, and a row-major B (K, N) is N-contiguous.  gpu_split's kernel
+leaves B's re-layout to Triton, whose stores put a warp on two shared-memory banks: 0.54-0.88x torch's best
+(B column-major) at 32-64 rows on the H200.  Here each B tile is re-laid once for all rows, conflict-free:
+
+- the tensor-copy engine (TMA) streams A tiles (MP x BK, the rows padded to MP) and B tiles (BK x BN, as B lies)
+  through a ring of NUM shared-memory stages, NUM tiles ahead;
+- the warp group loads each B tile into registers (``_regs``), 4 K rows x 4 N bytes a lane, and stores it
+  K-contiguous into one of two staging tiles, its columns reordered (``_rows``);
+- it computes out.T (BN x MP) += B.T @ A.T with asynchronous warpgroup MMAs, one left in flight;
+- K is split over SPLIT programs a column of tiles, which add into a zeroed output (or a copy of c) atomically:
+  int32 addition wraps, so the order in which they land changes no bit.
+
+Past M, N or K the copies fill zeros, so edge tiles need no masks but the epilogue's.  Used for int8 x int8 on
+Hopper GPUs with Triton 3.6 (gpu.py says where); tests/gemm/gluon_compile.py compiles it where no GPU is lent.
+"""
+
+from __future__ import annotations
+
+from triton.experimental import gluon
+from triton.experimental.gluon import language as gl
+from triton.experimental.gluon.language.nvidia.hopper import (
+    fence_async_shared,
+    mbarrier,
+    tma,
+    warpgroup_mma,
+    warpgroup_mma_wait,
+)
+from triton.experimental.gluon.nvidia.hopper import TensorDescriptor
+
+from . import gpu_launch
+
+# Measured on the H200 (scripts/gpu/gluon_rowb.py, 2026-12-02), N = K = 16384: three stages and two programs a
+# multiprocessor 0.92-0.96x torch's best at 32-64 rows, where one program with four stages ran 0.67-0.72x; the
+# layouts below need 128 x 128 tiles and one warp group.
+BN = BK = 128
+NUM = 3
+PER_SM = 2
+WARPS = 4
+ROWS = (17, 64)  # the rows it takes: fewer stream B faster in gpu_split's kernel (1.0-1.5x torch's best)
+
+
+@gluon.constexpr_function
+def _acc_layout(mp):
+    return gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1], instr_shape=[16, mp, 32])
+
+
+@gluon.constexpr_function
+def _regs():
+    """B's tile (K, N) in registers: a lane holds 4 K rows x 4 N bytes; a warp's lanes lie 4, 8, 16 N bytes and
+    4, 8 K rows apart.  Both tiles swizzle 16-byte chunks by their row's low three bits: the loads reach 16 banks
+    (the two K offsets share bit 2 of the row), and the stores (``_rows``) 32."""
+    return gl.DistributedLinearLayout(
+        reg_bases=[[0, 1], [0, 2], [1, 0], [2, 0], [16, 0], [32, 0], [64, 0]],
+        lane_bases=[[0, 4], [0, 8], [0, 16], [4, 0], [8, 0]],
+        warp_bases=[[0, 32], [0, 64]],
+        block_bases=[],
+        shape=[BK, BN],
+    )
+
+
+@gluon.jit
+def _rows(bt, BN: gl.constexpr, BK: gl.constexpr):
+    # Staging row r holds B's column (r % (BN / 4)) * 4 + r // (BN / 4): a lane's 4 adjacent columns land BN / 4
+    # rows apart, and the lanes' columns 4, 8, 16 apart in rows 1, 2, 4 apart, 8 swizzle phases (the epilogue
+    # maps the rows back).  In the order Triton kept B's columns, a warp's stores met on two banks.
+    return gl.reshape(gl.permute(gl.reshape(bt, [BN // 4, 4, BK]), [1, 0, 2]), [BN, BK])
+
+
+@gluon.jit
+def _issue(a_desc, b_desc, a_bufs, b_bufs, ready, step, k0, pn, NUM: gl.constexpr):
+    BK: gl.constexpr = a_desc.block_type.shape[1]
+    BN: gl.constexpr = b_desc.block_type.shape[1]
+    s = step % NUM
+    mbarrier.expect(ready.index(s), a_desc.block_type.nbytes + b_desc.block_type.nbytes)
+    tma.async_copy_global_to_shared(a_desc, [0, k0 + step * BK], ready.index(s), a_bufs.index(s))
+    tma.async_copy_global_to_shared(b_desc, [k0 + step * BK, pn * BN], ready.index(s), b_bufs.index(s))
+
+
+@gluon.jit
+def mm_rowb(a_desc, b_desc, out_ptr, M, N, K, chunk, NUM: gl.constexpr, NEG: gl.constexpr):
+    """out (M, N) int32 += ±(a (M, K) @ b (K, N)) over K from program_id(1) * chunk (a multiple of BK), for the
+    columns of tile program_id(0); b row-major."""
+    MP: gl.constexpr = a_desc.block_type.shape[0]
+    BK: gl.constexpr = a_desc.block_type.shape[1]
+    BN: gl.constexpr = b_desc.block_type.shape[1]
+    gl.static_assert(NUM >= 2, "a stage is refilled only once the MMA after the one that read it has retired")
+    pn = gl.program_id(0)
+    k0 = gl.program_id(1) * chunk
+    steps = gl.cdiv(gl.minimum(K - k0, chunk), BK)
+    a_bufs = gl.allocate_shared_memory(gl.int8, [NUM, MP, BK], a_desc.layout)
+    b_bufs = gl.allocate_shared_memory(gl.int8, [NUM, BK, BN], b_desc.layout)
+    t_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([BN, BK], gl.int8)
+    t_bufs = gl.allocate_shared_memory(gl.int8, [2, BN, BK], t_layout)
+    ready = gl.allocate_shared_memory(gl.int64, [NUM, 1], mbarrier.MBarrierLayout())
+    for i in gl.static_range(NUM):
+        mbarrier.init(ready.index(i), count=1)
+    for p in gl.static_range(NUM):
+        if p < steps:
+            _issue(a_desc, b_desc, a_bufs, b_bufs, ready, p, k0, pn, NUM)
+    acc = gl.zeros((BN, MP), dtype=gl.int32, layout=_acc_layout(MP))
+    for ks in range(steps):
+        st = ks % NUM
+        mbarrier.wait(ready.index(st), (ks // NUM) & 1)
+        b = b_bufs.index(st).load(_regs())
+        t = t_bufs.index(ks % 2)
+        # The MMA that last read this staging tile (step ks - 2) has retired: at most one is left in flight.
+        t.store(_rows(gl.permute(b, [1, 0]), BN, BK))
+        fence_async_shared()
+        gl.thread_barrier()
+        acc = warpgroup_mma(t, a_bufs.index(st).permute((1, 0)), acc, is_async=True)
+        acc = warpgroup_mma_wait(1, deps=(acc,))
+        # Step ks - 1's MMA has retired and its B tile was read before the barrier: its stage takes a new step.
+        if ks >= 1:
+            if ks - 1 + NUM < steps:
+                _issue(a_desc, b_desc, a_bufs, b_bufs, ready, ks - 1 + NUM, k0, pn, NUM)
+    acc = warpgroup_mma_wait(0, deps=(acc,))
+    for i in gl.static_range(NUM):
+        mbarrier.invalidate(ready.index(i))
+    if NEG:
+        acc = 0 - acc
+    layout: gl.constexpr = _acc_layout(MP)
+    r = gl.arange(0, BN, layout=gl.SliceLayout(1, layout))
+    n = pn * BN + (r % (BN // 4)) * 4 + r // (BN // 4)
+    m = gl.arange(0, MP, layout=gl.SliceLayout(0, layout))
+    gl.atomic_add(out_ptr + m[None, :] * N + n[:, None], acc, mask=(m[None, :] < M) & (n[:, None] < N), sem="relaxed")
+
+
+def padded_rows(m: int) -> int:
+    """A's tile rows: a power of two (Triton's shapes), at least 8 (the MMA's narrowest N)."""
+    return max(8, 1 << (m - 1).bit_length())
+
+
+def fits(a, b) -> bool:
+    """Whether the kernel takes a (M, K) @ b (K, N): int8, ROWS rows, both row-major and contiguous, with the
+    16-byte alignment the tensor-copy engine needs of addresses and row strides."""
+    import torch
+
+    (m, k), n = a.shape, b.shape[1]
+    return (
+        a.dtype == b.dtype == torch.int8
+        and ROWS[0] <= m <= ROWS[1]
+        and a.stride() == (k, 1)
+        and b.stride() == (n, 1)
+        and k % 16 == 0
+        and n % 16 == 0
+        and a.data_ptr() % 16 == 0
+        and b.data_ptr() % 16 == 0
+    )
+
+
+def grid(m: int, n: int, k: int, sms: int) -> tuple[tuple[int, int], int]:
+    """((column tiles, K chunks), the chunk's length): PER_SM programs a multiprocessor, no empty chunk."""
+    tiles, steps = -(-n // BN), -(-k // BK)
+    split = max(1, min(steps, PER_SM * sms // tiles))
+    per = -(-steps // split)
+    return (tiles, -(-steps // per)), per * BK
+
+
+def _descriptor(t, block):
+    return TensorDescriptor.from_tensor(t, block, gl.NVMMASharedLayout.get_default_for(block, gl.int8))
+
+
+def _blocks(m: int) -> tuple[list[int], list[int]]:
+    return [padded_rows(m), BK], [BK, BN]
+
+
+def _launch(a, b, out, neg: bool, sms: int):
+    (m, k), n = a.shape, b.shape[1]
+    g, chunk = grid(m, n, k, sms)
+    block_a, block_b = _blocks(m)
+    kernel = gpu_launch.direct(mm_rowb)
+    args = (_descriptor(a, block_a), _descriptor(b, block_b), out, m, n, k, chunk)
+    return kernel[g](*args, NUM=NUM, NEG=bool(neg), num_warps=WARPS)
+
+
+def _start(a, b, c):
+    import torch
+
+    shape = (a.shape[0], b.shape[1])
+    return torch.zeros(shape, dtype=torch.int32, device=a.device) if c is None else c.clone()
+
+
+def mm(a, b, c, neg: bool, sms: int):
+    """``c ± a @ b`` (modulo 2**32) as a new int32 (M, N) tensor; ``c`` int32 (M, N) contiguous, or None; a and b
+    as ``fits`` says; ``sms`` the device's multiprocessors."""
+    out = _start(a, b, c)
+    _launch(a, b, out, neg, sms)
+    return out
+
+
+def fast(a, b, neg: bool, sms: int):
+    """A function (x, y) -> ±(x @ y) as a new int32 tensor for operands with a's and b's dtypes, shapes, strides
+    and alignment: the compiled kernel launched with the tensor maps encoded here (gpu_launch.unwrapped); and this
+    call's result.  (None, result) where the kernel cannot be launched so.  Under a changed Triton setting, a
+    launch hook or direct launches turned off, a call goes through ``mm``."""
+    import torch
+
+    (m, k), n = a.shape, b.shape[1]
+    out = _start(a, b, None)
+    ck = gpu_launch.compiled(_launch(a, b, out, neg, sms))
+    raw = gpu_launch.unwrapped(ck) if gpu_launch.LIMIT else None
+    if raw is None or len(raw[1]) != 2:
+        return None, out
+    launch, (meta_a, meta_b) = raw
+    map_a, map_b = gpu_launch.tensor_map(meta_a), gpu_launch.tensor_map(meta_b)
+    try:  # Triton's encoding as this Triton spells it: where that has changed, no plan (never an error in a call)
+        map_a(a, (m, k), (k, 1)), map_b(b, (k, n), (n, 1))
+    except Exception:
+        return None, out
+    (gx, gy), chunk = grid(m, n, k, sms)
+    rest = (m, n, k, chunk, NUM, bool(neg))
+    run, dev, index = ck.run, a.device, gpu_launch.device_index(torch, a.device)
+    head = (run.launch_cooperative_grid, run.launch_pdl, None, None, ck.packed_metadata, None, None, None)
+    function, current, settings = ck.function, gpu_launch.raw_stream(torch), gpu_launch._settings()
+    rt = gpu_launch._knobs().runtime
+
+    def call(x, y):
+        hooked = not gpu_launch.no_hooks(rt.launch_enter_hook, rt.launch_exit_hook)
+        if hooked or not gpu_launch.LIMIT or gpu_launch._settings() != settings:
+            return mm(x, y, None, neg, sms)
+        o = torch.zeros((m, n), dtype=torch.int32, device=dev)
+        ta, tb = map_a(x, (m, k), (k, 1)), map_b(y, (k, n), (n, 1))
+        launch(gx, gy, 1, current(index), function, *head, *ta, *tb, o.data_ptr(), *rest)
+        return o
+
+    return call, out
