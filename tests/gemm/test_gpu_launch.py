@@ -162,3 +162,18 @@ def test_no_hooks_tells_an_empty_hook_chain_from_a_set_hook():
     assert gpu_launch.no_hooks(None, None) and gpu_launch.no_hooks(Chain(), None) and gpu_launch.no_hooks(None, Chain())
     for hook in (Chain(print), print, lambda metadata: None):
         assert not gpu_launch.no_hooks(hook, None) and not gpu_launch.no_hooks(Chain(), hook)
+
+
+def test_map_cache_encodes_again_only_when_the_address_changes():
+    torch = pytest.importorskip("torch")
+    seen = []
+
+    def encode(t, shape, strides):
+        seen.append((t.data_ptr(), shape, strides))
+        return [len(seen)]
+
+    cache = gpu_launch.MapCache(encode, (4, 8), (8, 1))
+    x, y = torch.zeros((4, 8), dtype=torch.int8), torch.zeros((4, 8), dtype=torch.int8)
+    assert cache(x) == cache(x) == [1]  # the same address: the map encoded once
+    assert cache(y) == [2] and cache(x) == [3]  # a new address each time: encoded again, for that address
+    assert seen == [(x.data_ptr(), (4, 8), (8, 1)), (y.data_ptr(), (4, 8), (8, 1)), (x.data_ptr(), (4, 8), (8, 1))]

@@ -11,8 +11,10 @@ Exactness, not hope:
   saturating at each step; the others are the wrapped product.
 
 Up to ``SPLIT_M`` rows (more where ``splits`` says), the split-K kernel of :mod:`.gpu_split` computes the
-product, reading any layout and uint8 as they are.  Beyond, the tensor-core kernel reads both operands
-K-contiguous: A row-major and B column-major (``b.T`` contiguous), the layout on which the H200 is fastest.
+product, reading any layout and uint8 as they are (on Hopper, 17-64 rows of int8 with a row-major B go to
+:mod:`.gpu_gluon_rowb`, which re-lays B for the tensor cores once a tile).  Beyond, the tensor-core kernel
+reads both operands K-contiguous: A row-major and B column-major (``b.T`` contiguous), the layout on which the
+H200 is fastest.
 Operands given in that layout are used as they are; any other layout costs one pass of the transposing kernel
 (``rows_int8``, ``cols_int8``), which is part of every call and of every timing.
 """
@@ -387,6 +389,7 @@ def _tma_plan(a, b, neg: bool):
     head = (run.launch_cooperative_grid, run.launch_pdl, None, None, ck.packed_metadata, None, None, None)
     function, current, settings = ck.function, gpu_launch.raw_stream(torch), gpu_launch._settings()
     rt = gpu_launch._knobs().runtime
+    maps = gpu_launch.MapCache(map_a, (m, kk), (kk, 1)), gpu_launch.MapCache(map_b, (n, kk), (kk, 1))
 
     def call(x, y):
         hooked = not gpu_launch.no_hooks(rt.launch_enter_hook, rt.launch_exit_hook)
@@ -399,8 +402,7 @@ def _tma_plan(a, b, neg: bool):
             gpu_launch.launch(ck_t, grid_t, s, (y.data_ptr(), yt.data_ptr()) + rest_t)
         o = torch.empty((m, n), dtype=torch.int32, device=dev)
         p = o.data_ptr()
-        ta, tb = map_a(x, (m, kk), (kk, 1)), map_b(yt, (n, kk), (kk, 1))
-        launch(grid, 1, 1, s, function, *head, *ta, *tb, p, p, p, p, *rest)
+        launch(grid, 1, 1, s, function, *head, *maps[0](x), *maps[1](yt), p, p, p, p, *rest)
         return o
 
     return call, out

@@ -215,14 +215,14 @@ def fast(a, b, neg: bool, sms: int):
     head = (run.launch_cooperative_grid, run.launch_pdl, None, None, ck.packed_metadata, None, None, None)
     function, current, settings = ck.function, gpu_launch.raw_stream(torch), gpu_launch._settings()
     rt = gpu_launch._knobs().runtime
+    maps = gpu_launch.MapCache(map_a, (m, k), (k, 1)), gpu_launch.MapCache(map_b, (k, n), (n, 1))
 
     def call(x, y):
         hooked = not gpu_launch.no_hooks(rt.launch_enter_hook, rt.launch_exit_hook)
         if hooked or not gpu_launch.LIMIT or gpu_launch._settings() != settings:
             return mm(x, y, None, neg, sms)
         o = torch.zeros((m, n), dtype=torch.int32, device=dev)
-        ta, tb = map_a(x, (m, k), (k, 1)), map_b(y, (k, n), (n, 1))
-        launch(gx, gy, 1, current(index), function, *head, *ta, *tb, o.data_ptr(), *rest)
+        launch(gx, gy, 1, current(index), function, *head, *maps[0](x), *maps[1](y), o.data_ptr(), *rest)
         return o
 
     return call, out

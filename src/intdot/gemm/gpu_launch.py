@@ -117,6 +117,25 @@ def tensor_map(meta):
     return encode
 
 
+class MapCache:
+    """A plan's tensor maps for one operand (``tensor_map``'s function, over the plan's fixed shape and strides),
+    encoded again only when the operand's address changes: a decode step's weights, and often its activations'
+    buffer, come back at the same address, and an encoding costs a driver call.  The last one only: a map holds
+    nothing but the address beside what the plan fixes."""
+
+    __slots__ = ("encode", "shape", "strides", "last")
+
+    def __init__(self, encode, shape, strides):
+        self.encode, self.shape, self.strides, self.last = encode, shape, strides, (None, None)
+
+    def __call__(self, t):
+        address = t.data_ptr()
+        last = self.last  # one tuple, replaced whole: threads never read one call's address with another's map
+        if last[0] != address:
+            last = self.last = address, self.encode(t, self.shape, self.strides)
+        return last[1]
+
+
 def _settings():
     """What Triton's launch adds to a kernel's options from its settings (JITFunction.run: debug mode and
     instrumentation), read on every launch as Triton reads them."""
