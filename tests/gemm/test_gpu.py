@@ -77,6 +77,20 @@ def test_gpu_tensor_core_kernels_on_odd_tiles(name, kernel, monkeypatch):
         assert np.array_equal(gemm(a, b, c, op=name, backend="gpu"), want)
 
 
+def _captured(torch, fn):
+    """fn() captured into a CUDA graph, after two calls on a side stream (its plan made and its launches warm, as
+    capturing asks): (the graph, the output its replays write)."""
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        fn(), fn()
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        out = fn()
+    return graph, out
+
+
 @pytest.mark.parametrize("op", ["sdot4", "usdot", "udot4"])
 def test_gpu_wide_tiles_on_odd_edges(op, monkeypatch):
     """The Hopper kernel's wide 128x256 tiles (gpu_gluon.WIDE, chosen for large products; here for a moderate one)
@@ -130,14 +144,7 @@ def test_gpu_row_major_b_few_rows(m, k, n):
         a, b, exact = operands()
         assert torch.equal(gemm(a, b, op="sdot4").to(torch.int64), wrap(exact))
     static_a, static_b = a.clone(), b.clone()
-    side = torch.cuda.Stream()
-    side.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(side):
-        gemm(static_a, static_b, op="sdot4")
-    torch.cuda.current_stream().wait_stream(side)
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        out = gemm(static_a, static_b, op="sdot4")
+    graph, out = _captured(torch, lambda: gemm(static_a, static_b, op="sdot4"))
     a, b, exact = operands()
     static_a.copy_(a), static_b.copy_(b)
     graph.replay()
@@ -216,15 +223,7 @@ def test_gpu_repeated_calls_through_the_remembered_plan(op):
     w = torch.from_numpy(_lanes(rng, row[2], row[3], (256, 136))).cuda()
     assert not gpu.splits(600, w)
     static = x.clone()
-    side = torch.cuda.Stream()
-    side.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(side):
-        gemm(static, w, op=op)
-        gemm(static, w, op=op)
-    torch.cuda.current_stream().wait_stream(side)
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        got = gemm(static, w, op=op)
+    graph, got = _captured(torch, lambda: gemm(static, w, op=op))
     for seed in (1, 2):
         xs = torch.from_numpy(_lanes(_rng("plan-graph", op, seed), row[0], row[1], (600, 256))).cuda()
         static.copy_(xs)
@@ -292,14 +291,7 @@ def test_gpu_split_k_workspace_between_calls_streams_and_graphs():
     torch.cuda.synchronize()
     assert all(torch.equal(o, want) for o in r1) and all(torch.equal(o, want2) for o in r2)
     static = x.clone()
-    side = torch.cuda.Stream()
-    side.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(side):
-        gemm(static, w, op="sdot4")
-    torch.cuda.current_stream().wait_stream(side)
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        got = gemm(static, w, op="sdot4")
+    graph, got = _captured(torch, lambda: gemm(static, w, op="sdot4"))
     for seed in (3, 4, 5):
         xs = case(32, 4096, 4096, seed)[0]
         static.copy_(xs)

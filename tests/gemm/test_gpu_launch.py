@@ -177,3 +177,32 @@ def test_map_cache_encodes_again_only_when_the_address_changes():
     assert cache(x) == cache(x) == [1]  # the same address: the map encoded once
     assert cache(y) == [2] and cache(x) == [3]  # a new address each time: encoded again, for that address
     assert seen == [(x.data_ptr(), (4, 8), (8, 1)), (y.data_ptr(), (4, 8), (8, 1)), (x.data_ptr(), (4, 8), (8, 1))]
+
+
+def test_raw_launch_passes_what_the_launcher_takes(monkeypatch):
+    """A plan's launch (gpu_launch.Raw): the grid, the stream, the compiled function and the leading options Triton
+    3.6 passes, then the kernel's arguments; stale (back through the general path) while a launch hook is set,
+    while direct launches are off, or once a Triton setting has changed since the plan was made."""
+    from types import SimpleNamespace
+
+    calls = []
+    runtime = SimpleNamespace(launch_enter_hook=None, launch_exit_hook=None, debug=False)
+    knobs = SimpleNamespace(runtime=runtime, compilation=SimpleNamespace(instrumentation_mode=""))
+    monkeypatch.setattr(gpu_launch, "_knobs", lambda: knobs)
+    monkeypatch.setattr(gpu_launch, "raw_stream", lambda torch: lambda index: ("stream", index))
+    monkeypatch.setattr(gpu_launch, "device_index", lambda torch, device: 3)
+    run = SimpleNamespace(launch_cooperative_grid="coop", launch_pdl="pdl")
+    compiled = SimpleNamespace(run=run, function="function", packed_metadata="packed")
+    go = gpu_launch.Raw(compiled, lambda *args: calls.append(args), None, "cuda:3")
+    assert not go.stale()
+    go((4, 2, 1), go.stream(), "map", 7)
+    want = (4, 2, 1, ("stream", 3), "function", "coop", "pdl", None, None, "packed", None, None, None, "map", 7)
+    assert calls == [want]
+    runtime.launch_exit_hook = print
+    assert go.stale()
+    runtime.launch_exit_hook, runtime.debug = None, True
+    assert go.stale()
+    runtime.debug = False
+    assert not go.stale()
+    monkeypatch.setattr(gpu_launch, "LIMIT", 0)
+    assert go.stale()

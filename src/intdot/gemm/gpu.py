@@ -385,24 +385,21 @@ def _tma_plan(a, b, neg: bool):
     kernel, grid, _, _, cfg = _tma_setup(m, n, a.device)
     cfg = dict(flags, **cfg)
     rest = args[4:] + tuple(cfg[name] for name in kernel.arg_names[2 + len(args) :])
-    run, dev, index = ck.run, a.device, gpu_launch.device_index(torch, a.device)
-    head = (run.launch_cooperative_grid, run.launch_pdl, None, None, ck.packed_metadata, None, None, None)
-    function, current, settings = ck.function, gpu_launch.raw_stream(torch), gpu_launch._settings()
-    rt = gpu_launch._knobs().runtime
+    dev, grid = a.device, (grid, 1, 1)
+    go = gpu_launch.Raw(ck, launch, torch, dev)
     maps = gpu_launch.MapCache(map_a, (m, kk), (kk, 1)), gpu_launch.MapCache(map_b, (n, kk), (kk, 1))
 
     def call(x, y):
-        hooked = not gpu_launch.no_hooks(rt.launch_enter_hook, rt.launch_exit_hook)
-        if hooked or not gpu_launch.LIMIT or gpu_launch._settings() != settings:
+        if go.stale():
             return mm_int8(x, y, neg=neg)
-        s = current(index)
+        s = go.stream()
         yt = y  # b's transpose (N, K), K-contiguous: y's own memory where b is column-major
         if b_row:
             yt = torch.empty((n, kk), dtype=torch.int8, device=dev)
             gpu_launch.launch(ck_t, grid_t, s, (y.data_ptr(), yt.data_ptr()) + rest_t)
         o = torch.empty((m, n), dtype=torch.int32, device=dev)
         p = o.data_ptr()
-        launch(grid, 1, 1, s, function, *head, *maps[0](x), *maps[1](yt), p, p, p, p, *rest)
+        go(grid, s, *maps[0](x), *maps[1](yt), p, p, p, p, *rest)
         return o
 
     return call, out

@@ -209,20 +209,16 @@ def fast(a, b, neg: bool, sms: int):
         map_a(a, (m, k), (k, 1)), map_b(b, (k, n), (n, 1))
     except Exception:
         return None, out
-    (gx, gy), chunk = grid(m, n, k, sms)
-    rest = (m, n, k, chunk, NUM, bool(neg))
-    run, dev, index = ck.run, a.device, gpu_launch.device_index(torch, a.device)
-    head = (run.launch_cooperative_grid, run.launch_pdl, None, None, ck.packed_metadata, None, None, None)
-    function, current, settings = ck.function, gpu_launch.raw_stream(torch), gpu_launch._settings()
-    rt = gpu_launch._knobs().runtime
+    g, chunk = grid(m, n, k, sms)
+    g, rest, dev = (*g, 1), (m, n, k, chunk, NUM, bool(neg)), a.device
+    go = gpu_launch.Raw(ck, launch, torch, dev)
     maps = gpu_launch.MapCache(map_a, (m, k), (k, 1)), gpu_launch.MapCache(map_b, (k, n), (n, 1))
 
     def call(x, y):
-        hooked = not gpu_launch.no_hooks(rt.launch_enter_hook, rt.launch_exit_hook)
-        if hooked or not gpu_launch.LIMIT or gpu_launch._settings() != settings:
+        if go.stale():
             return mm(x, y, None, neg, sms)
         o = torch.zeros((m, n), dtype=torch.int32, device=dev)
-        launch(gx, gy, 1, current(index), function, *head, *maps[0](x), *maps[1](y), o.data_ptr(), *rest)
+        go(g, go.stream(), *maps[0](x), *maps[1](y), o.data_ptr(), *rest)
         return o
 
     return call, out

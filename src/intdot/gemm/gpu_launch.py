@@ -117,6 +117,33 @@ def tensor_map(meta):
     return encode
 
 
+class Raw:
+    """A compiled kernel launched by a remembered plan: Triton's launcher function (``unwrapped``) with the leading
+    arguments Triton 3.6 passes it, on the current stream of the plan's device.  ``stale()``: whether a call must go
+    back through the general path instead (a launch hook set, direct launches off, or a Triton setting changed
+    since the plan was made), which honours them."""
+
+    __slots__ = ("launcher", "head", "current", "index", "settings", "runtime")
+
+    def __init__(self, ck, launcher, torch, device):
+        run = ck.run
+        self.launcher = launcher
+        self.head = (ck.function, run.launch_cooperative_grid, run.launch_pdl, None, None, ck.packed_metadata)
+        self.head += (None, None, None)
+        self.current, self.index = raw_stream(torch), device_index(torch, device)
+        self.settings, self.runtime = _settings(), _knobs().runtime
+
+    def stale(self) -> bool:
+        rt = self.runtime
+        return not no_hooks(rt.launch_enter_hook, rt.launch_exit_hook) or not LIMIT or _settings() != self.settings
+
+    def stream(self):
+        return self.current(self.index)
+
+    def __call__(self, grid, stream, *args):
+        self.launcher(*grid, stream, *self.head, *args)
+
+
 class MapCache:
     """A plan's tensor maps for one operand (``tensor_map``'s function, over the plan's fixed shape and strides),
     encoded again only when the operand's address changes: a decode step's weights, and often its activations'
