@@ -113,8 +113,12 @@ _TORCH_K = 1 << 16
 
 
 def _writable(x: np.ndarray) -> np.ndarray:
-    # Broadcast batch views are read-only, which torch.from_numpy warns about.
-    return x if x.flags.writeable and x.flags.c_contiguous else np.array(x)
+    # Broadcast batch views are read-only, which torch.from_numpy warns about.  And NumPy calls an array with a
+    # length-1 axis C-contiguous whatever that axis's stride (``v[:, None]`` has 0); torch keeps the stride, and
+    # its CPU torch._int_mm (2.13, on an AVX-512 VNNI core) read such a (K, 1) operand wrong: a copy has the
+    # row-major strides.
+    dense = x.strides == tuple(x.itemsize * int(np.prod(x.shape[i + 1 :])) for i in range(x.ndim))
+    return x if x.flags.writeable and dense else np.array(x)
 
 
 _FAST: list[bool] = []
