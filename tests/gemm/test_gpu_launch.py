@@ -206,3 +206,44 @@ def test_raw_launch_passes_what_the_launcher_takes(monkeypatch):
     assert not go.stale()
     monkeypatch.setattr(gpu_launch, "LIMIT", 0)
     assert go.stale()
+
+
+def test_two_maps_plans_only_where_both_maps_encode(monkeypatch):
+    """A plan's launch and map caches (gpu_launch.two_maps): each operand's map encoded over the plan's shape and
+    strides with its own metadata, tried on this call's operands; no plan where an encoding fails (Triton spells it
+    otherwise), where the launcher is not found, or where direct launches are off."""
+    from types import SimpleNamespace
+
+    torch = pytest.importorskip("torch")
+    monkeypatch.setattr(gpu_launch, "_knobs", lambda: SimpleNamespace(runtime=None, compilation=None))
+    monkeypatch.setattr(gpu_launch, "_settings", lambda: ())
+    monkeypatch.setattr(gpu_launch, "raw_stream", lambda torch: None)
+    monkeypatch.setattr(gpu_launch, "device_index", lambda torch, device: 0)
+    compiled = SimpleNamespace(
+        run=SimpleNamespace(launch_cooperative_grid=0, launch_pdl=0), function=0, packed_metadata=0
+    )
+    monkeypatch.setattr(gpu_launch, "unwrapped", lambda ck: (print, ["meta a", "meta b"]))
+    fail = []
+
+    def tensor_map(meta):
+        def encode(t, shape, strides):
+            if meta in fail:
+                raise ValueError(meta)
+            return [meta, t.data_ptr(), shape, strides]
+
+        return encode
+
+    monkeypatch.setattr(gpu_launch, "tensor_map", tensor_map)
+    x, y = torch.zeros((4, 8), dtype=torch.int8), torch.zeros((8, 2), dtype=torch.int8)
+    go, maps = gpu_launch.two_maps(compiled, torch, "cuda:0", (x, (4, 8), (8, 1)), (y, (2, 8), (1, 2)))
+    assert isinstance(go, gpu_launch.Raw) and go.launcher is print
+    assert maps[0](x) == ["meta a", x.data_ptr(), (4, 8), (8, 1)]
+    assert maps[1](y) == ["meta b", y.data_ptr(), (2, 8), (1, 2)]
+    fail.append("meta b")
+    assert gpu_launch.two_maps(compiled, torch, "cuda:0", (x, (4, 8), (8, 1)), (y, (2, 8), (1, 2))) is None
+    fail.clear()
+    monkeypatch.setattr(gpu_launch, "LIMIT", 0)
+    assert gpu_launch.two_maps(compiled, torch, "cuda:0", (x, (4, 8), (8, 1)), (y, (2, 8), (1, 2))) is None
+    monkeypatch.setattr(gpu_launch, "LIMIT", 1)
+    monkeypatch.setattr(gpu_launch, "unwrapped", lambda ck: None)
+    assert gpu_launch.two_maps(compiled, torch, "cuda:0", (x, (4, 8), (8, 1)), (y, (2, 8), (1, 2))) is None

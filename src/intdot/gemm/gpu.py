@@ -366,10 +366,10 @@ def _tma_plan(a, b, neg: bool):
         return None, mm_int8(a, b, neg=neg)
     a8, bt, out, args, flags = _operands(a, b, None, neg)
     ck = gpu_launch.compiled(_tma(a8, bt, args, flags))
-    raw = gpu_launch.unwrapped(ck)
-    if raw is None or len(raw[1]) != 2:
+    planned = gpu_launch.two_maps(ck, torch, a.device, (a, (m, kk), (kk, 1)), (bt, (n, kk), (kk, 1)))
+    if planned is None:
         return None, out
-    launch, (meta_a, meta_b) = raw
+    go, maps = planned
     if b_row:  # the transposing pass, launched again itself as well
         grid_t, args_t, kw_t = _transpose_launch(b, bt)
         pass_t = _triton()["transpose"].compiled_for(grid_t, args_t, kw_t)
@@ -377,17 +377,10 @@ def _tma_plan(a, b, neg: bool):
             return None, out
         ck_t, rest_t = pass_t[0], pass_t[1][2:]
         grid_t = (*grid_t, 1)
-    map_a, map_b = gpu_launch.tensor_map(meta_a), gpu_launch.tensor_map(meta_b)
-    try:  # Triton's encoding as this Triton spells it: where that has changed, no plan (never an error in a call)
-        map_a(a, (m, kk), (kk, 1)), map_b(bt, (n, kk), (kk, 1))
-    except Exception:
-        return None, out
     kernel, grid, _, _, cfg = _tma_setup(m, n, a.device)
     cfg = dict(flags, **cfg)
     rest = args[4:] + tuple(cfg[name] for name in kernel.arg_names[2 + len(args) :])
     dev, grid = a.device, (grid, 1, 1)
-    go = gpu_launch.Raw(ck, launch, torch, dev)
-    maps = gpu_launch.MapCache(map_a, (m, kk), (kk, 1)), gpu_launch.MapCache(map_b, (n, kk), (kk, 1))
 
     def call(x, y):
         if go.stale():

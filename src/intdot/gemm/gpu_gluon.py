@@ -34,7 +34,8 @@ WIDE = dict(BM=128, BN=256, BK=128, GROUP=16, NUM=4, PING=False, num_warps=8)
 
 
 def descriptor(t, block):
-    """The Gluon tensor descriptor of an int8 (rows, K) K-contiguous tensor, in ``block`` tiles."""
+    """The Gluon tensor descriptor of a 2-D int8 tensor in ``block`` tiles, with the shared-memory layout (swizzle)
+    Gluon picks for such a tile."""
     return TensorDescriptor.from_tensor(t, list(block), gl.NVMMASharedLayout.get_default_for(list(block), gl.int8))
 
 

@@ -27,9 +27,9 @@ from triton.experimental.gluon.language.nvidia.hopper import (
     warpgroup_mma,
     warpgroup_mma_wait,
 )
-from triton.experimental.gluon.nvidia.hopper import TensorDescriptor
 
 from . import gpu_launch
+from .gpu_gluon import descriptor
 
 # Measured on the H200 (scripts/gpu/gluon_rowb.py, 2026-12-02), N = K = 16384: three stages and two programs a
 # multiprocessor 0.92-0.96x torch's best at 32-64 rows, where one program with four stages ran 0.67-0.72x; the
@@ -158,10 +158,6 @@ def grid(m: int, n: int, k: int, sms: int) -> tuple[tuple[int, int], int]:
     return (tiles, -(-steps // per)), per * BK
 
 
-def _descriptor(t, block):
-    return TensorDescriptor.from_tensor(t, block, gl.NVMMASharedLayout.get_default_for(block, gl.int8))
-
-
 def _blocks(m: int) -> tuple[list[int], list[int]]:
     return [padded_rows(m), BK], [BK, BN]
 
@@ -171,7 +167,7 @@ def _launch(a, b, out, neg: bool, sms: int):
     g, chunk = grid(m, n, k, sms)
     block_a, block_b = _blocks(m)
     kernel = gpu_launch.direct(mm_rowb)
-    args = (_descriptor(a, block_a), _descriptor(b, block_b), out, m, n, k, chunk)
+    args = (descriptor(a, block_a), descriptor(b, block_b), out, m, n, k, chunk)
     return kernel[g](*args, NUM=NUM, NEG=bool(neg), num_warps=WARPS)
 
 
@@ -200,19 +196,12 @@ def fast(a, b, neg: bool, sms: int):
     (m, k), n = a.shape, b.shape[1]
     out = _start(a, b, None)
     ck = gpu_launch.compiled(_launch(a, b, out, neg, sms))
-    raw = gpu_launch.unwrapped(ck) if gpu_launch.LIMIT else None
-    if raw is None or len(raw[1]) != 2:
+    planned = gpu_launch.two_maps(ck, torch, a.device, (a, (m, k), (k, 1)), (b, (k, n), (n, 1)))
+    if planned is None:
         return None, out
-    launch, (meta_a, meta_b) = raw
-    map_a, map_b = gpu_launch.tensor_map(meta_a), gpu_launch.tensor_map(meta_b)
-    try:  # Triton's encoding as this Triton spells it: where that has changed, no plan (never an error in a call)
-        map_a(a, (m, k), (k, 1)), map_b(b, (k, n), (n, 1))
-    except Exception:
-        return None, out
+    go, maps = planned
     g, chunk = grid(m, n, k, sms)
     g, rest, dev = (*g, 1), (m, n, k, chunk, NUM, bool(neg)), a.device
-    go = gpu_launch.Raw(ck, launch, torch, dev)
-    maps = gpu_launch.MapCache(map_a, (m, k), (k, 1)), gpu_launch.MapCache(map_b, (k, n), (n, 1))
 
     def call(x, y):
         if go.stale():

@@ -163,6 +163,23 @@ class MapCache:
         return last[1]
 
 
+def two_maps(ck, torch, device, first, second):
+    """(Raw launch, a MapCache for each operand) of a compiled kernel whose first two arguments are tensor
+    descriptors that a plan encodes itself; each operand as (this call's tensor, the plan's shape, its strides).
+    None where that cannot be: direct launches off, no such launcher (``unwrapped``), or Triton's encoding spelled
+    otherwise by this Triton (tried here on this call's operands, so that it is never an error in a later call)."""
+    raw = unwrapped(ck) if LIMIT else None
+    if raw is None or len(raw[1]) != 2:
+        return None
+    launcher, metas = raw
+    maps = tuple(MapCache(tensor_map(meta), op[1], op[2]) for meta, op in zip(metas, (first, second)))
+    try:
+        maps[0](first[0]), maps[1](second[0])
+    except Exception:
+        return None
+    return Raw(ck, launcher, torch, device), maps
+
+
 def _settings():
     """What Triton's launch adds to a kernel's options from its settings (JITFunction.run: debug mode and
     instrumentation), read on every launch as Triton reads them."""
