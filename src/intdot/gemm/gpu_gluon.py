@@ -24,8 +24,6 @@ from triton.experimental.gluon import language as gl
 from triton.experimental.gluon.language.nvidia.hopper import mbarrier, tma, warpgroup_mma, warpgroup_mma_wait
 from triton.experimental.gluon.nvidia.hopper import TensorDescriptor
 
-from .gpu_kernels import epilogue
-
 # Measured on the H200 at 8192^3 (scripts/gpu/gluon_mm.py): 128x128 ping-pong 1,384-1,385 TOPS; one consumer of
 # two warp groups on 128x256 tiles 1,386-1,400. Through gemm within 3% of each other everywhere (sweep.py ws);
 # gpu.WIDE_PER_SM says which runs where.
@@ -127,10 +125,21 @@ def _consumer(
         acc = warpgroup_mma_wait(0, deps=(acc,))
         mbarrier.arrive(empty.index((i + NUM - 1) % NUM))
         j += 1
-        # Triton's kernels' epilogue, called from Gluon: its values keep the accumulator's layout (the same PTX as
-        # the Gluon spelling of it that stood here).
-        r, c = pm * BM + rows, pn * BN + cols
-        epilogue(acc, r, c, c_ptr, out_ptr, ra_ptr, cb_ptr, M, N, za, zb, zz, sign, HAS_C, CENTRED)
+        # gpu_kernels.epilogue spelled in Gluon: undo the centring of unsigned operands (exact modulo 2**32), apply
+        # neg, add c, store.  Calling that @triton.jit function from here compiles to the same PTX, but under
+        # TRITON_INTERPRET (the CPU tests) it is an InterpretedFunction, which a Gluon kernel may not reference.
+        r = pm * BM + rows
+        c = pn * BN + cols
+        if CENTRED:
+            ra = gl.load(ra_ptr + r, mask=r < M, other=0)
+            cb = gl.load(cb_ptr + c, mask=c < N, other=0)
+            acc += zb * ra[:, None] + za * cb[None, :] + zz
+        acc = acc * sign
+        mask = (r[:, None] < M) & (c[None, :] < N)
+        offs = r[:, None].to(gl.int64) * N + c[None, :]
+        if HAS_C:
+            acc += gl.load(c_ptr + offs, mask=mask, other=0)
+        gl.store(out_ptr + offs, acc, mask=mask)
 
 
 @gluon.jit
