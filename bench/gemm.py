@@ -262,21 +262,25 @@ def gpu(n):
     )
 
     # The exact per-step clamp chain on random data, beside the same call without clamp: only outputs that can
-    # saturate are walked; unsigned lanes (udot4) move each chain one way, so it is the sum clamped once.
+    # saturate are walked.  Without c the dtypes alone bound every chain (K < 2**17 for int8); with c, its
+    # extremes are read back first; unsigned lanes (udot4) move each chain one way, so it is the sum clamped once.
     m = 4096
     sa, sb = a[:m, :m].contiguous(), b[:m, :m].contiguous()
-    for what, x, y, op, goal in (
-        ("gemm clamp chain 4096^3, random data", sa, sb, "sdot4", " (goal >= 0.25x)"),
+    mid = torch.randint(-(2**30), 2**30, (m, m), dtype=torch.int32, device=dev)
+    for what, x, y, cc, op, goal in (
+        ("gemm clamp chain 4096^3, random data", sa, sb, None, "sdot4", " (goal >= 0.25x)"),
+        ("gemm clamp chain 4096^3, random data, c in +-2**30", sa, sb, mid, "sdot4", " (goal >= 0.25x)"),
         (
             "gemm clamp chain 4096^3 udot4 (uint8), random data",
             ua[:m, :m].contiguous(),
             ub[:m, :m].contiguous(),
+            None,
             "udot4",
             "",
         ),
     ):
-        t_wrap = timed(partial(gemm, x, y, op=op))
-        t_cl = timed(partial(gemm, x, y, op=op, clamp=True))
+        t_wrap = timed(partial(gemm, x, y, cc, op=op))
+        t_cl = timed(partial(gemm, x, y, cc, op=op, clamp=True))
         print(f"{what:<52} {2 * m**3 / t_cl / 1e12:8.1f} TOPS  {t_wrap / t_cl:6.2f}x the same call without clamp{goal}")
     cs = torch.full((m, m), 2**31 - 1, dtype=torch.int32, device=dev)
     m2 = 2048

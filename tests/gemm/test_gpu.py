@@ -116,9 +116,10 @@ def test_gpu_wide_tiles_on_odd_edges(op, monkeypatch):
 
 @pytest.mark.parametrize(("m", "k", "n"), [(17, 144, 272), (33, 16, 16), (48, 4144, 1040), (64, 2048, 4096)])
 def test_gpu_row_major_b_few_rows(m, k, n):
-    """Row-major B under 17-64 rows of int8: on Hopper the Gluon kernel (gpu_gluon_rowb), its K split into
-    chunks, its tiles past N's and K's end, with c and neg, and repeated (its remembered plan, new data each
-    time, a CUDA graph captured and replayed); against float64 on the GPU."""
+    """Row-major B under 17-64 rows of int8: on Hopper the Gluon kernel (gpu_gluon_rowb), its K in one chunk or
+    split into chunks, its tiles past N's and K's end, with c and neg, and repeated (its remembered plan, new data
+    each time, the split-K kernel on the same stream's workspace between calls, a CUDA graph captured and
+    replayed); against float64 on the GPU."""
     torch = pytest.importorskip("torch")
     row = ref.OPS["sdot4"]
     cuda = torch.device("cuda")
@@ -143,6 +144,8 @@ def test_gpu_row_major_b_few_rows(m, k, n):
     for _ in range(3):  # the first call plans; the later ones launch through the plan
         a, b, exact = operands()
         assert torch.equal(gemm(a, b, op="sdot4").to(torch.int64), wrap(exact))
+        # gpu_split's kernel (B column-major) adds into the same workspace: each must leave it zero for the other.
+        assert torch.equal(gemm(a, b.t().contiguous().t(), op="sdot4").to(torch.int64), wrap(exact))
     static_a, static_b = a.clone(), b.clone()
     graph, out = _captured(torch, lambda: gemm(static_a, static_b, op="sdot4"))
     a, b, exact = operands()
@@ -189,17 +192,17 @@ def test_gpu_empty_dimensions(m, k, n):
 @pytest.mark.parametrize("op", ["sdot4", "usdot", "udot4"])
 def test_gpu_repeated_calls_through_the_remembered_plan(op):
     """The second and later calls of one signature launch the compiled kernels directly: new data each time,
-    layouts of a and b, rows that take the split-K kernel (its remembered plan), the TMA kernel (int8 x int8 with a
-    row-major: its remembered plan, b's transposing pass included; else gpu_launch.Direct) and its layout passes
-    (each launch encodes the tensor maps of its call's operands) and the autotuned pointer kernel (K = 200 is no
-    multiple of 16: Triton's launch), against the CPU path; the TMA kernel's direct launch captured into a CUDA
-    graph and replayed with new data."""
+    layouts of a and b, rows that take the split-K kernel (its remembered plan), the TMA kernel (int8 x int8: its
+    remembered plan, the transposing passes of a column-major a and a row-major b included; else
+    gpu_launch.Direct, with its layout passes) (each launch encodes the tensor maps of its call's operands) and the
+    autotuned pointer kernel (K = 200 is no multiple of 16: Triton's launch), against the CPU path; the TMA
+    kernel's direct launch captured into a CUDA graph and replayed with new data."""
     torch = pytest.importorskip("torch")
     from intdot.gemm import gpu_kernels, gpu_launch, gpu_tensors
 
     row = ref.OPS[op]
     for m, k, n in [(1, 256, 96), (16, 200, 40), (64, 512, 72), (65, 256, 64), (600, 256, 136), (130, 200, 64)]:
-        for la, lb in (("row", "row"), ("row", "col"), ("col", "row")):
+        for la, lb in (("row", "row"), ("row", "col"), ("col", "row"), ("col", "col")):
             for i in range(3):
                 rng = _rng("plan", op, m, k, n, la, lb, i)
                 a = _lanes(rng, row[0], row[1], (m, k))
@@ -211,7 +214,7 @@ def test_gpu_repeated_calls_through_the_remembered_plan(op):
                 want = gemm(a, b, op=op, backend="numpy")
                 assert np.array_equal(got.cpu().numpy(), want), (m, la, lb, i)
     assert gpu_tensors._PLANS
-    if op == "sdot4":  # int8 x int8 past the split-K rows, a row-major: the TMA kernel's own plan (gpu._tma_plan)
+    if op == "sdot4":  # int8 x int8 past the split-K rows: the TMA kernel's own plan (gpu._tma_plan)
         assert any(getattr(p, "__qualname__", "").startswith("_tma_plan.") for p in gpu_tensors._PLANS.values())
     # The TMA kernel in force (the Gluon one on Hopper) and the passes were launched again directly
     # (gpu_launch.Direct), on real compiled kernels.

@@ -170,6 +170,39 @@ def test_clamp_chain_walks_what_can_saturate(op, dense, monkeypatch):
     assert got_neg.numpy().astype(np.int64).tolist() == want_neg
 
 
+def test_clamp_chain_bounds_by_the_dtypes_before_reading_the_data(monkeypatch):
+    """The dtypes bound every chain first: without c, int8 lanes and K below 2**17 can reach no limit, so neither
+    operand is read again (no statistics pass); with c far from the limits, only c's extremes are read; with c
+    near a limit and small lanes, the dtypes' bound fails and the data's bound decides.  Each against the CPU
+    path's step-by-step chain."""
+    torch = pytest.importorskip("torch")
+    from intdot.gemm import gpu_clamp
+    from intdot.gemm.gpu_tensors import gemm_tensors
+    from intdot.gemm.ops import resolve
+
+    stats = []
+    real = gpu_clamp._abs_stats
+    monkeypatch.setattr(gpu_clamp, "_abs_stats", lambda *args: (stats.append(1), real(*args)))
+    o = resolve("sdot4", None, None, a_bits=8)
+    lo, hi = o.acc_range
+    rng = _rng("interpret-clamp-dtype")
+    m, k, n = 9, 128, 7
+    a, b = _values(rng, np.int8, (m, k)), _values(rng, np.int8, (k, n))
+    small_a, small_b = rng.integers(-3, 4, (m, k)).astype(np.int8), rng.integers(-3, 4, (k, n)).astype(np.int8)
+    reach = k * 128 * 128  # the dtypes' bound on any chain's excursion
+    far = rng.integers(lo + reach, hi - reach, (m, n), endpoint=True)
+    near = hi - rng.integers(0, 2**12, (m, n))  # within the dtypes' reach of hi, beyond the small lanes'
+    cases = [(a, b, None, False), (a, b, far, False), (small_a, small_b, near, True)]
+    with interpreted():
+        for x, y, c, read in cases:
+            del stats[:]
+            want = gemm(x, y, c, op="sdot4", clamp=True, backend="numpy")
+            tc = None if c is None else torch.from_numpy(c)
+            got = gemm_tensors(torch.from_numpy(x), torch.from_numpy(y), tc, o, True, False)
+            assert np.array_equal(got.numpy().astype(np.int64), want.astype(np.int64)), c is None
+            assert bool(stats) == read, (c is None, stats)
+
+
 def test_batches_vectors_and_accumulators_through_gemm_tensors():
     """gemm_tensors' own work on the interpreted kernels: a batch folded into rows, a batch walked problem by
     problem, 1-D operands, a broadcast c, and the unsigned result of udot4."""

@@ -329,7 +329,7 @@ def mm_int8(a, b, c=None, *, neg: bool = False):
 def fast(a, b, neg: bool):
     """A function (x, y) -> ±(x @ y) as a new int32 tensor for operands with a's and b's dtypes, shapes, strides
     and 16-byte alignment, where the split-K kernel computes them and can be launched with its workspace already
-    chosen (gpu_split.fast), or the TMA kernel on int8 with a row-major (``_tma_plan``); and this call's result.
+    chosen (gpu_split.fast), or the TMA kernel on int8 (``_tma_plan``); and this call's result.
     (None, result) elsewhere: there the TMA kernel and the layout passes are launched directly from the second
     call of a signature on anyway (gpu_launch.Direct; the autotuned kernels of K not a multiple of 16 are not)."""
     m, kk = a.shape
@@ -344,7 +344,8 @@ def fast(a, b, neg: bool):
 
 def _tma_plan(a, b, neg: bool):
     """(call, result) where the TMA kernel (``_tma_setup``) computes int8 x int8 with a row-major (K-contiguous,
-    16-byte aligned) and b column-major or row-major (its transposing pass in the plan); (None, result) elsewhere.
+    16-byte aligned) or column-major, and b column-major or row-major (the transposing passes in the plan);
+    (None, result) elsewhere.
 
     A call's host time through mm_int8 is mostly bookkeeping that the plan's key has already settled (which passes,
     which kernel, the descriptors' shapes, the launch's signature): about 100 us against 15 for torch's on the H200,
@@ -359,24 +360,23 @@ def _tma_plan(a, b, neg: bool):
 
     m, kk = a.shape
     n = b.shape[1]
+    a_row, a_col = a.stride() == (kk, 1), a.stride() == (1, m) and m > 1
     b_col, b_row = b.stride() == (1, kk), b.stride() == (n, 1)
     eligible = KERNEL == "tma" and use_tma(kk) and gpu_launch.LIMIT and a.dtype == b.dtype == torch.int8
-    eligible = eligible and a.stride() == (kk, 1) and a.data_ptr() % 16 == 0 and (b_col or b_row)
+    eligible = eligible and (a_col or a.data_ptr() % 16 == 0 and a_row) and (b_col or b_row)
     if not (eligible and a.is_cuda and m and n and kk) or (b_col and b.data_ptr() % 16):
         return None, mm_int8(a, b, neg=neg)
     a8, bt, out, args, flags = _operands(a, b, None, neg)
     ck = gpu_launch.compiled(_tma(a8, bt, args, flags))
-    planned = gpu_launch.two_maps(ck, torch, a.device, (a, (m, kk), (kk, 1)), (bt, (n, kk), (kk, 1)))
+    planned = gpu_launch.two_maps(ck, torch, a.device, (a8, (m, kk), (kk, 1)), (bt, (n, kk), (kk, 1)))
     if planned is None:
         return None, out
     go, maps = planned
-    if b_row:  # the transposing pass, launched again itself as well
-        grid_t, args_t, kw_t = _transpose_launch(b, bt)
-        pass_t = _triton()["transpose"].compiled_for(grid_t, args_t, kw_t)
-        if pass_t is None:
-            return None, out
-        ck_t, rest_t = pass_t[0], pass_t[1][2:]
-        grid_t = (*grid_t, 1)
+    # The transposing passes (A column-major, B row-major), launched again themselves as well.
+    pass_a = _transpose_plan(a.t(), a8) if a_col else ()
+    pass_b = _transpose_plan(b, bt) if b_row else ()
+    if pass_a is None or pass_b is None:
+        return None, out
     kernel, grid, _, _, cfg = _tma_setup(m, n, a.device)
     cfg = dict(flags, **cfg)
     rest = args[4:] + tuple(cfg[name] for name in kernel.arg_names[2 + len(args) :])
@@ -386,16 +386,37 @@ def _tma_plan(a, b, neg: bool):
         if go.stale():
             return mm_int8(x, y, neg=neg)
         s = go.stream()
-        yt = y  # b's transpose (N, K), K-contiguous: y's own memory where b is column-major
-        if b_row:
-            yt = torch.empty((n, kk), dtype=torch.int8, device=dev)
-            gpu_launch.launch(ck_t, grid_t, s, (y.data_ptr(), yt.data_ptr()) + rest_t)
+        # Each operand K-contiguous: its own memory, or its transpose made here (x's and y's addresses are those
+        # of x.t() and y as the passes read them).
+        xa = _transpose_into(pass_a, x, (m, kk), s) if pass_a else x
+        yt = _transpose_into(pass_b, y, (n, kk), s) if pass_b else y
         o = torch.empty((m, n), dtype=torch.int32, device=dev)
         p = o.data_ptr()
-        go(grid, s, *maps[0](x), *maps[1](yt), p, p, p, p, *rest)
+        go(grid, s, *maps[0](xa), *maps[1](yt), p, p, p, p, *rest)
         return o
 
     return call, out
+
+
+def _transpose_plan(x, y):
+    """(compiled pass, grid, the arguments after the two operands) of the transposing kernel from x (R, C)
+    row-major into y (C, R), as a plan launches it again (the pass has just run once for this signature); None
+    where it cannot be launched so."""
+    grid, args, kw = _transpose_launch(x, y)
+    found = _triton()["transpose"].compiled_for(grid, args, kw)
+    return None if found is None else (found[0], (*grid, 1), found[1][2:])
+
+
+def _transpose_into(planned, x, shape, stream):
+    """A new int8 tensor of ``shape`` holding x's transpose, by the pass ``_transpose_plan`` found."""
+    import torch
+
+    from . import gpu_launch
+
+    ck, grid, rest = planned
+    y = torch.empty(shape, dtype=torch.int8, device=x.device)
+    gpu_launch.launch(ck, grid, stream, (x.data_ptr(), y.data_ptr()) + rest)
+    return y
 
 
 def _bits32(x):

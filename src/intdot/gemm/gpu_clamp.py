@@ -72,16 +72,31 @@ def _start_or_zeros(start, m: int, n: int, device):
     return start if start is not None else torch.zeros((m, n), dtype=torch.int64, device=device)
 
 
+def _peak(torch, x) -> int:
+    """The largest magnitude x's dtype holds (128 for int8, 255 for uint8)."""
+    info = torch.iinfo(x.dtype)
+    return max(-info.min, info.max)
+
+
+def _safe(s_lo: int, s_hi: int, reach: int, unsigned: bool, neg: bool, lo: int, hi: int) -> bool:
+    """Whether chains starting in [s_lo, s_hi] that move at most ``reach`` stay in [lo, hi].  Unsigned lanes move
+    every chain one way (up, or down with neg), so only that side can be hit."""
+    down, up = ((reach, 0) if neg else (0, reach)) if unsigned else (reach, reach)
+    return s_lo - down >= lo and s_hi + up <= hi
+
+
 def clamp_chain(a, b, start, step: int, lo: int, hi: int, neg: bool):
     """The per-step saturating chain, walked only where saturation can happen.
 
     ``start`` is the int64 accumulator (M, N), or None for zeros.  An output whose accumulator is further from
     both limits than ``sum_k |a_ik| |b_kj|`` (bounded by a row sum of |a| times a column maximum of |b|, or the
     other way round) never saturates, in whatever order the steps come, so it is ``start ± a @ b`` exactly: the
-    tensor-core kernel's wrapped result, which is exact there.  Only the other outputs are walked step by step.
-    On random data that is almost none, so a saturating call costs little more than a wrapping one.  Unsigned
-    lanes (uint8 x uint8) move every chain one way (up, or down with neg), so only that limit is checked, and a
-    chain that reaches it stays there: the sum clamped once.
+    tensor-core kernel's wrapped result, which is exact there.  The dtypes alone bound every output where the
+    accumulators are far enough from the limits (without ``start``: int8 lanes and K below 2**17), and then no
+    pass over the data is needed.  Only the outputs that may saturate are walked step by step.  On random data
+    that is almost none, so a saturating call costs little more than a wrapping one.  Unsigned lanes (uint8 x
+    uint8) move every chain one way (up, or down with neg), so only that limit is checked, and a chain that
+    reaches it stays there: the sum clamped once.
 
     Returns the int32 bits of the results (8-bit lanes, 32-bit accumulators) or int64 values (otherwise).
     """
@@ -101,6 +116,13 @@ def clamp_chain(a, b, start, step: int, lo: int, hi: int, neg: bool):
     # The wrapped product first: it is the answer wherever no partial sum can leave [lo, hi], and the GPU works
     # on it while the bounds below are launched (a call this size is otherwise bound by its launches).
     out = mm_int8(a, b, c32, neg=neg)
+    unsigned = a.dtype == torch.uint8 and b.dtype == torch.uint8
+    # The dtypes' bound first: K products of at most 128 x 128 (int8) or 255 x 255 (uint8) each.  Without c and
+    # with K below 2**17 (int8) no chain can reach a limit: no pass over the data, no read back; with c, only
+    # its extremes are read back.
+    s_lo, s_hi = torch.stack(torch.aminmax(start)).tolist() if start is not None else (0, 0)
+    if _safe(s_lo, s_hi, kk * _peak(torch, a) * _peak(torch, b), unsigned, neg, lo, hi):
+        return out
     # Rows of |a| and columns of |b|: sums and maxima (rows 0-1 and 2-3 of one zeroed buffer).
     stats = torch.zeros((4, max(m, n)), dtype=torch.int64, device=a.device)
     _abs_stats(a, 1, stats[0], stats[1])
@@ -108,16 +130,9 @@ def clamp_chain(a, b, start, step: int, lo: int, hi: int, neg: bool):
     ra, rmax, cs, cmax = stats[0, :m], stats[1, :m], stats[2, :n], stats[3, :n]
     # One bound for all outputs (the largest row statistic times the largest column one bounds every output's):
     # on random data no output can saturate, and one read back says so (the bound in Python's exact ints).
-    top = stats.amax(dim=1)
-    if start is not None:
-        top = torch.cat((top, torch.stack(torch.aminmax(start))))
-    top = top.tolist()
+    top = stats.amax(dim=1).tolist()
     reach = min(top[0] * top[3], top[1] * top[2])
-    s_lo, s_hi = top[4:] if start is not None else (0, 0)
-    unsigned = a.dtype == torch.uint8 and b.dtype == torch.uint8
-    # Unsigned lanes: every step moves a chain the same way (up, or down with neg), so only that side can be hit.
-    down, up = ((reach, 0) if neg else (0, reach)) if unsigned else (reach, reach)
-    if s_lo - down >= lo and s_hi + up <= hi:
+    if _safe(s_lo, s_hi, reach, unsigned, neg, lo, hi):
         return out
     if unsigned and reach < 1 << 32:
         # Moving one way, each chain saturates at most once, at the limit it heads for, and stays there: the sum

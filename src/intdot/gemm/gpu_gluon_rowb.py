@@ -9,7 +9,9 @@ leaves B's re-layout to Triton, whose stores put a warp on two shared-memory ban
 - the warp group loads each B tile into registers (``_regs``), 4 K rows x 4 N bytes a lane, and stores it
   K-contiguous into one of two staging tiles, its columns reordered (``_rows``);
 - it computes out.T (BN x MP) += B.T @ A.T with asynchronous warpgroup MMAs, one left in flight;
-- K is split over SPLIT programs a column of tiles, which add into a zeroed output (or a copy of c) atomically:
+- K is split over SPLIT programs a column of tiles, which meet as gpu_split's do (its docstring says how): the
+  only chunk stores; several add atomically into a copy of c, or, without c, into the stream's zeroed workspace,
+  whose last arrival for a tile moves the sum into the output and zeroes what it used (no zero-fill launch).
   int32 addition wraps, so the order in which they land changes no bit.
 
 Past M, N or K the copies fill zeros, so edge tiles need no masks but the epilogue's.  Used for int8 x int8 on
@@ -28,8 +30,9 @@ from triton.experimental.gluon.language.nvidia.hopper import (
     warpgroup_mma_wait,
 )
 
-from . import gpu_launch
+from . import gpu_launch, gpu_split
 from .gpu_gluon import descriptor
+from .gpu_split import ATOMIC, LAST, STORE
 
 # Measured on the H200 (scripts/gpu/gluon_rowb.py, 2026-12-02), N = K = 16384: three stages and two programs a
 # multiprocessor 0.92-0.96x torch's best at 32-64 rows, where one program with four stages ran 0.67-0.72x; the
@@ -79,9 +82,12 @@ def _issue(a_desc, b_desc, a_bufs, b_bufs, ready, step, k0, pn, NUM: gl.constexp
 
 
 @gluon.jit
-def mm_rowb(a_desc, b_desc, out_ptr, M, N, K, chunk, NUM: gl.constexpr, NEG: gl.constexpr):
-    """out (M, N) int32 += ±(a (M, K) @ b (K, N)) over K from program_id(1) * chunk (a multiple of BK), for the
-    columns of tile program_id(0); b row-major."""
+def mm_rowb(
+    a_desc, b_desc, out_ptr, ws_ptr, cnt_ptr, M, N, K, chunk, NUM: gl.constexpr, NEG: gl.constexpr, REDUCE: gl.constexpr
+):
+    """±(a (M, K) @ b (K, N)) over K from program_id(1) * chunk (a multiple of BK), for the columns of tile
+    program_id(0), b row-major, into out (M, N) int32 as REDUCE says (gpu_split's STORE, ATOMIC or LAST; ws and
+    cnt the workspace and the tiles' counters for LAST)."""
     MP: gl.constexpr = a_desc.block_type.shape[0]
     BK: gl.constexpr = a_desc.block_type.shape[1]
     BN: gl.constexpr = b_desc.block_type.shape[1]
@@ -124,7 +130,21 @@ def mm_rowb(a_desc, b_desc, out_ptr, M, N, K, chunk, NUM: gl.constexpr, NEG: gl.
     r = gl.arange(0, BN, layout=gl.SliceLayout(1, layout))
     n = pn * BN + (r % (BN // 4)) * 4 + r // (BN // 4)
     m = gl.arange(0, MP, layout=gl.SliceLayout(0, layout))
-    gl.atomic_add(out_ptr + m[None, :] * N + n[:, None], acc, mask=(m[None, :] < M) & (n[:, None] < N), sem="relaxed")
+    offs = m[None, :] * N + n[:, None]
+    mask = (m[None, :] < M) & (n[:, None] < N)
+    if REDUCE == 0:
+        gl.store(out_ptr + offs, acc, mask=mask)
+    elif REDUCE == 2:
+        gl.atomic_add(out_ptr + offs, acc, mask=mask, sem="relaxed")
+    else:
+        gl.atomic_add(ws_ptr + offs, acc, mask=mask, sem="relaxed")
+        # Every thread's adds are issued before the counter's release (gpu_kernels.split does the same).
+        gl.thread_barrier()
+        seen = gl.atomic_add(cnt_ptr + pn, 1, sem="acq_rel")
+        if seen == gl.num_programs(1) - 1:
+            gl.store(out_ptr + offs, gl.load(ws_ptr + offs, mask=mask, cache_modifier=".cg"), mask=mask)
+            gl.store(ws_ptr + offs, gl.zeros_like(acc), mask=mask)
+            gl.atomic_xchg(cnt_ptr + pn, 0, sem="relaxed")
 
 
 def padded_rows(m: int) -> int:
@@ -162,52 +182,76 @@ def _blocks(m: int) -> tuple[list[int], list[int]]:
     return [padded_rows(m), BK], [BK, BN]
 
 
-def _launch(a, b, out, neg: bool, sms: int):
-    (m, k), n = a.shape, b.shape[1]
-    g, chunk = grid(m, n, k, sms)
-    block_a, block_b = _blocks(m)
-    kernel = gpu_launch.direct(mm_rowb)
-    args = (descriptor(a, block_a), descriptor(b, block_b), out, m, n, k, chunk)
-    return kernel[g](*args, NUM=NUM, NEG=bool(neg), num_warps=WARPS)
-
-
-def _start(a, b, c):
+def _reduce(m: int, n: int, split: int, tiles: int, c, device):
+    """(REDUCE, workspace, counters, output) for one call, as gpu_split._reduce decides for its kernel."""
     import torch
 
-    shape = (a.shape[0], b.shape[1])
-    return torch.zeros(shape, dtype=torch.int32, device=a.device) if c is None else c.clone()
+    if c is not None:
+        return ATOMIC, None, None, c.clone()
+    if split == 1:
+        return STORE, None, None, torch.empty((m, n), dtype=torch.int32, device=device)
+    stream, capturing = gpu_split._where(device)
+    if capturing:  # a replayed graph needs nothing from the calls around it
+        return ATOMIC, None, None, torch.zeros((m, n), dtype=torch.int32, device=device)
+    ws, cnt = gpu_split._pool(device, stream, m * n, tiles)
+    return LAST, ws, cnt, torch.empty((m, n), dtype=torch.int32, device=device)
+
+
+def _launch(a, b, c, neg: bool, sms: int):
+    """(output, the kernel's launch result, REDUCE) of one call."""
+    (m, k), n = a.shape, b.shape[1]
+    g, chunk = grid(m, n, k, sms)
+    reduce, ws, cnt, out = _reduce(m, n, g[1], g[0], c, a.device)
+    block_a, block_b = _blocks(m)
+    kernel = gpu_launch.direct(mm_rowb)
+    args = (descriptor(a, block_a), descriptor(b, block_b), out, out if ws is None else ws)
+    args += (out if cnt is None else cnt, m, n, k, chunk)
+    return out, kernel[g](*args, NUM=NUM, NEG=bool(neg), REDUCE=reduce, num_warps=WARPS), reduce
 
 
 def mm(a, b, c, neg: bool, sms: int):
     """``c ± a @ b`` (modulo 2**32) as a new int32 (M, N) tensor; ``c`` int32 (M, N) contiguous, or None; a and b
     as ``fits`` says; ``sms`` the device's multiprocessors."""
-    out = _start(a, b, c)
-    _launch(a, b, out, neg, sms)
-    return out
+    return _launch(a, b, c, neg, sms)[0]
 
 
 def fast(a, b, neg: bool, sms: int):
     """A function (x, y) -> ±(x @ y) as a new int32 tensor for operands with a's and b's dtypes, shapes, strides
     and alignment: the compiled kernel launched with the tensor maps encoded here (gpu_launch.unwrapped); and this
     call's result.  (None, result) where the kernel cannot be launched so.  Under a changed Triton setting, a
-    launch hook or direct launches turned off, a call goes through ``mm``."""
+    launch hook or direct launches turned off, or while a CUDA graph is captured, a call goes through ``mm``."""
     import torch
 
     (m, k), n = a.shape, b.shape[1]
-    out = _start(a, b, None)
-    ck = gpu_launch.compiled(_launch(a, b, out, neg, sms))
-    planned = gpu_launch.two_maps(ck, torch, a.device, (a, (m, k), (k, 1)), (b, (k, n), (n, 1)))
+    out, ck, reduce = _launch(a, b, None, neg, sms)
+    ck = gpu_launch.compiled(ck)
+    planned = None
+    if reduce != ATOMIC:  # ATOMIC without c: this call is being captured; a plan made now would zero-fill
+        planned = gpu_launch.two_maps(ck, torch, a.device, (a, (m, k), (k, 1)), (b, (k, n), (n, 1)))
     if planned is None:
         return None, out
     go, maps = planned
     g, chunk = grid(m, n, k, sms)
-    g, rest, dev = (*g, 1), (m, n, k, chunk, NUM, bool(neg)), a.device
+    g, rest, dev = (*g, 1), (m, n, k, chunk, NUM, bool(neg), reduce), a.device
+    capturing = torch.cuda.is_current_stream_capturing
+    # The workspace of the last stream launched on, as raw pointers (gpu_split.fast keeps them the same way).
+    held = [(None, 0, 0, None)]
 
     def call(x, y):
-        if go.stale():
+        if go.stale() or capturing():
             return mm(x, y, None, neg, sms)
-        o = torch.zeros((m, n), dtype=torch.int32, device=dev)
-        go(g, go.stream(), *maps[0](x), *maps[1](y), o.data_ptr(), *rest)
+        s = go.stream()
+        o = torch.empty((m, n), dtype=torch.int32, device=dev)
+        last = held[0]
+        if reduce == STORE:
+            w = c = 0
+        elif last[0] == s:
+            w, c = last[1], last[2]
+        else:
+            ws, cnt = gpu_split._pool(dev, s, m * n, g[0])
+            w, c = ws.data_ptr(), cnt.data_ptr()
+            held[0] = s, w, c, (ws, cnt)
+        go(g, s, *maps[0](x), *maps[1](y), o.data_ptr(), w, c, *rest)
         return o
 
     return call, out

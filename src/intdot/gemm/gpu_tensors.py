@@ -155,8 +155,8 @@ def gemm_tensors(a, b, c, o, clamp: bool, neg: bool):
 
 
 def _direct_plan(torch, a, b, o, clamp, neg):
-    """(plan, this call's result) where the split-K kernel or the TMA kernel on int8 with a row-major computes the
-    call and its remembered launch serves later calls (gpu.fast); (None, result) where another kernel computes it,
+    """(plan, this call's result) where the split-K kernel or the TMA kernel on int8 x int8 computes the call and
+    its remembered launch serves later calls (gpu.fast); (None, result) where another kernel computes it,
     (None, None) where gpu.fast does not apply (the later calls go through _one, their launches direct all the
     same: gpu_launch.Direct)."""
     m, k = a.shape
