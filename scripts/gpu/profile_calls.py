@@ -13,7 +13,7 @@ import torch
 import triton
 from torch.profiler import ProfilerActivity, profile
 
-from intdot.gemm import gemm
+from intdot.gemm import gemm, gpu_tensors
 
 dev = "cuda"
 
@@ -66,6 +66,8 @@ def main():
     show("8192^3 torch._int_mm B col", partial(torch._int_mm, a, bcol))
     for what, x, y in (("A row B col", a, bcol), ("A col B row", acol, b), ("A col B col", acol, bcol)):
         show(f"8192^3 gemm {what}", partial(gemm, x, y, op="sdot4"))
+    plans = [getattr(p, "__qualname__", type(p).__name__) for p in gpu_tensors._PLANS.values()]
+    print(f"  the remembered plans: {plans}", flush=True)
     m = 4096
     sa, sb = a[:m, :m].contiguous(), b[:m, :m].contiguous()
     mid = torch.randint(-(2**30), 2**30, (m, m), dtype=torch.int32, device=dev)

@@ -109,6 +109,38 @@ def rowb_stores_meet_no_bank_twice() -> None:
                 assert len(stores) == 32, (high, warp, j, stores)
 
 
+def rowb_epilogue_covers_whole_lines() -> None:
+    """gpu_gluon_rowb's epilogue layout (``_out``): for every register and warp, the 32 lanes hold one output row's
+    32 adjacent columns (staging rows mapped back to B's columns as ``_rows`` orders them), 128 contiguous bytes,
+    and the layout covers each (column, row) of the tile once."""
+    rb = gpu_gluon_rowb
+    for mp in (32, 64):
+        lay = rb._out.fn(mp) if hasattr(rb._out, "fn") else rb._out(mp)
+
+        def at(bases, index):
+            r = m = 0
+            for i, base in enumerate(bases):
+                if index >> i & 1:
+                    r, m = r ^ base[0], m ^ base[1]
+            return r, m
+
+        seen = set()
+        for reg in range(1 << len(lay.reg_bases)):
+            for warp in range(4):
+                r0, m0 = at(lay.reg_bases, reg)
+                rw, mw = at(lay.warp_bases, warp)
+                cells = []
+                for lane in range(32):
+                    rl, ml = at(lay.lane_bases, lane)
+                    r, m = r0 ^ rw ^ rl, m0 ^ mw ^ ml
+                    cells.append(((r % (rb.BN // 4)) * 4 + r // (rb.BN // 4), m))
+                columns, rows = sorted(c for c, _ in cells), {m for _, m in cells}
+                assert len(rows) == 1 and columns == list(range(columns[0], columns[0] + 32)), (mp, reg, warp)
+                assert columns[0] % 32 == 0, (mp, reg, warp)
+                seen.update(cells)
+        assert len(seen) == rb.BN * mp, mp
+
+
 def rowb_choice() -> None:
     """Two programs a multiprocessor: K split in two at N = K = 16384 (128 column tiles), in eight at 4096."""
     rb = gpu_gluon_rowb
@@ -155,5 +187,6 @@ if __name__ == "__main__":
     choice()
     rowb_compiles()
     rowb_stores_meet_no_bank_twice()
+    rowb_epilogue_covers_whole_lines()
     rowb_choice()
     print("ok", file=sys.stderr)

@@ -114,12 +114,16 @@ def test_gpu_wide_tiles_on_odd_edges(op, monkeypatch):
         assert torch.equal(got.view(torch.int32).to(torch.int64), want), neg
 
 
-@pytest.mark.parametrize(("m", "k", "n"), [(17, 144, 272), (33, 16, 16), (48, 4144, 1040), (64, 2048, 4096)])
+ROWB_CASES = [(17, 144, 272), (32, 4096, 384), (33, 16, 16), (48, 4144, 1040), (64, 2048, 4096)]
+
+
+@pytest.mark.parametrize(("m", "k", "n"), ROWB_CASES)
 def test_gpu_row_major_b_few_rows(m, k, n):
     """Row-major B under 17-64 rows of int8: on Hopper the Gluon kernel (gpu_gluon_rowb), its K in one chunk or
-    split into chunks, its tiles past N's and K's end, with c and neg, and repeated (its remembered plan, new data
-    each time, the split-K kernel on the same stream's workspace between calls, a CUDA graph captured and
-    replayed); against float64 on the GPU."""
+    split into chunks (meeting in the workspace, or in a zero-filled output from ZERO_FILL_ROWS rows on), its
+    tiles past N's and K's end, with c and neg, and repeated (its remembered plan, new data each time, the split-K
+    kernel on the same stream's workspace between calls, a CUDA graph captured and replayed); against float64 on
+    the GPU."""
     torch = pytest.importorskip("torch")
     row = ref.OPS["sdot4"]
     cuda = torch.device("cuda")
@@ -152,6 +156,24 @@ def test_gpu_row_major_b_few_rows(m, k, n):
     static_a.copy_(a), static_b.copy_(b)
     graph.replay()
     assert torch.equal(out.to(torch.int64), wrap(exact))
+
+
+@pytest.mark.parametrize(("m", "k", "n"), [(32, 4096, 256), (300, 512, 200)])
+def test_gpu_clamp_that_cannot_saturate_takes_the_plan(m, k, n):
+    """int8 lanes, no c, K below 2**17: no chain can reach a limit, so the saturating call is the wrapping one,
+    launched through the same remembered plan (split-K and TMA kernels); new data each call, against the CPU
+    path's step-by-step chain."""
+    torch = pytest.importorskip("torch")
+    from intdot.gemm import gpu_tensors
+
+    row = ref.OPS["sdot4"]
+    for i in range(3):
+        rng = _rng("clamp-plan", m, k, n, i)
+        a, b = _lanes(rng, row[0], row[1], (m, k)), _lanes(rng, row[2], row[3], (k, n))
+        got = gemm(torch.from_numpy(a).cuda(), torch.from_numpy(b).cuda(), op="sdot4", clamp=True)
+        assert np.array_equal(got.cpu().numpy(), gemm(a, b, op="sdot4", clamp=True, backend="numpy")), i
+    planned = [p for key, p in gpu_tensors._PLANS.items() if key[1] and key[5] == (m, k)]
+    assert planned and all(getattr(p, "__qualname__", "").endswith(".call") for p in planned), planned
 
 
 def test_gpu_tensors_take_accumulators_as_the_cpu_path_does():

@@ -72,10 +72,18 @@ def _start_or_zeros(start, m: int, n: int, device):
     return start if start is not None else torch.zeros((m, n), dtype=torch.int64, device=device)
 
 
-def _peak(torch, x) -> int:
-    """The largest magnitude x's dtype holds (128 for int8, 255 for uint8)."""
-    info = torch.iinfo(x.dtype)
+def _peak(torch, dtype) -> int:
+    """The largest magnitude ``dtype`` holds (128 for int8, 255 for uint8)."""
+    info = torch.iinfo(dtype)
     return max(-info.min, info.max)
+
+
+def never_saturates(torch, a_dtype, b_dtype, k: int, lo: int, hi: int, neg: bool, s_lo=0, s_hi=0) -> bool:
+    """Whether the dtypes alone keep every chain in [lo, hi]: K products of at most 128 x 128 (int8) or 255 x 255
+    (uint8) each, from accumulators in [s_lo, s_hi] (0 without c).  Known from shapes and dtypes: then the
+    saturating call is the wrapping one, bit for bit."""
+    unsigned = a_dtype == b_dtype == torch.uint8
+    return _safe(s_lo, s_hi, k * _peak(torch, a_dtype) * _peak(torch, b_dtype), unsigned, neg, lo, hi)
 
 
 def _safe(s_lo: int, s_hi: int, reach: int, unsigned: bool, neg: bool, lo: int, hi: int) -> bool:
@@ -88,7 +96,8 @@ def _safe(s_lo: int, s_hi: int, reach: int, unsigned: bool, neg: bool, lo: int, 
 def clamp_chain(a, b, start, step: int, lo: int, hi: int, neg: bool):
     """The per-step saturating chain, walked only where saturation can happen.
 
-    ``start`` is the int64 accumulator (M, N), or None for zeros.  An output whose accumulator is further from
+    ``start`` is the int64 accumulator (M, N), an int32 one holding a signed 32-bit accumulator's values, or None
+    for zeros.  An output whose accumulator is further from
     both limits than ``sum_k |a_ik| |b_kj|`` (bounded by a row sum of |a| times a column maximum of |b|, or the
     other way round) never saturates, in whatever order the steps come, so it is ``start ± a @ b`` exactly: the
     tensor-core kernel's wrapped result, which is exact there.  The dtypes alone bound every output where the
@@ -108,21 +117,23 @@ def clamp_chain(a, b, start, step: int, lo: int, hi: int, neg: bool):
     if start is not None:
         start = start.contiguous()  # may_saturate reads it at row-major offsets
     if not (m and n and kk) or not small or hi - lo != (1 << 32) - 1:
-        return chain_tensors(a, b, _start_or_zeros(start, m, n, a.device), step, lo, hi, neg)
+        wide = None if start is None else start.to(torch.int64)
+        return chain_tensors(a, b, _start_or_zeros(wide, m, n, a.device), step, lo, hi, neg)
     k = _triton()
     c32 = None
     if start is not None:  # the accumulator's bits as int32 (a uint32 accumulator wraps into them)
-        c32 = _bits32(start)
+        c32 = start if start.dtype == torch.int32 else _bits32(start)
     # The wrapped product first: it is the answer wherever no partial sum can leave [lo, hi], and the GPU works
     # on it while the bounds below are launched (a call this size is otherwise bound by its launches).
     out = mm_int8(a, b, c32, neg=neg)
     unsigned = a.dtype == torch.uint8 and b.dtype == torch.uint8
-    # The dtypes' bound first: K products of at most 128 x 128 (int8) or 255 x 255 (uint8) each.  Without c and
-    # with K below 2**17 (int8) no chain can reach a limit: no pass over the data, no read back; with c, only
-    # its extremes are read back.
+    # The dtypes' bound first.  Without c and with K below 2**17 (int8) no chain can reach a limit: no pass over
+    # the data, no read back (and gpu_tensors' plan never comes here); with c, only its extremes are read back.
     s_lo, s_hi = torch.stack(torch.aminmax(start)).tolist() if start is not None else (0, 0)
-    if _safe(s_lo, s_hi, kk * _peak(torch, a) * _peak(torch, b), unsigned, neg, lo, hi):
+    if never_saturates(torch, a.dtype, b.dtype, kk, lo, hi, neg, s_lo, s_hi):
         return out
+    if start is not None:
+        start = start.to(torch.int64)  # the bounds and walks below take int64 accumulators
     # Rows of |a| and columns of |b|: sums and maxima (rows 0-1 and 2-3 of one zeroed buffer).
     stats = torch.zeros((4, max(m, n)), dtype=torch.int64, device=a.device)
     _abs_stats(a, 1, stats[0], stats[1])

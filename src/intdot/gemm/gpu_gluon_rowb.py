@@ -11,8 +11,10 @@ leaves B's re-layout to Triton, whose stores put a warp on two shared-memory ban
 - it computes out.T (BN x MP) += B.T @ A.T with asynchronous warpgroup MMAs, one left in flight;
 - K is split over SPLIT programs a column of tiles, which meet as gpu_split's do (its docstring says how): the
   only chunk stores; several add atomically into a copy of c, or, without c, into the stream's zeroed workspace,
-  whose last arrival for a tile moves the sum into the output and zeroes what it used (no zero-fill launch).
-  int32 addition wraps, so the order in which they land changes no bit.
+  whose last arrival for a tile moves the sum into the output and zeroes what it used (no zero-fill launch); from
+  ZERO_FILL_ROWS rows on, into a zero-filled output instead.  int32 addition wraps, so the order in which they
+  land changes no bit;
+- the epilogue re-lays the result (``_out``) so that a warp's atomic adds and stores cover whole 128-byte lines.
 
 Past M, N or K the copies fill zeros, so edge tiles need no masks but the epilogue's.  Used for int8 x int8 on
 Hopper GPUs with Triton 3.6 (gpu.py says where); tests/gemm/gluon_compile.py compiles it where no GPU is lent.
@@ -44,6 +46,11 @@ WARPS = 4
 ROWS = (17, 64)  # the rows it takes: fewer stream B faster in gpu_split's kernel (1.0-1.5x torch's best)
 
 
+# From this many rows on, K chunks add into a zero-filled output (a second launch) rather than the workspace,
+# whose last chunk's round trips (counter, workspace, output) cost more there (scripts/gpu/gluon_rowb.py).
+ZERO_FILL_ROWS = 33
+
+
 @gluon.constexpr_function
 def _acc_layout(mp):
     return gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[4, 1], instr_shape=[16, mp, 32])
@@ -60,6 +67,21 @@ def _regs():
         warp_bases=[[0, 32], [0, 64]],
         block_bases=[],
         shape=[BK, BN],
+    )
+
+
+@gluon.constexpr_function
+def _out(mp):
+    """The result (staging rows, MP) as the epilogue writes it: a warp's 32 lanes on 32 adjacent columns of B
+    (staging rows 32 apart, then 1, 2, 4: ``_rows`` read backwards), so that each atomic add or store of a warp
+    covers 128 contiguous bytes of one output row.  In the MMA's own layout a warp's 32 lanes met 32 sectors."""
+    m_bits = mp.bit_length() - 1
+    return gl.DistributedLinearLayout(
+        reg_bases=[[8, 0], [16, 0]] + [[0, 1 << i] for i in range(m_bits - 2)],
+        lane_bases=[[32, 0], [64, 0], [1, 0], [2, 0], [4, 0]],
+        warp_bases=[[0, 1 << (m_bits - 2)], [0, 1 << (m_bits - 1)]],
+        block_bases=[],
+        shape=[BN, mp],
     )
 
 
@@ -126,7 +148,8 @@ def mm_rowb(
         mbarrier.invalidate(ready.index(i))
     if NEG:
         acc = 0 - acc
-    layout: gl.constexpr = _acc_layout(MP)
+    layout: gl.constexpr = _out(MP)
+    acc = gl.convert_layout(acc, layout)
     r = gl.arange(0, BN, layout=gl.SliceLayout(1, layout))
     n = pn * BN + (r % (BN // 4)) * 4 + r // (BN // 4)
     m = gl.arange(0, MP, layout=gl.SliceLayout(0, layout))
@@ -191,7 +214,7 @@ def _reduce(m: int, n: int, split: int, tiles: int, c, device):
     if split == 1:
         return STORE, None, None, torch.empty((m, n), dtype=torch.int32, device=device)
     stream, capturing = gpu_split._where(device)
-    if capturing:  # a replayed graph needs nothing from the calls around it
+    if capturing or m >= ZERO_FILL_ROWS:  # a replayed graph needs nothing from the calls around it
         return ATOMIC, None, None, torch.zeros((m, n), dtype=torch.int32, device=device)
     ws, cnt = gpu_split._pool(device, stream, m * n, tiles)
     return LAST, ws, cnt, torch.empty((m, n), dtype=torch.int32, device=device)
@@ -225,15 +248,15 @@ def fast(a, b, neg: bool, sms: int):
     (m, k), n = a.shape, b.shape[1]
     out, ck, reduce = _launch(a, b, None, neg, sms)
     ck = gpu_launch.compiled(ck)
+    capturing = torch.cuda.is_current_stream_capturing
     planned = None
-    if reduce != ATOMIC:  # ATOMIC without c: this call is being captured; a plan made now would zero-fill
+    if not capturing():  # a plan made while a graph is captured would zero-fill where the calls after it need not
         planned = gpu_launch.two_maps(ck, torch, a.device, (a, (m, k), (k, 1)), (b, (k, n), (n, 1)))
     if planned is None:
         return None, out
     go, maps = planned
     g, chunk = grid(m, n, k, sms)
     g, rest, dev = (*g, 1), (m, n, k, chunk, NUM, bool(neg), reduce), a.device
-    capturing = torch.cuda.is_current_stream_capturing
     # The workspace of the last stream launched on, as raw pointers (gpu_split.fast keeps them the same way).
     held = [(None, 0, 0, None)]
 
@@ -241,16 +264,15 @@ def fast(a, b, neg: bool, sms: int):
         if go.stale() or capturing():
             return mm(x, y, None, neg, sms)
         s = go.stream()
-        o = torch.empty((m, n), dtype=torch.int32, device=dev)
-        last = held[0]
-        if reduce == STORE:
-            w = c = 0
-        elif last[0] == s:
+        # ATOMIC adds into a zero-filled output; STORE needs no workspace either.
+        o = (torch.zeros if reduce == ATOMIC else torch.empty)((m, n), dtype=torch.int32, device=dev)
+        w = c = 0
+        if reduce == LAST:
+            last = held[0]
+            if last[0] != s:
+                ws, cnt = gpu_split._pool(dev, s, m * n, g[0])
+                held[0] = last = s, ws.data_ptr(), cnt.data_ptr(), (ws, cnt)
             w, c = last[1], last[2]
-        else:
-            ws, cnt = gpu_split._pool(dev, s, m * n, g[0])
-            w, c = ws.data_ptr(), cnt.data_ptr()
-            held[0] = s, w, c, (ws, cnt)
         go(g, s, *maps[0](x), *maps[1](y), o.data_ptr(), w, c, *rest)
         return o
 

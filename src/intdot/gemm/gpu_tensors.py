@@ -161,7 +161,9 @@ def _direct_plan(torch, a, b, o, clamp, neg):
     same: gpu_launch.Direct)."""
     m, k = a.shape
     n = b.shape[1]
-    eligible = not clamp and o.acc_bits == 32 and m and n and k
+    # A saturating call whose chains the dtypes alone keep inside the limits is the wrapping call, bit for bit.
+    wraps = not clamp or gpu_clamp.never_saturates(torch, a.dtype, b.dtype, k, *o.acc_range, neg)
+    eligible = wraps and o.acc_bits == 32 and m and n and k
     if not eligible or a.dtype not in (torch.int8, torch.uint8) or b.dtype not in (torch.int8, torch.uint8):
         return None, None
     call, out = gpu.fast(a, b, neg)
@@ -229,7 +231,9 @@ def _one(a, b, c, o, clamp: bool, neg: bool):
     if o.pair_sat is not None:  # x86's saturating-pair idiom: on the host (pairs.py), exactly
         return _pairs_on_host(torch, a, b, _start(torch, c, o), o, clamp, neg)
     if clamp:
-        r = gpu_clamp.clamp_chain(a, b, _start(torch, c, o), o.k_step, lo, hi, neg)
+        # A signed 32-bit accumulator given as int32 holds its values already: no int64 copy unless walked.
+        signed32 = c is not None and c.dtype == torch.int32 and o.acc_signed and o.acc_bits == 32
+        r = gpu_clamp.clamp_chain(a, b, c if signed32 else _start(torch, c, o), o.k_step, lo, hi, neg)
         if r.dtype == torch.int32:  # already the accumulator's bits
             return r if o.acc_signed else r.view(torch.uint32)
         return r.to(torch.int32) if o.acc_signed else r.to(torch.uint32)
