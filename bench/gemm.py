@@ -205,6 +205,19 @@ def _host_us(fn, calls=300):
     return host / calls * 1e6
 
 
+def _kernels_us(fn):
+    """[(kernel name, microseconds)] of one call of fn, after a warm-up call (torch.profiler)."""
+    import torch
+    from torch.profiler import ProfilerActivity, profile
+
+    fn()
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        fn()
+        torch.cuda.synchronize()
+    return [(e.name, e.device_time) for e in prof.events() if e.device_type.name == "CUDA" and e.device_time > 0]
+
+
 def gpu(n):
     """Every figure beside torch._int_mm on its best layout (B column-major, measured in the same run)."""
     import torch
@@ -245,8 +258,12 @@ def gpu(n):
     show("torch._int_mm with its own B transpose", t_own, "-")
     for al in ("row", "col"):
         for bl in ("row", "col"):
-            x, y = la[al], lb[bl]
-            show(f"gemm(op='sdot4') A {al}, B {bl}", timed(partial(gemm, x, y, op="sdot4")))
+            fn = partial(gemm, la[al], lb[bl], op="sdot4")
+            t = timed(fn)
+            show(f"gemm(op='sdot4') A {al}, B {bl}", t)
+            # The call's kernels one by one (profiled once, L2 not flushed): what the whole call adds is idle time.
+            ks = ", ".join(f"{name[:24]} {us:.0f} us" for name, us in _kernels_us(fn))
+            print(f"  {t * 1e6:.0f} us a call; its kernels: {ks}")
     c = torch.randint(-(2**31), 2**31 - 1, (n, n), dtype=torch.int32, device=dev)
     show("gemm(op='sdot4') A row, B col, c in the epilogue", timed(lambda: gemm(a, lb["col"], c, op="sdot4")))
     for what, x, y, op in (

@@ -1,10 +1,9 @@
 # ruff: noqa: B023, E731  (closures run inside their loop iteration; lambdas name the timed variants)
 """Decode shapes with B row-major (17-64 rows, N = K = 4096 and 16384) through intdot.gemm.gpu_gluon_rowb, the
-Hopper kernel that re-lays each B tile once for all rows: its configurations (stages, programs a multiprocessor)
-and the two ways its K chunks meet (LAST: the workspace; ATOMIC: atomics into a copy of c), each exact against
-torch, timed as kernels alone (torch.profiler, L2 flushed before each call, median of 10) against torch._int_mm's
-kernel on its best layout (B column-major) and gpu_split's kernel, which gemm used there before (issue 12); then
-the whole gemm call as bench/gemm.py times it.
+Hopper kernel that re-lays each B tile once for all rows: its configurations (stages, programs a multiprocessor),
+each exact against torch, timed as kernels alone (torch.profiler, L2 flushed before each call, median of 10)
+against torch._int_mm's kernel on its best layout (B column-major) and gpu_split's kernel, which gemm used there
+before (issue 12); then the whole gemm call as bench/gemm.py times it.
 
     python scripts/gpu/gluon_rowb.py      # on the H200; ratios > 1 are faster than torch's best
 """
@@ -16,7 +15,7 @@ import torch
 import triton
 from torch.profiler import ProfilerActivity, profile
 
-from intdot.gemm import gemm, gpu_split, gpu_tensors
+from intdot.gemm import gemm, gpu_split
 from intdot.gemm import gpu_gluon_rowb as rb
 
 CONFIGS = [(3, 2), (4, 1)]  # (NUM stages, PER_SM programs a multiprocessor); the module's first
@@ -46,28 +45,17 @@ def run():
         w = torch.randint(-128, 128, (nk, nk), dtype=torch.int8, device="cuda")  # row-major
         wcol = w.t().contiguous().t()
         x = torch.randint(-128, 128, (m, nk), dtype=torch.int8, device="cuda")
-        zero = torch.zeros((m, nk), dtype=torch.int32, device="cuda")
         best = lambda: torch._int_mm(x, wcol)
         ref, k_torch = best(), kernel_us(best)
         k_split = kernel_us(lambda: gpu_split.mm_split(x, w, None, False))
         t_torch, t_gemm = bench(best), bench(lambda: gemm(x, w, op="sdot4"))
         line = f"M={m} N=K={nk}: torch kernel {k_torch:.1f} us; split-K kernel {k_torch / k_split:.2f}x;"
-        for (num, per_sm), c in itertools.product(CONFIGS, (None, zero)):
+        for num, per_sm in CONFIGS:
             rb.NUM, rb.PER_SM = num, per_sm
-            go = lambda: rb.mm(x, w, c, False, sms)
-            how = "LAST" if c is None else "ATOMIC"
-            line += f" {num}x{per_sm} {how} {k_torch / kernel_us(go):.2f}x exact={torch.equal(go(), ref)};"
+            go = lambda: rb.mm(x, w, None, False, sms)
+            line += f" {num}x{per_sm} {k_torch / kernel_us(go):.2f}x exact={torch.equal(go(), ref)};"
         rb.NUM, rb.PER_SM = CONFIGS[0]
-        line += f" whole call: gemm {t_torch / t_gemm:.2f}x torch ({t_torch * 1e6:.1f} us);"
-        # The whole call with the chunks meeting each way (the plan remade for each): ZERO_FILL_ROWS past all rows
-        # (the workspace) and at the first (a zero-filled output).
-        kept = rb.ZERO_FILL_ROWS
-        for how, rows in (("workspace", rb.ROWS[1] + 1), ("zero-filled", rb.ROWS[0])):
-            rb.ZERO_FILL_ROWS = rows
-            gpu_tensors._PLANS.clear()
-            line += f" {how} {t_torch / bench(lambda: gemm(x, w, op='sdot4')):.2f}x"
-        rb.ZERO_FILL_ROWS = kept
-        gpu_tensors._PLANS.clear()
+        line += f" whole call: gemm {t_torch / t_gemm:.2f}x torch ({t_torch * 1e6:.1f} us)"
         print(line, flush=True)
 
 

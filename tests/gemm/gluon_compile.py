@@ -50,10 +50,9 @@ def rowb_compiles() -> None:
     re-laid in 32-bit stores."""
     rb = gpu_gluon_rowb
     for mp in sorted({rb.padded_rows(m) for m in range(rb.ROWS[0], rb.ROWS[1] + 1)}):
-        for neg, reduce in ((False, rb.LAST), (True, rb.ATOMIC), (False, rb.STORE)):
+        for neg, reduce in ((True, rb.ATOMIC), (False, rb.STORE)):
             kinds = dict.fromkeys(rb.mm_rowb.arg_names, "i32")
-            kinds.update(out_ptr="*i32", ws_ptr="*i32", cnt_ptr="*i32", NUM="constexpr", NEG="constexpr")
-            kinds.update(REDUCE="constexpr")
+            kinds.update(out_ptr="*i32", NUM="constexpr", NEG="constexpr", REDUCE="constexpr")
             for name, block in zip(("a_desc", "b_desc"), rb._blocks(mp)):
                 layout = gl.NVMMASharedLayout.get_default_for(block, gl.int8)
                 kinds[name] = f"tensordesc<i8[{block[0]}, {block[1]}],{layout!r}>"
@@ -63,11 +62,9 @@ def rowb_compiles() -> None:
             # A multiprocessor's 228 KB hold PER_SM programs, each with 1 KB the hardware reserves.
             assert rb.PER_SM * (k.metadata.shared + 1024) <= 228 * 1024, (what, k.metadata.shared)
             assert not k.metadata.global_scratch_size and not k.metadata.profile_scratch_size, what
-            # B's re-layout in 32-bit stores (and with LAST, the counter's old value shared with the other threads).
-            stores = rb.BN * rb.BK // 4 // 128 + (reduce == rb.LAST)
-            assert "wgmma.mma_async" in ptx and ptx.count("st.shared.b32") == stores, what
-            # LAST: the tile's counter taken with acquire-release semantics, by one thread after a barrier.
-            assert ("atom.global.gpu.acq_rel.add" in ptx) == (reduce == rb.LAST), what
+            # B's re-layout in 32-bit stores.
+            assert "wgmma.mma_async" in ptx and ptx.count("st.shared.b32") == rb.BN * rb.BK // 4 // 128, what
+            assert ("atom.global" in ptx) == (reduce == rb.ATOMIC), what
 
 
 def rowb_stores_meet_no_bank_twice() -> None:

@@ -120,10 +120,9 @@ ROWB_CASES = [(17, 144, 272), (32, 4096, 384), (33, 16, 16), (48, 4144, 1040), (
 @pytest.mark.parametrize(("m", "k", "n"), ROWB_CASES)
 def test_gpu_row_major_b_few_rows(m, k, n):
     """Row-major B under 17-64 rows of int8: on Hopper the Gluon kernel (gpu_gluon_rowb), its K in one chunk or
-    split into chunks (meeting in the workspace, or in a zero-filled output from ZERO_FILL_ROWS rows on), its
-    tiles past N's and K's end, with c and neg, and repeated (its remembered plan, new data each time, the split-K
-    kernel on the same stream's workspace between calls, a CUDA graph captured and replayed); against float64 on
-    the GPU."""
+    split into chunks meeting in a zero-filled output, its tiles past N's and K's end, with c and neg, and
+    repeated (its remembered plan, new data each time, the split-K kernel with B column-major between calls, a
+    CUDA graph captured and replayed); against float64 on the GPU."""
     torch = pytest.importorskip("torch")
     row = ref.OPS["sdot4"]
     cuda = torch.device("cuda")
@@ -148,7 +147,7 @@ def test_gpu_row_major_b_few_rows(m, k, n):
     for _ in range(3):  # the first call plans; the later ones launch through the plan
         a, b, exact = operands()
         assert torch.equal(gemm(a, b, op="sdot4").to(torch.int64), wrap(exact))
-        # gpu_split's kernel (B column-major) adds into the same workspace: each must leave it zero for the other.
+        # gpu_split's kernel (B column-major): the same product from the other kernel.
         assert torch.equal(gemm(a, b.t().contiguous().t(), op="sdot4").to(torch.int64), wrap(exact))
     static_a, static_b = a.clone(), b.clone()
     graph, out = _captured(torch, lambda: gemm(static_a, static_b, op="sdot4"))

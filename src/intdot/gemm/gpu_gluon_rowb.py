@@ -9,11 +9,10 @@ leaves B's re-layout to Triton, whose stores put a warp on two shared-memory ban
 - the warp group loads each B tile into registers (``_regs``), 4 K rows x 4 N bytes a lane, and stores it
   K-contiguous into one of two staging tiles, its columns reordered (``_rows``);
 - it computes out.T (BN x MP) += B.T @ A.T with asynchronous warpgroup MMAs, one left in flight;
-- K is split over SPLIT programs a column of tiles, which meet as gpu_split's do (its docstring says how): the
-  only chunk stores; several add atomically into a copy of c, or, without c, into the stream's zeroed workspace,
-  whose last arrival for a tile moves the sum into the output and zeroes what it used (no zero-fill launch); from
-  ZERO_FILL_ROWS rows on, into a zero-filled output instead.  int32 addition wraps, so the order in which they
-  land changes no bit;
+- K is split over SPLIT programs a column of tiles: the only chunk stores; several add atomically into a copy
+  of c or a zero-filled output.  int32 addition wraps, so the order in which they land changes no bit.  (gpu_split's
+  workspace, which saves the zero fill's launch, came out slower here: its last chunk's round trips, measured by
+  scripts/gpu/gluon_rowb.py, 0.83x against 1.02x torch's best at M = 64, N = K = 4096, the same at 16384);
 - the epilogue re-lays the result (``_out``) so that a warp's atomic adds and stores cover whole 128-byte lines.
 
 Past M, N or K the copies fill zeros, so edge tiles need no masks but the epilogue's.  Used for int8 x int8 on
@@ -32,9 +31,10 @@ from triton.experimental.gluon.language.nvidia.hopper import (
     warpgroup_mma_wait,
 )
 
-from . import gpu_launch, gpu_split
+from . import gpu_launch
 from .gpu_gluon import descriptor
-from .gpu_split import ATOMIC, LAST, STORE
+
+STORE, ATOMIC = 0, 2  # how K chunks meet (REDUCE), numbered as gpu_split numbers them
 
 # Measured on the H200 (scripts/gpu/gluon_rowb.py, 2026-12-02), N = K = 16384: three stages and two programs a
 # multiprocessor 0.92-0.96x torch's best at 32-64 rows, where one program with four stages ran 0.67-0.72x; the
@@ -44,11 +44,6 @@ NUM = 3
 PER_SM = 2
 WARPS = 4
 ROWS = (17, 64)  # the rows it takes: fewer stream B faster in gpu_split's kernel (1.0-1.5x torch's best)
-
-
-# From this many rows on, K chunks add into a zero-filled output (a second launch) rather than the workspace,
-# whose last chunk's round trips (counter, workspace, output) cost more there (scripts/gpu/gluon_rowb.py).
-ZERO_FILL_ROWS = 33
 
 
 @gluon.constexpr_function
@@ -104,12 +99,9 @@ def _issue(a_desc, b_desc, a_bufs, b_bufs, ready, step, k0, pn, NUM: gl.constexp
 
 
 @gluon.jit
-def mm_rowb(
-    a_desc, b_desc, out_ptr, ws_ptr, cnt_ptr, M, N, K, chunk, NUM: gl.constexpr, NEG: gl.constexpr, REDUCE: gl.constexpr
-):
+def mm_rowb(a_desc, b_desc, out_ptr, M, N, K, chunk, NUM: gl.constexpr, NEG: gl.constexpr, REDUCE: gl.constexpr):
     """±(a (M, K) @ b (K, N)) over K from program_id(1) * chunk (a multiple of BK), for the columns of tile
-    program_id(0), b row-major, into out (M, N) int32 as REDUCE says (gpu_split's STORE, ATOMIC or LAST; ws and
-    cnt the workspace and the tiles' counters for LAST)."""
+    program_id(0), b row-major, stored into out (M, N) int32 (REDUCE STORE) or added to it atomically (ATOMIC)."""
     MP: gl.constexpr = a_desc.block_type.shape[0]
     BK: gl.constexpr = a_desc.block_type.shape[1]
     BN: gl.constexpr = b_desc.block_type.shape[1]
@@ -155,19 +147,10 @@ def mm_rowb(
     m = gl.arange(0, MP, layout=gl.SliceLayout(0, layout))
     offs = m[None, :] * N + n[:, None]
     mask = (m[None, :] < M) & (n[:, None] < N)
-    if REDUCE == 0:
+    if REDUCE == 0:  # STORE
         gl.store(out_ptr + offs, acc, mask=mask)
-    elif REDUCE == 2:
-        gl.atomic_add(out_ptr + offs, acc, mask=mask, sem="relaxed")
     else:
-        gl.atomic_add(ws_ptr + offs, acc, mask=mask, sem="relaxed")
-        # Every thread's adds are issued before the counter's release (gpu_kernels.split does the same).
-        gl.thread_barrier()
-        seen = gl.atomic_add(cnt_ptr + pn, 1, sem="acq_rel")
-        if seen == gl.num_programs(1) - 1:
-            gl.store(out_ptr + offs, gl.load(ws_ptr + offs, mask=mask, cache_modifier=".cg"), mask=mask)
-            gl.store(ws_ptr + offs, gl.zeros_like(acc), mask=mask)
-            gl.atomic_xchg(cnt_ptr + pn, 0, sem="relaxed")
+        gl.atomic_add(out_ptr + offs, acc, mask=mask, sem="relaxed")
 
 
 def padded_rows(m: int) -> int:
@@ -205,30 +188,20 @@ def _blocks(m: int) -> tuple[list[int], list[int]]:
     return [padded_rows(m), BK], [BK, BN]
 
 
-def _reduce(m: int, n: int, split: int, tiles: int, c, device):
-    """(REDUCE, workspace, counters, output) for one call, as gpu_split._reduce decides for its kernel."""
-    import torch
-
-    if c is not None:
-        return ATOMIC, None, None, c.clone()
-    if split == 1:
-        return STORE, None, None, torch.empty((m, n), dtype=torch.int32, device=device)
-    stream, capturing = gpu_split._where(device)
-    if capturing or m >= ZERO_FILL_ROWS:  # a replayed graph needs nothing from the calls around it
-        return ATOMIC, None, None, torch.zeros((m, n), dtype=torch.int32, device=device)
-    ws, cnt = gpu_split._pool(device, stream, m * n, tiles)
-    return LAST, ws, cnt, torch.empty((m, n), dtype=torch.int32, device=device)
-
-
 def _launch(a, b, c, neg: bool, sms: int):
     """(output, the kernel's launch result, REDUCE) of one call."""
+    import torch
+
     (m, k), n = a.shape, b.shape[1]
     g, chunk = grid(m, n, k, sms)
-    reduce, ws, cnt, out = _reduce(m, n, g[1], g[0], c, a.device)
+    if c is not None:
+        reduce, out = ATOMIC, c.clone()
+    else:
+        reduce = STORE if g[1] == 1 else ATOMIC
+        out = (torch.empty if reduce == STORE else torch.zeros)((m, n), dtype=torch.int32, device=a.device)
     block_a, block_b = _blocks(m)
     kernel = gpu_launch.direct(mm_rowb)
-    args = (descriptor(a, block_a), descriptor(b, block_b), out, out if ws is None else ws)
-    args += (out if cnt is None else cnt, m, n, k, chunk)
+    args = (descriptor(a, block_a), descriptor(b, block_b), out, m, n, k, chunk)
     return out, kernel[g](*args, NUM=NUM, NEG=bool(neg), REDUCE=reduce, num_warps=WARPS), reduce
 
 
@@ -242,38 +215,25 @@ def fast(a, b, neg: bool, sms: int):
     """A function (x, y) -> ±(x @ y) as a new int32 tensor for operands with a's and b's dtypes, shapes, strides
     and alignment: the compiled kernel launched with the tensor maps encoded here (gpu_launch.unwrapped); and this
     call's result.  (None, result) where the kernel cannot be launched so.  Under a changed Triton setting, a
-    launch hook or direct launches turned off, or while a CUDA graph is captured, a call goes through ``mm``."""
+    launch hook or direct launches turned off, a call goes through ``mm``."""
     import torch
 
     (m, k), n = a.shape, b.shape[1]
     out, ck, reduce = _launch(a, b, None, neg, sms)
     ck = gpu_launch.compiled(ck)
-    capturing = torch.cuda.is_current_stream_capturing
-    planned = None
-    if not capturing():  # a plan made while a graph is captured would zero-fill where the calls after it need not
-        planned = gpu_launch.two_maps(ck, torch, a.device, (a, (m, k), (k, 1)), (b, (k, n), (n, 1)))
+    planned = gpu_launch.two_maps(ck, torch, a.device, (a, (m, k), (k, 1)), (b, (k, n), (n, 1)))
     if planned is None:
         return None, out
     go, maps = planned
     g, chunk = grid(m, n, k, sms)
     g, rest, dev = (*g, 1), (m, n, k, chunk, NUM, bool(neg), reduce), a.device
-    # The workspace of the last stream launched on, as raw pointers (gpu_split.fast keeps them the same way).
-    held = [(None, 0, 0, None)]
+    start = torch.empty if reduce == STORE else torch.zeros  # ATOMIC adds into a zero-filled output
 
     def call(x, y):
-        if go.stale() or capturing():
+        if go.stale():
             return mm(x, y, None, neg, sms)
-        s = go.stream()
-        # ATOMIC adds into a zero-filled output; STORE needs no workspace either.
-        o = (torch.zeros if reduce == ATOMIC else torch.empty)((m, n), dtype=torch.int32, device=dev)
-        w = c = 0
-        if reduce == LAST:
-            last = held[0]
-            if last[0] != s:
-                ws, cnt = gpu_split._pool(dev, s, m * n, g[0])
-                held[0] = last = s, ws.data_ptr(), cnt.data_ptr(), (ws, cnt)
-            w, c = last[1], last[2]
-        go(g, s, *maps[0](x), *maps[1](y), o.data_ptr(), w, c, *rest)
+        o = start((m, n), dtype=torch.int32, device=dev)
+        go(g, go.stream(), *maps[0](x), *maps[1](y), o.data_ptr(), *rest)
         return o
 
     return call, out

@@ -129,6 +129,10 @@ def gemm_tensors(a, b, c, o, clamp: bool, neg: bool):
         key = None
     fits_a = _check_operand(torch, "a", a, "a", a, o)
     fits_b = _check_operand(torch, "b", b, "b", a, o)
+    if clamp and c is None and o.pair_sat is None:
+        # No chain can reach a limit where the dtypes alone keep it inside (int8 lanes, K below 2**17): the
+        # saturating call is the wrapping one, bit for bit, and takes its plan.
+        clamp = not gpu_clamp.never_saturates(torch, a.dtype, b.dtype, a.shape[-1], *o.acc_range, neg)
     a_vec, b_vec = a.dim() == 1, b.dim() == 1
     a2 = a[None, :] if a_vec else a
     b2 = b[:, None] if b_vec else b
@@ -161,9 +165,7 @@ def _direct_plan(torch, a, b, o, clamp, neg):
     same: gpu_launch.Direct)."""
     m, k = a.shape
     n = b.shape[1]
-    # A saturating call whose chains the dtypes alone keep inside the limits is the wrapping call, bit for bit.
-    wraps = not clamp or gpu_clamp.never_saturates(torch, a.dtype, b.dtype, k, *o.acc_range, neg)
-    eligible = wraps and o.acc_bits == 32 and m and n and k
+    eligible = not clamp and o.acc_bits == 32 and m and n and k
     if not eligible or a.dtype not in (torch.int8, torch.uint8) or b.dtype not in (torch.int8, torch.uint8):
         return None, None
     call, out = gpu.fast(a, b, neg)
