@@ -49,7 +49,7 @@ def rowb_compiles() -> None:
     its K chunks meet: two programs fit a multiprocessor, no scratch memory (its plan launches it itself), and B
     re-laid in 32-bit stores."""
     rb = gpu_gluon_rowb
-    for mp in sorted({rb.padded_rows(m) for m in range(rb.ROWS[0], rb.ROWS[1] + 1)}):
+    for mp in sorted({rb.padded_rows(m) for m in range(rb.ROWS[0], rb.ROWS[1] + 1)}):  # 8, 16, 32, 64
         for neg, reduce in ((True, rb.ATOMIC), (False, rb.STORE)):
             kinds = dict.fromkeys(rb.mm_rowb.arg_names, "i32")
             kinds.update(out_ptr="*i32", NUM="constexpr", NEG="constexpr", REDUCE="constexpr")
@@ -111,7 +111,7 @@ def rowb_epilogue_covers_whole_lines() -> None:
     32 adjacent columns (staging rows mapped back to B's columns as ``_rows`` orders them), 128 contiguous bytes,
     and the layout covers each (column, row) of the tile once."""
     rb = gpu_gluon_rowb
-    for mp in (32, 64):
+    for mp in (8, 16, 32, 64):
         lay = rb._out.fn(mp) if hasattr(rb._out, "fn") else rb._out(mp)
 
         def at(bases, index):
@@ -144,7 +144,15 @@ def rowb_choice() -> None:
     assert rb.grid(48, 16384, 16384, 132) == ((128, 2), 8192)
     assert rb.grid(48, 4096, 4096, 132) == ((32, 8), 512)
     assert rb.grid(17, 200, 100, 132) == ((2, 1), 128)  # one K step: no empty chunk
-    assert [rb.padded_rows(m) for m in (17, 32, 33, 64)] == [32, 32, 64, 64]
+    assert [rb.padded_rows(m) for m in (1, 9, 17, 32, 33, 64)] == [8, 16, 32, 32, 64, 64]
+    import torch
+
+    def takes(m, k, n):
+        return rb.fits(torch.empty((m, k), dtype=torch.int8), torch.empty((k, n), dtype=torch.int8))
+
+    # Up to 64 rows; 16 or fewer only where B is long (N K >= 2**26), where gpu_split's kernel was slower.
+    assert takes(17, 64, 64) and takes(64, 4096, 4096) and not takes(65, 4096, 4096)
+    assert takes(1, 8192, 8192) and takes(16, 16384, 4096) and not takes(16, 4096, 4096)
 
 
 def one_stage_refused() -> None:

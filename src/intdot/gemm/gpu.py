@@ -11,10 +11,10 @@ Exactness, not hope:
   saturating at each step; the others are the wrapped product.
 
 Up to ``SPLIT_M`` rows (more where ``splits`` says), the split-K kernel of :mod:`.gpu_split` computes the
-product, reading any layout and uint8 as they are (on Hopper, 17-64 rows of int8 with a row-major B go to
-:mod:`.gpu_gluon_rowb`, which re-lays B for the tensor cores once a tile).  Beyond, the tensor-core kernel
-reads both operands K-contiguous: A row-major and B column-major (``b.T`` contiguous), the layout on which the
-H200 is fastest.
+product, reading any layout and uint8 as they are (on Hopper, int8 with a row-major B goes to
+:mod:`.gpu_gluon_rowb`, which re-lays B for the tensor cores once a tile: from 17 rows, or from 1 where B is
+long).  Beyond, the tensor-core kernel reads both operands K-contiguous: A row-major and B column-major
+(``b.T`` contiguous), the layout on which the H200 is fastest.
 Operands given in that layout are used as they are; any other layout costs one pass of the transposing kernel
 (``rows_int8``, ``cols_int8``), which is part of every call and of every timing.
 """
@@ -298,7 +298,7 @@ def mm_int8(a, b, c=None, *, neg: bool = False):
     if not (m and n and kk):  # nothing to multiply; the tensor-core kernel's descriptors need real strides
         return torch.zeros((m, n), dtype=torch.int32, device=a.device) if c is None else c.clone()
     if _takes_split(m, b):
-        if _rowb(a, b):  # B re-laid for the tensor cores once a tile, for all rows (17 to 64 of int8)
+        if _rowb(a, b):  # B re-laid for the tensor cores once a tile, for all rows (gpu_gluon_rowb.fits)
             return _triton()["rowb"].mm(a, b, c, neg, _sm_count(a.device))
         from .gpu_split import mm_split
 

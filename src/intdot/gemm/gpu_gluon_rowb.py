@@ -1,4 +1,4 @@
-"""The Hopper (sm_90) split-K kernel for 17 to 64 rows of int8 and a row-major B, written in Gluon.
+"""The Hopper (sm_90) split-K kernel for up to 64 rows of int8 and a row-major B, written in Gluon.
 
 int8 tensor-core operands must be K-contiguous, and a row-major B (K, N) is N-contiguous.  gpu_split's kernel
 leaves B's re-layout to Triton, whose stores put a warp on two shared-memory banks: 0.54-0.88x torch's best
@@ -43,7 +43,12 @@ BN = BK = 128
 NUM = 3
 PER_SM = 2
 WARPS = 4
-ROWS = (17, 64)  # the rows it takes: fewer stream B faster in gpu_split's kernel (1.0-1.5x torch's best)
+# The rows it takes: up to 64; below 17 only where B is long (N K >= LONG).  At N = K = 4096 gpu_split's kernel
+# streams B faster for so few rows (1.3-1.6x torch's best); at 16384 this one did, 1.02-1.05x against 0.95-0.98x
+# (scripts/gpu/gluon_rowb.py, three stages and two programs a multiprocessor, 2026-12-02).
+ROWS = (1, 64)
+FEW = 16
+LONG = 1 << 26
 
 
 @gluon.constexpr_function
@@ -159,14 +164,16 @@ def padded_rows(m: int) -> int:
 
 
 def fits(a, b) -> bool:
-    """Whether the kernel takes a (M, K) @ b (K, N): int8, ROWS rows, both row-major and contiguous, with the
-    16-byte alignment the tensor-copy engine needs of addresses and row strides."""
+    """Whether the kernel takes a (M, K) @ b (K, N): int8, ROWS rows (FEW or fewer only where N K >= LONG), both
+    row-major and contiguous, with the 16-byte alignment the tensor-copy engine needs of addresses and row
+    strides."""
     import torch
 
     (m, k), n = a.shape, b.shape[1]
     return (
         a.dtype == b.dtype == torch.int8
         and ROWS[0] <= m <= ROWS[1]
+        and (m > FEW or n * k >= LONG)
         and a.stride() == (k, 1)
         and b.stride() == (n, 1)
         and k % 16 == 0

@@ -27,7 +27,7 @@ FEW = {"BN": 64, "BK": 256, "num_warps": 4, "num_stages": 4, "programs": 264, "S
 MID = {"BN": 64, "BK": 256, "num_warps": 4, "num_stages": 4, "programs": 132, "SWAP": True}  # M <= 32
 WIDE = {"BN": 64, "BK": 256, "num_warps": 4, "num_stages": 4, "programs": 132, "SWAP": False}  # M <= 64
 WIDE_LONG = {"BN": 128, "BK": 256, "num_warps": 8, "num_stages": 4, "programs": 132, "SWAP": True}  # N K >= 2**26
-# Row-major b (where gpu.py does not send it to gpu_gluon_rowb: on Hopper, 17-64 rows of int8): at most 32 rows
+# Row-major b (where gpu.py does not send it to gpu_gluon_rowb, whose ``fits`` says where): at most 32 rows
 # a tile (at 64, b's re-layout for the tensor cores costs twice the time: 45 against 22 us at M = 64,
 # N = K = 4096; transposing b first, 25 us).
 ROW = {"BN": 128, "BK": 64, "num_warps": 4, "num_stages": 4, "programs": 264, "SWAP": False, "BM_MAX": 32}
