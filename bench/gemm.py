@@ -15,7 +15,7 @@ import time
 from functools import partial
 
 import numpy as np
-from timing import interleaved
+from timing import host_us, interleaved, kernels_us
 
 import intdot
 from intdot.gemm import gemm, installed
@@ -190,34 +190,6 @@ def _layouts(x):
     return {"row": x.contiguous(), "col": x.t().contiguous().t()}
 
 
-def _host_us(fn, calls=300):
-    """Microseconds of host time per call over back-to-back calls (the GPU is left to catch up afterwards)."""
-    import torch
-
-    for _ in range(10):
-        fn()
-    torch.cuda.synchronize()
-    t = time.perf_counter()
-    for _ in range(calls):
-        fn()
-    host = time.perf_counter() - t
-    torch.cuda.synchronize()
-    return host / calls * 1e6
-
-
-def _kernels_us(fn):
-    """[(kernel name, microseconds)] of one call of fn, after a warm-up call (torch.profiler)."""
-    import torch
-    from torch.profiler import ProfilerActivity, profile
-
-    fn()
-    torch.cuda.synchronize()
-    with profile(activities=[ProfilerActivity.CUDA]) as prof:
-        fn()
-        torch.cuda.synchronize()
-    return [(e.name, e.device_time) for e in prof.events() if e.device_type.name == "CUDA" and e.device_time > 0]
-
-
 def gpu(n):
     """Every figure beside torch._int_mm on its best layout (B column-major, measured in the same run)."""
     import torch
@@ -262,7 +234,7 @@ def gpu(n):
             t = timed(fn)
             show(f"gemm(op='sdot4') A {al}, B {bl}", t)
             # The call's kernels one by one (profiled once, L2 not flushed): what the whole call adds is idle time.
-            ks = ", ".join(f"{name[:24]} {us:.0f} us" for name, us in _kernels_us(fn))
+            ks = ", ".join(f"{name[:24]} {us:.0f} us" for name, us in kernels_us(fn))
             print(f"  {t * 1e6:.0f} us a call; its kernels: {ks}")
     c = torch.randint(-(2**31), 2**31 - 1, (n, n), dtype=torch.int32, device=dev)
     show("gemm(op='sdot4') A row, B col, c in the epilogue", timed(lambda: gemm(a, lb["col"], c, op="sdot4")))
@@ -332,8 +304,8 @@ def gpu(n):
         for mm in (32, 512):
             x = torch.randint(-128, 128, (mm, nk), dtype=torch.int8, device=dev)
             print(
-                f"  host time per call, M={mm}, N=K={nk}: gemm {_host_us(partial(gemm, x, wcol, op='sdot4')):.1f} us,"
-                f" torch._int_mm {_host_us(partial(torch._int_mm, x, wcol)):.1f} us"
+                f"  host time per call, M={mm}, N=K={nk}: gemm {host_us(partial(gemm, x, wcol, op='sdot4')):.1f} us,"
+                f" torch._int_mm {host_us(partial(torch._int_mm, x, wcol)):.1f} us"
             )
     s16 = torch.randint(-(2**15), 2**15, (m2, m2), dtype=torch.int16, device=dev)
     t_64 = timed(lambda: gemm(s16, s16, op="svdot_s64"), 3)

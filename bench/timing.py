@@ -17,3 +17,32 @@ def interleaved(*fns, repeat=5):
             fn()
             ts.append(time.perf_counter() - t)
     return [min(ts) for ts in times]
+
+
+def host_us(fn, calls=300):
+    """Microseconds of host time per call of fn over back-to-back calls on the GPU (the device is left to catch up
+    afterwards, outside the timing)."""
+    import torch
+
+    for _ in range(10):
+        fn()
+    torch.cuda.synchronize()
+    t = time.perf_counter()
+    for _ in range(calls):
+        fn()
+    host = time.perf_counter() - t
+    torch.cuda.synchronize()
+    return host / calls * 1e6
+
+
+def kernels_us(fn):
+    """[(kernel name, microseconds)] of one call of fn on the GPU, after a warm-up call (torch.profiler)."""
+    import torch
+    from torch.profiler import ProfilerActivity, profile
+
+    fn()
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        fn()
+        torch.cuda.synchronize()
+    return [(e.name, e.device_time) for e in prof.events() if e.device_type.name == "CUDA" and e.device_time > 0]

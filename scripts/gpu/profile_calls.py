@@ -6,44 +6,24 @@ call as bench/gemm.py times it (do_bench, L2 flushed) and its host time per call
 A call whose do_bench time exceeds the sum of its kernels by more than the launch gaps is waiting for its host.
 """
 
-import time
+import sys
 from functools import partial
+from pathlib import Path
 
 import torch
 import triton
-from torch.profiler import ProfilerActivity, profile
 
 from intdot.gemm import gemm, gpu_tensors
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+from timing import host_us, kernels_us  # noqa: E402  (bench/timing.py, shared with the bench)
 
 dev = "cuda"
 
 
-def kernels(fn):
-    """[(kernel name, microseconds)] of one call, after warm-up."""
-    for _ in range(3):
-        fn()
-    torch.cuda.synchronize()
-    with profile(activities=[ProfilerActivity.CUDA]) as prof:
-        fn()
-        torch.cuda.synchronize()
-    return [(e.name, e.device_time) for e in prof.events() if e.device_time > 0 and e.device_type.name == "CUDA"]
-
-
-def host_us(fn, calls=200):
-    for _ in range(10):
-        fn()
-    torch.cuda.synchronize()
-    t = time.perf_counter()
-    for _ in range(calls):
-        fn()
-    host = time.perf_counter() - t
-    torch.cuda.synchronize()
-    return host / calls * 1e6
-
-
 def show(what, fn):
     whole = triton.testing.do_bench(fn, warmup=25, rep=200, return_mode="median") * 1e3
-    ks = kernels(fn)
+    ks = kernels_us(fn)
     parts = ", ".join(f"{name[:40]} {t:.1f}" for name, t in ks)
     total = sum(t for _, t in ks)
     print(f"{what}: whole {whole:.1f} us, kernels {total:.1f} us, host {host_us(fn):.1f} us", flush=True)
