@@ -12,7 +12,7 @@ leaves B's re-layout to Triton, whose stores put a warp on two shared-memory ban
 - K is split over SPLIT programs a column of tiles: the only chunk stores; several add atomically into a copy
   of c or a zero-filled output.  int32 addition wraps, so the order in which they land changes no bit.  (gpu_split's
   workspace, which saves the zero fill's launch, came out slower here: its last chunk's round trips, measured by
-  scripts/gpu/gluon_rowb.py, 0.83x against 1.02x torch's best at M = 64, N = K = 4096, the same at 16384);
+  scripts/gpu/gluon_rowb.py, 0.83x against 1.02x torch's best at M = 64, N = K = 4096; equal at 16384);
 - the epilogue re-lays the result (``_out``) so that a warp's atomic adds and stores cover whole 128-byte lines.
 
 Past M, N or K the copies fill zeros, so edge tiles need no masks but the epilogue's.  Used for int8 x int8 on
@@ -36,9 +36,10 @@ from .gpu_gluon import descriptor
 
 STORE, ATOMIC = 0, 2  # how K chunks meet (REDUCE), numbered as gpu_split numbers them
 
-# Measured on the H200 (scripts/gpu/gluon_rowb.py, 2026-12-02), N = K = 16384: three stages and two programs a
-# multiprocessor 0.92-0.96x torch's best at 32-64 rows, where one program with four stages ran 0.67-0.72x; the
-# layouts below need 128 x 128 tiles and one warp group.
+# Measured on the H200 (scripts/gpu/gluon_rowb.py, 2026-12-02, kernels alone against torch's on B column-major),
+# N = K = 16384: three stages and two programs a multiprocessor 1.00-1.03x at 17-64 rows, one program with four
+# stages 0.72-0.79x (at 4096: 1.11-1.26x against 1.01-1.12x); the layouts below need 128 x 128 tiles and one warp
+# group.
 BN = BK = 128
 NUM = 3
 PER_SM = 2
