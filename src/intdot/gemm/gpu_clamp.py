@@ -97,15 +97,14 @@ def clamp_chain(a, b, start, step: int, lo: int, hi: int, neg: bool):
     """The per-step saturating chain, walked only where saturation can happen.
 
     ``start`` is the int64 accumulator (M, N), an int32 one holding a signed 32-bit accumulator's values, or None
-    for zeros.  An output whose accumulator is further from
-    both limits than ``sum_k |a_ik| |b_kj|`` (bounded by a row sum of |a| times a column maximum of |b|, or the
-    other way round) never saturates, in whatever order the steps come, so it is ``start ± a @ b`` exactly: the
-    tensor-core kernel's wrapped result, which is exact there.  The dtypes alone bound every output where the
-    accumulators are far enough from the limits (without ``start``: int8 lanes and K below 2**17), and then no
-    pass over the data is needed.  Only the outputs that may saturate are walked step by step.  On random data
-    that is almost none, so a saturating call costs little more than a wrapping one.  Unsigned lanes (uint8 x
-    uint8) move every chain one way (up, or down with neg), so only that limit is checked, and a chain that
-    reaches it stays there: the sum clamped once.
+    for zeros.  An output whose accumulator is further from both limits than ``sum_k |a_ik| |b_kj|`` (bounded by a
+    row sum of |a| times a column maximum of |b|, or the other way round) never saturates, in whatever order the
+    steps come, so it is ``start ± a @ b`` exactly: the tensor-core kernel's wrapped result, which is exact there.
+    The dtypes alone bound every output where the accumulators are far enough from the limits (without ``start``:
+    int8 lanes and K below 2**17), and then no pass over the data is needed.  Only the outputs that may saturate
+    are walked step by step.  On random data that is almost none, so a saturating call costs little more than a
+    wrapping one.  Unsigned lanes (uint8 x uint8) move every chain one way (up, or down with neg), so only that
+    limit is checked, and a chain that reaches it stays there: the sum clamped once.
 
     Returns the int32 bits of the results (8-bit lanes, 32-bit accumulators) or int64 values (otherwise).
     """

@@ -33,8 +33,7 @@ from triton.experimental.gluon.language.nvidia.hopper import (
 
 from . import gpu_launch
 from .gpu_gluon import descriptor
-
-STORE, ATOMIC = 0, 2  # how K chunks meet (REDUCE), numbered as gpu_split numbers them
+from .gpu_split import ATOMIC, STORE  # how K chunks meet (REDUCE): two of gpu_split's ways
 
 # Measured on the H200 (scripts/gpu/gluon_rowb.py, 2026-12-02, kernels alone against torch's on B column-major),
 # N = K = 16384: three stages and two programs a multiprocessor 1.00-1.03x at 17-64 rows, one program with four
@@ -196,17 +195,22 @@ def _blocks(m: int) -> tuple[list[int], list[int]]:
     return [padded_rows(m), BK], [BK, BN]
 
 
+def _output(reduce: int):
+    """The output's allocator for a call without c: the only K chunk stores into an empty output, several add
+    atomically into a zero-filled one."""
+    import torch
+
+    return torch.empty if reduce == STORE else torch.zeros
+
+
 def _launch(a, b, c, neg: bool, sms: int):
     """(output, the kernel's launch result, REDUCE) of one call."""
     import torch
 
     (m, k), n = a.shape, b.shape[1]
     g, chunk = grid(m, n, k, sms)
-    if c is not None:
-        reduce, out = ATOMIC, c.clone()
-    else:
-        reduce = STORE if g[1] == 1 else ATOMIC
-        out = (torch.empty if reduce == STORE else torch.zeros)((m, n), dtype=torch.int32, device=a.device)
+    reduce = ATOMIC if c is not None or g[1] > 1 else STORE
+    out = c.clone() if c is not None else _output(reduce)((m, n), dtype=torch.int32, device=a.device)
     block_a, block_b = _blocks(m)
     kernel = gpu_launch.direct(mm_rowb)
     args = (descriptor(a, block_a), descriptor(b, block_b), out, m, n, k, chunk)
@@ -235,7 +239,7 @@ def fast(a, b, neg: bool, sms: int):
     go, maps = planned
     g, chunk = grid(m, n, k, sms)
     g, rest, dev = (*g, 1), (m, n, k, chunk, NUM, bool(neg), reduce), a.device
-    start = torch.empty if reduce == STORE else torch.zeros  # ATOMIC adds into a zero-filled output
+    start = _output(reduce)
 
     def call(x, y):
         if go.stale():
