@@ -50,21 +50,35 @@ def rowb_compiles() -> None:
     re-laid in 32-bit stores."""
     rb = gpu_gluon_rowb
     for mp in sorted({rb.padded_rows(m) for m in range(rb.ROWS[0], rb.ROWS[1] + 1)}):  # 8, 16, 32, 64
-        for neg, reduce in ((True, rb.ATOMIC), (False, rb.STORE)):
+        for neg, reduce, filled in ((True, rb.ATOMIC, True), (False, rb.ATOMIC, False), (False, rb.STORE, False)):
             kinds = dict.fromkeys(rb.mm_rowb.arg_names, "i32")
-            kinds.update(out_ptr="*i32", NUM="constexpr", NEG="constexpr", REDUCE="constexpr")
+            kinds.update(out_ptr="*i32", NUM="constexpr", NEG="constexpr", REDUCE="constexpr", AFTER_FILL="constexpr")
             for name, block in zip(("a_desc", "b_desc"), rb._blocks(mp)):
                 layout = gl.NVMMASharedLayout.get_default_for(block, gl.int8)
                 kinds[name] = f"tensordesc<i8[{block[0]}, {block[1]}],{layout!r}>"
-            src = GluonASTSource(rb.mm_rowb, kinds, dict(NUM=rb.NUM, NEG=neg, REDUCE=reduce))
-            k = triton.compile(src, target=GPUTarget("cuda", 90, 32), options={"num_warps": rb.WARPS})
-            ptx, what = k.asm["ptx"], (mp, neg, reduce)
+            src = GluonASTSource(rb.mm_rowb, kinds, dict(NUM=rb.NUM, NEG=neg, REDUCE=reduce, AFTER_FILL=filled))
+            options = {"num_warps": rb.WARPS, "launch_pdl": filled}
+            k = triton.compile(src, target=GPUTarget("cuda", 90, 32), options=options)
+            ptx, what = k.asm["ptx"], (mp, neg, reduce, filled)
+            # After the zero fill, the wait for it comes after the K loop's last MMA, before the first atomic add.
+            waits = ptx.find("griddepcontrol.wait")
+            assert (waits >= 0) == filled and k.metadata.launch_pdl == filled, what
+            if filled:
+                assert ptx.rfind("wgmma.mma_async") < waits < ptx.find("atom.global"), what
             # A multiprocessor's 228 KB hold PER_SM programs, each with 1 KB the hardware reserves.
             assert rb.PER_SM * (k.metadata.shared + 1024) <= 228 * 1024, (what, k.metadata.shared)
             assert not k.metadata.global_scratch_size and not k.metadata.profile_scratch_size, what
             # B's re-layout in 32-bit stores.
             assert "wgmma.mma_async" in ptx and ptx.count("st.shared.b32") == rb.BN * rb.BK // 4 // 128, what
             assert ("atom.global" in ptx) == (reduce == rb.ATOMIC), what
+
+
+def rowb_fill_compiles() -> None:
+    """The zero fill before a split K (gpu_gluon_rowb.zeros) lets the product's kernel start first thing."""
+    rb = gpu_gluon_rowb
+    src = GluonASTSource(rb.zeros, {"out_ptr": "*i32", "n": "i32", "BLOCK": "constexpr"}, {"BLOCK": rb.FILL})
+    ptx = triton.compile(src, target=GPUTarget("cuda", 90, 32), options={"num_warps": 4}).asm["ptx"]
+    assert -1 < ptx.find("griddepcontrol.launch_dependents") < ptx.find("st.global"), ptx[:2000]
 
 
 def rowb_stores_meet_no_bank_twice() -> None:
@@ -191,6 +205,7 @@ if __name__ == "__main__":
     one_stage_refused()
     choice()
     rowb_compiles()
+    rowb_fill_compiles()
     rowb_stores_meet_no_bank_twice()
     rowb_epilogue_covers_whole_lines()
     rowb_choice()

@@ -10,8 +10,11 @@ leaves B's re-layout to Triton, whose stores put a warp on two shared-memory ban
   K-contiguous into one of two staging tiles, its columns reordered (``_rows``);
 - it computes out.T (BN x MP) += B.T @ A.T with asynchronous warpgroup MMAs, one left in flight;
 - K is split over SPLIT programs a column of tiles: the only chunk stores; several add atomically into a copy
-  of c or a zero-filled output.  int32 addition wraps, so the order in which they land changes no bit.  (gpu_split's
-  workspace, which saves the zero fill's launch, came out slower here: its last chunk's round trips, measured by
+  of c or a zero-filled output.  int32 addition wraps, so the order in which they land changes no bit.  The zero
+  fill is a kernel of its own (``zeros``) that lets this one start at once (programmatic dependent launch): this
+  one waits for it (``griddepcontrol.wait``) only before its first atomic add, so the fill and the gap between
+  two launches hide under the K loop (1.2-1.4 us a call on the H200, scripts/gpu/h200-results.txt).  (gpu_split's
+  workspace, which saves the fill, came out slower here: its last chunk's round trips, measured by
   scripts/gpu/gluon_rowb.py, 0.83x against 1.02x torch's best at M = 64, N = K = 4096; equal at 16384);
 - the epilogue re-lays the result (``_out``) so that a warp's atomic adds and stores cover whole 128-byte lines.
 
@@ -49,6 +52,8 @@ WARPS = 4
 ROWS = (1, 64)
 FEW = 16
 LONG = 1 << 26
+FILL = 8192  # int32s a program of the zero fill
+OVERLAP = True  # the zero fill is ``zeros``, overlapped with the kernel after it; else torch.zeros, then the kernel
 
 
 @gluon.constexpr_function
@@ -104,9 +109,32 @@ def _issue(a_desc, b_desc, a_bufs, b_bufs, ready, step, k0, pn, NUM: gl.constexp
 
 
 @gluon.jit
-def mm_rowb(a_desc, b_desc, out_ptr, M, N, K, chunk, NUM: gl.constexpr, NEG: gl.constexpr, REDUCE: gl.constexpr):
+def zeros(out_ptr, n, BLOCK: gl.constexpr):
+    """out[:n] = 0 (int32), BLOCK a program; the kernel launched after it may start at once (it must wait with
+    ``griddepcontrol.wait`` before it touches out)."""
+    gl.inline_asm_elementwise("griddepcontrol.launch_dependents; // $0", "=r", [], gl.int32, is_pure=False, pack=1)
+    layout: gl.constexpr = gl.BlockedLayout([4], [32], [gl.num_warps()], [0])
+    offs = gl.program_id(0) * BLOCK + gl.arange(0, BLOCK, layout=layout)
+    gl.store(out_ptr + offs, gl.zeros([BLOCK], gl.int32, layout), mask=offs < n)
+
+
+@gluon.jit
+def mm_rowb(
+    a_desc,
+    b_desc,
+    out_ptr,
+    M,
+    N,
+    K,
+    chunk,
+    NUM: gl.constexpr,
+    NEG: gl.constexpr,
+    REDUCE: gl.constexpr,
+    AFTER_FILL: gl.constexpr,
+):
     """±(a (M, K) @ b (K, N)) over K from program_id(1) * chunk (a multiple of BK), for the columns of tile
-    program_id(0), b row-major, stored into out (M, N) int32 (REDUCE STORE) or added to it atomically (ATOMIC)."""
+    program_id(0), b row-major, stored into out (M, N) int32 (REDUCE STORE) or added to it atomically (ATOMIC).
+    AFTER_FILL: launched right after ``zeros`` filled out, as its dependent (launch_pdl)."""
     MP: gl.constexpr = a_desc.block_type.shape[0]
     BK: gl.constexpr = a_desc.block_type.shape[1]
     BN: gl.constexpr = b_desc.block_type.shape[1]
@@ -145,6 +173,8 @@ def mm_rowb(a_desc, b_desc, out_ptr, M, N, K, chunk, NUM: gl.constexpr, NEG: gl.
         mbarrier.invalidate(ready.index(i))
     if NEG:
         acc = 0 - acc
+    if AFTER_FILL:  # the fill's grid has finished and its zeros are visible: out may be added to
+        gl.inline_asm_elementwise("griddepcontrol.wait; // $0", "=r", [], gl.int32, is_pure=False, pack=1)
     layout: gl.constexpr = _out(MP)
     acc = gl.convert_layout(acc, layout)
     r = gl.arange(0, BN, layout=gl.SliceLayout(1, layout))
@@ -195,26 +225,38 @@ def _blocks(m: int) -> tuple[list[int], list[int]]:
     return [padded_rows(m), BK], [BK, BN]
 
 
-def _output(reduce: int):
-    """The output's allocator for a call without c: the only K chunk stores into an empty output, several add
-    atomically into a zero-filled one."""
+def _fill(out):
+    """Launch ``zeros`` over out (contiguous int32); its launch's return value."""
+    n = out.numel()
+    return gpu_launch.direct(zeros)[(-(-n // FILL),)](out, n, BLOCK=FILL, num_warps=4)
+
+
+def _output(a, m: int, n: int, c, reduce: int):
+    """(The output a call starts from, the launch result of its zero fill or None): a copy of c; else, the only K
+    chunk stores into an empty output, several add atomically into one that ``zeros`` fills (the kernel launched
+    after it depends on it programmatically)."""
     import torch
 
-    return torch.empty if reduce == STORE else torch.zeros
+    if c is not None:
+        return c.clone(), None
+    if reduce == ATOMIC and not OVERLAP:
+        return torch.zeros((m, n), dtype=torch.int32, device=a.device), None
+    out = torch.empty((m, n), dtype=torch.int32, device=a.device)
+    return out, (_fill(out) if reduce == ATOMIC else None)
 
 
 def _launch(a, b, c, neg: bool, sms: int):
-    """(output, the kernel's launch result, REDUCE) of one call."""
-    import torch
-
+    """(output, the kernel's launch result, REDUCE, the zero fill's launch result or None) of one call."""
     (m, k), n = a.shape, b.shape[1]
     g, chunk = grid(m, n, k, sms)
     reduce = ATOMIC if c is not None or g[1] > 1 else STORE
-    out = c.clone() if c is not None else _output(reduce)((m, n), dtype=torch.int32, device=a.device)
+    out, fill = _output(a, m, n, c, reduce)
+    filled = fill is not None
     block_a, block_b = _blocks(m)
     kernel = gpu_launch.direct(mm_rowb)
     args = (descriptor(a, block_a), descriptor(b, block_b), out, m, n, k, chunk)
-    return out, kernel[g](*args, NUM=NUM, NEG=bool(neg), REDUCE=reduce, num_warps=WARPS), reduce
+    flags = dict(NUM=NUM, NEG=bool(neg), REDUCE=reduce, AFTER_FILL=filled, num_warps=WARPS, launch_pdl=filled)
+    return out, kernel[g](*args, **flags), reduce, fill
 
 
 def mm(a, b, c, neg: bool, sms: int):
@@ -231,21 +273,25 @@ def fast(a, b, neg: bool, sms: int):
     import torch
 
     (m, k), n = a.shape, b.shape[1]
-    out, ck, reduce = _launch(a, b, None, neg, sms)
-    ck = gpu_launch.compiled(ck)
+    out, ck, reduce, fill = _launch(a, b, None, neg, sms)
+    ck, fill = gpu_launch.compiled(ck), gpu_launch.compiled(fill)
     planned = gpu_launch.two_maps(ck, torch, a.device, (a, (m, k), (k, 1)), (b, (k, n), (n, 1)))
     if planned is None:
         return None, out
     go, maps = planned
     g, chunk = grid(m, n, k, sms)
-    g, rest, dev = (*g, 1), (m, n, k, chunk, NUM, bool(neg), reduce), a.device
-    start = _output(reduce)
+    g, rest, dev = (*g, 1), (m, n, k, chunk, NUM, bool(neg), reduce, fill is not None), a.device
+    fill_grid, size = (-(-(m * n) // FILL), 1, 1), m * n
+    start = torch.zeros if reduce == ATOMIC and fill is None else torch.empty
 
     def call(x, y):
         if go.stale():
             return mm(x, y, None, neg, sms)
         o = start((m, n), dtype=torch.int32, device=dev)
-        go(g, go.stream(), *maps[0](x), *maps[1](y), o.data_ptr(), *rest)
+        stream = go.stream()
+        if fill is not None:
+            gpu_launch.launch(fill, fill_grid, stream, (o.data_ptr(), size, FILL))
+        go(g, stream, *maps[0](x), *maps[1](y), o.data_ptr(), *rest)
         return o
 
     return call, out
