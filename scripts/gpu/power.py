@@ -1,0 +1,74 @@
+# ruff: noqa: E731  (lambdas name the timed variants)
+"""Whether the H200 runs the 8192^3 int8 GEMM at its power cap: the Hopper kernel (intdot.gemm.gpu_gluon, its wide
+tiles as gpu.py launches them at this size) on random operands and on zeros, timed (do_bench medians, alternating),
+then the SM clock, the board's power draw and NVIDIA's active clock-limit reasons (0x4: the software power cap)
+sampled while each runs back to back for three seconds.
+
+    python scripts/gpu/power.py     # on the H200
+
+On 2026-12-02 (scripts/gpu/h200-results.txt): random data 1,385-1,421 TOPS at 682-698 W of the 700 W cap, the
+clock held at 1,440-1,545 MHz; zeros 1,611 TOPS at 446-497 W and 1,980 MHz.  TOPS on random int8 data are the
+power budget's: a kernel is faster there by doing less work per operation (data moved, operands read), not by
+keeping more multiprocessors busy (stream-K over the last round of tiles, which idles 64 of 132 here, measured
+1,387 against 1,421 TOPS).
+"""
+
+import statistics
+import subprocess
+import time
+
+import torch
+import triton
+
+from intdot.gemm import gpu_gluon
+
+N = 8192
+SMI = ["nvidia-smi", "--query-gpu=clocks.sm,power.draw,clocks_throttle_reasons.active", "--format=csv,noheader"]
+
+
+def kernel(fill):
+    cfg = gpu_gluon.WIDE
+    bm, bn, bk = cfg["BM"], cfg["BN"], cfg["BK"]
+    a = fill((N, N), dtype=torch.int8, device="cuda")
+    bt = fill((N, N), dtype=torch.int8, device="cuda")
+    out = torch.empty((N, N), dtype=torch.int32, device="cuda")
+    da, db = gpu_gluon.descriptor(a, [bm, bk]), gpu_gluon.descriptor(bt, [bn, bk])
+    sms = torch.cuda.get_device_properties("cuda").multi_processor_count
+    grid = (min(sms, triton.cdiv(N, bm) * triton.cdiv(N, bn)),)
+    args = (out, out, out, out, N, N, N, 0, 0, 0, 1)  # c, out, the centring's sums (unused), M, N, K, za, zb, zz, sign
+    flags = dict(HAS_C=False, CENTRED=False, GROUP=cfg["GROUP"], NUM=cfg["NUM"], PING=False, num_warps=8)
+    go = lambda: gpu_gluon.mm_ws[grid](da, db, *args, **flags)
+    go()
+    assert torch.equal(out, torch._int_mm(a, bt.t())), "not exact"
+    return go
+
+
+def sampled(fn, seconds=3.0):
+    """nvidia-smi's samples (every 200 ms) while fn runs back to back, the first few (ramping up) left out."""
+    smi = subprocess.Popen([*SMI, "-lms", "200"], stdout=subprocess.PIPE, text=True)
+    start = time.time()
+    while time.time() - start < seconds:
+        for _ in range(50):
+            fn()
+        torch.cuda.synchronize()
+    smi.terminate()
+    return smi.communicate()[0].split("\n")[3:-1]
+
+
+def main():
+    kernels = {
+        "random": kernel(lambda shape, **kw: torch.randint(-128, 128, shape, **kw)),
+        "zeros": kernel(torch.zeros),
+    }
+    times = {name: [] for name in kernels}
+    for _ in range(6):
+        for name, go in kernels.items():
+            times[name].append(triton.testing.do_bench(go, warmup=10, rep=100, return_mode="median") * 1e-3)
+    for name, go in kernels.items():
+        t = statistics.median(times[name])
+        print(f"{name}: {2 * N**3 / t / 1e12:.0f} TOPS (median of {len(times[name])} runs)", flush=True)
+        print(f"  while running: {'; '.join(sampled(go))}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
