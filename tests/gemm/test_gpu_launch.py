@@ -179,6 +179,37 @@ def test_map_cache_encodes_again_only_when_the_address_changes():
     assert seen == [(x.data_ptr(), (4, 8), (8, 1)), (y.data_ptr(), (4, 8), (8, 1)), (x.data_ptr(), (4, 8), (8, 1))]
 
 
+def test_plain_launches_a_kernel_without_descriptors_through_its_launcher(monkeypatch):
+    """A kernel without tensor descriptors (the row-major-B kernel's zero fill) is launched by a plan through the
+    launcher's C function, which Triton's wrap_handle_tensordesc returns as it is for such a kernel (the installed
+    Triton's); not where it wraps descriptors, allocates scratch, lacks the options the plan passes, or direct
+    launches are off."""
+    nvidia = pytest.importorskip("triton.backends.nvidia.driver")
+    from types import SimpleNamespace
+
+    monkeypatch.setattr(gpu_launch, "raw_stream", lambda torch: lambda index: ("stream", index))
+    monkeypatch.setattr(gpu_launch, "device_index", lambda torch, device: 0)
+    monkeypatch.setattr(gpu_launch, "_knobs", lambda: SimpleNamespace(runtime=None))
+    monkeypatch.setattr(gpu_launch, "_settings", lambda: ())
+    launcher = len  # a builtin, as the compiled launcher's C function is
+    run = SimpleNamespace(global_scratch_size=0, profile_scratch_size=0, launch_cooperative_grid=0, launch_pdl=0)
+    compiled = SimpleNamespace(run=run, function="function", packed_metadata="packed")
+    run.launch = nvidia.wrap_handle_tensordesc(launcher, {"out": "*i32", "n": "i32"}, None)
+    go = gpu_launch.plain(compiled, None, "cuda:0")
+    assert isinstance(go, gpu_launch.Raw) and go.launcher is launcher
+    run.launch = nvidia.wrap_handle_tensordesc(launcher, {"a": "tensordesc<i8[128, 128]>"}, [{}])
+    assert gpu_launch.plain(compiled, None, "cuda:0") is None
+    run.launch, run.global_scratch_size = launcher, 64
+    assert gpu_launch.plain(compiled, None, "cuda:0") is None
+    run.global_scratch_size = 0
+    del run.launch_pdl
+    assert gpu_launch.plain(compiled, None, "cuda:0") is None
+    run.launch_pdl = 0
+    monkeypatch.setattr(gpu_launch, "LIMIT", 0)
+    assert gpu_launch.plain(compiled, None, "cuda:0") is None
+    assert gpu_launch.plain(None, None, "cuda:0") is None
+
+
 def test_raw_launch_passes_what_the_launcher_takes(monkeypatch):
     """A plan's launch (gpu_launch.Raw): the grid, the stream, the compiled function and the leading options Triton
     3.6 passes, then the kernel's arguments; stale (back through the general path) while a launch hook is set,

@@ -276,7 +276,8 @@ def fast(a, b, neg: bool, sms: int):
     out, ck, reduce, fill = _launch(a, b, None, neg, sms)
     ck, fill = gpu_launch.compiled(ck), gpu_launch.compiled(fill)
     planned = gpu_launch.two_maps(ck, torch, a.device, (a, (m, k), (k, 1)), (b, (k, n), (n, 1)))
-    if planned is None:
+    fill = fill and gpu_launch.plain(fill, torch, a.device)
+    if planned is None or reduce == ATOMIC and OVERLAP and fill is None:
         return None, out
     go, maps = planned
     g, chunk = grid(m, n, k, sms)
@@ -289,8 +290,8 @@ def fast(a, b, neg: bool, sms: int):
             return mm(x, y, None, neg, sms)
         o = start((m, n), dtype=torch.int32, device=dev)
         stream = go.stream()
-        if fill is not None:
-            gpu_launch.launch(fill, fill_grid, stream, (o.data_ptr(), size, FILL))
+        if fill is not None:  # its launch hooks and settings are the kernel's (go.stale)
+            fill(fill_grid, stream, o.data_ptr(), size, FILL)
         go(g, stream, *maps[0](x), *maps[1](y), o.data_ptr(), *rest)
         return o
 

@@ -180,6 +180,21 @@ def two_maps(ck, torch, device, first, second):
     return Raw(ck, launcher, torch, device), maps
 
 
+def plain(ck, torch, device):
+    """The Raw launch of a compiled kernel without tensor-descriptor arguments (the launcher's C function is the
+    launch itself), for a plan that launches it beside one of ``two_maps``; None where that cannot be (direct
+    launches off, scratch memory per launch, or the launcher spelled otherwise by this Triton)."""
+    run = getattr(ck, "run", None)
+    launch = getattr(run, "launch", None)
+    if not LIMIT or launch is None or hasattr(launch, "__code__"):  # a Python wrapper: descriptors to expand
+        return None
+    if getattr(run, "global_scratch_size", 1) or getattr(run, "profile_scratch_size", 1):
+        return None
+    if not all(hasattr(run, name) for name in ("launch_cooperative_grid", "launch_pdl")):
+        return None
+    return Raw(ck, launch, torch, device)
+
+
 def _settings():
     """What Triton's launch adds to a kernel's options from its settings (JITFunction.run: debug mode and
     instrumentation), read on every launch as Triton reads them."""
