@@ -228,14 +228,13 @@ def gpu(n):
     print(f"{'torch._int_mm, B column-major (its best: the baseline)':<52} {ops / t_best / 1e12:8.0f} TOPS")
     show("torch._int_mm, B row-major", t_row, "-")
     show("torch._int_mm with its own B transpose", t_own, "-")
+    calls = []  # (layouts, the call, its time): profiled after every timing (below)
     for al in ("row", "col"):
         for bl in ("row", "col"):
             fn = partial(gemm, la[al], lb[bl], op="sdot4")
             t = timed(fn)
             show(f"gemm(op='sdot4') A {al}, B {bl}", t)
-            # The call's kernels one by one (profiled once, L2 not flushed): what the whole call adds is idle time.
-            ks = ", ".join(f"{name[:24]} {us:.0f} us" for name, us in kernels_us(fn))
-            print(f"  {t * 1e6:.0f} us a call; its kernels: {ks}")
+            calls.append((f"A {al}, B {bl}", fn, t))
     c = torch.randint(-(2**31), 2**31 - 1, (n, n), dtype=torch.int32, device=dev)
     show("gemm(op='sdot4') A row, B col, c in the epilogue", timed(lambda: gemm(a, lb["col"], c, op="sdot4")))
     for what, x, y, op in (
@@ -310,6 +309,13 @@ def gpu(n):
     s16 = torch.randint(-(2**15), 2**15, (m2, m2), dtype=torch.int16, device=dev)
     t_64 = timed(lambda: gemm(s16, s16, op="svdot_s64"), 3)
     print(f"{'gemm svdot_s64 16-bit into 64, 2048^3':<52} {2 * m2**3 / t_64 / 1e12:8.2f} TOPS")
+
+    # Each 8192^3 layout's kernels one by one (profiled once, L2 not flushed): what the whole call adds is idle
+    # time.  Last, because launches after torch's profiler has run cost the host more (decode calls measured
+    # after it came out up to 2x slower, scripts/gpu/h200-results.txt).
+    for what, fn, t in calls:
+        ks = ", ".join(f"{name[:24]} {us:.0f} us" for name, us in kernels_us(fn))
+        print(f"  {n}^3 {what}: {t * 1e6:.0f} us a call; its kernels: {ks}")
 
 
 def main():
