@@ -18,8 +18,9 @@ from torch.profiler import ProfilerActivity, profile
 from intdot.gemm import gemm, gpu_split
 from intdot.gemm import gpu_gluon_rowb as rb
 
-# (NUM stages, PER_SM programs a multiprocessor); the module's first.  Four stages and two programs fit a
-# multiprocessor's shared memory up to 32 rows (MP): past that the launch fails, and the line says so.
+# (NUM stages, PER_SM programs a multiprocessor) for every row count; the module's own choice (gpu_gluon_rowb.stages)
+# is the whole call's.  Four stages and two programs fit a multiprocessor's shared memory up to 32 rows (MP): at 64,
+# one program a multiprocessor runs.
 CONFIGS = [(3, 2), (4, 2), (4, 1)]
 MS = (17, 32, 64)
 
@@ -42,7 +43,7 @@ def kernel_us(fn, calls=10):
 def run():
     bench = lambda f: triton.testing.do_bench(f, warmup=10, rep=100, return_mode="median") * 1e-3
     sms = torch.cuda.get_device_properties("cuda").multi_processor_count
-    assert (rb.NUM, rb.PER_SM) == CONFIGS[0]
+    module = rb.NUM, rb.NUM_LONG, rb.PER_SM
     for nk, m in itertools.product((4096, 16384), MS):
         w = torch.randint(-128, 128, (nk, nk), dtype=torch.int8, device="cuda")  # row-major
         wcol = w.t().contiguous().t()
@@ -54,13 +55,14 @@ def run():
         k_split = kernel_us(lambda: gpu_split.mm_split(x, w, None, False))
         line = f"M={m} N=K={nk}: torch kernel {k_torch:.1f} us; split-K kernel {k_torch / k_split:.2f}x;"
         for num, per_sm in CONFIGS:
-            rb.NUM, rb.PER_SM = num, per_sm
+            rb.NUM = rb.NUM_LONG = num  # every row count and B length alike
+            rb.PER_SM = per_sm
             go = lambda: rb.mm(x, w, None, False, sms)
             try:
                 line += f" {num}x{per_sm} {k_torch / kernel_us(go):.2f}x exact={torch.equal(go(), ref)};"
             except Exception as exc:  # shared memory past a multiprocessor's: say so and go on
                 line += f" {num}x{per_sm} {type(exc).__name__};"
-        rb.NUM, rb.PER_SM = CONFIGS[0]
+        rb.NUM, rb.NUM_LONG, rb.PER_SM = module
         line += f" whole call: gemm {t_torch / t_gemm:.2f}x torch ({t_torch * 1e6:.1f} us)"
         print(line, flush=True)
 

@@ -49,17 +49,21 @@ def rowb_compiles() -> None:
     its K chunks meet: two programs fit a multiprocessor, no scratch memory (its plan launches it itself), and B
     re-laid in 32-bit stores."""
     rb = gpu_gluon_rowb
-    for mp in sorted({rb.padded_rows(m) for m in range(rb.ROWS[0], rb.ROWS[1] + 1)}):  # 8, 16, 32, 64
+    rows = range(rb.ROWS[0], rb.ROWS[1] + 1)
+    # (padded rows 8, 16, 32, 64; stages), B short and long
+    kinds_of_call = sorted({(rb.padded_rows(m), rb.stages(m, n, n)) for m in rows for n in (4096, 16384)})
+    assert (32, rb.NUM_LONG) in kinds_of_call and (64, rb.NUM) in kinds_of_call, kinds_of_call
+    for mp, num in kinds_of_call:
         for neg, reduce, filled in ((True, rb.ATOMIC, True), (False, rb.ATOMIC, False), (False, rb.STORE, False)):
             kinds = dict.fromkeys(rb.mm_rowb.arg_names, "i32")
             kinds.update(out_ptr="*i32", NUM="constexpr", NEG="constexpr", REDUCE="constexpr", AFTER_FILL="constexpr")
             for name, block in zip(("a_desc", "b_desc"), rb._blocks(mp)):
                 layout = gl.NVMMASharedLayout.get_default_for(block, gl.int8)
                 kinds[name] = f"tensordesc<i8[{block[0]}, {block[1]}],{layout!r}>"
-            src = GluonASTSource(rb.mm_rowb, kinds, dict(NUM=rb.NUM, NEG=neg, REDUCE=reduce, AFTER_FILL=filled))
+            src = GluonASTSource(rb.mm_rowb, kinds, dict(NUM=num, NEG=neg, REDUCE=reduce, AFTER_FILL=filled))
             options = {"num_warps": rb.WARPS, "launch_pdl": filled}
             k = triton.compile(src, target=GPUTarget("cuda", 90, 32), options=options)
-            ptx, what = k.asm["ptx"], (mp, neg, reduce, filled)
+            ptx, what = k.asm["ptx"], (mp, num, neg, reduce, filled)
             # After the zero fill, the wait for it comes after the K loop's last MMA, before the first atomic add.
             waits = ptx.find("griddepcontrol.wait")
             assert (waits >= 0) == filled and k.metadata.launch_pdl == filled, what

@@ -114,9 +114,10 @@ def test_gpu_wide_tiles_on_odd_edges(op, monkeypatch):
         assert torch.equal(got.view(torch.int32).to(torch.int64), want), neg
 
 
-# (M, K, N); below 17 rows the kernel takes only a long B (N K >= gpu_gluon_rowb.LONG).
+# (M, K, N); below 17 rows the kernel takes only a long B (N K >= gpu_gluon_rowb.LONG); a long B up to 32 rows
+# takes four stages (gpu_gluon_rowb.stages).
 ROWB_CASES = [(17, 144, 272), (32, 4096, 384), (33, 16, 16), (48, 4144, 1040), (64, 2048, 4096)]
-ROWB_CASES += [(1, 8192, 8192), (5, 16400, 4096), (16, 4096, 16400)]
+ROWB_CASES += [(1, 8192, 8192), (5, 16400, 4096), (16, 4096, 16400), (24, 8192, 8192)]
 
 
 @pytest.mark.parametrize(("m", "k", "n"), ROWB_CASES)

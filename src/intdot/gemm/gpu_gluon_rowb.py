@@ -44,6 +44,10 @@ from .gpu_split import ATOMIC, STORE  # how K chunks meet (REDUCE): two of gpu_s
 # group.
 BN = BK = 128
 NUM = 3
+# Four stages up to 32 rows where B is long (N K >= LONG; two programs still fit a multiprocessor): at
+# N = K = 16384 1.02-1.04x against 1.01x torch's kernel at 17-32 rows; at 4096 they were slower, 1.16-1.20x against
+# 1.23-1.26x (scripts/gpu/gluon_rowb.py, 2026-12-02, fourth session).
+NUM_LONG = 4
 PER_SM = 2
 WARPS = 4
 # The rows it takes: up to 64; below 17 only where B is long (N K >= LONG).  At N = K = 4096 gpu_split's kernel
@@ -188,6 +192,11 @@ def mm_rowb(
         gl.atomic_add(out_ptr + offs, acc, mask=mask, sem="relaxed")
 
 
+def stages(m: int, n: int, k: int) -> int:
+    """The ring's stages (NUM) for m rows of A and a (K, N) B."""
+    return NUM_LONG if padded_rows(m) <= 32 and n * k >= LONG else NUM
+
+
 def padded_rows(m: int) -> int:
     """A's tile rows: a power of two (Triton's shapes), at least 8 (the MMA's narrowest N)."""
     return max(8, 1 << (m - 1).bit_length())
@@ -255,7 +264,8 @@ def _launch(a, b, c, neg: bool, sms: int):
     block_a, block_b = _blocks(m)
     kernel = gpu_launch.direct(mm_rowb)
     args = (descriptor(a, block_a), descriptor(b, block_b), out, m, n, k, chunk)
-    flags = dict(NUM=NUM, NEG=bool(neg), REDUCE=reduce, AFTER_FILL=filled, num_warps=WARPS, launch_pdl=filled)
+    flags = dict(NUM=stages(m, n, k), NEG=bool(neg), REDUCE=reduce, AFTER_FILL=filled)
+    flags.update(num_warps=WARPS, launch_pdl=filled)
     return out, kernel[g](*args, **flags), reduce, fill
 
 
@@ -281,7 +291,7 @@ def fast(a, b, neg: bool, sms: int):
         return None, out
     go, maps = planned
     g, chunk = grid(m, n, k, sms)
-    g, rest, dev = (*g, 1), (m, n, k, chunk, NUM, bool(neg), reduce, fill is not None), a.device
+    g, rest, dev = (*g, 1), (m, n, k, chunk, stages(m, n, k), bool(neg), reduce, fill is not None), a.device
     fill_grid, size = (-(-(m * n) // FILL), 1, 1), m * n
     start = torch.zeros if reduce == ATOMIC and fill is None else torch.empty
 
