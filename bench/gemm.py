@@ -281,7 +281,7 @@ def gpu(n):
     for nk in (4096, 16384):
         wb = torch.randint(-128, 128, (nk, nk), dtype=torch.int8, device=dev)
         wcol = wb.t().contiguous().t()
-        for mm in (1, 16, 32, 64, 128, 256, 512):  # past 64 rows: prefill chunks, beyond the goal
+        for mm in (1, 16, 17, 32, 64, 128, 256, 512):  # past 64 rows: prefill chunks, beyond the goal
             x = torch.randint(-128, 128, (mm, nk), dtype=torch.int8, device=dev)
             o2 = 2 * mm * nk * nk
             if mm > 16:
