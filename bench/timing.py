@@ -19,12 +19,12 @@ def interleaved(*fns, repeat=5):
     return [min(ts) for ts in times]
 
 
-def host_us(fn, calls=300):
-    """Microseconds of host time per call of fn over back-to-back calls on the GPU (the device is left to catch up
-    afterwards, outside the timing)."""
+def host_and_wall_us(fn, calls=300, warmup=10):
+    """(host, wall) microseconds per call of fn over back-to-back calls on the GPU, after ``warmup`` calls: the
+    host's time to issue them, then the time until the device has caught up too."""
     import torch
 
-    for _ in range(10):
+    for _ in range(warmup):
         fn()
     torch.cuda.synchronize()
     t = time.perf_counter()
@@ -32,7 +32,14 @@ def host_us(fn, calls=300):
         fn()
     host = time.perf_counter() - t
     torch.cuda.synchronize()
-    return host / calls * 1e6
+    wall = time.perf_counter() - t
+    return host / calls * 1e6, wall / calls * 1e6
+
+
+def host_us(fn, calls=300):
+    """Microseconds of host time per call of fn over back-to-back calls on the GPU (the device is left to catch up
+    afterwards, outside the timing)."""
+    return host_and_wall_us(fn, calls)[0]
 
 
 def kernels_us(fn):

@@ -27,6 +27,7 @@ import itertools
 import pstats
 import sys
 import time
+from pathlib import Path
 
 import torch
 import triton
@@ -35,6 +36,9 @@ from intdot.gemm import gemm
 from intdot.gemm import gpu as g
 from intdot.gemm import gpu_clamp as gc
 from intdot.gemm import gpu_split as gs
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+from timing import host_and_wall_us  # noqa: E402  (bench/timing.py, shared with the bench)
 
 dev = "cuda"
 
@@ -52,16 +56,8 @@ def _torch_best(x, wcol):
 
 
 def _host_us(fn, calls):
-    """(host, wall) microseconds per call of ``fn`` over ``calls`` back-to-back calls, after a warm-up."""
-    for _ in range(20):
-        fn()
-    torch.cuda.synchronize()
-    t = time.perf_counter()
-    for _ in range(calls):
-        fn()
-    host = (time.perf_counter() - t) / calls * 1e6
-    torch.cuda.synchronize()
-    return host, (time.perf_counter() - t) / calls * 1e6
+    """(host, wall) microseconds per call of ``fn`` over ``calls`` back-to-back calls, after 20 warm-up calls."""
+    return host_and_wall_us(fn, calls, warmup=20)
 
 
 def split_sweep(x, wl, ref, t_torch, configs, rep, top, label=""):
