@@ -234,10 +234,14 @@ def _blocks(m: int) -> tuple[list[int], list[int]]:
     return [padded_rows(m), BK], [BK, BN]
 
 
+def _fill_grid(size: int) -> tuple[int, int, int]:
+    return -(-size // FILL), 1, 1
+
+
 def _fill(out):
     """Launch ``zeros`` over out (contiguous int32); its launch's return value."""
     n = out.numel()
-    return gpu_launch.direct(zeros)[(-(-n // FILL),)](out, n, BLOCK=FILL, num_warps=4)
+    return gpu_launch.direct(zeros)[_fill_grid(n)](out, n, BLOCK=FILL, num_warps=4)
 
 
 def _output(a, m: int, n: int, c, reduce: int):
@@ -283,16 +287,17 @@ def fast(a, b, neg: bool, sms: int):
     import torch
 
     (m, k), n = a.shape, b.shape[1]
-    out, ck, reduce, fill = _launch(a, b, None, neg, sms)
-    ck, fill = gpu_launch.compiled(ck), gpu_launch.compiled(fill)
-    planned = gpu_launch.two_maps(ck, torch, a.device, (a, (m, k), (k, 1)), (b, (k, n), (n, 1)))
-    fill = fill and gpu_launch.plain(fill, torch, a.device)
-    if planned is None or reduce == ATOMIC and OVERLAP and fill is None:
+    out, ck, reduce, filled = _launch(a, b, None, neg, sms)
+    planned = gpu_launch.two_maps(gpu_launch.compiled(ck), torch, a.device, (a, (m, k), (k, 1)), (b, (k, n), (n, 1)))
+    # The zero fill's launch, where this call filled its output (_output).
+    fill = gpu_launch.plain(gpu_launch.compiled(filled), torch, a.device) if filled is not None else None
+    if planned is None or filled is not None and fill is None:
         return None, out
     go, maps = planned
     g, chunk = grid(m, n, k, sms)
     g, rest, dev = (*g, 1), (m, n, k, chunk, stages(m, n, k), bool(neg), reduce, fill is not None), a.device
-    fill_grid, size = (-(-(m * n) // FILL), 1, 1), m * n
+    size = m * n
+    fill_grid = _fill_grid(size)
     start = torch.zeros if reduce == ATOMIC and fill is None else torch.empty
 
     def call(x, y):
