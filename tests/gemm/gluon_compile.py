@@ -77,12 +77,28 @@ def rowb_compiles() -> None:
             assert ("atom.global" in ptx) == (reduce == rb.ATOMIC), what
 
 
-def rowb_fill_compiles() -> None:
-    """The zero fill before a split K (gpu_gluon_rowb.zeros) lets the product's kernel start first thing."""
-    rb = gpu_gluon_rowb
-    src = GluonASTSource(rb.zeros, {"out_ptr": "*i32", "n": "i32", "BLOCK": "constexpr"}, {"BLOCK": rb.FILL})
-    ptx = triton.compile(src, target=GPUTarget("cuda", 90, 32), options={"num_warps": 4}).asm["ptx"]
+def fill_compiles() -> None:
+    """The zero fill before split K chunks meet (gpu_kernels.zeros) lets the kernel after it start first thing, and
+    gpu_split's kernel, meeting in its output (FILLED), waits for the fill only after its K loop, before its first
+    atomic add."""
+    from triton.compiler.compiler import ASTSource
+
+    from intdot.gemm import gpu_kernels, gpu_split
+
+    target = GPUTarget("cuda", 90, 32)
+    src = ASTSource(gpu_kernels.zeros, {"out_ptr": "*i32", "n": "i32", "BLOCK": "constexpr"}, {"BLOCK": 8192})
+    ptx = triton.compile(src, target=target, options={"num_warps": 4}).asm["ptx"]
     assert -1 < ptx.find("griddepcontrol.launch_dependents") < ptx.find("st.global"), ptx[:2000]
+    cfg = gpu_split.WIDE
+    kinds = dict.fromkeys(gpu_kernels.split.arg_names, "i32")
+    kinds.update(a_ptr="*i8", b_ptr="*i8", out_ptr="*i32", ws_ptr="*i32", cnt_ptr="*i32")
+    consts = dict(REDUCE=gpu_split.FILLED, A_U8=False, B_U8=False, BM=64, BN=cfg["BN"], BK=cfg["BK"], SWAP=False)
+    kinds.update(dict.fromkeys(consts, "constexpr"))
+    options = {"num_warps": cfg["num_warps"], "num_stages": cfg["num_stages"], "launch_pdl": True}
+    k = triton.compile(ASTSource(gpu_kernels.split, kinds, consts), target=target, options=options)
+    ptx = k.asm["ptx"]
+    last_mma = max(ptx.rfind("mma.sync"), ptx.rfind("wgmma.mma_async"))
+    assert k.metadata.launch_pdl and -1 < last_mma < ptx.find("griddepcontrol.wait") < ptx.find("atom.global")
 
 
 def rowb_stores_meet_no_bank_twice() -> None:
@@ -209,7 +225,7 @@ if __name__ == "__main__":
     one_stage_refused()
     choice()
     rowb_compiles()
-    rowb_fill_compiles()
+    fill_compiles()
     rowb_stores_meet_no_bank_twice()
     rowb_epilogue_covers_whole_lines()
     rowb_choice()

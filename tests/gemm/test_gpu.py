@@ -294,12 +294,18 @@ def test_gpu_tma_plan_steps_aside_for_launch_hooks():
     assert torch.equal(gemm(x, w, op="sdot4"), want) and len(seen) == count
 
 
-def test_gpu_split_k_workspace_between_calls_streams_and_graphs():
-    """Split-K without c meets in a per-stream workspace that each call leaves at zero: hundreds of calls back to
-    back without a sync, two streams at once, a CUDA graph captured and replayed with new data, and the shape
-    whose one K chunk stores; each result against torch._int_mm, and the workspaces zero at the end."""
+@pytest.mark.parametrize("overlap", [True, False])
+def test_gpu_split_k_workspace_between_calls_streams_and_graphs(overlap, monkeypatch):
+    """Split-K without c meets in an output zero-filled by a kernel it overlaps (OVERLAP, on Hopper), or in a
+    per-stream workspace that each call leaves at zero: hundreds of calls back to back without a sync (the first
+    into memory left non-zero), two streams at once, a CUDA graph captured and replayed with new data, and the
+    shape whose one K chunk stores; each result against torch._int_mm, and the workspaces zero at the end."""
     torch = pytest.importorskip("torch")
-    from intdot.gemm import gpu_split
+    from intdot.gemm import gpu_split, gpu_tensors
+
+    monkeypatch.setattr(gpu_split, "OVERLAP", overlap)
+    monkeypatch.setattr(gpu_split, "_POOLS", {})
+    monkeypatch.setattr(gpu_tensors, "_PLANS", {})  # plans made under the other choice
 
     def case(m, k, n, seed):
         g = torch.Generator(device="cuda").manual_seed(seed)
@@ -309,6 +315,8 @@ def test_gpu_split_k_workspace_between_calls_streams_and_graphs():
 
     x, w, want = case(32, 4096, 4096, 1)
     assert gpu_split._grid(32, 4096, 4096, gpu_split.config(32, 4096, 4096, w))[1] > 1  # several chunks meet
+    junk = torch.full((32, 4096), 0x5A5A5A5A, dtype=torch.int32, device="cuda")
+    del junk  # its memory, likely the next output's (torch's caching allocator), left non-zero
     outs = [gemm(x, w, op="sdot4") for _ in range(400)]
     assert all(torch.equal(o, want) for o in outs)
     x2, w2, want2 = case(32, 4096, 4096, 2)
@@ -334,6 +342,7 @@ def test_gpu_split_k_workspace_between_calls_streams_and_graphs():
     assert torch.equal(gemm(x4, w4, op="sdot4"), want4)
     torch.cuda.synchronize()
     assert all(not (ws.any() or cnt.any()) for ws, cnt in gpu_split._POOLS.values())
+    assert bool(gpu_split._POOLS) != (overlap and gpu_split.pdl(x.device))  # the workspace or the fill
 
 
 def test_gpu_operands_on_a_device_that_is_not_current():

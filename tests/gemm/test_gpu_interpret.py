@@ -307,7 +307,7 @@ def test_split_k_plan_launches_with_each_streams_workspace(monkeypatch):
 
         stream = [7]
         capturing = [False]
-        monkeypatch.setattr(gpu_split, "_launch", lambda a, b, c, neg, cfg: (None, Compiled(), gpu_split.LAST))
+        monkeypatch.setattr(gpu_split, "_launch", lambda a, b, c, neg, cfg: (None, Compiled(), gpu_split.LAST, None))
         monkeypatch.setattr(gpu_launch, "raw_stream", lambda torch: lambda index: stream[0])
         monkeypatch.setattr(torch.cuda, "current_device", lambda: 0)
         monkeypatch.setattr(torch.cuda, "is_current_stream_capturing", lambda: capturing[0])

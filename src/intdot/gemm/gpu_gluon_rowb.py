@@ -11,10 +11,10 @@ leaves B's re-layout to Triton, whose stores put a warp on two shared-memory ban
 - it computes out.T (BN x MP) += B.T @ A.T with asynchronous warpgroup MMAs, one left in flight;
 - K is split over SPLIT programs a column of tiles: the only chunk stores; several add atomically into a copy
   of c or a zero-filled output.  int32 addition wraps, so the order in which they land changes no bit.  The zero
-  fill is a kernel of its own (``zeros``) that lets this one start at once (programmatic dependent launch): this
-  one waits for it (``griddepcontrol.wait``) only before its first atomic add, so the fill and the gap between
-  two launches hide under the K loop (1.2-1.4 us a call on the H200, scripts/gpu/h200-results.txt).  (gpu_split's
-  workspace, which saves the fill, came out slower here: its last chunk's round trips, measured by
+  fill is a kernel of its own (gpu_kernels.zeros) that lets this one start at once (programmatic dependent
+  launch): this one waits for it (``griddepcontrol.wait``) only before its first atomic add, so the fill and the
+  gap between two launches hide under the K loop (1.2-1.4 us a call on the H200, scripts/gpu/h200-results.txt).
+  (gpu_split's workspace, which saves the fill, came out slower here: its last chunk's round trips, measured by
   scripts/gpu/gluon_rowb.py, 0.83x against 1.02x torch's best at M = 64, N = K = 4096; equal at 16384);
 - the epilogue re-lays the result (``_out``) so that a warp's atomic adds and stores cover whole 128-byte lines.
 
@@ -36,7 +36,7 @@ from triton.experimental.gluon.language.nvidia.hopper import (
 
 from . import gpu_launch
 from .gpu_gluon import descriptor
-from .gpu_split import ATOMIC, STORE  # how K chunks meet (REDUCE): two of gpu_split's ways
+from .gpu_split import ATOMIC, FILL, STORE, fill, fill_grid  # how K chunks meet (REDUCE); gpu_split's zero fill
 
 # Measured on the H200 (scripts/gpu/gluon_rowb.py, 2026-12-02, kernels alone against torch's on B column-major),
 # N = K = 16384: three stages and two programs a multiprocessor 1.00-1.03x at 17-64 rows, one program with four
@@ -56,8 +56,8 @@ WARPS = 4
 ROWS = (1, 64)
 FEW = 16
 LONG = 1 << 26
-FILL = 8192  # int32s a program of the zero fill
-OVERLAP = True  # the zero fill is ``zeros``, overlapped with the kernel after it; else torch.zeros, then the kernel
+# The zero fill is gpu_kernels.zeros, overlapped with the kernel after it; else torch.zeros, then the kernel.
+OVERLAP = True
 
 
 @gluon.constexpr_function
@@ -113,16 +113,6 @@ def _issue(a_desc, b_desc, a_bufs, b_bufs, ready, step, k0, pn, NUM: gl.constexp
 
 
 @gluon.jit
-def zeros(out_ptr, n, BLOCK: gl.constexpr):
-    """out[:n] = 0 (int32), BLOCK a program; the kernel launched after it may start at once (it must wait with
-    ``griddepcontrol.wait`` before it touches out)."""
-    gl.inline_asm_elementwise("griddepcontrol.launch_dependents; // $0", "=r", [], gl.int32, is_pure=False, pack=1)
-    layout: gl.constexpr = gl.BlockedLayout([4], [32], [gl.num_warps()], [0])
-    offs = gl.program_id(0) * BLOCK + gl.arange(0, BLOCK, layout=layout)
-    gl.store(out_ptr + offs, gl.zeros([BLOCK], gl.int32, layout), mask=offs < n)
-
-
-@gluon.jit
 def mm_rowb(
     a_desc,
     b_desc,
@@ -138,7 +128,7 @@ def mm_rowb(
 ):
     """±(a (M, K) @ b (K, N)) over K from program_id(1) * chunk (a multiple of BK), for the columns of tile
     program_id(0), b row-major, stored into out (M, N) int32 (REDUCE STORE) or added to it atomically (ATOMIC).
-    AFTER_FILL: launched right after ``zeros`` filled out, as its dependent (launch_pdl)."""
+    AFTER_FILL: launched right after gpu_kernels.zeros filled out, as its dependent (launch_pdl)."""
     MP: gl.constexpr = a_desc.block_type.shape[0]
     BK: gl.constexpr = a_desc.block_type.shape[1]
     BN: gl.constexpr = b_desc.block_type.shape[1]
@@ -234,20 +224,10 @@ def _blocks(m: int) -> tuple[list[int], list[int]]:
     return [padded_rows(m), BK], [BK, BN]
 
 
-def _fill_grid(size: int) -> tuple[int, int, int]:
-    return -(-size // FILL), 1, 1
-
-
-def _fill(out):
-    """Launch ``zeros`` over out (contiguous int32); its launch's return value."""
-    n = out.numel()
-    return gpu_launch.direct(zeros)[_fill_grid(n)](out, n, BLOCK=FILL, num_warps=4)
-
-
 def _output(a, m: int, n: int, c, reduce: int):
     """(The output a call starts from, the launch result of its zero fill or None): a copy of c; else, the only K
-    chunk stores into an empty output, several add atomically into one that ``zeros`` fills (the kernel launched
-    after it depends on it programmatically)."""
+    chunk stores into an empty output, several add atomically into one that gpu_kernels.zeros fills (the kernel
+    launched after it depends on it programmatically)."""
     import torch
 
     if c is not None:
@@ -255,7 +235,7 @@ def _output(a, m: int, n: int, c, reduce: int):
     if reduce == ATOMIC and not OVERLAP:
         return torch.zeros((m, n), dtype=torch.int32, device=a.device), None
     out = torch.empty((m, n), dtype=torch.int32, device=a.device)
-    return out, (_fill(out) if reduce == ATOMIC else None)
+    return out, (fill(out) if reduce == ATOMIC else None)
 
 
 def _launch(a, b, c, neg: bool, sms: int):
@@ -263,14 +243,14 @@ def _launch(a, b, c, neg: bool, sms: int):
     (m, k), n = a.shape, b.shape[1]
     g, chunk = grid(m, n, k, sms)
     reduce = ATOMIC if c is not None or g[1] > 1 else STORE
-    out, fill = _output(a, m, n, c, reduce)
-    filled = fill is not None
+    out, zero = _output(a, m, n, c, reduce)
+    filled = zero is not None
     block_a, block_b = _blocks(m)
     kernel = gpu_launch.direct(mm_rowb)
     args = (descriptor(a, block_a), descriptor(b, block_b), out, m, n, k, chunk)
     flags = dict(NUM=stages(m, n, k), NEG=bool(neg), REDUCE=reduce, AFTER_FILL=filled)
     flags.update(num_warps=WARPS, launch_pdl=filled)
-    return out, kernel[g](*args, **flags), reduce, fill
+    return out, kernel[g](*args, **flags), reduce, zero
 
 
 def mm(a, b, c, neg: bool, sms: int):
@@ -290,23 +270,23 @@ def fast(a, b, neg: bool, sms: int):
     out, ck, reduce, filled = _launch(a, b, None, neg, sms)
     planned = gpu_launch.two_maps(gpu_launch.compiled(ck), torch, a.device, (a, (m, k), (k, 1)), (b, (k, n), (n, 1)))
     # The zero fill's launch, where this call filled its output (_output).
-    fill = gpu_launch.plain(gpu_launch.compiled(filled), torch, a.device) if filled is not None else None
-    if planned is None or filled is not None and fill is None:
+    zero = gpu_launch.plain(gpu_launch.compiled(filled), torch, a.device) if filled is not None else None
+    if planned is None or filled is not None and zero is None:
         return None, out
     go, maps = planned
     g, chunk = grid(m, n, k, sms)
-    g, rest, dev = (*g, 1), (m, n, k, chunk, stages(m, n, k), bool(neg), reduce, fill is not None), a.device
+    g, rest, dev = (*g, 1), (m, n, k, chunk, stages(m, n, k), bool(neg), reduce, zero is not None), a.device
     size = m * n
-    fill_grid = _fill_grid(size)
-    start = torch.zeros if reduce == ATOMIC and fill is None else torch.empty
+    zero_grid = fill_grid(size)
+    start = torch.zeros if reduce == ATOMIC and zero is None else torch.empty
 
     def call(x, y):
         if go.stale():
             return mm(x, y, None, neg, sms)
         o = start((m, n), dtype=torch.int32, device=dev)
         stream = go.stream()
-        if fill is not None:  # its launch hooks and settings are the kernel's (go.stale)
-            fill(fill_grid, stream, o.data_ptr(), size, FILL)
+        if zero is not None:  # its launch hooks and settings are the kernel's (go.stale)
+            zero(zero_grid, stream, o.data_ptr(), size, FILL)
         go(g, stream, *maps[0](x), *maps[1](y), o.data_ptr(), *rest)
         return o
 

@@ -11,6 +11,11 @@ from __future__ import annotations
 import triton
 import triton.language as tl
 
+try:  # programmatic dependent launch (Hopper): Triton 3.3 and later
+    from triton.language.extra.cuda import gdc_launch_dependents, gdc_wait
+except ImportError:  # pragma: no cover - older Triton: nothing launches a kernel as a dependent there
+    gdc_launch_dependents = gdc_wait = None
+
 try:  # Hopper's tensor-copy engine (TMA): Triton 3.2 and later
     from triton.tools.tensor_descriptor import TensorDescriptor
 except ImportError:  # pragma: no cover - older Triton
@@ -326,6 +331,16 @@ def mm_persist(
 
 
 @triton.jit
+def zeros(out_ptr, n, BLOCK: tl.constexpr):
+    """out[:n] = 0 (int32), BLOCK a program.  It first lets the kernel launched after it as its programmatic
+    dependent (launch_pdl) start, which must wait for it (gdc_wait) before it touches out: the fill and the gap
+    between the two launches hide under that kernel's K loop."""
+    gdc_launch_dependents()
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.zeros((BLOCK,), dtype=tl.int32), mask=offs < n)
+
+
+@triton.jit
 def split(
     a_ptr,
     b_ptr,
@@ -397,10 +412,14 @@ def split(
     acc = acc * sign
     mask = (rm[:, None] < M) & (rn[None, :] < N)
     offs = rm[:, None].to(tl.int64) * N + rn[None, :]
-    # How the chunks meet (gpu_split.STORE, ADD, ATOMIC, LAST): the only chunk stores (into an empty output) or
-    # adds (to c); several add atomically into c, or, with no c, into the workspace, whose last arrival for a
-    # tile moves the sum to the (empty) output and leaves the workspace and the tile's counter at 0 again.
-    if REDUCE == 0:
+    # How the chunks meet (gpu_split.STORE, ADD, ATOMIC, LAST, FILLED): the only chunk stores (into an empty
+    # output) or adds (to c); several add atomically into c or a zero-filled output; with no c, into the
+    # workspace, whose last arrival for a tile moves the sum to the (empty) output and leaves the workspace and
+    # the tile's counter at 0 again; or into the output that ``zeros``, launched just before, fills.
+    if REDUCE == 4:
+        gdc_wait()  # the fill's grid has finished and its zeros are visible
+        tl.atomic_add(out_ptr + offs, acc, mask=mask, sem="relaxed")
+    elif REDUCE == 0:
         tl.store(out_ptr + offs, acc, mask=mask)
     elif REDUCE == 1:
         tl.store(out_ptr + offs, acc + tl.load(out_ptr + offs, mask=mask, other=0), mask=mask)

@@ -9,12 +9,15 @@ change a bit of the wrapped result (the saturating chain, whose order matters, n
 its share of the centring correction of uint8 operands (it is linear in K); ``neg`` negates each chunk
 (``-(x + y) = -x - y`` modulo 2**32).
 
-Where the chunks meet: with ``c`` they add into a copy of it.  Without, the output is left uninitialised (a zero
-fill would be a second launch, as long as the kernel itself for decode shapes): the chunks add into a workspace
-that is zero between calls, and the last chunk of a tile to arrive (a per-tile counter says which) moves the sum
-into the output and zeroes the workspace and the counter behind it.  One workspace serves each CUDA stream, since
-kernels on one stream run one after the other; while a stream is being captured into a CUDA graph, the zero fill
-is used instead, so that a replayed graph needs nothing from the calls around it.
+Where the chunks meet: with ``c`` they add into a copy of it.  Without, on Hopper (OVERLAP), into an output that
+a kernel of its own fills with zeros (gpu_kernels.zeros), launched just before this one, which it lets start at
+once (programmatic dependent launch): this one waits for it only before its atomic adds, so the fill hides under
+the K loop.  Elsewhere the output is left uninitialised (a zero fill there is a second launch in full, as long as
+the kernel itself for decode shapes): the chunks add into a workspace that is zero between calls, and the last
+chunk of a tile to arrive (a per-tile counter says which) moves the sum into the output and zeroes the workspace
+and the counter behind it.  One workspace serves each CUDA stream, since kernels on one stream run one after the
+other.  While a stream is being captured into a CUDA graph, the output is zero-filled by torch first, so that a
+replayed graph needs nothing from the calls around it.
 """
 
 from __future__ import annotations
@@ -79,7 +82,12 @@ def plan(m: int, n: int, k: int, cfg=None) -> tuple[int, int]:
 
 
 # How the K chunks meet in the kernel (its REDUCE): see the module's docstring.
-STORE, ADD, ATOMIC, LAST = 0, 1, 2, 3
+STORE, ADD, ATOMIC, LAST, FILLED = 0, 1, 2, 3, 4
+# Without c, several chunks meet in an output filled by gpu_kernels.zeros just before (FILLED) where the device
+# has programmatic dependent launch (sm_90), else in the workspace (LAST).
+OVERLAP = True
+FILL = 8192  # int32s a program of the zero fill
+_PDL: dict = {}  # device index -> whether it launches programmatic dependents
 
 # (device index, stream) -> (workspace, counters): int32, zero between calls (each call leaves them so).
 _POOLS: dict = {}
@@ -132,27 +140,56 @@ def _grid(m: int, n: int, k: int, cfg) -> tuple[int, int, int]:
     return -(-n // cfg["BN"]), plan(m, n, k, cfg)[0], -(-m // block_m(m, cfg))
 
 
+def pdl(device) -> bool:
+    """Whether ``device`` (a CUDA device) launches programmatic dependents: Hopper (sm_90) and later."""
+    import torch
+
+    index = gpu_launch.device_index(torch, device)
+    known = _PDL.get(index)
+    if known is None:
+        known = _PDL[index] = torch.cuda.get_device_capability(index)[0] >= 9
+    return known
+
+
+def fill_grid(size: int) -> tuple[int, int, int]:
+    """The zero fill's grid over ``size`` int32s."""
+    return -(-size // FILL), 1, 1
+
+
+def fill(out):
+    """Launch gpu_kernels.zeros over out (contiguous int32), for a kernel launched next with launch_pdl; the
+    launch's return value."""
+    from .gpu_kernels import zeros
+
+    size = out.numel()
+    return gpu_launch.direct(zeros)[fill_grid(size)](out, size, BLOCK=FILL, num_warps=4)
+
+
 def _reduce(m: int, n: int, grid, c, device):
-    """(REDUCE, workspace, counters, output) for one call: see the module's docstring."""
+    """(REDUCE, workspace, counters, output, the zero fill's launch result or None) for one call: see the
+    module's docstring."""
     import torch
 
     if c is not None:
-        return (ADD if grid[1] == 1 else ATOMIC), None, None, c.clone()
+        return (ADD if grid[1] == 1 else ATOMIC), None, None, c.clone(), None
+    out = torch.empty((m, n), dtype=torch.int32, device=device)
     if grid[1] == 1:
-        return STORE, None, None, torch.empty((m, n), dtype=torch.int32, device=device)
+        return STORE, None, None, out, None
     stream, capturing = _where(device)
     if capturing:
-        return ATOMIC, None, None, torch.zeros((m, n), dtype=torch.int32, device=device)
+        return ATOMIC, None, None, out.zero_(), None
+    if OVERLAP and device.type == "cuda" and pdl(device):
+        return FILLED, None, None, out, fill(out)
     ws, cnt = _pool(device, stream, m * n, grid[0] * grid[2])
-    return LAST, ws, cnt, torch.empty((m, n), dtype=torch.int32, device=device)
+    return LAST, ws, cnt, out, None
 
 
 def _launch(a, b, c, neg: bool, cfg):
-    """(output, the kernel's launch result, REDUCE) of one call of the kernel."""
+    """(output, the kernel's launch result, REDUCE, the zero fill's launch result or None) of one call."""
     m, n = a.shape[0], b.shape[1]
-    reduce, ws, cnt, out = _reduce(m, n, _grid(m, n, a.shape[1], cfg), c, a.device)
+    reduce, ws, cnt, out, filled = _reduce(m, n, _grid(m, n, a.shape[1], cfg), c, a.device)
     grid, args, opts = _launch_args(a, b, out, neg, cfg, reduce, ws, cnt)
-    return out, _kernel()[grid](*args, **opts), reduce
+    return out, _kernel()[grid](*args, **opts, launch_pdl=reduce == FILLED), reduce, filled
 
 
 def mm_split(a, b, c, neg: bool, cfg=None):
@@ -171,9 +208,12 @@ def fast(a, b, neg: bool, cfg=None):
 
     m, n, k = a.shape[0], b.shape[1], a.shape[1]
     cfg = cfg or config(m, n, k, b)
-    out, ck, reduce = _launch(a, b, None, neg, cfg)  # the first call: compiles (or finds) and launches
+    out, ck, reduce, filled = _launch(a, b, None, neg, cfg)  # the first call: compiles (or finds) and launches
     ck = gpu_launch.compiled(ck)
     if ck is None or reduce == ATOMIC or not gpu_launch.LIMIT:  # the interpreter; a graph being captured; off
+        return None, out
+    zero = gpu_launch.compiled(filled) if reduce == FILLED else None
+    if reduce == FILLED and zero is None:
         return None, out
     dev = a.device
     grid, args, _ = _launch_args(a, b, out, neg, cfg, reduce)
@@ -186,6 +226,7 @@ def fast(a, b, neg: bool, cfg=None):
     # driver query each); the plan's key fixed the device, so they are device pointers.
     # One tuple, replaced whole: threads calling on different streams never mix one stream's pointers with another's.
     held = [(None, 0, 0, None)]  # (stream, the two pointers, the tensors behind them, kept alive here)
+    zero_grid = fill_grid(m * n)
 
     def call(x, y):
         if is_capturing():  # a CUDA graph: the launch that needs nothing from the calls around it
@@ -193,8 +234,10 @@ def fast(a, b, neg: bool, cfg=None):
         s = current(index)
         o = torch.empty((m, n), dtype=torch.int32, device=dev)
         last = held[0]
-        if reduce == STORE:
+        if reduce in (STORE, FILLED):
             w = c = 0
+            if zero is not None:
+                gpu_launch.launch(zero, zero_grid, s, (o.data_ptr(), m * n, FILL))
         elif last[0] == s:
             w, c = last[1], last[2]
         else:
