@@ -15,7 +15,7 @@ import time
 from functools import partial
 
 import numpy as np
-from timing import host_us, interleaved, kernels_us
+from timing import host_us, interleaved, kernel_trace
 
 import intdot
 from intdot.gemm import gemm, installed
@@ -314,8 +314,9 @@ def gpu(n):
     # time.  Last, because launches after torch's profiler has run cost the host more (decode calls measured
     # after it came out up to 2x slower, scripts/gpu/h200-results.txt).
     for what, fn, t in calls:
-        ks = ", ".join(f"{name[:24]} {us:.0f} us" for name, us in kernels_us(fn))
-        print(f"  {n}^3 {what}: {t * 1e6:.0f} us a call; its kernels: {ks}")
+        ks, span = kernel_trace(fn)
+        names = ", ".join(f"{name[:24]} {us:.0f} us" for name, us in ks)
+        print(f"  {n}^3 {what}: {t * 1e6:.0f} us a call; its kernels: {names}; first start to last end: {span:.0f} us")
 
 
 def main():
