@@ -1,6 +1,7 @@
 """Where split-K chunks meet without c, at decode shapes: in an output zero-filled by gpu_kernels.zeros, a kernel
-that the GEMM overlaps (programmatic dependent launch), against the other way of each kernel (OVERLAP off):
-gpu_split's per-stream workspace (B column-major) and a zero fill by torch first (gpu_gluon_rowb, B row-major).
+that the GEMM overlaps (programmatic dependent launch), against the other way of each kernel: gpu_split's
+per-stream workspace (B column-major; FILL_ROWS past every M) and a zero fill by torch first (gpu_gluon_rowb,
+B row-major; OVERLAP off).
 Whole calls as bench/gemm.py times them (do_bench medians, L2 flushed), three rounds interleaved, no profiler in
 the process (launches after it cost the host more), beside torch._int_mm on its best layout (B column-major).
 
@@ -21,6 +22,7 @@ def timed(fn):
 
 
 def main():
+    fill_rows = gpu_split.FILL_ROWS
     for nk in (4096, 16384):
         w = torch.randint(-128, 128, (nk, nk), dtype=torch.int8, device="cuda")  # row-major
         wcol = w.t().contiguous().t()
@@ -38,11 +40,11 @@ def main():
             for _ in range(3):
                 for name, (overlap, fn) in calls.items():
                     if overlap is not None:
-                        gpu_split.OVERLAP = rb.OVERLAP = overlap
+                        gpu_split.FILL_ROWS, rb.OVERLAP = (0 if overlap else 1 << 62), overlap
                         gpu_tensors._PLANS.clear()  # each plan keeps the choice it was made under
                         assert torch.equal(fn(), want), name
                     times[name].append(timed(fn))
-            gpu_split.OVERLAP = rb.OVERLAP = True
+            gpu_split.FILL_ROWS, rb.OVERLAP = fill_rows, True
             gpu_tensors._PLANS.clear()
             best = min(times["torch"])
             line = "; ".join(f"{name} {' '.join(f'{t:.1f}' for t in ts)}" for name, ts in times.items())

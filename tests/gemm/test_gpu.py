@@ -296,14 +296,14 @@ def test_gpu_tma_plan_steps_aside_for_launch_hooks():
 
 @pytest.mark.parametrize("overlap", [True, False])
 def test_gpu_split_k_workspace_between_calls_streams_and_graphs(overlap, monkeypatch):
-    """Split-K without c meets in an output zero-filled by a kernel it overlaps (OVERLAP, on Hopper), or in a
+    """Split-K without c meets in an output zero-filled by a kernel it overlaps (FILL_ROWS, on Hopper), or in a
     per-stream workspace that each call leaves at zero: hundreds of calls back to back without a sync (the first
     into memory left non-zero), two streams at once, a CUDA graph captured and replayed with new data, and the
     shape whose one K chunk stores; each result against torch._int_mm, and the workspaces zero at the end."""
     torch = pytest.importorskip("torch")
     from intdot.gemm import gpu_split, gpu_tensors
 
-    monkeypatch.setattr(gpu_split, "OVERLAP", overlap)
+    monkeypatch.setattr(gpu_split, "FILL_ROWS", 0 if overlap else 1 << 62)
     monkeypatch.setattr(gpu_split, "_POOLS", {})
     monkeypatch.setattr(gpu_tensors, "_PLANS", {})  # plans made under the other choice
 

@@ -9,15 +9,15 @@ change a bit of the wrapped result (the saturating chain, whose order matters, n
 its share of the centring correction of uint8 operands (it is linear in K); ``neg`` negates each chunk
 (``-(x + y) = -x - y`` modulo 2**32).
 
-Where the chunks meet: with ``c`` they add into a copy of it.  Without, on Hopper (OVERLAP), into an output that
-a kernel of its own fills with zeros (gpu_kernels.zeros), launched just before this one, which it lets start at
-once (programmatic dependent launch): this one waits for it only before its atomic adds, so the fill hides under
-the K loop.  Elsewhere the output is left uninitialised (a zero fill there is a second launch in full, as long as
-the kernel itself for decode shapes): the chunks add into a workspace that is zero between calls, and the last
-chunk of a tile to arrive (a per-tile counter says which) moves the sum into the output and zeroes the workspace
-and the counter behind it.  One workspace serves each CUDA stream, since kernels on one stream run one after the
-other.  While a stream is being captured into a CUDA graph, the output is zero-filled by torch first, so that a
-replayed graph needs nothing from the calls around it.
+Where the chunks meet: with ``c`` they add into a copy of it.  Without, on Hopper from 33 rows on (FILL_ROWS),
+into an output that a kernel of its own fills with zeros (gpu_kernels.zeros), launched just before this one, which
+it lets start at once (programmatic dependent launch): this one waits for it only before its atomic adds, so the
+fill hides under the K loop.  Elsewhere the output is left uninitialised (a zero fill there is a second launch in
+full, as long as the kernel itself for decode shapes): the chunks add into a workspace that is zero between calls,
+and the last chunk of a tile to arrive (a per-tile counter says which) moves the sum into the output and zeroes the
+workspace and the counter behind it.  One workspace serves each CUDA stream, since kernels on one stream run one
+after the other.  While a stream is being captured into a CUDA graph, the output is zero-filled by torch first, so
+that a replayed graph needs nothing from the calls around it.
 """
 
 from __future__ import annotations
@@ -83,9 +83,12 @@ def plan(m: int, n: int, k: int, cfg=None) -> tuple[int, int]:
 
 # How the K chunks meet in the kernel (its REDUCE): see the module's docstring.
 STORE, ADD, ATOMIC, LAST, FILLED = 0, 1, 2, 3, 4
-# Without c, several chunks meet in an output filled by gpu_kernels.zeros just before (FILLED) where the device
-# has programmatic dependent launch (sm_90), else in the workspace (LAST).
-OVERLAP = True
+# Without c, several chunks meet in an output filled by gpu_kernels.zeros just before (FILLED) from this many rows
+# on, where the device has programmatic dependent launch (sm_90); else in the workspace (LAST).  scripts/gpu/fill.py
+# on the H200 (2026-12-02), do_bench medians at N = K = 4096: 64 rows 14.0-14.3 us filled against 15.0-15.7 in the
+# workspace (torch 14.8); 17 and 32 rows 13.0-13.7 against 12.3-13.7, the fill's launch costing more than the last
+# chunk's hand-over there; at 16384 alike (74.5-77.2 us both ways).
+FILL_ROWS = 33
 FILL = 8192  # int32s a program of the zero fill
 _PDL: dict = {}  # device index -> whether it launches programmatic dependents
 
@@ -178,7 +181,7 @@ def _reduce(m: int, n: int, grid, c, device):
     stream, capturing = _where(device)
     if capturing:
         return ATOMIC, None, None, out.zero_(), None
-    if OVERLAP and device.type == "cuda" and pdl(device):
+    if m >= FILL_ROWS and device.type == "cuda" and pdl(device):
         return FILLED, None, None, out, fill(out)
     ws, cnt = _pool(device, stream, m * n, grid[0] * grid[2])
     return LAST, ws, cnt, out, None
