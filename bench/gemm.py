@@ -15,7 +15,7 @@ import time
 from functools import partial
 
 import numpy as np
-from timing import host_us, interleaved, kernel_trace
+from timing import alternated, host_us, interleaved, kernel_trace
 
 import intdot
 from intdot.gemm import gemm, installed
@@ -215,34 +215,39 @@ def gpu(n):
     ub = torch.randint(0, 256, (n, n), dtype=torch.uint8, device=dev)
     la, lb = _layouts(a), _layouts(b)
     ops = 2 * n**3
-    t_best = timed(lambda: torch._int_mm(a, lb["col"]))
-    t_row = timed(lambda: torch._int_mm(a, lb["row"]))
-    t_own = timed(lambda: torch._int_mm(a, lb["row"].t().contiguous().t()))
+    best_call = partial(torch._int_mm, a, lb["col"])
+    bases = []  # every timing of the baseline, each beside one of ours
 
-    def show(what, t, goal="1.3x, 1400 TOPS", o=ops):
+    def show(what, fn, goal="1.3x, 1400 TOPS", o=ops):
+        # Each call alternating with the baseline (bench/timing.alternated): the ratio of the two medians.
+        t, t_best = alternated(timed, fn, best_call)
+        bases.append(t_best)
         print(
             f"{what:<52} {o / t / 1e12:8.0f} TOPS  {t_best / t * o / ops:6.2f}x torch best "
             f"({o / t / peak:.0%} of peak; goal {goal})"
         )
+        return t
 
-    print(f"{'torch._int_mm, B column-major (its best: the baseline)':<52} {ops / t_best / 1e12:8.0f} TOPS")
-    show("torch._int_mm, B row-major", t_row, "-")
-    show("torch._int_mm with its own B transpose", t_own, "-")
+    show("torch._int_mm, B row-major", lambda: torch._int_mm(a, lb["row"]), "-")
+    show("torch._int_mm with its own B transpose", lambda: torch._int_mm(a, lb["row"].t().contiguous().t()), "-")
     calls = []  # (layouts, the call, its time): profiled after every timing (below)
     for al in ("row", "col"):
         for bl in ("row", "col"):
             fn = partial(gemm, la[al], lb[bl], op="sdot4")
-            t = timed(fn)
-            show(f"gemm(op='sdot4') A {al}, B {bl}", t)
-            calls.append((f"A {al}, B {bl}", fn, t))
+            calls.append((f"A {al}, B {bl}", fn, show(f"gemm(op='sdot4') A {al}, B {bl}", fn)))
     c = torch.randint(-(2**31), 2**31 - 1, (n, n), dtype=torch.int32, device=dev)
-    show("gemm(op='sdot4') A row, B col, c in the epilogue", timed(lambda: gemm(a, lb["col"], c, op="sdot4")))
+    show("gemm(op='sdot4') A row, B col, c in the epilogue", lambda: gemm(a, lb["col"], c, op="sdot4"))
     for what, x, y, op in (
         ("usdot uint8 x int8", ua, b, "usdot"),
         ("udot4 uint8 x uint8", ua, ub, "udot4"),
     ):
         for bl, yy in _layouts(y).items():
-            show(f"gemm(op='{op}') {what.split(' ', 1)[1]}, B {bl}", timed(partial(gemm, x, yy, op=op)))
+            show(f"gemm(op='{op}') {what.split(' ', 1)[1]}, B {bl}", partial(gemm, x, yy, op=op))
+    t_best = sorted(bases)[len(bases) // 2]
+    print(
+        f"{'torch._int_mm, B column-major (its best: the baseline)':<52} {ops / t_best / 1e12:8.0f} TOPS  "
+        f"(the median; {ops / max(bases) / 1e12:.0f}-{ops / min(bases) / 1e12:.0f} beside the lines above)"
+    )
     t_layout = timed(lambda: g.transposed(b))
     print(
         f"  the B transpose pass (row-major B): {t_layout * 1e3:.3f} ms; torch's b.t().contiguous(): "
@@ -267,8 +272,7 @@ def gpu(n):
             "",
         ),
     ):
-        t_wrap = timed(partial(gemm, x, y, cc, op=op))
-        t_cl = timed(partial(gemm, x, y, cc, op=op, clamp=True))
+        t_wrap, t_cl = alternated(timed, partial(gemm, x, y, cc, op=op), partial(gemm, x, y, cc, op=op, clamp=True))
         print(f"{what:<52} {2 * m**3 / t_cl / 1e12:8.1f} TOPS  {t_wrap / t_cl:6.2f}x the same call without clamp{goal}")
     cs = torch.full((m, m), 2**31 - 1, dtype=torch.int32, device=dev)
     m2 = 2048
@@ -285,14 +289,16 @@ def gpu(n):
             x = torch.randint(-128, 128, (mm, nk), dtype=torch.int8, device=dev)
             o2 = 2 * mm * nk * nk
             if mm > 16:
-                base, t_t = "torch best", timed(partial(torch._int_mm, x, wcol))
+                base, base_fn = "torch best", partial(torch._int_mm, x, wcol)
             else:
-                base, t_t = (
-                    "torch (A padded to 17 rows)",
-                    timed(lambda x=x, w=wcol, r=17 - mm: torch._int_mm(pad(x, (0, 0, 0, r)), w)),
-                )
-            t_us = timed(partial(gemm, x, wcol, op="sdot4"))
-            t_us_row = timed(partial(gemm, x, wb, op="sdot4"))
+                base = "torch (A padded to 17 rows)"
+
+                def base_fn(x=x, w=wcol, r=17 - mm):
+                    return torch._int_mm(pad(x, (0, 0, 0, r)), w)
+
+            t_t, t_us, t_us_row = alternated(
+                timed, base_fn, partial(gemm, x, wcol, op="sdot4"), partial(gemm, x, wb, op="sdot4"), rounds=2
+            )
             print(
                 f"{f'gemm sdot4 M={mm}, N=K={nk}, B col':<52} {o2 / t_us / 1e12:8.1f} TOPS  {t_t / t_us:6.2f}x {base} "
                 f"({o2 / t_t / 1e12:.1f} TOPS, {t_t * 1e6:.0f} us vs {t_us * 1e6:.0f}); B row-major: "
@@ -310,9 +316,11 @@ def gpu(n):
     t_64 = timed(lambda: gemm(s16, s16, op="svdot_s64"), 3)
     print(f"{'gemm svdot_s64 16-bit into 64, 2048^3':<52} {2 * m2**3 / t_64 / 1e12:8.2f} TOPS")
 
-    # Each 8192^3 layout's kernels one by one (profiled once, L2 not flushed): what the whole call adds is idle
-    # time.  Last, because launches after torch's profiler has run cost the host more (decode calls measured
-    # after it came out up to 2x slower, scripts/gpu/h200-results.txt).
+    # Each 8192^3 layout's kernels one by one (profiled once, L2 not flushed), on a board that has rested: shorter
+    # than in the timings above, where it works for a fifth of a second at its power cap and clocks lower (no idle
+    # between a call's kernels there, scripts/gpu/layouts.py), and the span says whether the call had idle time.
+    # Last, because launches after torch's profiler has run cost the host more (decode calls measured after it
+    # came out up to 2x slower, scripts/gpu/h200-results.txt).
     for what, fn, t in calls:
         ks, span = kernel_trace(fn)
         names = ", ".join(f"{name[:24]} {us:.0f} us" for name, us in ks)

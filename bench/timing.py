@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import statistics
 import time
 
 
@@ -17,6 +18,18 @@ def interleaved(*fns, repeat=5):
             fn()
             ts.append(time.perf_counter() - t)
     return [min(ts) for ts in times]
+
+
+def alternated(timed, *fns, rounds=3):
+    """The median of ``timed(fn)`` for each fn over ``rounds`` rounds, the functions alternating within each, so
+    that the GPU's heat falls on all of them alike: at its power cap (the H200 on 8192^3 int8) a board that has
+    worked longer clocks lower, and of two identical timings the later came out up to 20% slower
+    (scripts/gpu/layouts.py), so a baseline timed first alone would look faster than it is."""
+    times = [[] for _ in fns]
+    for _ in range(rounds):
+        for fn, ts in zip(fns, times):
+            ts.append(timed(fn))
+    return [statistics.median(ts) for ts in times]
 
 
 def host_and_wall_us(fn, calls=300, warmup=10):
