@@ -263,20 +263,28 @@ def test_gpu_repeated_calls_through_the_remembered_plan(op):
         assert np.array_equal(got.cpu().numpy(), want)
 
 
-def test_gpu_tma_plan_steps_aside_for_launch_hooks():
-    """A launch hook set after the TMA kernel's plan was made (a profiler's) sees the plan's next launch: the plan
-    goes through gpu.mm_int8 while a hook is set, and straight to the launcher again after; every result exact."""
+@pytest.mark.parametrize(
+    "m, k, n, plan, kernels",
+    [
+        (600, 256, 136, "_tma_plan.", None),  # the TMA kernel: mm_ws on Hopper, mm_tma elsewhere
+        (32, 4096, 4096, "fast.", ("split",)),  # split-K, chunks meeting in the workspace
+        (64, 4096, 4096, "fast.", ("split",)),  # split-K, in an output zero-filled first on Hopper
+    ],
+)
+def test_gpu_plans_step_aside_for_launch_hooks(m, k, n, plan, kernels):
+    """A launch hook set after a plan was made (a profiler's) sees the plan's next launches: the plan goes through
+    Triton's own launch while a hook is set, and straight to the launcher again after; every result exact."""
     torch = pytest.importorskip("torch")
     from triton import knobs
 
     from intdot.gemm import gpu_tensors
 
     g = torch.Generator(device="cuda").manual_seed(12)
-    x = torch.randint(-128, 128, (600, 256), dtype=torch.int8, device="cuda", generator=g)
-    w = torch.randint(-128, 128, (136, 256), dtype=torch.int8, device="cuda", generator=g).t()  # column-major
+    x = torch.randint(-128, 128, (m, k), dtype=torch.int8, device="cuda", generator=g)
+    w = torch.randint(-128, 128, (n, k), dtype=torch.int8, device="cuda", generator=g).t()  # column-major
     want = torch._int_mm(x, w)
     assert all(torch.equal(gemm(x, w, op="sdot4"), want) for _ in range(2))
-    assert any(getattr(p, "__qualname__", "").startswith("_tma_plan.") for p in gpu_tensors._PLANS.values())
+    assert any(getattr(p, "__qualname__", "").startswith(plan) for p in gpu_tensors._PLANS.values())
     seen = []
 
     def hook(metadata):
@@ -288,8 +296,8 @@ def test_gpu_tma_plan_steps_aside_for_launch_hooks():
     finally:
         knobs.runtime.launch_enter_hook.remove(hook)
     torch.cuda.synchronize()
-    tma = gpu._tma_setup(600, 136, x.device)[0].fn.__name__  # mm_ws on Hopper, mm_tma elsewhere
-    assert torch.equal(got, want) and any(tma in name for name in seen), seen
+    kernels = kernels or (gpu._tma_setup(m, n, x.device)[0].fn.__name__,)
+    assert torch.equal(got, want) and all(any(kn in name for name in seen) for kn in kernels), seen
     count = len(seen)
     assert torch.equal(gemm(x, w, op="sdot4"), want) and len(seen) == count
 

@@ -284,10 +284,10 @@ def test_split_k_takes_the_shapes_gpu_splits_names():
 
 
 def test_split_k_plan_launches_with_each_streams_workspace(monkeypatch):
-    """The remembered split-K launch (gpu_split.fast) as it runs on a GPU, with the compiled kernel replaced by a
-    recorder: raw pointers of x, y, a new output and the current stream's workspace and counters; another stream
-    gets its own pool; a launch hook set makes it build the launch metadata; a graph being captured takes the
-    launch that needs nothing from the calls around it."""
+    """The remembered split-K launch (gpu_split.fast) as it runs on a GPU, with the launcher's C function replaced
+    by a recorder: the leading arguments Triton passes it, then raw pointers of x, y, a new output and the current
+    stream's workspace and counters; another stream gets its own pool; a launch hook set, or a graph being
+    captured, sends the call through Triton's own launch (mm_split), which honours them."""
     torch = pytest.importorskip("torch")
     from intdot.gemm import gpu_launch, gpu_split
 
@@ -296,14 +296,17 @@ def test_split_k_plan_launches_with_each_streams_workspace(monkeypatch):
 
         launches = []
 
+        class Launcher:  # a C function: no __code__, so gpu_launch.plain takes it as the launch itself
+            def __call__(self, g0, g1, g2, stream, function, coop, pdl, scratch, profile, packed, *args):
+                launches.append(((g0, g1, g2), stream, (function, coop, pdl, scratch, profile, packed), args))
+
+        class Run:
+            launch = Launcher()
+            global_scratch_size = profile_scratch_size = 0
+            launch_cooperative_grid = launch_pdl = False
+
         class Compiled:
-            function, packed_metadata = "function", "packed"
-
-            def run(self, g0, g1, g2, stream, function, packed, meta, enter, leave, *args):
-                launches.append(((g0, g1, g2), stream, meta, enter is not None, args))
-
-            def launch_metadata(self, grid, stream, *args):
-                return ("metadata", stream)
+            function, packed_metadata, run = "function", "packed", Run()
 
         stream = [7]
         capturing = [False]
@@ -312,6 +315,7 @@ def test_split_k_plan_launches_with_each_streams_workspace(monkeypatch):
         monkeypatch.setattr(torch.cuda, "current_device", lambda: 0)
         monkeypatch.setattr(torch.cuda, "is_current_stream_capturing", lambda: capturing[0])
         monkeypatch.setattr(gpu_split, "_POOLS", {})
+        monkeypatch.setattr(gpu_split, "mm_split", lambda a, b, c, neg, cfg: "through Triton's launch")
         x = torch.zeros((40, 300), dtype=torch.int8)
         w = torch.zeros((300, 70), dtype=torch.int8)
         cfg = dict(gpu_split.WIDE, programs=7)
@@ -323,10 +327,11 @@ def test_split_k_plan_launches_with_each_streams_workspace(monkeypatch):
         outs.append(call(x, w))
         pools = gpu_split._POOLS
         assert set(pools) == {(x.device, 7), (x.device, 9)}
-        for (g, s, meta, hooked, args), o in zip(launches, outs):
+        for (g, s, head, args), o in zip(launches, outs):
             ws, cnt = pools[(x.device, s)]
-            assert g == grid and meta is None and not hooked
-            assert args[:5] == (x.data_ptr(), w.data_ptr(), o.data_ptr(), ws.data_ptr(), cnt.data_ptr())
+            assert g == grid and head == ("function", False, False, None, None, "packed")
+            assert args[:3] == (None, None, None)  # no launch metadata, no hooks
+            assert args[3:8] == (x.data_ptr(), w.data_ptr(), o.data_ptr(), ws.data_ptr(), cnt.data_ptr())
             assert ws.numel() >= 40 * 70 and cnt.numel() >= grid[0] * grid[2]
         assert [s for _, s, *_ in launches] == [7, 7, 9]
 
@@ -335,13 +340,14 @@ def test_split_k_plan_launches_with_each_streams_workspace(monkeypatch):
 
         knobs.runtime.launch_enter_hook.add(hook)
         try:
-            call(x, w)
+            assert call(x, w) == "through Triton's launch"
         finally:
             knobs.runtime.launch_enter_hook.remove(hook)
-        assert launches[-1][2] == ("metadata", 9) and launches[-1][3]
         capturing[0] = True
-        monkeypatch.setattr(gpu_split, "mm_split", lambda a, b, c, neg, cfg: "the capture-safe launch")
-        assert call(x, w) == "the capture-safe launch" and len(launches) == 4
+        assert call(x, w) == "through Triton's launch"
+        capturing[0] = False
+        call(x, w)
+        assert len(launches) == 4
 
 
 def test_repeated_launches_go_straight_to_the_compiled_kernel(monkeypatch):

@@ -215,39 +215,43 @@ def fast(a, b, neg: bool, cfg=None):
     ck = gpu_launch.compiled(ck)
     if ck is None or reduce == ATOMIC or not gpu_launch.LIMIT:  # the interpreter; a graph being captured; off
         return None, out
-    zero = gpu_launch.compiled(filled) if reduce == FILLED else None
-    if reduce == FILLED and zero is None:
+    # Each kernel launched through its launcher's C function (gpu_launch.plain), past Triton's Python wrapper.
+    go = gpu_launch.plain(ck, torch, a.device)
+    zero = gpu_launch.plain(gpu_launch.compiled(filled), torch, a.device) if reduce == FILLED else None
+    if go is None or reduce == FILLED and zero is None:
         return None, out
     dev = a.device
     grid, args, _ = _launch_args(a, b, out, neg, cfg, reduce)
     rest = args[5:]
-    index = gpu_launch.device_index(torch, dev)
     g0, g2 = grid[0], grid[2]
-    is_capturing, current = torch.cuda.is_current_stream_capturing, gpu_launch.raw_stream(torch)
+    is_capturing = torch.cuda.is_current_stream_capturing
     # The last stream's workspace (as raw pointers): any workspace left at zero will do, also one the pool has
     # since replaced.  Pointers go to the launcher as ints, which it takes as they are (a tensor costs it a
     # driver query each); the plan's key fixed the device, so they are device pointers.
     # One tuple, replaced whole: threads calling on different streams never mix one stream's pointers with another's.
     held = [(None, 0, 0, None)]  # (stream, the two pointers, the tensors behind them, kept alive here)
     zero_grid = fill_grid(m * n)
+    empty, i32 = torch.empty, torch.int32
 
     def call(x, y):
-        if is_capturing():  # a CUDA graph: the launch that needs nothing from the calls around it
+        # A CUDA graph being captured: the launch that needs nothing from the calls around it; a launch hook, a
+        # changed Triton setting or direct launches off: Triton's own launch, which honours them.
+        if is_capturing() or go.stale():
             return mm_split(x, y, None, neg, cfg)
-        s = current(index)
-        o = torch.empty((m, n), dtype=torch.int32, device=dev)
+        s = go.stream()
+        o = empty(m, n, dtype=i32, device=dev)  # sizes as arguments: parsed faster than a shape tuple
         last = held[0]
         if reduce in (STORE, FILLED):
             w = c = 0
-            if zero is not None:
-                gpu_launch.launch(zero, zero_grid, s, (o.data_ptr(), m * n, FILL))
+            if zero is not None:  # the fill's hooks and settings are the kernel's (go.stale)
+                zero(zero_grid, s, o.data_ptr(), m * n, FILL)
         elif last[0] == s:
             w, c = last[1], last[2]
         else:
             ws, cnt = _pool(dev, s, m * n, g0 * g2)
             w, c = ws.data_ptr(), cnt.data_ptr()
             held[0] = s, w, c, (ws, cnt)
-        gpu_launch.launch(ck, grid, s, (x.data_ptr(), y.data_ptr(), o.data_ptr(), w, c) + rest)
+        go(grid, s, x.data_ptr(), y.data_ptr(), o.data_ptr(), w, c, *rest)
         return o
 
     return call, out

@@ -114,14 +114,15 @@ def gemm_tensors(a, b, c, o, clamp: bool, neg: bool):
     """
     import torch
 
-    if a.is_cuda and a.device.index != torch.cuda.current_device():
+    if a.is_cuda and a.get_device() != torch.cuda.current_device():
         # Triton launches on the current device's stream and context: make the operands' device current.
         with torch.cuda.device(a.device):
             return gemm_tensors(a, b, c, o, clamp, neg)
     if c is None and isinstance(b, torch.Tensor) and o.pair_sat is None:
         # 16-byte alignment and the kernel choice too: a compiled kernel is specialised on the first.
-        key = (o, clamp, neg, a.dtype, b.dtype, a.shape, a.stride(), b.shape, b.stride(), a.device, b.device)
-        key += (a.data_ptr() % 16 == 0, b.data_ptr() % 16 == 0, gpu.KERNEL, gpu.TMA, gpu.WS)
+        # Devices as indices (get_device): cheaper to read and hash than torch.device objects, and as exact.
+        key = (o, clamp, neg, a.dtype, b.dtype, a.shape, a.stride(), b.shape, b.stride(), a.get_device())
+        key += (b.get_device(), a.data_ptr() % 16 == 0, b.data_ptr() % 16 == 0, gpu.KERNEL, gpu.TMA, gpu.WS)
         plan = _PLANS.get(key)
         if plan is not None:
             return plan(a, b)
