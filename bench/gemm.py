@@ -3,6 +3,7 @@
     python bench/gemm.py            # CPU parts (n=4096 wrap, clamp chain, INT4 unpacking), GPU if present
     python bench/gemm.py --quick    # smaller shapes
     python bench/gemm.py --gpu-only # the 8192^3 GPU comparison (scripts/gpu/run.sh)
+    python bench/gemm.py --decode   # the GPU's decode shapes alone
 
 Every line gives a rate and the ratio to its baseline; thresholds from issue 7 are printed beside them.
 """
@@ -279,8 +280,29 @@ def gpu(n):
     t_sat = timed(lambda: gemm(sa[:m2, :m2], sb[:m2, :m2], cs[:m2, :m2], op="sdot4", clamp=True), 3)
     print(f"{'gemm clamp chain 2048^3, every output at INT32_MAX':<52} {2 * m2**3 / t_sat / 1e12:8.2f} TOPS")
 
-    # Small and skinny shapes, as inference decodes them.  torch._int_mm refuses M <= 16: there its baseline is
-    # torch._int_mm on A zero-padded to 17 rows, the padding inside its timing.
+    decode(timed)
+    s16 = torch.randint(-(2**15), 2**15, (m2, m2), dtype=torch.int16, device=dev)
+    t_64 = timed(lambda: gemm(s16, s16, op="svdot_s64"), 3)
+    print(f"{'gemm svdot_s64 16-bit into 64, 2048^3':<52} {2 * m2**3 / t_64 / 1e12:8.2f} TOPS")
+
+    # Each 8192^3 layout's kernels one by one (profiled once, L2 not flushed), on a board that has rested: shorter
+    # than in the timings above, where it works for a fifth of a second at its power cap and clocks lower (no idle
+    # between a call's kernels there, scripts/gpu/layouts.py), and the span says whether the call had idle time.
+    # Last, because launches after torch's profiler has run cost the host more (decode calls measured after it
+    # came out up to 2x slower, scripts/gpu/h200-results.txt).
+    for what, fn, t in calls:
+        ks, span = kernel_trace(fn)
+        names = ", ".join(f"{name[:24]} {us:.0f} us" for name, us in ks)
+        print(f"  {n}^3 {what}: {t * 1e6:.0f} us a call; its kernels: {names}; first start to last end: {span:.0f} us")
+
+
+def decode(timed):
+    """Small and skinny shapes, as inference decodes them, each call alternating with its baseline."""
+    import torch
+
+    dev = torch.device("cuda")
+    # torch._int_mm refuses M <= 16: there its baseline is torch._int_mm on A zero-padded to 17 rows, the padding
+    # inside its timing.
     pad = torch.nn.functional.pad
     for nk in (4096, 16384):
         wb = torch.randint(-128, 128, (nk, nk), dtype=torch.int8, device=dev)
@@ -312,19 +334,6 @@ def gpu(n):
                 f"  host time per call, M={mm}, N=K={nk}: gemm {host_us(partial(gemm, x, wcol, op='sdot4')):.1f} us,"
                 f" torch._int_mm {host_us(partial(torch._int_mm, x, wcol)):.1f} us"
             )
-    s16 = torch.randint(-(2**15), 2**15, (m2, m2), dtype=torch.int16, device=dev)
-    t_64 = timed(lambda: gemm(s16, s16, op="svdot_s64"), 3)
-    print(f"{'gemm svdot_s64 16-bit into 64, 2048^3':<52} {2 * m2**3 / t_64 / 1e12:8.2f} TOPS")
-
-    # Each 8192^3 layout's kernels one by one (profiled once, L2 not flushed), on a board that has rested: shorter
-    # than in the timings above, where it works for a fifth of a second at its power cap and clocks lower (no idle
-    # between a call's kernels there, scripts/gpu/layouts.py), and the span says whether the call had idle time.
-    # Last, because launches after torch's profiler has run cost the host more (decode calls measured after it
-    # came out up to 2x slower, scripts/gpu/h200-results.txt).
-    for what, fn, t in calls:
-        ks, span = kernel_trace(fn)
-        names = ", ".join(f"{name[:24]} {us:.0f} us" for name, us in ks)
-        print(f"  {n}^3 {what}: {t * 1e6:.0f} us a call; its kernels: {names}; first start to last end: {span:.0f} us")
 
 
 def main():
@@ -332,9 +341,14 @@ def main():
     p.add_argument("--quick", action="store_true")
     p.add_argument("--gpu-only", action="store_true")
     p.add_argument("--cpu-only", action="store_true")
+    p.add_argument("--decode", action="store_true", help="the GPU's decode shapes only (M = 1..512)")
     p.add_argument("--n", type=int, default=None)
     args = p.parse_args()
     header()
+    if args.decode:
+        import triton
+
+        return decode(lambda fn: triton.testing.do_bench(fn, warmup=25, rep=200, return_mode="median") / 1e3)
     if not args.gpu_only:
         cpu_small()
         cpu_wrap(args.n or (1024 if args.quick else 4096))
