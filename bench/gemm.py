@@ -16,7 +16,7 @@ import time
 from functools import partial
 
 import numpy as np
-from timing import alternated, host_us, interleaved, kernel_trace
+from timing import alternated, host_us, interleaved, kernels_us
 
 import intdot
 from intdot.gemm import gemm, installed
@@ -286,14 +286,13 @@ def gpu(n):
     print(f"{'gemm svdot_s64 16-bit into 64, 2048^3':<52} {2 * m2**3 / t_64 / 1e12:8.2f} TOPS")
 
     # Each 8192^3 layout's kernels one by one (profiled once, L2 not flushed), on a board that has rested: shorter
-    # than in the timings above, where it works for a fifth of a second at its power cap and clocks lower (no idle
-    # between a call's kernels there, scripts/gpu/layouts.py), and the span says whether the call had idle time.
+    # than in the timings above, where it works for a fifth of a second at its power cap and clocks lower.  There
+    # is no idle time between a call's kernels (scripts/gpu/layouts.py traces flushed calls in a row: 1-2 us).
     # Last, because launches after torch's profiler has run cost the host more (decode calls measured after it
     # came out up to 2x slower, scripts/gpu/h200-results.txt).
     for what, fn, t in calls:
-        ks, span = kernel_trace(fn)
-        names = ", ".join(f"{name[:24]} {us:.0f} us" for name, us in ks)
-        print(f"  {n}^3 {what}: {t * 1e6:.0f} us a call; its kernels: {names}; first start to last end: {span:.0f} us")
+        ks = ", ".join(f"{name[:24]} {us:.0f} us" for name, us in kernels_us(fn))
+        print(f"  {n}^3 {what}: {t * 1e6:.0f} us a call; its kernels: {ks}")
 
 
 def decode(timed):

@@ -57,12 +57,6 @@ def host_us(fn, calls=300):
 
 def kernels_us(fn):
     """[(kernel name, microseconds)] of one call of fn on the GPU, after a warm-up call (torch.profiler)."""
-    return kernel_trace(fn)[0]
-
-
-def kernel_trace(fn):
-    """(kernels_us(fn), microseconds from the first kernel's start to the last one's end): where the span is
-    longer than the kernels' sum, the device sat idle inside the call."""
     import torch
     from torch.profiler import ProfilerActivity, profile
 
@@ -71,6 +65,4 @@ def kernel_trace(fn):
     with profile(activities=[ProfilerActivity.CUDA]) as prof:
         fn()
         torch.cuda.synchronize()
-    ks = [e for e in prof.events() if e.device_type.name == "CUDA" and e.device_time > 0]
-    span = max(e.time_range.end for e in ks) - min(e.time_range.start for e in ks) if ks else 0.0
-    return [(e.name, e.device_time) for e in ks], span
+    return [(e.name, e.device_time) for e in prof.events() if e.device_type.name == "CUDA" and e.device_time > 0]
