@@ -144,13 +144,16 @@ def _grid(m: int, n: int, k: int, cfg) -> tuple[int, int, int]:
 
 
 def pdl(device) -> bool:
-    """Whether ``device`` (a CUDA device) launches programmatic dependents: Hopper (sm_90) and later."""
+    """Whether ``device`` (a CUDA device) launches programmatic dependents: Hopper (sm_90) and later, with a
+    Triton that spells them (3.3 on)."""
     import torch
 
     index = gpu_launch.device_index(torch, device)
     known = _PDL.get(index)
     if known is None:
-        known = _PDL[index] = torch.cuda.get_device_capability(index)[0] >= 9
+        from .gpu_kernels import gdc_wait
+
+        known = _PDL[index] = gdc_wait is not None and torch.cuda.get_device_capability(index)[0] >= 9
     return known
 
 
