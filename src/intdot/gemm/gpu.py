@@ -25,6 +25,8 @@ import os
 
 import numpy as np
 
+from . import gpu_launch
+
 _KERNELS: dict = {}
 # Which tensor-core kernel runs ("tma", "persist", "plain"; "split" for split-K wherever splits() says) and whether the
 # TMA kernels may: read once, at import (a call reading the environment would pay 2 us of a decode step's host
@@ -86,8 +88,8 @@ def _triton():
     import triton
 
     from . import gpu_kernels as g
-    from .gpu_launch import direct
 
+    direct = gpu_launch.direct
     # The kernels launched with a fixed grid, repeated directly where a call's signature repeats (gpu_launch).
     kernels = dict(
         mm=g.mm_tuned,
@@ -356,8 +358,6 @@ def _tma_plan(a, b, neg: bool):
     """
     import torch
 
-    from . import gpu_launch
-
     m, kk = a.shape
     n = b.shape[1]
     a_row, a_col = a.stride() == (kk, 1), a.stride() == (1, m) and m > 1
@@ -410,8 +410,6 @@ def _transpose_plan(x, y):
 def _transpose_into(planned, x, shape, stream):
     """A new int8 tensor of ``shape`` holding x's transpose, by the pass ``_transpose_plan`` found."""
     import torch
-
-    from . import gpu_launch
 
     ck, grid, rest = planned
     y = torch.empty(*shape, dtype=torch.int8, device=x.device)

@@ -36,7 +36,7 @@ from triton.experimental.gluon.language.nvidia.hopper import (
 
 from . import gpu_launch
 from .gpu_gluon import descriptor
-from .gpu_split import ATOMIC, FILL, STORE, fill, fill_grid  # how K chunks meet (REDUCE); gpu_split's zero fill
+from .gpu_split import ATOMIC, STORE, fill, planned_fill  # how K chunks meet (REDUCE); gpu_split's zero fill
 
 # Measured on the H200 (scripts/gpu/gluon_rowb.py, 2026-12-02, kernels alone against torch's on B column-major),
 # N = K = 16384: three stages and two programs a multiprocessor 1.00-1.03x at 17-64 rows, one program with four
@@ -270,14 +270,12 @@ def fast(a, b, neg: bool, sms: int):
     out, ck, reduce, filled = _launch(a, b, None, neg, sms)
     planned = gpu_launch.two_maps(gpu_launch.compiled(ck), torch, a.device, (a, (m, k), (k, 1)), (b, (k, n), (n, 1)))
     # The zero fill's launch, where this call filled its output (_output).
-    zero = gpu_launch.plain(gpu_launch.compiled(filled), torch, a.device) if filled is not None else None
+    zero = planned_fill(filled, torch, a.device, m * n) if filled is not None else None
     if planned is None or filled is not None and zero is None:
         return None, out
     go, maps = planned
     g, chunk = grid(m, n, k, sms)
     g, rest, dev = (*g, 1), (m, n, k, chunk, stages(m, n, k), bool(neg), reduce, zero is not None), a.device
-    size = m * n
-    zero_grid = fill_grid(size)
     start = torch.zeros if reduce == ATOMIC and zero is None else torch.empty
 
     def call(x, y):
@@ -285,8 +283,8 @@ def fast(a, b, neg: bool, sms: int):
             return mm(x, y, None, neg, sms)
         o = start(m, n, dtype=torch.int32, device=dev)  # sizes as arguments: parsed faster than a tuple
         stream = go.stream()
-        if zero is not None:  # its launch hooks and settings are the kernel's (go.stale)
-            zero(zero_grid, stream, o.data_ptr(), size, FILL)
+        if zero is not None:
+            zero(stream, o.data_ptr())
         go(g, stream, *maps[0](x), *maps[1](y), o.data_ptr(), *rest)
         return o
 

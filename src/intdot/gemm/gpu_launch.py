@@ -85,10 +85,8 @@ def unwrapped(ck):
     run = getattr(ck, "run", None)
     inner = getattr(run, "launch", None)
     code, cells = getattr(inner, "__code__", None), getattr(inner, "__closure__", None)
-    if code is None or not cells or getattr(run, "global_scratch_size", 1) or getattr(run, "profile_scratch_size", 1):
+    if code is None or not cells or not _bare(run):
         return None
-    if not all(hasattr(run, name) for name in ("launch_cooperative_grid", "launch_pdl")):
-        return None  # the launcher's leading arguments are not the ones this module passes
     free = dict(zip(code.co_freevars, (c.cell_contents for c in cells)))
     launch, metas = free.get("launcher"), free.get("tensordesc_meta")
     if not callable(launch) or not metas or any(not isinstance(m, dict) for m in metas):
@@ -186,13 +184,17 @@ def plain(ck, torch, device):
     launches off, scratch memory per launch, or the launcher spelled otherwise by this Triton)."""
     run = getattr(ck, "run", None)
     launch = getattr(run, "launch", None)
-    if not LIMIT or launch is None or hasattr(launch, "__code__"):  # a Python wrapper: descriptors to expand
-        return None
-    if getattr(run, "global_scratch_size", 1) or getattr(run, "profile_scratch_size", 1):
-        return None
-    if not all(hasattr(run, name) for name in ("launch_cooperative_grid", "launch_pdl")):
+    if not LIMIT or launch is None or hasattr(launch, "__code__") or not _bare(run):  # __code__: a Python wrapper
         return None
     return Raw(ck, launch, torch, device)
+
+
+def _bare(run) -> bool:
+    """Whether a compiled kernel's launcher (``ck.run``) can be called as Raw calls it: no scratch memory allocated
+    per launch, and the leading arguments this module passes (Triton 3.6's)."""
+    if getattr(run, "global_scratch_size", 1) or getattr(run, "profile_scratch_size", 1):
+        return False
+    return all(hasattr(run, name) for name in ("launch_cooperative_grid", "launch_pdl"))
 
 
 def _settings():

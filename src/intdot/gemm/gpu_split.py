@@ -171,6 +171,21 @@ def fill(out):
     return gpu_launch.direct(zeros)[fill_grid(size)](out, size, BLOCK=FILL, num_warps=4)
 
 
+def planned_fill(filled, torch, device, size: int):
+    """The zero fill launched again by a plan: a function (stream, the output's address) over ``size`` int32s, from
+    the launch result of ``fill``; None where it cannot be launched directly (gpu_launch.plain).  Its launch hooks
+    and settings are those of the kernel the plan launches after it (that kernel's Raw.stale covers both)."""
+    zero = gpu_launch.plain(gpu_launch.compiled(filled), torch, device)
+    if zero is None:
+        return None
+    grid = fill_grid(size)
+
+    def launch(stream, address):
+        zero(grid, stream, address, size, FILL)
+
+    return launch
+
+
 def _reduce(m: int, n: int, grid, c, device):
     """(REDUCE, workspace, counters, output, the zero fill's launch result or None) for one call: see the
     module's docstring."""
@@ -220,7 +235,7 @@ def fast(a, b, neg: bool, cfg=None):
         return None, out
     # Each kernel launched through its launcher's C function (gpu_launch.plain), past Triton's Python wrapper.
     go = gpu_launch.plain(ck, torch, a.device)
-    zero = gpu_launch.plain(gpu_launch.compiled(filled), torch, a.device) if reduce == FILLED else None
+    zero = planned_fill(filled, torch, a.device, m * n) if reduce == FILLED else None
     if go is None or reduce == FILLED and zero is None:
         return None, out
     dev = a.device
@@ -233,7 +248,6 @@ def fast(a, b, neg: bool, cfg=None):
     # driver query each); the plan's key fixed the device, so they are device pointers.
     # One tuple, replaced whole: threads calling on different streams never mix one stream's pointers with another's.
     held = [(None, 0, 0, None)]  # (stream, the two pointers, the tensors behind them, kept alive here)
-    zero_grid = fill_grid(m * n)
     empty, i32 = torch.empty, torch.int32
 
     def call(x, y):
@@ -246,8 +260,8 @@ def fast(a, b, neg: bool, cfg=None):
         last = held[0]
         if reduce in (STORE, FILLED):
             w = c = 0
-            if zero is not None:  # the fill's hooks and settings are the kernel's (go.stale)
-                zero(zero_grid, s, o.data_ptr(), m * n, FILL)
+            if zero is not None:
+                zero(s, o.data_ptr())
         elif last[0] == s:
             w, c = last[1], last[2]
         else:
