@@ -191,6 +191,14 @@ def _layouts(x):
     return {"row": x.contiguous(), "col": x.t().contiguous().t()}
 
 
+def timed(fn, reps=None):
+    """Seconds a call of fn takes on the GPU: Triton's do_bench for ours and the baseline alike, L2 flushed before
+    each run, the median of many (of fewer where ``reps`` is given: slow calls)."""
+    import triton
+
+    return triton.testing.do_bench(fn, warmup=25, rep=200 if reps is None else 50, return_mode="median") / 1e3
+
+
 def gpu(n):
     """Every figure beside torch._int_mm on its best layout (B column-major, measured in the same run)."""
     import torch
@@ -204,10 +212,6 @@ def gpu(n):
     w = torch.full((n, n), -128, dtype=torch.int8, device=dev)
     r = gemm(w, w, op="sdot4")
     assert int(r.min()) == int(r.max()) == (n * 16384 + 2**31) % 2**32 - 2**31, "worst case not exact"
-
-    def timed(fn, reps=None):
-        # Triton's do_bench for ours and the baseline alike: L2 flushed before each run, median of many.
-        return triton.testing.do_bench(fn, warmup=25, rep=200 if reps is None else 50, return_mode="median") / 1e3
 
     peak = 1979e12
     a = torch.randint(-128, 128, (n, n), dtype=torch.int8, device=dev)
@@ -280,7 +284,7 @@ def gpu(n):
     t_sat = timed(lambda: gemm(sa[:m2, :m2], sb[:m2, :m2], cs[:m2, :m2], op="sdot4", clamp=True), 3)
     print(f"{'gemm clamp chain 2048^3, every output at INT32_MAX':<52} {2 * m2**3 / t_sat / 1e12:8.2f} TOPS")
 
-    decode(timed)
+    decode()
     s16 = torch.randint(-(2**15), 2**15, (m2, m2), dtype=torch.int16, device=dev)
     t_64 = timed(lambda: gemm(s16, s16, op="svdot_s64"), 3)
     print(f"{'gemm svdot_s64 16-bit into 64, 2048^3':<52} {2 * m2**3 / t_64 / 1e12:8.2f} TOPS")
@@ -295,7 +299,7 @@ def gpu(n):
         print(f"  {n}^3 {what}: {t * 1e6:.0f} us a call; its kernels: {ks}")
 
 
-def decode(timed):
+def decode():
     """Small and skinny shapes, as inference decodes them, each call alternating with its baseline."""
     import torch
 
@@ -345,9 +349,7 @@ def main():
     args = p.parse_args()
     header()
     if args.decode:
-        import triton
-
-        return decode(lambda fn: triton.testing.do_bench(fn, warmup=25, rep=200, return_mode="median") / 1e3)
+        return decode()
     if not args.gpu_only:
         cpu_small()
         cpu_wrap(args.n or (1024 if args.quick else 4096))
