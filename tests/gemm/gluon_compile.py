@@ -4,7 +4,11 @@ the remembered plan (gpu._tma_plan) and the H200 rely on; then gpu._tma_setup's 
 
 from __future__ import annotations
 
+import os
+import re
+import subprocess
 import sys
+import tempfile
 from types import SimpleNamespace
 
 import triton
@@ -15,6 +19,20 @@ from triton.experimental.gluon._runtime import GluonASTSource
 from intdot.gemm import gpu, gpu_gluon, gpu_gluon_rowb
 
 SHARED_MAX = 232448  # bytes of shared memory a block may have on sm_90
+
+
+def _serialised(ptx: str) -> bool:
+    """Whether ptxas (Triton's, for sm_90a) serialises the kernel's warpgroup MMAs, which it notes (C7515) where
+    something other than an MMA may write an in-flight MMA's registers."""
+    from triton.backends.nvidia.compiler import get_ptxas
+
+    with tempfile.TemporaryDirectory() as tmp:
+        src = os.path.join(tmp, "k.ptx")
+        with open(src, "w") as f:
+            f.write(ptx)
+        cmd = [get_ptxas(90).path, "-v", "--gpu-name=sm_90a", src, "-o", os.path.join(tmp, "k.cubin")]
+        log = subprocess.run(cmd, capture_output=True, text=True, check=True).stderr
+    return "C7515" in log
 
 
 def _signature(bm: int, bn: int, bk: int) -> dict:
@@ -39,6 +57,7 @@ def compile_all() -> None:
             # Two MMAs a K step for each consumer (N = 256 or two of M = 64), asynchronous warpgroup ones.
             assert ptx.count("wgmma.mma_async") == (4 if cfg["PING"] else 2) * cfg["BK"] // 32, what
             assert "setmaxnreg" in ptx, what  # the partitions' registers rebalanced: warp specialisation happened
+            assert not _serialised(ptx), what
             assert k.metadata.shared <= SHARED_MAX, (what, k.metadata.shared)
             # The plan calls the launcher itself and passes no scratch memory.
             assert not k.metadata.global_scratch_size and not k.metadata.profile_scratch_size, what
@@ -72,8 +91,14 @@ def rowb_compiles() -> None:
             # A multiprocessor's 228 KB hold PER_SM programs, each with 1 KB the hardware reserves.
             assert rb.PER_SM * (k.metadata.shared + 1024) <= 228 * 1024, (what, k.metadata.shared)
             assert not k.metadata.global_scratch_size and not k.metadata.profile_scratch_size, what
-            # B's re-layout in 32-bit stores.
-            assert "wgmma.mma_async" in ptx and ptx.count("st.shared.b32") == rb.BN * rb.BK // 4 // 128, what
+            # B's tile goes from shared memory into registers in 32-bit loads (four copies of a K step: the first,
+            # a pair and the last) and from there into the MMA as its first operand, no data moved between lanes
+            # or through shared memory on the way; the MMAs overlap (ptxas serialises none).
+            first, last = ptx.find("wgmma.mma_async"), ptx.rfind("wgmma.mma_async")
+            assert re.search(r"wgmma\.mma_async[^;]*\}, \{%r", ptx) and "shfl" not in ptx, what
+            assert "st.shared" not in ptx[first:last], what
+            assert ptx.count("ld.shared.b32") == 4 * rb.BN * rb.BK // 4 // 128, what
+            assert not _serialised(ptx), what
             assert ("atom.global" in ptx) == (reduce == rb.ATOMIC), what
 
 
@@ -101,70 +126,76 @@ def fill_compiles() -> None:
     assert k.metadata.launch_pdl and -1 < last_mma < ptx.find("griddepcontrol.wait") < ptx.find("atom.global")
 
 
-def rowb_stores_meet_no_bank_twice() -> None:
-    """gpu_gluon_rowb's register layout and staging-row order, against the 128-byte swizzle of both tiles (a
-    16-byte chunk's index xor the row's low three bits; 32 banks of 4 bytes a 128-byte row): each 32-bit store
-    of a warp (one register word, 32 lanes) reaches 32 banks, each 32-bit load at least 16."""
+def _at(bases, index):
+    """The coordinates that a linear layout's basis bits in ``index`` select: the bases xor-ed."""
+    x = y = 0
+    for i, base in enumerate(bases):
+        if index >> i & 1:
+            x, y = x ^ base[0], y ^ base[1]
+    return x, y
+
+
+def _mma_row(n: int) -> int:
+    """gpu_gluon_rowb's MMA row of B's tile column n: its bits from the lowest r3, r6, r0, r1, r2, r4, r5."""
+    bit = [(n >> i) & 1 for i in range(7)]
+    return bit[2] | bit[3] << 1 | bit[4] << 2 | bit[0] << 3 | bit[5] << 4 | bit[6] << 5 | bit[1] << 6
+
+
+def rowb_registers_are_the_mma_operand() -> None:
+    """gpu_gluon_rowb's register layout of B's tile (``_regs``), its columns relabelled as MMA rows, against the
+    register fragment of the warpgroup MMA's first operand for 8-bit integers (PTX ISA, wgmma .m64nNk32: lane
+    4 g + t of warp w holds rows 16 w + g and + 8, K bytes 4 t .. 4 t + 3 and 16 more of each 32, and the rows 64
+    on): each lane holds exactly its fragment's cells, so the operand needs no data moved between lanes; and each
+    32-bit load of a warp (one register word, 32 lanes) reaches at least 16 banks of the 128-byte swizzle (a
+    16-byte chunk's index xor the row's low three bits)."""
     rb = gpu_gluon_rowb
     lay = rb._regs.fn() if hasattr(rb._regs, "fn") else rb._regs()
-
-    def at(bases, bits):  # the (k, n) that a set of basis bits selects: the bases xor-ed
-        k = n = 0
-        for base, bit in zip(bases, bits):
-            if bit:
-                k, n = k ^ base[0], n ^ base[1]
-        return k, n
+    assert sorted(_mma_row(n) for n in range(rb.BN)) == list(range(rb.BN))
+    regs = 1 << len(lay.reg_bases)
+    for warp in range(4):
+        wk, wn = _at(lay.warp_bases, warp)
+        for lane in range(32):
+            lk, ln = _at(lay.lane_bases, lane)
+            cells = set()
+            for reg in range(regs):
+                k, n = _at(lay.reg_bases, reg)
+                cells.add((_mma_row(n ^ ln ^ wn), k ^ lk ^ wk))
+            g, t = lane // 4, lane % 4
+            want = {
+                (16 * warp + g + 8 * i + 64 * j, 32 * q + 16 * h + 4 * t + byte)
+                for i in (0, 1)
+                for j in (0, 1)
+                for q in range(rb.BK // 32)
+                for h in (0, 1)
+                for byte in range(4)
+            }
+            assert cells == want, (warp, lane)
 
     def bank(row, col):  # the bank of the 32-bit word at byte col of a 128-byte row, after the swizzle
         return ((col // 16) ^ (row % 8)) * 4 + col % 16 // 4
 
-    lanes = [[(lane >> i) & 1 for i in range(5)] for lane in range(32)]
-    # The registers above the word's own 4 x 4 bytes (bases 4..6) and the warps' bases pick one access each.
-    for high in range(8):
+    # The word's own 4 N bytes are register bits 0 and 1; the bits above pick one load each.
+    assert [_at(lay.reg_bases, 1 << i) for i in (0, 1)] == [(0, 1), (0, 2)]
+    for high in range(regs >> 2):
         for warp in range(4):
-            base = at(lay.reg_bases[4:], [(high >> i) & 1 for i in range(3)])
-            wk, wn = at(lay.warp_bases, [warp & 1, warp >> 1])
-            for j in range(4):  # a load: K row j of the lane's block, its 4 N bytes (one word of B's tile)
-                loads = set()
-                for bits in lanes:
-                    lk, ln = at(lay.lane_bases, bits)
-                    loads.add(bank(base[0] ^ wk ^ lk ^ j, base[1] ^ wn ^ ln))
-                assert len(loads) >= 16, (high, warp, j, loads)
-            for j in range(4):  # a store: N column j of the lane's block, its 4 K bytes, in staging row r
-                stores = set()
-                for bits in lanes:
-                    lk, ln = at(lay.lane_bases, bits)
-                    n = base[1] ^ wn ^ ln ^ j
-                    r = n % 4 * (rb.BN // 4) + n // 4  # the row that the epilogue maps back to column n
-                    stores.add(bank(r, base[0] ^ wk ^ lk))
-                assert len(stores) == 32, (high, warp, j, stores)
+            k, n = _at(lay.reg_bases, high << 2)
+            wk, wn = _at(lay.warp_bases, warp)
+            banks = {bank(k ^ wk ^ lk, n ^ wn ^ ln) for lk, ln in (_at(lay.lane_bases, lane) for lane in range(32))}
+            assert len(banks) >= 16, (high, warp, banks)
 
 
 def rowb_epilogue_covers_whole_lines() -> None:
     """gpu_gluon_rowb's epilogue layout (``_out``): for every register and warp, the 32 lanes hold one output row's
-    32 adjacent columns (staging rows mapped back to B's columns as ``_rows`` orders them), 128 contiguous bytes,
-    and the layout covers each (column, row) of the tile once."""
+    32 adjacent columns of B, 128 contiguous bytes, and the layout covers each (column, row) of the tile once."""
     rb = gpu_gluon_rowb
     for mp in (8, 16, 32, 64):
         lay = rb._out.fn(mp) if hasattr(rb._out, "fn") else rb._out(mp)
-
-        def at(bases, index):
-            r = m = 0
-            for i, base in enumerate(bases):
-                if index >> i & 1:
-                    r, m = r ^ base[0], m ^ base[1]
-            return r, m
-
         seen = set()
         for reg in range(1 << len(lay.reg_bases)):
             for warp in range(4):
-                r0, m0 = at(lay.reg_bases, reg)
-                rw, mw = at(lay.warp_bases, warp)
-                cells = []
-                for lane in range(32):
-                    rl, ml = at(lay.lane_bases, lane)
-                    r, m = r0 ^ rw ^ rl, m0 ^ mw ^ ml
-                    cells.append(((r % (rb.BN // 4)) * 4 + r // (rb.BN // 4), m))
+                r0, m0 = _at(lay.reg_bases, reg)
+                rw, mw = _at(lay.warp_bases, warp)
+                cells = [(r0 ^ rw ^ rl, m0 ^ mw ^ ml) for rl, ml in (_at(lay.lane_bases, i) for i in range(32))]
                 columns, rows = sorted(c for c, _ in cells), {m for _, m in cells}
                 assert len(rows) == 1 and columns == list(range(columns[0], columns[0] + 32)), (mp, reg, warp)
                 assert columns[0] % 32 == 0, (mp, reg, warp)
@@ -226,7 +257,7 @@ if __name__ == "__main__":
     choice()
     rowb_compiles()
     fill_compiles()
-    rowb_stores_meet_no_bank_twice()
+    rowb_registers_are_the_mma_operand()
     rowb_epilogue_covers_whole_lines()
     rowb_choice()
     print("ok", file=sys.stderr)

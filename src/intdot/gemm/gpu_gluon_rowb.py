@@ -2,13 +2,16 @@
 
 int8 tensor-core operands must be K-contiguous, and a row-major B (K, N) is N-contiguous.  gpu_split's kernel
 leaves B's re-layout to Triton, whose stores put a warp on two shared-memory banks: 0.54-0.88x torch's best
-(B column-major) at 32-64 rows on the H200.  Here each B tile is re-laid once for all rows, conflict-free:
+(B column-major) at 32-64 rows on the H200.  Here each B tile goes from shared memory into registers once for all
+rows, already where the tensor cores want it:
 
 - the tensor-copy engine (TMA) streams A tiles (MP x BK, the rows padded to MP) and B tiles (BK x BN, as B lies)
   through a ring of NUM shared-memory stages, NUM tiles ahead;
-- the warp group loads each B tile into registers (``_regs``), 4 K rows x 4 N bytes a lane, and stores it
-  K-contiguous into one of two staging tiles, its columns reordered (``_rows``);
-- it computes out.T (BN x MP) += B.T @ A.T with asynchronous warpgroup MMAs, one left in flight;
+- it computes out.T (BN x MP) += B.T @ A.T with asynchronous warpgroup MMAs, one left in flight, B.T their first
+  operand in registers: each lane loads (``_regs``) the 4 K rows x 4 N bytes of B that the MMA's register fragment
+  wants of it, once B's columns are renamed as MMA rows (``_relabel``), so the operand moves between no lanes
+  and through no staging tile (before, a store to a staging tile, a fence and a barrier a K step: 1.09-1.25x
+  torch's kernel at 17-64 rows, N = K = 4096, against 1.15-1.33x now; scripts/gpu/h200-results.txt);
 - K is split over SPLIT programs a column of tiles: the only chunk stores; several add atomically into a copy
   of c or a zero-filled output.  int32 addition wraps, so the order in which they land changes no bit.  The zero
   fill is a kernel of its own (gpu_kernels.zeros) that lets this one start at once (programmatic dependent
@@ -16,7 +19,8 @@ leaves B's re-layout to Triton, whose stores put a warp on two shared-memory ban
   gap between two launches hide under the K loop (1.2-1.4 us a call on the H200, scripts/gpu/h200-results.txt).
   (gpu_split's workspace, which saves the fill, came out slower here: its last chunk's round trips, measured by
   scripts/gpu/gluon_rowb.py, 0.83x against 1.02x torch's best at M = 64, N = K = 4096; equal at 16384);
-- the epilogue re-lays the result (``_out``) so that a warp's atomic adds and stores cover whole 128-byte lines.
+- the epilogue renames the rows back and re-lays the result (``_out``) so that a warp's atomic adds and stores
+  cover whole 128-byte lines.
 
 Past M, N or K the copies fill zeros, so edge tiles need no masks but the epilogue's.  Used for int8 x int8 on
 Hopper GPUs with Triton 3.6 (gpu.py says where); tests/gemm/gluon_compile.py compiles it where no GPU is lent.
@@ -26,27 +30,20 @@ from __future__ import annotations
 
 from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
-from triton.experimental.gluon.language.nvidia.hopper import (
-    fence_async_shared,
-    mbarrier,
-    tma,
-    warpgroup_mma,
-    warpgroup_mma_wait,
-)
+from triton.experimental.gluon.language.nvidia.hopper import mbarrier, tma, warpgroup_mma, warpgroup_mma_wait
 
 from . import gpu_launch
 from .gpu_gluon import descriptor
 from .gpu_split import ATOMIC, STORE, fill, planned_fill  # how K chunks meet (REDUCE); gpu_split's zero fill
 
-# Measured on the H200 (scripts/gpu/gluon_rowb.py, 2026-12-02, kernels alone against torch's on B column-major),
-# N = K = 16384: three stages and two programs a multiprocessor 1.00-1.03x at 17-64 rows, one program with four
-# stages 0.72-0.79x (at 4096: 1.11-1.26x against 1.01-1.12x); the layouts below need 128 x 128 tiles and one warp
-# group.
+# Measured on the H200 (scripts/gpu/gluon_rowb.py, kernels alone against torch's on B column-major; the layouts
+# below need 128 x 128 tiles and one warp group).  Three stages and two programs a multiprocessor, 17-64 rows:
+# 1.15-1.33x at N = K = 4096, 1.11-1.12x at 48-64 rows and 16384 (2026-12-02, sixth session); four stages 1.09-1.31x
+# at 4096, six 0.94-1.08x, three programs 1.01-1.26x (up to 32 rows, where their registers fit).
 BN = BK = 128
 NUM = 3
-# Four stages up to 32 rows where B is long (N K >= LONG; two programs still fit a multiprocessor): at
-# N = K = 16384 1.02-1.04x against 1.01x torch's kernel at 17-32 rows; at 4096 they were slower, 1.16-1.20x against
-# 1.23-1.26x (scripts/gpu/gluon_rowb.py, 2026-12-02, fourth session).
+# Four stages up to 32 rows where B is long (N K >= LONG): 1.00-1.09x torch's kernel at 1-32 rows, N = K = 16384,
+# three stages with three programs 1.04-1.08x, six with two 1.02-1.08x, all within the runs' spread.
 NUM_LONG = 4
 PER_SM = 2
 WARPS = 4
@@ -67,12 +64,14 @@ def _acc_layout(mp):
 
 @gluon.constexpr_function
 def _regs():
-    """B's tile (K, N) in registers: a lane holds 4 K rows x 4 N bytes; a warp's lanes lie 4, 8, 16 N bytes and
-    4, 8 K rows apart.  Both tiles swizzle 16-byte chunks by their row's low three bits: the loads reach 16 banks
-    (the two K offsets share bit 2 of the row), and the stores (``_rows``) 32."""
+    """B's tile (K, N) in registers: a lane holds 4 K rows x 4 N bytes (one 32-bit word of each row), its lanes
+    lie 4, 8 K rows and 4, 8, 16 N bytes apart, the warps 32 N bytes apart.  Transposed and its N relabelled
+    (``_mma_rows``), it is the warpgroup MMA's register operand: a lane of the MMA's layout holds 4 K bytes of the
+    rows g, g + 8, g + 64, g + 72 of its warp's 16 (g its lane's group), the 4 N bytes of its word here.  The
+    loads reach 16 banks (the K rows 8 apart share a swizzle phase)."""
     return gl.DistributedLinearLayout(
         reg_bases=[[0, 1], [0, 2], [1, 0], [2, 0], [16, 0], [32, 0], [64, 0]],
-        lane_bases=[[0, 4], [0, 8], [0, 16], [4, 0], [8, 0]],
+        lane_bases=[[4, 0], [8, 0], [0, 4], [0, 8], [0, 16]],
         warp_bases=[[0, 32], [0, 64]],
         block_bases=[],
         shape=[BK, BN],
@@ -81,13 +80,12 @@ def _regs():
 
 @gluon.constexpr_function
 def _out(mp):
-    """The result (staging rows, MP) as the epilogue writes it: a warp's 32 lanes on 32 adjacent columns of B
-    (staging rows 32 apart, then 1, 2, 4: ``_rows`` read backwards), so that each atomic add or store of a warp
-    covers 128 contiguous bytes of one output row.  In the MMA's own layout a warp's 32 lanes met 32 sectors."""
+    """The result (B's columns, MP) as the epilogue writes it: a warp's 32 lanes on 32 adjacent columns, so that
+    each atomic add or store of a warp covers 128 contiguous bytes of one output row."""
     m_bits = mp.bit_length() - 1
     return gl.DistributedLinearLayout(
-        reg_bases=[[8, 0], [16, 0]] + [[0, 1 << i] for i in range(m_bits - 2)],
-        lane_bases=[[32, 0], [64, 0], [1, 0], [2, 0], [4, 0]],
+        reg_bases=[[32, 0], [64, 0]] + [[0, 1 << i] for i in range(m_bits - 2)],
+        lane_bases=[[1, 0], [2, 0], [4, 0], [8, 0], [16, 0]],
         warp_bases=[[0, 1 << (m_bits - 2)], [0, 1 << (m_bits - 1)]],
         block_bases=[],
         shape=[BN, mp],
@@ -95,11 +93,20 @@ def _out(mp):
 
 
 @gluon.jit
-def _rows(bt, BN: gl.constexpr, BK: gl.constexpr):
-    # Staging row r holds B's column (r % (BN / 4)) * 4 + r // (BN / 4): a lane's 4 adjacent columns land BN / 4
-    # rows apart, and the lanes' columns 4, 8, 16 apart in rows 1, 2, 4 apart, 8 swizzle phases (the epilogue
-    # maps the rows back).  In the order Triton kept B's columns, a warp's stores met on two banks.
-    return gl.reshape(gl.permute(gl.reshape(bt, [BN // 4, 4, BK]), [1, 0, 2]), [BN, BK])
+def _relabel(x, TO_ROWS: gl.constexpr):
+    # Column n of B's tile is row r of the MMA, the bits of n from the lowest r3, r6, r0, r1, r2, r4, r5: the two
+    # byte bits of a lane's word (``_regs``) are the rows 8 and 64 apart that an MMA lane holds, its lane bits its
+    # group's rows, its warp bits the warp's.  A reshape into bits and a permutation of them: no data moves, only
+    # the layout's bases.  TO_ROWS: the first axis from B's columns to the MMA's rows, else back.
+    R: gl.constexpr = x.shape[0]
+    C: gl.constexpr = x.shape[1]
+    gl.static_assert(R == 128, "the relabelling takes 128 rows")
+    y = gl.reshape(x, [2, 2, 2, 2, 2, 2, 2, C])  # the highest bit first
+    if TO_ROWS:
+        y = gl.permute(y, [5, 0, 1, 6, 2, 3, 4, 7])
+    else:
+        y = gl.permute(y, [1, 2, 4, 5, 6, 0, 3, 7])
+    return gl.reshape(y, [R, C])
 
 
 @gluon.jit
@@ -110,6 +117,23 @@ def _issue(a_desc, b_desc, a_bufs, b_bufs, ready, step, k0, pn, NUM: gl.constexp
     mbarrier.expect(ready.index(s), a_desc.block_type.nbytes + b_desc.block_type.nbytes)
     tma.async_copy_global_to_shared(a_desc, [0, k0 + step * BK], ready.index(s), a_bufs.index(s))
     tma.async_copy_global_to_shared(b_desc, [k0 + step * BK, pn * BN], ready.index(s), b_bufs.index(s))
+
+
+@gluon.jit
+def _step(acc, a_desc, b_desc, a_bufs, b_bufs, ready, ks, steps, k0, pn, NUM: gl.constexpr):
+    # K step ks: B's tile into registers as the MMA's first operand, A's tile (shared) as its second; then the
+    # stage of step ks - 1, whose MMA has now retired, takes step ks - 1 + NUM.
+    MP: gl.constexpr = a_desc.block_type.shape[0]
+    st = ks % NUM
+    mbarrier.wait(ready.index(st), (ks // NUM) & 1)
+    b = b_bufs.index(st).load(_regs())
+    op = gl.convert_layout(_relabel(gl.permute(b, [1, 0]), True), gl.DotOperandLayout(0, _acc_layout(MP), 4))
+    acc = warpgroup_mma(op, a_bufs.index(st).permute((1, 0)), acc, is_async=True)
+    acc = warpgroup_mma_wait(1, deps=(acc,))
+    if ks >= 1:
+        if ks - 1 + NUM < steps:
+            _issue(a_desc, b_desc, a_bufs, b_bufs, ready, ks - 1 + NUM, k0, pn, NUM)
+    return acc
 
 
 @gluon.jit
@@ -138,8 +162,6 @@ def mm_rowb(
     steps = gl.cdiv(gl.minimum(K - k0, chunk), BK)
     a_bufs = gl.allocate_shared_memory(gl.int8, [NUM, MP, BK], a_desc.layout)
     b_bufs = gl.allocate_shared_memory(gl.int8, [NUM, BK, BN], b_desc.layout)
-    t_layout: gl.constexpr = gl.NVMMASharedLayout.get_default_for([BN, BK], gl.int8)
-    t_bufs = gl.allocate_shared_memory(gl.int8, [2, BN, BK], t_layout)
     ready = gl.allocate_shared_memory(gl.int64, [NUM, 1], mbarrier.MBarrierLayout())
     for i in gl.static_range(NUM):
         mbarrier.init(ready.index(i), count=1)
@@ -147,21 +169,16 @@ def mm_rowb(
         if p < steps:
             _issue(a_desc, b_desc, a_bufs, b_bufs, ready, p, k0, pn, NUM)
     acc = gl.zeros((BN, MP), dtype=gl.int32, layout=_acc_layout(MP))
-    for ks in range(steps):
-        st = ks % NUM
-        mbarrier.wait(ready.index(st), (ks // NUM) & 1)
-        b = b_bufs.index(st).load(_regs())
-        t = t_bufs.index(ks % 2)
-        # The MMA that last read this staging tile (step ks - 2) has retired: at most one is left in flight.
-        t.store(_rows(gl.permute(b, [1, 0]), BN, BK))
-        fence_async_shared()
-        gl.thread_barrier()
-        acc = warpgroup_mma(t, a_bufs.index(st).permute((1, 0)), acc, is_async=True)
-        acc = warpgroup_mma_wait(1, deps=(acc,))
-        # Step ks - 1's MMA has retired and its B tile was read before the barrier: its stage takes a new step.
-        if ks >= 1:
-            if ks - 1 + NUM < steps:
-                _issue(a_desc, b_desc, a_bufs, b_bufs, ready, ks - 1 + NUM, k0, pn, NUM)
+    # The first step (every chunk has one: gpu_gluon_rowb.grid) comes before the loop, so that the loop starts from
+    # an MMA's accumulator: entered from the zeros, ptxas serialises every MMA of the kernel (its C7515 note).
+    # Then two steps a trip: the registers of one step's operand are loaded again only once its MMA has retired
+    # (the wait after the next step's MMA), each step of a pair with a register set of its own.
+    acc = _step(acc, a_desc, b_desc, a_bufs, b_bufs, ready, 0, steps, k0, pn, NUM)
+    for ks in range(1, steps - 1, 2):
+        acc = _step(acc, a_desc, b_desc, a_bufs, b_bufs, ready, ks, steps, k0, pn, NUM)
+        acc = _step(acc, a_desc, b_desc, a_bufs, b_bufs, ready, ks + 1, steps, k0, pn, NUM)
+    if steps % 2 == 0:
+        acc = _step(acc, a_desc, b_desc, a_bufs, b_bufs, ready, steps - 1, steps, k0, pn, NUM)
     acc = warpgroup_mma_wait(0, deps=(acc,))
     for i in gl.static_range(NUM):
         mbarrier.invalidate(ready.index(i))
@@ -170,9 +187,8 @@ def mm_rowb(
     if AFTER_FILL:  # the fill's grid has finished and its zeros are visible: out may be added to
         gl.inline_asm_elementwise("griddepcontrol.wait; // $0", "=r", [], gl.int32, is_pure=False, pack=1)
     layout: gl.constexpr = _out(MP)
-    acc = gl.convert_layout(acc, layout)
-    r = gl.arange(0, BN, layout=gl.SliceLayout(1, layout))
-    n = pn * BN + (r % (BN // 4)) * 4 + r // (BN // 4)
+    acc = gl.convert_layout(_relabel(acc, False), layout)
+    n = pn * BN + gl.arange(0, BN, layout=gl.SliceLayout(1, layout))
     m = gl.arange(0, MP, layout=gl.SliceLayout(0, layout))
     offs = m[None, :] * N + n[:, None]
     mask = (m[None, :] < M) & (n[:, None] < N)
@@ -193,9 +209,9 @@ def padded_rows(m: int) -> int:
 
 
 def fits(a, b) -> bool:
-    """Whether the kernel takes a (M, K) @ b (K, N): int8, ROWS rows (FEW or fewer only where N K >= LONG), both
-    row-major and contiguous, with the 16-byte alignment the tensor-copy engine needs of addresses and row
-    strides."""
+    """Whether the kernel takes a (M, K) @ b (K, N): int8, ROWS rows (FEW or fewer only where N K >= LONG), K not
+    empty (the kernel's first K step comes before its loop), both row-major and contiguous, with the 16-byte
+    alignment the tensor-copy engine needs of addresses and row strides."""
     import torch
 
     (m, k), n = a.shape, b.shape[1]
@@ -205,6 +221,7 @@ def fits(a, b) -> bool:
         and (m > FEW or n * k >= LONG)
         and a.stride() == (k, 1)
         and b.stride() == (n, 1)
+        and k > 0
         and k % 16 == 0
         and n % 16 == 0
         and a.data_ptr() % 16 == 0
