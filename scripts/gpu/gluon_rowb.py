@@ -19,9 +19,9 @@ from intdot.gemm import gemm, gpu_split
 from intdot.gemm import gpu_gluon_rowb as rb
 
 # (NUM stages, PER_SM programs a multiprocessor) for every row count; the module's own choice (gpu_gluon_rowb.stages)
-# is the whole call's.  Four stages and two programs fit a multiprocessor's shared memory up to 32 rows (MP): at 64,
-# one program a multiprocessor runs.
-CONFIGS = [(3, 2), (4, 2), (4, 1)]
+# is the whole call's.  Three programs a multiprocessor fit its registers up to 32 rows (MP) only: at 64 they run two
+# a multiprocessor whatever PER_SM says, and the grid's K split leaves a third of them waiting.
+CONFIGS = [(3, 2), (4, 2), (6, 2), (3, 3)]
 MS = (17, 32, 64)
 
 
