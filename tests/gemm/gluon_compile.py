@@ -69,9 +69,9 @@ def rowb_compiles() -> None:
     re-laid in 32-bit stores."""
     rb = gpu_gluon_rowb
     rows = range(rb.ROWS[0], rb.ROWS[1] + 1)
-    # (padded rows 8, 16, 32, 64; stages), B short and long
+    # (padded rows 8, 16, 32, 64; stages), B short and long, rows past 64 in blocks of 64
     kinds_of_call = sorted({(rb.padded_rows(m), rb.stages(m, n, n)) for m in rows for n in (4096, 16384)})
-    assert (32, rb.NUM_LONG) in kinds_of_call and (64, rb.NUM) in kinds_of_call, kinds_of_call
+    assert {(32, rb.NUM_LONG), (64, rb.NUM), (64, rb.NUM_BLOCKS)} <= set(kinds_of_call), kinds_of_call
     for mp, num in kinds_of_call:
         for neg, reduce, filled in ((True, rb.ATOMIC, True), (False, rb.ATOMIC, False), (False, rb.STORE, False)):
             kinds = dict.fromkeys(rb.mm_rowb.arg_names, "i32")
@@ -204,19 +204,23 @@ def rowb_epilogue_covers_whole_lines() -> None:
 
 
 def rowb_choice() -> None:
-    """Two programs a multiprocessor: K split in two at N = K = 16384 (128 column tiles), in eight at 4096."""
+    """Two programs a multiprocessor: K split in two at N = K = 16384 (128 column tiles), in eight at 4096; past
+    64 rows, blocks of 64 a program each, K split less."""
     rb = gpu_gluon_rowb
-    assert rb.grid(48, 16384, 16384, 132) == ((128, 2), 8192)
-    assert rb.grid(48, 4096, 4096, 132) == ((32, 8), 512)
-    assert rb.grid(17, 200, 100, 132) == ((2, 1), 128)  # one K step: no empty chunk
-    assert [rb.padded_rows(m) for m in (1, 9, 17, 32, 33, 64)] == [8, 16, 32, 32, 64, 64]
+    assert rb.grid(48, 16384, 16384, 132) == ((1, 128, 2), 8192)
+    assert rb.grid(48, 4096, 4096, 132) == ((1, 32, 8), 512)
+    assert rb.grid(17, 200, 100, 132) == ((1, 2, 1), 128)  # one K step: no empty chunk
+    assert rb.grid(128, 4096, 4096, 132) == ((2, 32, 4), 1024)
+    assert rb.grid(100, 16384, 16384, 132) == ((2, 128, 1), 16384)
+    assert [rb.padded_rows(m) for m in (1, 9, 17, 32, 33, 64, 65, 128)] == [8, 16, 32, 32, 64, 64, 64, 64]
     import torch
 
     def takes(m, k, n):
         return rb.fits(torch.empty((m, k), dtype=torch.int8), torch.empty((k, n), dtype=torch.int8))
 
-    # Up to 64 rows; 16 or fewer only where B is long (N K >= 2**26), where gpu_split's kernel was slower.
-    assert takes(17, 64, 64) and takes(64, 4096, 4096) and not takes(65, 4096, 4096)
+    # Up to ROWS[1] rows; 16 or fewer only where B is long (N K >= 2**26), where gpu_split's kernel was slower.
+    top = rb.ROWS[1]
+    assert takes(17, 64, 64) and takes(top, 4096, 4096) and not takes(top + 1, 4096, 4096)
     assert takes(1, 8192, 8192) and takes(16, 16384, 4096) and not takes(16, 4096, 4096)
 
 

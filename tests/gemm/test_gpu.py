@@ -115,14 +115,15 @@ def test_gpu_wide_tiles_on_odd_edges(op, monkeypatch):
 
 
 # (M, K, N); below 17 rows the kernel takes only a long B (N K >= gpu_gluon_rowb.LONG); a long B up to 32 rows
-# takes four stages (gpu_gluon_rowb.stages).
+# takes four stages (gpu_gluon_rowb.stages); past 64 rows, blocks of 64 rows (the last one short).
 ROWB_CASES = [(17, 144, 272), (32, 4096, 384), (33, 16, 16), (48, 4144, 1040), (64, 2048, 4096)]
 ROWB_CASES += [(1, 8192, 8192), (5, 16400, 4096), (16, 4096, 16400), (24, 8192, 8192)]
+ROWB_CASES += [(65, 4112, 272), (100, 2064, 4096), (128, 8192, 1040), (256, 1040, 2064)]
 
 
 @pytest.mark.parametrize(("m", "k", "n"), ROWB_CASES)
 def test_gpu_row_major_b_few_rows(m, k, n):
-    """Row-major B under 64 rows of int8: on Hopper the Gluon kernel (gpu_gluon_rowb), its K in one chunk or
+    """Row-major B up to 256 rows of int8: on Hopper the Gluon kernel (gpu_gluon_rowb), its K in one chunk or
     split into chunks meeting in a zero-filled output, its tiles past N's and K's end, with c and neg, and
     repeated (its remembered plan, new data each time, the split-K kernel with B column-major between calls, a
     CUDA graph captured and replayed); against float64 on the GPU."""

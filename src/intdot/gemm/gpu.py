@@ -12,8 +12,8 @@ Exactness, not hope:
 
 Up to ``SPLIT_M`` rows (more where ``splits`` says), the split-K kernel of :mod:`.gpu_split` computes the
 product, reading any layout and uint8 as they are (on Hopper, int8 with a row-major B goes to
-:mod:`.gpu_gluon_rowb`, which re-lays B for the tensor cores once a tile: from 17 rows, or from 1 where B is
-long).  Beyond, the tensor-core kernel reads both operands K-contiguous: A row-major and B column-major
+:mod:`.gpu_gluon_rowb`, which loads B's tiles as the tensor cores want them: from 17 rows, or from 1 where B is
+long, up to 256).  Beyond, the tensor-core kernel reads both operands K-contiguous: A row-major and B column-major
 (``b.T`` contiguous), the layout on which the H200 is fastest.
 Operands given in that layout are used as they are; any other layout costs one pass of the transposing kernel
 (``rows_int8``, ``cols_int8``), which is part of every call and of every timing.
@@ -299,9 +299,9 @@ def mm_int8(a, b, c=None, *, neg: bool = False):
         c = c.contiguous()  # the kernels read c at row-major offsets
     if not (m and n and kk):  # nothing to multiply; the tensor-core kernel's descriptors need real strides
         return torch.zeros((m, n), dtype=torch.int32, device=a.device) if c is None else c.clone()
+    if _rowb(a, b):  # B's tiles loaded as the tensor cores want them, once for 64 rows (gpu_gluon_rowb.fits)
+        return _triton()["rowb"].mm(a, b, c, neg, _sm_count(a.device))
     if _takes_split(m, b):
-        if _rowb(a, b):  # B re-laid for the tensor cores once a tile, for all rows (gpu_gluon_rowb.fits)
-            return _triton()["rowb"].mm(a, b, c, neg, _sm_count(a.device))
         from .gpu_split import mm_split
 
         # Few rows: split K too, so that streaming B keeps every multiprocessor busy; any layout, no pass (and up to
@@ -335,9 +335,9 @@ def fast(a, b, neg: bool):
     (None, result) elsewhere: there the TMA kernel and the layout passes are launched directly from the second
     call of a signature on anyway (gpu_launch.Direct; the autotuned kernels of K not a multiple of 16 are not)."""
     m, kk = a.shape
+    if m and b.shape[1] and kk and _rowb(a, b):
+        return _triton()["rowb"].fast(a, b, neg, _sm_count(a.device))
     if m and b.shape[1] and kk and _takes_split(m, b):
-        if _rowb(a, b):
-            return _triton()["rowb"].fast(a, b, neg, _sm_count(a.device))
         from .gpu_split import fast as split_fast
 
         return split_fast(a, b, neg)

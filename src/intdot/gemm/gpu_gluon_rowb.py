@@ -1,9 +1,9 @@
-"""The Hopper (sm_90) split-K kernel for up to 64 rows of int8 and a row-major B, written in Gluon.
+"""The Hopper (sm_90) split-K kernel for up to 256 rows of int8 and a row-major B, written in Gluon.
 
 int8 tensor-core operands must be K-contiguous, and a row-major B (K, N) is N-contiguous.  gpu_split's kernel
 leaves B's re-layout to Triton, whose stores put a warp on two shared-memory banks: 0.54-0.88x torch's best
-(B column-major) at 32-64 rows on the H200.  Here each B tile goes from shared memory into registers once for all
-rows, already where the tensor cores want it:
+(B column-major) at 32-64 rows on the H200.  Here each B tile goes from shared memory into registers once for a
+block of up to 64 rows (a program a block), already where the tensor cores want it:
 
 - the tensor-copy engine (TMA) streams A tiles (MP x BK, the rows padded to MP) and B tiles (BK x BN, as B lies)
   through a ring of NUM shared-memory stages, NUM tiles ahead;
@@ -45,12 +45,20 @@ NUM = 3
 # Four stages up to 32 rows where B is long (N K >= LONG): 1.00-1.09x torch's kernel at 1-32 rows, N = K = 16384,
 # three stages with three programs 1.04-1.08x, six with two 1.02-1.08x, all within the runs' spread.
 NUM_LONG = 4
+# Four stages for blocks of rows (more than BLOCK_ROWS): 1.01-1.21x torch's best at 65-256 rows, N = K = 4096, and
+# 0.71-1.10x at 16384, against 0.99-1.19x and 0.67-0.91x with three (scripts/gpu/h200-results.txt, sixth session).
+NUM_BLOCKS = 4
 PER_SM = 2
 WARPS = 4
-# The rows it takes: up to 64; below 17 only where B is long (N K >= LONG).  At N = K = 4096 gpu_split's kernel
-# streams B faster for so few rows (1.3-1.6x torch's best); at 16384 this one did, 1.02-1.05x against 0.95-0.98x
-# (scripts/gpu/gluon_rowb.py, three stages and two programs a multiprocessor, 2026-12-02).
-ROWS = (1, 64)
+# The rows it takes: up to 256, in blocks of 64 a program past 64; below 17 only where B is long (N K >= LONG).
+# At N = K = 4096 gpu_split's kernel streams B faster for so few rows (1.3-1.6x torch's best); at 16384 this one
+# did, 1.02-1.05x against 0.95-0.98x (scripts/gpu/gluon_rowb.py, three stages and two programs a multiprocessor,
+# 2026-12-02).  Past 64 rows the alternative is the TMA kernel after a transposing pass of B: 0.56-0.86x torch's
+# best at 65-256 rows, N = K = 4096, and 0.37-0.69x at 16384, where blocks of rows here measured 1.01-1.21x and
+# 0.71-1.10x (each block streams B for itself; the second of 65 rows holds one).  Beyond 256 rows that pass costs
+# less of a call (1.05x at 512 rows, N = K = 4096).
+ROWS = (1, 256)
+BLOCK_ROWS = 64
 FEW = 16
 LONG = 1 << 26
 # The zero fill is gpu_kernels.zeros, overlapped with the kernel after it; else torch.zeros, then the kernel.
@@ -110,17 +118,17 @@ def _relabel(x, TO_ROWS: gl.constexpr):
 
 
 @gluon.jit
-def _issue(a_desc, b_desc, a_bufs, b_bufs, ready, step, k0, pn, NUM: gl.constexpr):
+def _issue(a_desc, b_desc, a_bufs, b_bufs, ready, step, k0, row0, pn, NUM: gl.constexpr):
     BK: gl.constexpr = a_desc.block_type.shape[1]
     BN: gl.constexpr = b_desc.block_type.shape[1]
     s = step % NUM
     mbarrier.expect(ready.index(s), a_desc.block_type.nbytes + b_desc.block_type.nbytes)
-    tma.async_copy_global_to_shared(a_desc, [0, k0 + step * BK], ready.index(s), a_bufs.index(s))
+    tma.async_copy_global_to_shared(a_desc, [row0, k0 + step * BK], ready.index(s), a_bufs.index(s))
     tma.async_copy_global_to_shared(b_desc, [k0 + step * BK, pn * BN], ready.index(s), b_bufs.index(s))
 
 
 @gluon.jit
-def _step(acc, a_desc, b_desc, a_bufs, b_bufs, ready, ks, steps, k0, pn, NUM: gl.constexpr):
+def _step(acc, a_desc, b_desc, a_bufs, b_bufs, ready, ks, steps, k0, row0, pn, NUM: gl.constexpr):
     # K step ks: B's tile into registers as the MMA's first operand, A's tile (shared) as its second; then the
     # stage of step ks - 1, whose MMA has now retired, takes step ks - 1 + NUM.
     MP: gl.constexpr = a_desc.block_type.shape[0]
@@ -132,7 +140,7 @@ def _step(acc, a_desc, b_desc, a_bufs, b_bufs, ready, ks, steps, k0, pn, NUM: gl
     acc = warpgroup_mma_wait(1, deps=(acc,))
     if ks >= 1:
         if ks - 1 + NUM < steps:
-            _issue(a_desc, b_desc, a_bufs, b_bufs, ready, ks - 1 + NUM, k0, pn, NUM)
+            _issue(a_desc, b_desc, a_bufs, b_bufs, ready, ks - 1 + NUM, k0, row0, pn, NUM)
     return acc
 
 
@@ -150,15 +158,17 @@ def mm_rowb(
     REDUCE: gl.constexpr,
     AFTER_FILL: gl.constexpr,
 ):
-    """±(a (M, K) @ b (K, N)) over K from program_id(1) * chunk (a multiple of BK), for the columns of tile
-    program_id(0), b row-major, stored into out (M, N) int32 (REDUCE STORE) or added to it atomically (ATOMIC).
+    """±(a (M, K) @ b (K, N)) for the MP rows of block program_id(0) and the BN columns of tile program_id(1),
+    over K from program_id(2) * chunk (a multiple of BK), b row-major, stored into out (M, N) int32 (REDUCE STORE)
+    or added to it atomically (ATOMIC).
     AFTER_FILL: launched right after gpu_kernels.zeros filled out, as its dependent (launch_pdl)."""
     MP: gl.constexpr = a_desc.block_type.shape[0]
     BK: gl.constexpr = a_desc.block_type.shape[1]
     BN: gl.constexpr = b_desc.block_type.shape[1]
     gl.static_assert(NUM >= 2, "a stage is refilled only once the MMA after the one that read it has retired")
-    pn = gl.program_id(0)
-    k0 = gl.program_id(1) * chunk
+    row0 = gl.program_id(0) * MP
+    pn = gl.program_id(1)
+    k0 = gl.program_id(2) * chunk
     steps = gl.cdiv(gl.minimum(K - k0, chunk), BK)
     a_bufs = gl.allocate_shared_memory(gl.int8, [NUM, MP, BK], a_desc.layout)
     b_bufs = gl.allocate_shared_memory(gl.int8, [NUM, BK, BN], b_desc.layout)
@@ -167,18 +177,18 @@ def mm_rowb(
         mbarrier.init(ready.index(i), count=1)
     for p in gl.static_range(NUM):
         if p < steps:
-            _issue(a_desc, b_desc, a_bufs, b_bufs, ready, p, k0, pn, NUM)
+            _issue(a_desc, b_desc, a_bufs, b_bufs, ready, p, k0, row0, pn, NUM)
     acc = gl.zeros((BN, MP), dtype=gl.int32, layout=_acc_layout(MP))
     # The first step (every chunk has one: gpu_gluon_rowb.grid) comes before the loop, so that the loop starts from
     # an MMA's accumulator: entered from the zeros, ptxas serialises every MMA of the kernel (its C7515 note).
     # Then two steps a trip: the registers of one step's operand are loaded again only once its MMA has retired
     # (the wait after the next step's MMA), each step of a pair with a register set of its own.
-    acc = _step(acc, a_desc, b_desc, a_bufs, b_bufs, ready, 0, steps, k0, pn, NUM)
+    acc = _step(acc, a_desc, b_desc, a_bufs, b_bufs, ready, 0, steps, k0, row0, pn, NUM)
     for ks in range(1, steps - 1, 2):
-        acc = _step(acc, a_desc, b_desc, a_bufs, b_bufs, ready, ks, steps, k0, pn, NUM)
-        acc = _step(acc, a_desc, b_desc, a_bufs, b_bufs, ready, ks + 1, steps, k0, pn, NUM)
+        acc = _step(acc, a_desc, b_desc, a_bufs, b_bufs, ready, ks, steps, k0, row0, pn, NUM)
+        acc = _step(acc, a_desc, b_desc, a_bufs, b_bufs, ready, ks + 1, steps, k0, row0, pn, NUM)
     if steps % 2 == 0:
-        acc = _step(acc, a_desc, b_desc, a_bufs, b_bufs, ready, steps - 1, steps, k0, pn, NUM)
+        acc = _step(acc, a_desc, b_desc, a_bufs, b_bufs, ready, steps - 1, steps, k0, row0, pn, NUM)
     acc = warpgroup_mma_wait(0, deps=(acc,))
     for i in gl.static_range(NUM):
         mbarrier.invalidate(ready.index(i))
@@ -189,7 +199,7 @@ def mm_rowb(
     layout: gl.constexpr = _out(MP)
     acc = gl.convert_layout(_relabel(acc, False), layout)
     n = pn * BN + gl.arange(0, BN, layout=gl.SliceLayout(1, layout))
-    m = gl.arange(0, MP, layout=gl.SliceLayout(0, layout))
+    m = row0 + gl.arange(0, MP, layout=gl.SliceLayout(0, layout))
     offs = m[None, :] * N + n[:, None]
     mask = (m[None, :] < M) & (n[:, None] < N)
     if REDUCE == 0:  # STORE
@@ -200,12 +210,15 @@ def mm_rowb(
 
 def stages(m: int, n: int, k: int) -> int:
     """The ring's stages (NUM) for m rows of A and a (K, N) B."""
+    if m > BLOCK_ROWS:
+        return NUM_BLOCKS
     return NUM_LONG if padded_rows(m) <= 32 and n * k >= LONG else NUM
 
 
 def padded_rows(m: int) -> int:
-    """A's tile rows: a power of two (Triton's shapes), at least 8 (the MMA's narrowest N)."""
-    return max(8, 1 << (m - 1).bit_length())
+    """A's tile rows (MP): a power of two (Triton's shapes), at least 8 (the MMA's narrowest N), at most
+    BLOCK_ROWS (more rows are blocks of that many, a program each)."""
+    return max(8, 1 << (min(m, BLOCK_ROWS) - 1).bit_length())
 
 
 def fits(a, b) -> bool:
@@ -218,6 +231,7 @@ def fits(a, b) -> bool:
     return (
         a.dtype == b.dtype == torch.int8
         and ROWS[0] <= m <= ROWS[1]
+        and m * n < 2**31
         and (m > FEW or n * k >= LONG)
         and a.stride() == (k, 1)
         and b.stride() == (n, 1)
@@ -229,12 +243,13 @@ def fits(a, b) -> bool:
     )
 
 
-def grid(m: int, n: int, k: int, sms: int) -> tuple[tuple[int, int], int]:
-    """((column tiles, K chunks), the chunk's length): PER_SM programs a multiprocessor, no empty chunk."""
-    tiles, steps = -(-n // BN), -(-k // BK)
-    split = max(1, min(steps, PER_SM * sms // tiles))
+def grid(m: int, n: int, k: int, sms: int) -> tuple[tuple[int, int, int], int]:
+    """((row blocks, column tiles, K chunks), the chunk's length): PER_SM programs a multiprocessor, no empty
+    chunk.  The row blocks come first, so that the programs that read the same B tile start together."""
+    blocks, tiles, steps = -(-m // padded_rows(m)), -(-n // BN), -(-k // BK)
+    split = max(1, min(steps, PER_SM * sms // (blocks * tiles)))
     per = -(-steps // split)
-    return (tiles, -(-steps // per)), per * BK
+    return (blocks, tiles, -(-steps // per)), per * BK
 
 
 def _blocks(m: int) -> tuple[list[int], list[int]]:
@@ -259,7 +274,7 @@ def _launch(a, b, c, neg: bool, sms: int):
     """(output, the kernel's launch result, REDUCE, the zero fill's launch result or None) of one call."""
     (m, k), n = a.shape, b.shape[1]
     g, chunk = grid(m, n, k, sms)
-    reduce = ATOMIC if c is not None or g[1] > 1 else STORE
+    reduce = ATOMIC if c is not None or g[2] > 1 else STORE
     out, zero = _output(a, m, n, c, reduce)
     filled = zero is not None
     block_a, block_b = _blocks(m)
@@ -292,7 +307,7 @@ def fast(a, b, neg: bool, sms: int):
         return None, out
     go, maps = planned
     g, chunk = grid(m, n, k, sms)
-    g, rest, dev = (*g, 1), (m, n, k, chunk, stages(m, n, k), bool(neg), reduce, zero is not None), a.device
+    rest, dev = (m, n, k, chunk, stages(m, n, k), bool(neg), reduce, zero is not None), a.device
     start = torch.zeros if reduce == ATOMIC and zero is None else torch.empty
 
     def call(x, y):
