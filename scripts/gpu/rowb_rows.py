@@ -1,6 +1,12 @@
 # ruff: noqa: B023, E731
-"""Scratch: 65-256 rows with B row-major, the row-major-B kernel in row blocks of 64 against the TMA kernel with
-its transposing pass (both planned calls) and torch._int_mm on B column-major, alternating (do_bench medians)."""
+"""Rows past 64 with B row-major: the row-major-B kernel (intdot.gemm.gpu_gluon_rowb) in blocks of 64 rows, in
+three configurations (stages x programs a multiprocessor), against the TMA kernel after its transposing pass of B
+(both as planned calls) and torch._int_mm on B column-major (its best), each exact first, then timed alternating
+(do_bench medians of three rounds); 48 rows (one block) for reference.
+
+    python scripts/gpu/rowb_rows.py      # on the H200; ratios > 1 are faster than torch's best
+
+Its run of 2026-12-02 (scripts/gpu/h200-results.txt) set gpu_gluon_rowb.ROWS and NUM_BLOCKS."""
 
 import itertools
 import statistics
