@@ -74,9 +74,9 @@ def _acc_layout(mp):
 def _regs():
     """B's tile (K, N) in registers: a lane holds 4 K rows x 4 N bytes (one 32-bit word of each row), its lanes
     lie 4, 8 K rows and 4, 8, 16 N bytes apart, the warps 32 N bytes apart.  Transposed and its N relabelled
-    (``_mma_rows``), it is the warpgroup MMA's register operand: a lane of the MMA's layout holds 4 K bytes of the
-    rows g, g + 8, g + 64, g + 72 of its warp's 16 (g its lane's group), the 4 N bytes of its word here.  The
-    loads reach 16 banks (the K rows 8 apart share a swizzle phase)."""
+    (``_relabel``), it is the warpgroup MMA's register operand: a lane of warp w in the MMA's layout holds 4 K
+    bytes of each of the rows 16 w + g, + 8, + 64 and + 72 (g its lane's group), which are the 4 N bytes of its
+    word here.  The loads reach 16 banks (the K rows 8 apart share a swizzle phase)."""
     return gl.DistributedLinearLayout(
         reg_bases=[[0, 1], [0, 2], [1, 0], [2, 0], [16, 0], [32, 0], [64, 0]],
         lane_bases=[[4, 0], [8, 0], [0, 4], [0, 8], [0, 16]],
