@@ -330,8 +330,9 @@ def mm_int8(a, b, c=None, *, neg: bool = False):
 
 def fast(a, b, neg: bool):
     """A function (x, y) -> ±(x @ y) as a new int32 tensor for operands with a's and b's dtypes, shapes, strides
-    and 16-byte alignment, where the split-K kernel computes them and can be launched with its workspace already
-    chosen (gpu_split.fast), or the TMA kernel on int8 (``_tma_plan``); and this call's result.
+    and 16-byte alignment, where the row-major-B kernel computes them (gpu_gluon_rowb.fast), the split-K kernel
+    (launched with its workspace already chosen: gpu_split.fast), or the TMA kernel on int8 (``_tma_plan``); and
+    this call's result.
     (None, result) elsewhere: there the TMA kernel and the layout passes are launched directly from the second
     call of a signature on anyway (gpu_launch.Direct; the autotuned kernels of K not a multiple of 16 are not)."""
     m, kk = a.shape
