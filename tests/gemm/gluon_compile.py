@@ -65,8 +65,8 @@ def compile_all() -> None:
 
 def rowb_compiles() -> None:
     """The kernel for few rows and a row-major B (gpu_gluon_rowb), for each padded row count it takes and each way
-    its K chunks meet: two programs fit a multiprocessor, no scratch memory (its plan launches it itself), and B
-    re-laid in 32-bit stores."""
+    its K chunks meet: two programs fit a multiprocessor, no scratch memory (its plan launches it itself), B's
+    tile loaded in 32-bit words straight into the MMA's register operand, and no MMA serialised."""
     rb = gpu_gluon_rowb
     rows = range(rb.ROWS[0], rb.ROWS[1] + 1)
     # (padded rows 8, 16, 32, 64; stages), B short and long, rows past 64 in blocks of 64
