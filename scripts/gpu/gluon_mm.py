@@ -16,17 +16,18 @@ import triton
 
 from intdot.gemm import gpu_gluon
 
-# (BM, BN, BK, stages, GROUP, warps a consumer, ping-pong)
+# (BM, BN, BK, stages, GROUP, warps a consumer, ping-pong): two consumers, on alternate tiles (ping-pong) or on
+# the two row halves of every tile.
 CONFIGS = [
-    (128, 256, 128, 4, 8, 8, False),
-    (128, 256, 128, 3, 8, 8, False),
-    (128, 256, 64, 6, 8, 8, False),
-    (128, 128, 128, 6, 8, 4, False),
+    (128, 256, 128, 4, 16, 4, False),
+    (128, 256, 128, 3, 16, 4, False),
+    (128, 256, 128, 4, 8, 4, False),
+    (128, 256, 64, 8, 16, 4, False),
     (128, 128, 128, 6, 16, 4, True),
     (128, 128, 64, 10, 16, 4, True),
     (128, 128, 128, 6, 8, 4, True),
+    (128, 128, 128, 6, 16, 4, False),
     (256, 128, 128, 4, 8, 8, False),
-    (128, 256, 128, 4, 16, 8, False),
 ]
 
 
@@ -50,7 +51,7 @@ def run(which, with_c=False):
         args = (c, out, out, out, n, n, n, 0, 0, 0, 1)
         flags = dict(HAS_C=with_c, CENTRED=False, GROUP=group, NUM=stages, PING=ping, num_warps=warps)
         go = lambda: gpu_gluon.mm_ws[grid](da, db, *args, **flags)
-        label = f"gluon mm_ws {bm}x{bn}x{bk} s{stages} G{group} w{warps}{' ping-pong' if ping else ''}"
+        label = f"gluon mm_ws {bm}x{bn}x{bk} s{stages} G{group} w{warps}{' ping-pong' if ping else ' halves'}"
         label += " with c" if with_c else ""
         try:
             out.zero_()

@@ -36,7 +36,7 @@ def kernel(fill):
     sms = torch.cuda.get_device_properties("cuda").multi_processor_count
     grid = (min(sms, triton.cdiv(N, bm) * triton.cdiv(N, bn)),)
     args = (out, out, out, out, N, N, N, 0, 0, 0, 1)  # c, out, the centring's sums (unused), M, N, K, za, zb, zz, sign
-    flags = dict(HAS_C=False, CENTRED=False, GROUP=cfg["GROUP"], NUM=cfg["NUM"], PING=False, num_warps=8)
+    flags = dict(HAS_C=False, CENTRED=False, GROUP=cfg["GROUP"], NUM=cfg["NUM"], PING=False, num_warps=cfg["num_warps"])
     go = lambda: gpu_gluon.mm_ws[grid](da, db, *args, **flags)
     go()
     assert torch.equal(out, torch._int_mm(a, bt.t())), "not exact"

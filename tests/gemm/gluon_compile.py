@@ -54,8 +54,11 @@ def compile_all() -> None:
             src = GluonASTSource(gpu_gluon.mm_ws, _signature(cfg["BM"], cfg["BN"], cfg["BK"]), consts)
             k = triton.compile(src, target=GPUTarget("cuda", 90, 32), options={"num_warps": cfg["num_warps"]})
             ptx, what = k.asm["ptx"], (cfg, has_c, centred)
-            # Two MMAs a K step for each consumer (N = 256 or two of M = 64), asynchronous warpgroup ones.
-            assert ptx.count("wgmma.mma_async") == (4 if cfg["PING"] else 2) * cfg["BK"] // 32, what
+            # Two consumers, each two MMAs a K step (two of M = 64, or two of N = 128), asynchronous warpgroup ones.
+            assert ptx.count("wgmma.mma_async") == 4 * cfg["BK"] // 32, what
+            # Each consumer synchronises its own warp group only (no barrier of 256 threads, one barrier apiece).
+            named = set(re.findall(r"bar\.sync\s+(\d+), (\d+);", ptx))
+            assert {n for _, n in named} == {"128"} and len(named) == 2, (what, named)
             assert "setmaxnreg" in ptx, what  # the partitions' registers rebalanced: warp specialisation happened
             assert not _serialised(ptx), what
             assert k.metadata.shared <= SHARED_MAX, (what, k.metadata.shared)

@@ -10,7 +10,9 @@ pipeliner and reaches 1,280-1,290 TOPS at 8192^3 on the H200; this one schedules
   as the MMA that read it has retired;
 - programs are persistent (one a multiprocessor), walking the output tiles in groups of GROUP tile rows so that B
   tiles are reused from L2;
-- with PING, two consumers take every other tile, so that one's K loop runs while the other's epilogue stores.
+- two consumers of one warp group each: with PING on every other tile, so that one's K loop runs while the
+  other's epilogue stores; without, each on one row half of every tile, handing stages back on their own (an
+  empty barrier waits for both), so that no barrier joins the two warp groups every K step.
 
 Used with Triton 3.6 (gpu.py checks); Triton's interpreter does not interpret Gluon kernels, and gpu.py picks this
 one for CUDA tensors on sm_90 devices only.  tests/gemm/test_gpu_gluon.py compiles it for sm_90a where no GPU is
@@ -24,11 +26,12 @@ from triton.experimental.gluon import language as gl
 from triton.experimental.gluon.language.nvidia.hopper import mbarrier, tma, warpgroup_mma, warpgroup_mma_wait
 from triton.experimental.gluon.nvidia.hopper import TensorDescriptor
 
-# Measured on the H200 at 8192^3 (scripts/gpu/gluon_mm.py): 128x128 ping-pong 1,384-1,385 TOPS; one consumer of
-# two warp groups on 128x256 tiles 1,386-1,400. Through gemm within 3% of each other everywhere (sweep.py ws);
-# gpu.WIDE_PER_SM says which runs where.
+# Measured on the H200 at 8192^3 (scripts/gpu/gluon_mm.py): 128x128 ping-pong 1,384-1,385 TOPS; 128x256 tiles
+# 1,386-1,400 with one consumer of two warp groups, and 2-5% more with two consumers, one a row half of every tile
+# (scripts/gpu/h200-results.txt, seventh session). Through gemm the two configurations are within 3% of each other
+# everywhere (sweep.py ws); gpu.WIDE_PER_SM says which runs where.
 PING = dict(BM=128, BN=128, BK=128, GROUP=16, NUM=6, PING=True, num_warps=4)
-WIDE = dict(BM=128, BN=256, BK=128, GROUP=16, NUM=4, PING=False, num_warps=8)
+WIDE = dict(BM=128, BN=256, BK=128, GROUP=16, NUM=4, PING=False, num_warps=4)
 
 
 def descriptor(t, block):
@@ -82,19 +85,23 @@ def _consumer(
     NUM: gl.constexpr,
     FIRST: gl.constexpr,
     EVERY: gl.constexpr,
+    HALF: gl.constexpr,
 ):
     # This consumer takes the program's tiles FIRST, FIRST + EVERY, ...: all of them (0, 1) or every other one
-    # (ping-pong).  A tile's ring stages follow from its place in the program's sequence of tiles.
+    # (ping-pong).  A tile's ring stages follow from its place in the program's sequence of tiles.  HALF 0 or 1:
+    # of each tile only that half of the rows; -1: all of them.
     a_bufs, b_bufs, ready, empty, turn = ring
     c_ptr, out_ptr, ra_ptr, cb_ptr, M, N, K, za, zb, zz, sign = operands
     BM: gl.constexpr = a_bufs.type.shape[1]
     BN: gl.constexpr = b_bufs.type.shape[1]
     BK: gl.constexpr = a_bufs.type.shape[2]
+    ROWS: gl.constexpr = BM if HALF < 0 else BM // 2
+    R0: gl.constexpr = 0 if HALF < 0 else HALF * (BM // 2)
     layout: gl.constexpr = _acc_layout(gl.num_warps())
     n_m = gl.cdiv(M, BM)
     n_n = gl.cdiv(N, BN)
     k_steps = gl.cdiv(K, BK)
-    rows = gl.arange(0, BM, layout=gl.SliceLayout(1, layout))
+    rows = gl.arange(0, ROWS, layout=gl.SliceLayout(1, layout))
     cols = gl.arange(0, BN, layout=gl.SliceLayout(0, layout))
     step = gl.num_programs(0)
     j = 0
@@ -109,15 +116,16 @@ def _consumer(
                 mbarrier.wait(turn.index(1), (j + 1) & 1, pred=j > 0)
             else:
                 mbarrier.wait(turn.index(0), j & 1)
-        acc = gl.zeros((BM, BN), dtype=gl.int32, layout=layout)
+        acc = gl.zeros((ROWS, BN), dtype=gl.int32, layout=layout)
         for ks in range(k_steps):
             s = i % NUM
             mbarrier.wait(ready.index(s), (i // NUM) & 1)
-            acc = warpgroup_mma(a_bufs.index(s), b_bufs.index(s).permute((1, 0)), acc, is_async=True)
+            a = a_bufs.index(s) if HALF < 0 else a_bufs.index(s).slice(R0, ROWS)
+            acc = warpgroup_mma(a, b_bufs.index(s).permute((1, 0)), acc, is_async=True)
             # One MMA stays in flight: the one before it has read its stage, which goes back to the loader.
             acc = warpgroup_mma_wait(1, deps=(acc,))
-            # One thread arrives (count 1) for all the consumer's warps: Triton synchronises the warp groups after
-            # the wait and before the arrival (bar.sync in the PTX), which a Triton upgrade should be checked for.
+            # One thread arrives for all the consumer's warps: Triton synchronises them after the wait and before
+            # the arrival (bar.sync in the PTX), which a Triton upgrade should be checked for.
             mbarrier.arrive(empty.index((i + NUM - 1) % NUM), pred=ks > 0)
             i += 1
         if EVERY == 2:
@@ -128,7 +136,7 @@ def _consumer(
         # gpu_kernels.epilogue spelled in Gluon: undo the centring of unsigned operands (exact modulo 2**32), apply
         # neg, add c, store.  Calling that @triton.jit function from here compiles to the same PTX, but under
         # TRITON_INTERPRET (the CPU tests) it is an InterpretedFunction, which a Gluon kernel may not reference.
-        r = pm * BM + rows
+        r = pm * BM + R0 + rows
         c = pn * BN + cols
         if CENTRED:
             ra = gl.load(ra_ptr + r, mask=r < M, other=0)
@@ -176,27 +184,21 @@ def mm_ws(
     turn = gl.allocate_shared_memory(gl.int64, [2, 1], mbarrier.MBarrierLayout())
     for s in gl.static_range(NUM):
         mbarrier.init(ready.index(s), count=1)
-        mbarrier.init(empty.index(s), count=1)
+        mbarrier.init(empty.index(s), count=1 if PING else 2)
     for s in gl.static_range(2):
         mbarrier.init(turn.index(s), count=1)
     ring = (a_bufs, b_bufs, ready, empty, turn)
     operands = (c_ptr, out_ptr, ra_ptr, cb_ptr, M, N, K, za, zb, zz, sign)
-    if PING:  # two consumers of num_warps each on alternate tiles; the register split leaves the loader 40
-        gl.warp_specialize(
-            [
-                (_consumer, (ring, operands, HAS_C, CENTRED, GROUP, NUM, 0, 2)),
-                (_consumer, (ring, operands, HAS_C, CENTRED, GROUP, NUM, 1, 2)),
-                (_loader, (a_desc, b_desc, a_bufs, b_bufs, ready, empty, M, N, K, GROUP, NUM)),
-            ],
-            [gl.num_warps(), 1],
-            [232, 40],
-        )
-    else:
-        gl.warp_specialize(
-            [
-                (_consumer, (ring, operands, HAS_C, CENTRED, GROUP, NUM, 0, 1)),
-                (_loader, (a_desc, b_desc, a_bufs, b_bufs, ready, empty, M, N, K, GROUP, NUM)),
-            ],
-            [1],
-            [40],
-        )
+    # Two consumers of num_warps each: on alternate tiles (PING), or on the two row halves of every tile, each
+    # arriving on the empty barriers (count 2) so that no barrier joins them a K step.  The register split leaves
+    # the loader warp 40.
+    EVERY: gl.constexpr = 2 if PING else 1
+    gl.warp_specialize(
+        [
+            (_consumer, (ring, operands, HAS_C, CENTRED, GROUP, NUM, 0, EVERY, -1 if PING else 0)),
+            (_consumer, (ring, operands, HAS_C, CENTRED, GROUP, NUM, EVERY - 1, EVERY, -1 if PING else 1)),
+            (_loader, (a_desc, b_desc, a_bufs, b_bufs, ready, empty, M, N, K, GROUP, NUM)),
+        ],
+        [gl.num_warps(), 1],
+        [232, 40],
+    )
