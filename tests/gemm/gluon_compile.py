@@ -227,17 +227,28 @@ def rowb_choice() -> None:
     assert takes(1, 8192, 8192) and takes(16, 16384, 4096) and not takes(16, 4096, 4096)
 
 
-def one_stage_refused() -> None:
-    """A ring of one stage would deadlock (a stage goes back a K step late): refused when compiled."""
-    cfg = gpu_gluon.PING
-    consts = dict(HAS_C=False, CENTRED=False, GROUP=cfg["GROUP"], NUM=1, PING=True)
-    src = GluonASTSource(gpu_gluon.mm_ws, _signature(cfg["BM"], cfg["BN"], cfg["BK"]), consts)
+def _refused(why: str, warps: int, **consts) -> None:
+    """The Hopper kernel with ``consts`` on 128x256 tiles and ``warps`` warps a consumer refused when compiled, its
+    static assertion's message (somewhere in Triton's chain of errors) containing ``why``."""
+    consts = dict(dict(HAS_C=False, CENTRED=False, GROUP=16, NUM=4, PING=False), **consts)
+    src = GluonASTSource(gpu_gluon.mm_ws, _signature(128, 256, 128), consts)
     try:
-        triton.compile(src, target=GPUTarget("cuda", 90, 32), options={"num_warps": cfg["num_warps"]})
-    except Exception as exc:  # Triton's CompilationError, with the static assertion's message
-        assert "deadlock" in str(exc), exc
+        triton.compile(src, target=GPUTarget("cuda", 90, 32), options={"num_warps": warps})
+    except Exception as exc:  # Triton's CompilationError, caused by the static assertion's
+        chain = []
+        while exc is not None:
+            chain.append(str(exc))
+            exc = exc.__cause__ or exc.__context__
+        assert any(why in text for text in chain), chain
     else:
-        raise AssertionError("NUM=1 compiled")
+        raise AssertionError(f"compiled: {consts}, {warps} warps")
+
+
+def misconfigurations_refused() -> None:
+    """A ring of one stage would deadlock (a stage goes back a K step late); a row half of 64 rows cannot be spread
+    over two warp groups (16 rows a warp): both refused when compiled."""
+    _refused("deadlock", 4, NUM=1)
+    _refused("a multiple of 16 a warp", 8)
 
 
 def choice() -> None:
@@ -260,7 +271,7 @@ def choice() -> None:
 
 if __name__ == "__main__":
     compile_all()
-    one_stage_refused()
+    misconfigurations_refused()
     choice()
     rowb_compiles()
     fill_compiles()

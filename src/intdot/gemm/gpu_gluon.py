@@ -97,6 +97,7 @@ def _consumer(
     BK: gl.constexpr = a_bufs.type.shape[2]
     ROWS: gl.constexpr = BM if HALF < 0 else BM // 2
     R0: gl.constexpr = 0 if HALF < 0 else HALF * (BM // 2)
+    gl.static_assert(ROWS % (16 * gl.num_warps()) == 0, "a consumer's rows: a multiple of 16 a warp")
     layout: gl.constexpr = _acc_layout(gl.num_warps())
     n_m = gl.cdiv(M, BM)
     n_n = gl.cdiv(N, BN)
