@@ -2,7 +2,8 @@
 
 Triton's own TMA kernel (gpu_kernels.mm_tma) leaves the scheduling of loads and tensor-core work to Triton's
 pipeliner and reaches 1,280-1,290 TOPS at 8192^3 on the H200; this one schedules them itself and reaches
-1,385-1,400 (scripts/gpu/gluon_mm.py, scripts/gpu/h200-results.txt):
+1,385-1,400 timed alone, 1,331-1,346 timed alternately with other kernels on a board held at its power cap
+(scripts/gpu/gluon_mm.py, scripts/gpu/join_ab.py on branch join-n256, scripts/gpu/h200-results.txt):
 
 - one loader warp streams A and B tiles through a ring of shared-memory stages with the tensor-copy engine (TMA),
   each stage guarded by a ``ready`` and an ``empty`` barrier;
