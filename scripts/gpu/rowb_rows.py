@@ -33,11 +33,13 @@ def run():
         tma = gpu._tma_plan(x, w, False)[0]
         if tma is not None:
             fns["tma+pass"] = lambda: tma(x, w)
+        keep = rb.NUM, rb.NUM_BLOCKS, rb.PER_SM
         for num, per in ((3, 2), (4, 2), (3, 1)):
-            rb.NUM, rb.PER_SM = num, per
+            # The stages of one block (48 rows: NUM) and of blocks past 64 rows (NUM_BLOCKS) alike.
+            rb.NUM, rb.NUM_BLOCKS, rb.PER_SM = num, num, per
             call = rb.fast(x, w, False, sms)[0]
             fns[f"rowb {num}x{per}"] = (lambda c: lambda: c(x, w))(call)
-        rb.NUM, rb.PER_SM = 3, 2
+        rb.NUM, rb.NUM_BLOCKS, rb.PER_SM = keep
         bad = [name for name, f in fns.items() if not torch.equal(f(), ref)]
         times = {name: [] for name in fns}
         for _ in range(3):
