@@ -198,7 +198,7 @@ def mm_ws(
     gl.warp_specialize(
         [
             (_consumer, (ring, operands, HAS_C, CENTRED, GROUP, NUM, 0, EVERY, -1 if PING else 0)),
-            (_consumer, (ring, operands, HAS_C, CENTRED, GROUP, NUM, EVERY - 1, EVERY, -1 if PING else 1)),
+            (_consumer, (ring, operands, HAS_C, CENTRED, GROUP, NUM, 1 if PING else 0, EVERY, -1 if PING else 1)),
             (_loader, (a_desc, b_desc, a_bufs, b_bufs, ready, empty, M, N, K, GROUP, NUM)),
         ],
         [gl.num_warps(), 1],
