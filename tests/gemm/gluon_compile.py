@@ -16,7 +16,7 @@ from triton.backends.compiler import GPUTarget
 from triton.experimental.gluon import language as gl
 from triton.experimental.gluon._runtime import GluonASTSource
 
-from intdot.gemm import gpu, gpu_gluon, gpu_gluon_rowb
+from intdot.gemm import gpu, gpu_gluon, gpu_gluon_rowb, gpu_ptx
 
 SHARED_MAX = 232448  # bytes of shared memory a block may have on sm_90
 
@@ -39,7 +39,7 @@ def _signature(bm: int, bn: int, bk: int) -> dict:
     kinds = dict.fromkeys(gpu_gluon.mm_ws.arg_names, "i32")
     for name in ("c_ptr", "out_ptr", "ra_ptr", "cb_ptr"):
         kinds[name] = "*i32"
-    for name in ("HAS_C", "CENTRED", "GROUP", "NUM", "PING"):
+    for name in ("HAS_C", "CENTRED", "GROUP", "NUM", "PING", "CLUSTER", "PTX"):
         kinds[name] = "constexpr"
     for name, block in (("a_desc", [bm, bk]), ("b_desc", [bn, bk])):
         layout = gl.NVMMASharedLayout.get_default_for(block, gl.int8)
@@ -48,10 +48,14 @@ def _signature(bm: int, bn: int, bk: int) -> dict:
 
 
 def compile_all() -> None:
-    for cfg in (gpu_gluon.PING, gpu_gluon.WIDE):
+    # gpu.py launches PING, WIDE in clusters (its default) and WIDE one program a tile row (multicast turned off).
+    configs = (gpu_gluon.PING, gpu_gluon.WIDE, dict(gpu_gluon.WIDE, CLUSTER=1))
+    for cfg in configs:
+        c = cfg["CLUSTER"]
         for has_c, centred in ((False, False), (True, True)):
-            consts = dict(HAS_C=has_c, CENTRED=centred, GROUP=cfg["GROUP"], NUM=cfg["NUM"], PING=cfg["PING"])
-            src = GluonASTSource(gpu_gluon.mm_ws, _signature(cfg["BM"], cfg["BN"], cfg["BK"]), consts)
+            consts = {name: cfg[name] for name in ("GROUP", "NUM", "PING", "CLUSTER", "PTX")}
+            consts.update(HAS_C=has_c, CENTRED=centred)
+            src = GluonASTSource(gpu_gluon.mm_ws, _signature(cfg["BM"], cfg["BN"] // c, cfg["BK"]), consts)
             k = triton.compile(src, target=GPUTarget("cuda", 90, 32), options={"num_warps": cfg["num_warps"]})
             ptx, what = k.asm["ptx"], (cfg, has_c, centred)
             # Two consumers, each two MMAs a K step (two of M = 64, or two of N = 128), asynchronous warpgroup ones.
@@ -64,6 +68,47 @@ def compile_all() -> None:
             assert k.metadata.shared <= SHARED_MAX, (what, k.metadata.shared)
             # The plan calls the launcher itself and passes no scratch memory.
             assert not k.metadata.global_scratch_size and not k.metadata.profile_scratch_size, what
+            _clusters_as_written(ptx, c, what)
+
+
+def _clusters_as_written(ptx: str, c: int, what) -> None:
+    """The rewrite (gpu_ptx.clustered) made clusters of c programs, or left the kernel alone for c = 1: c copies
+    of parts of B, multicast to all c; each consumer's two arrivals (in and after its K loop) made in all c
+    programs; three meeting points of the whole cluster, the first after the barriers' initialisation."""
+    if c == 1:
+        assert "cluster" not in ptx.replace("shared::cluster", ""), what
+        return
+    assert f".reqnctapercluster {c}, 1, 1" in ptx, what
+    multicast = re.findall(r"\.multicast::cluster \[[^;]*\], (%\w+);", ptx)
+    assert len(multicast) == c and re.search(rf"mov\.b16 {multicast[0]}, {(1 << c) - 1};", ptx), what
+    assert ptx.count("mbarrier.arrive.shared::cluster.b64") == 4 * c == ptx.count("mapa.shared::cluster"), what
+    assert "mbarrier.arrive.shared::cta" not in ptx, what
+    meets = [i.start() for i in re.finditer("barrier.cluster.arrive;", ptx)]
+    assert len(meets) == 3 == ptx.count("barrier.cluster.wait;"), what
+    assert ptx.rfind("mbarrier.init") < ptx.find("fence.mbarrier_init.release.cluster") < meets[0], what
+
+
+def rewrite_refuses_other_shapes() -> None:
+    """The rewrite fails loudly on PTX not shaped as Triton 3.6 emits it, rather than emit a kernel that hangs."""
+    cfg = gpu_gluon.WIDE
+    consts = {name: cfg[name] for name in ("GROUP", "NUM", "PING", "CLUSTER", "PTX")}
+    # Another PTX tag: Triton's cache keeps this kernel apart from the rewritten one of the same source.
+    consts.update(HAS_C=False, CENTRED=False, PTX="not rewritten")
+    src = GluonASTSource(gpu_gluon.mm_ws, _signature(cfg["BM"], cfg["BN"] // 2, cfg["BK"]), consts)
+    from triton import knobs
+
+    hook, knobs.runtime.add_stages_inspection_hook = knobs.runtime.add_stages_inspection_hook, None
+    try:
+        ptx = triton.compile(src, target=GPUTarget("cuda", 90, 32), options={"num_warps": 4}).asm["ptx"]
+    finally:
+        knobs.runtime.add_stages_inspection_hook = hook
+    assert ".reqnctapercluster" not in ptx and gpu_ptx.clustered(ptx) != ptx
+    for broken in (ptx.replace("brx.idx", "brx.other"), ptx.replace(".reqntid", ".maxntid")):
+        try:
+            gpu_ptx.clustered(broken)
+        except gpu_ptx.RewriteError:
+            continue
+        raise AssertionError("a broken kernel rewritten")
 
 
 def rowb_compiles() -> None:
@@ -230,7 +275,7 @@ def rowb_choice() -> None:
 def _refused(why: str, warps: int, **consts) -> None:
     """The Hopper kernel with ``consts`` on 128x256 tiles and ``warps`` warps a consumer refused when compiled, its
     static assertion's message (somewhere in Triton's chain of errors) containing ``why``."""
-    consts = dict(dict(HAS_C=False, CENTRED=False, GROUP=16, NUM=4, PING=False), **consts)
+    consts = dict(dict(HAS_C=False, CENTRED=False, GROUP=16, NUM=4, PING=False, CLUSTER=1, PTX=gpu_ptx.TAG), **consts)
     src = GluonASTSource(gpu_gluon.mm_ws, _signature(128, 256, 128), consts)
     try:
         triton.compile(src, target=GPUTarget("cuda", 90, 32), options={"num_warps": warps})
@@ -259,7 +304,16 @@ def choice() -> None:
     gpu._ws = lambda device: True
     hopper = SimpleNamespace(type="cuda", index=0)
     kernel, grid, _, blocks, cfg = gpu._tma_setup(8192, 8192, hopper)
-    assert kernel.fn is gpu_gluon.mm_ws and blocks == ([128, 128], [256, 128]) and grid == sms and not cfg["PING"]
+    assert kernel.fn is gpu_gluon.mm_ws and blocks == ([128, 128], [128, 128]) and grid == sms and not cfg["PING"]
+    assert cfg["CLUSTER"] == 2
+    # A grid of whole clusters of two: an odd multiprocessor count rounded down.
+    gpu._sm_count = lambda device: 131
+    assert gpu._tma_setup(8192, 8192, hopper)[1] == 130
+    gpu._sm_count = lambda device: sms
+    gpu.MULTICAST = False
+    _, grid, _, blocks, cfg = gpu._tma_setup(8192, 8192, hopper)
+    assert blocks == ([128, 128], [256, 128]) and grid == sms and cfg["CLUSTER"] == 1
+    gpu.MULTICAST = True
     kernel, grid, _, blocks, cfg = gpu._tma_setup(1024, 4096, hopper)
     assert blocks == ([128, 128], [128, 128]) and cfg["PING"] and grid == sms
     kernel, grid, _, blocks, cfg = gpu._tma_setup(200, 300, hopper)
@@ -271,6 +325,7 @@ def choice() -> None:
 
 if __name__ == "__main__":
     compile_all()
+    rewrite_refuses_other_shapes()
     misconfigurations_refused()
     choice()
     rowb_compiles()

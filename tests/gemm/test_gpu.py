@@ -94,13 +94,14 @@ def _captured(torch, fn):
 @pytest.mark.parametrize("op", ["sdot4", "usdot", "udot4"])
 def test_gpu_wide_tiles_on_odd_edges(op, monkeypatch):
     """The Hopper kernel's wide 128x256 tiles (gpu_gluon.WIDE, chosen for large products; here for a moderate one)
-    on M, N and K that fill no tile, with c, neg and centred unsigned operands, against float64 on the GPU."""
+    on M, N and K that fill no tile, with c, neg and centred unsigned operands, against float64 on the GPU; in
+    clusters of two sharing B's tiles, with an odd number of tile rows (the last cluster's second program past M)."""
     torch = pytest.importorskip("torch")
     monkeypatch.setattr(gpu, "WIDE_PER_SM", 1)
-    m, k, n = 1500, 272, 3000
+    m, k, n = 1400, 272, 3000
     setup = gpu._tma_setup(m, n, torch.device("cuda"))
     if gpu._ws(torch.device("cuda")):
-        assert setup[3][1] == [256, 128], setup
+        assert setup[3][1] == [128, 128] and setup[4]["CLUSTER"] == 2 and -(-m // 128) % 2, setup
     row = ref.OPS[op]
     rng = _rng("wide", op)
     a = torch.from_numpy(_lanes(rng, row[0], row[1], (m, k))).cuda()

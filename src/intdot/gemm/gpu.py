@@ -36,6 +36,9 @@ TMA = os.environ.get("INTDOT_GEMM_TMA", "1") != "0"
 # On Hopper (sm_90) with Triton 3.6 the TMA kernel is the warp-specialised Gluon one (gpu_gluon.py);
 # INTDOT_GEMM_WS=0 keeps Triton's own (gpu_kernels.mm_tma) there too.
 WS = os.environ.get("INTDOT_GEMM_WS", "1") != "0"
+# Its wide configuration runs in clusters of two programs sharing each B tile by TMA multicast (gpu_gluon.WIDE,
+# gpu_ptx); INTDOT_GEMM_MULTICAST=0 runs it one program a tile row as before.
+MULTICAST = os.environ.get("INTDOT_GEMM_MULTICAST", "1") != "0"
 # The Gluon kernel's wide tiles (gpu_gluon.WIDE) once they number this many a multiprocessor, its ping-pong 128x128
 # tiles below that: within 3% of each other on every shape measured (scripts/gpu/sweep.py ws), the wide ones only
 # where every multiprocessor walks many, so that the last round's idle multiprocessors weigh little.
@@ -271,10 +274,13 @@ def _tma_setup(m: int, n: int, device):
         cfg = dict(g.PING)
         sms = _sm_count(device)
         if _tiles(m, n, g.WIDE["BM"], g.WIDE["BN"]) >= WIDE_PER_SM * sms:
-            cfg = dict(g.WIDE)
+            cfg = dict(g.WIDE, CLUSTER=g.WIDE["CLUSTER"] if MULTICAST else 1)
         bm, bn, bk = cfg.pop("BM"), cfg.pop("BN"), cfg.pop("BK")
-        grid = min(sms, _tiles(m, n, bm, bn))
-        return k["mm_ws_raw"], grid, g.descriptor, ([bm, bk], [bn, bk]), cfg
+        c = cfg["CLUSTER"]
+        # A cluster's c programs take c vertically adjacent tiles, each copying 1/c of their B tile for all of
+        # them: the grid is whole clusters, at most one program a multiprocessor.
+        grid = c * min(sms // c, _tiles(-(-m // bm), n, c, bn))
+        return k["mm_ws_raw"], grid, g.descriptor, ([bm, bk], [bn // c, bk]), cfg
     cfg = TMA_CONFIG
     bm, bn, bk = cfg["BM"], cfg["BN"], cfg["BK"]
     return k["mm_tma_raw"], _tma_tiles(m, n), k["TensorDescriptor"].from_tensor, ([bm, bk], [bn, bk]), cfg

@@ -13,7 +13,10 @@ pipeliner and reaches 1,280-1,290 TOPS at 8192^3 on the H200; this one schedules
   tiles are reused from L2;
 - two consumers of one warp group each: with PING on every other tile, so that one's K loop runs while the
   other's epilogue stores; without, each on one row half of every tile, handing stages back on their own (an
-  empty barrier waits for both), so that no barrier joins the two warp groups every K step.
+  empty barrier waits for both), so that no barrier joins the two warp groups every K step;
+- the wide configuration runs in clusters of two programs on vertically adjacent tiles, each copying half of
+  their shared B tile for both by TMA multicast (gpu_ptx adds what Gluon cannot spell): a third less data moved
+  from L2, which at the power cap is a fifth of the energy an operation (scripts/gpu/energy_probe.py).
 
 Used with Triton 3.6 (gpu.py checks); Triton's interpreter does not interpret Gluon kernels, and gpu.py picks this
 one for CUDA tensors on sm_90 devices only.  tests/gemm/test_gpu_gluon.py compiles it for sm_90a where no GPU is
@@ -27,12 +30,16 @@ from triton.experimental.gluon import language as gl
 from triton.experimental.gluon.language.nvidia.hopper import mbarrier, tma, warpgroup_mma, warpgroup_mma_wait
 from triton.experimental.gluon.nvidia.hopper import TensorDescriptor
 
+from . import gpu_ptx
+
+gpu_ptx.install()  # clusters of programs (CLUSTER > 1): what Gluon cannot spell, added to the PTX
+
 # Measured on the H200 at 8192^3 (scripts/gpu/gluon_mm.py): 128x128 ping-pong 1,384-1,385 TOPS; 128x256 tiles
 # 1,386-1,400 with one consumer of two warp groups, and 2-5% more with two consumers, one a row half of every tile
 # (scripts/gpu/h200-results.txt, seventh session). Through gemm the two configurations are within 3% of each other
 # everywhere (sweep.py ws); gpu.WIDE_PER_SM says which runs where.
-PING = dict(BM=128, BN=128, BK=128, GROUP=16, NUM=6, PING=True, num_warps=4)
-WIDE = dict(BM=128, BN=256, BK=128, GROUP=16, NUM=4, PING=False, num_warps=4)
+PING = dict(BM=128, BN=128, BK=128, GROUP=16, NUM=6, PING=True, CLUSTER=1, PTX=gpu_ptx.TAG, num_warps=4)
+WIDE = dict(BM=128, BN=256, BK=128, GROUP=16, NUM=4, PING=False, CLUSTER=2, PTX=gpu_ptx.TAG, num_warps=4)
 
 
 def descriptor(t, block):
@@ -56,23 +63,51 @@ def _tile(t, n_m, n_n, GROUP: gl.constexpr):
 
 
 @gluon.jit
-def _loader(a_desc, b_desc, a_bufs, b_bufs, ready, empty, M, N, K, GROUP: gl.constexpr, NUM: gl.constexpr):
+def _tiles(M, N, BM: gl.constexpr, BN: gl.constexpr, CLUSTER: gl.constexpr):
+    # (first, count, step) of this program's tiles in the order _place reads: a cluster (CLUSTER consecutive
+    # programs) takes rows of CLUSTER tiles, which share B's tile.
+    return gl.program_id(0) // CLUSTER, gl.cdiv(gl.cdiv(M, BM), CLUSTER) * gl.cdiv(N, BN), gl.num_programs(0) // CLUSTER
+
+
+@gluon.jit
+def _place(t, M, N, BM: gl.constexpr, BN: gl.constexpr, GROUP: gl.constexpr, CLUSTER: gl.constexpr):
+    # The tile (pm, pn) of this program in its cluster's t-th row of CLUSTER tiles.
+    pm, pn = _tile(t, gl.cdiv(gl.cdiv(M, BM), CLUSTER), gl.cdiv(N, BN), GROUP)
+    if CLUSTER > 1:
+        pm = pm * CLUSTER + gl.program_id(0) % CLUSTER
+    return pm, pn
+
+
+@gluon.jit
+def _loader(
+    a_desc, b_desc, a_bufs, b_bufs, ready, empty, M, N, K, GROUP: gl.constexpr, NUM: gl.constexpr, CLUSTER: gl.constexpr
+):
     BM: gl.constexpr = a_desc.block_type.shape[0]
-    BN: gl.constexpr = b_desc.block_type.shape[0]
+    PART: gl.constexpr = b_desc.block_type.shape[0]  # the rows of B's tile that this program copies
+    BN: gl.constexpr = PART * CLUSTER
     BK: gl.constexpr = a_desc.block_type.shape[1]
-    n_m = gl.cdiv(M, BM)
-    n_n = gl.cdiv(N, BN)
+    first, count, step = _tiles(M, N, BM, BN, CLUSTER)
     i = 0
-    for t in range(gl.program_id(0), n_m * n_n, gl.num_programs(0)):
-        pm, pn = _tile(t, n_m, n_n, GROUP)
+    for t in range(first, count, step):
+        pm, pn = _place(t, M, N, BM, BN, GROUP, CLUSTER)
         for ks in range(gl.cdiv(K, BK)):
             s = i % NUM
-            # A stage is free once the consumer's arrival for its previous use has landed (the first lap is free).
+            # A stage is free once the consumers' arrivals for its previous use have landed (the first lap is
+            # free); in a cluster, those of every program's consumers, since the parts of B land in all of them.
             mbarrier.wait(empty.index(s), ((i // NUM) & 1) ^ 1, pred=i >= NUM)
-            mbarrier.expect(ready.index(s), a_desc.block_type.nbytes + b_desc.block_type.nbytes)
+            mbarrier.expect(ready.index(s), a_desc.block_type.nbytes + CLUSTER * b_desc.block_type.nbytes)
             # Past M, N or K the copy fills zeros: edge tiles need no masks on the way in.
             tma.async_copy_global_to_shared(a_desc, [pm * BM, ks * BK], ready.index(s), a_bufs.index(s))
-            tma.async_copy_global_to_shared(b_desc, [pn * BN, ks * BK], ready.index(s), b_bufs.index(s))
+            if CLUSTER == 1:
+                tma.async_copy_global_to_shared(b_desc, [pn * BN, ks * BK], ready.index(s), b_bufs.index(s))
+            else:
+                # Program r copies part r of B's tile, multicast to the whole cluster (gpu_ptx.clustered).
+                for r in gl.static_range(CLUSTER):
+                    part = b_bufs.index(s).slice(r * PART, PART)
+                    rank = gl.program_id(0) % CLUSTER
+                    tma.async_copy_global_to_shared(
+                        b_desc, [pn * BN + r * PART, ks * BK], ready.index(s), part, pred=rank == r
+                    )
             i += 1
 
 
@@ -87,6 +122,7 @@ def _consumer(
     FIRST: gl.constexpr,
     EVERY: gl.constexpr,
     HALF: gl.constexpr,
+    CLUSTER: gl.constexpr,
 ):
     # This consumer takes the program's tiles FIRST, FIRST + EVERY, ...: all of them (0, 1) or every other one
     # (ping-pong).  A tile's ring stages follow from its place in the program's sequence of tiles.  HALF 0 or 1:
@@ -100,16 +136,14 @@ def _consumer(
     R0: gl.constexpr = 0 if HALF < 0 else HALF * (BM // 2)
     gl.static_assert(ROWS % (16 * gl.num_warps()) == 0, "a consumer's rows: a multiple of 16 a warp")
     layout: gl.constexpr = _acc_layout(gl.num_warps())
-    n_m = gl.cdiv(M, BM)
-    n_n = gl.cdiv(N, BN)
     k_steps = gl.cdiv(K, BK)
     rows = gl.arange(0, ROWS, layout=gl.SliceLayout(1, layout))
     cols = gl.arange(0, BN, layout=gl.SliceLayout(0, layout))
-    step = gl.num_programs(0)
+    first, count, step = _tiles(M, N, BM, BN, CLUSTER)
     j = 0
-    for t in range(gl.program_id(0) + FIRST * step, n_m * n_n, EVERY * step):
-        pm, pn = _tile(t, n_m, n_n, GROUP)
-        i = (t - gl.program_id(0)) // step * k_steps
+    for t in range(first + FIRST * step, count, EVERY * step):
+        pm, pn = _place(t, M, N, BM, BN, GROUP, CLUSTER)
+        i = (t - first) // step * k_steps
         if EVERY == 2:
             # Ping-pong takes turns over the ring: a consumer starts a tile's K loop once the other has waited on
             # every stage of the tile before it.  Without the turn, a consumer a lap or more ahead would wait on a
@@ -172,11 +206,17 @@ def mm_ws(
     GROUP: gl.constexpr,
     NUM: gl.constexpr,
     PING: gl.constexpr,
+    CLUSTER: gl.constexpr,
+    PTX: gl.constexpr,
 ):
     """out = sign * (a @ bt.T + the centring's correction) (+ c): the arguments of gpu_kernels.mm_tma, with the
-    descriptors' Gluon layouts (``descriptor``) and the grid at most one program a multiprocessor."""
+    descriptors' Gluon layouts (``descriptor``) and the grid at most one program a multiprocessor.
+
+    CLUSTER > 1: clusters of CLUSTER consecutive programs (the grid a multiple of it) on vertically adjacent tiles,
+    b_desc's block 1/CLUSTER of B's tile, which each program copies for the whole cluster (gpu_ptx.clustered); PTX:
+    gpu_ptx.TAG, so that Triton's cache tells kernels rewritten by different versions apart."""
     BM: gl.constexpr = a_desc.block_type.shape[0]
-    BN: gl.constexpr = b_desc.block_type.shape[0]
+    BN: gl.constexpr = b_desc.block_type.shape[0] * CLUSTER
     BK: gl.constexpr = a_desc.block_type.shape[1]
     gl.static_assert(NUM >= 2, "a stage goes back to the loader one K step late: one stage alone would deadlock")
     a_bufs = gl.allocate_shared_memory(gl.int8, [NUM, BM, BK], a_desc.layout)
@@ -186,7 +226,7 @@ def mm_ws(
     turn = gl.allocate_shared_memory(gl.int64, [2, 1], mbarrier.MBarrierLayout())
     for s in gl.static_range(NUM):
         mbarrier.init(ready.index(s), count=1)
-        mbarrier.init(empty.index(s), count=1 if PING else 2)
+        mbarrier.init(empty.index(s), count=(1 if PING else 2) * CLUSTER)
     for s in gl.static_range(2):
         mbarrier.init(turn.index(s), count=1)
     ring = (a_bufs, b_bufs, ready, empty, turn)
@@ -197,9 +237,12 @@ def mm_ws(
     EVERY: gl.constexpr = 2 if PING else 1
     gl.warp_specialize(
         [
-            (_consumer, (ring, operands, HAS_C, CENTRED, GROUP, NUM, 0, EVERY, -1 if PING else 0)),
-            (_consumer, (ring, operands, HAS_C, CENTRED, GROUP, NUM, 1 if PING else 0, EVERY, -1 if PING else 1)),
-            (_loader, (a_desc, b_desc, a_bufs, b_bufs, ready, empty, M, N, K, GROUP, NUM)),
+            (_consumer, (ring, operands, HAS_C, CENTRED, GROUP, NUM, 0, EVERY, -1 if PING else 0, CLUSTER)),
+            (
+                _consumer,
+                (ring, operands, HAS_C, CENTRED, GROUP, NUM, 1 if PING else 0, EVERY, -1 if PING else 1, CLUSTER),
+            ),
+            (_loader, (a_desc, b_desc, a_bufs, b_bufs, ready, empty, M, N, K, GROUP, NUM, CLUSTER)),
         ],
         [gl.num_warps(), 1],
         [232, 40],
