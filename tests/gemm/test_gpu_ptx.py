@@ -52,3 +52,8 @@ def test_a_kernel_not_shaped_as_triton_emits_it_is_refused():
 
 def test_the_tag_names_this_version_of_the_rewrite():
     assert len(gpu_ptx.TAG) == 16 and int(gpu_ptx.TAG, 16) >= 0
+
+
+def test_clusters_only_on_the_triton_the_rewrite_reads():
+    assert gpu_ptx.checked("3.6.0") and gpu_ptx.checked("3.6.1+git123")
+    assert not gpu_ptx.checked("3.5.1") and not gpu_ptx.checked("3.7.0") and not gpu_ptx.checked("4.6.0")

@@ -2,8 +2,8 @@
 
 Triton's own TMA kernel (gpu_kernels.mm_tma) leaves the scheduling of loads and tensor-core work to Triton's
 pipeliner and reaches 1,280-1,290 TOPS at 8192^3 on the H200; this one schedules them itself and reaches
-1,385-1,400 timed alone, 1,331-1,346 timed alternately with other kernels on a board held at its power cap
-(scripts/gpu/gluon_mm.py, scripts/gpu/join_ab.py on branch join-n256, scripts/gpu/h200-results.txt):
+1,393 timed alternately with other kernels on a board held at its power cap (1,380 without clusters, in the same
+run; scripts/gpu/cluster_ab.py, scripts/gpu/h200-results.txt):
 
 - one loader warp streams A and B tiles through a ring of shared-memory stages with the tensor-copy engine (TMA),
   each stage guarded by a ``ready`` and an ``empty`` barrier;
@@ -25,6 +25,7 @@ lent.  The stage counters are 32-bit: they would wrap only past M N K of about 2
 
 from __future__ import annotations
 
+import triton
 from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
 from triton.experimental.gluon.language.nvidia.hopper import mbarrier, tma, warpgroup_mma, warpgroup_mma_wait
@@ -36,10 +37,14 @@ gpu_ptx.install()  # clusters of programs (CLUSTER > 1): what Gluon cannot spell
 
 # Measured on the H200 at 8192^3 (scripts/gpu/gluon_mm.py): 128x128 ping-pong 1,384-1,385 TOPS; 128x256 tiles
 # 1,386-1,400 with one consumer of two warp groups, and 2-5% more with two consumers, one a row half of every tile
-# (scripts/gpu/h200-results.txt, seventh session). Through gemm the two configurations are within 3% of each other
-# everywhere (sweep.py ws); gpu.WIDE_PER_SM says which runs where.
+# (scripts/gpu/h200-results.txt, seventh session); clusters of two sharing B, 1% more again alternating and 2-4%
+# through gemm (eighth session; of four, 120 of the 132 multiprocessors fit, 1,208). Through gemm the two
+# configurations are within 3% of each other everywhere (sweep.py ws); gpu.WIDE_PER_SM says which runs where.
+# Clusters only on the Triton whose PTX the rewrite reads (gpu_ptx.checked).
 PING = dict(BM=128, BN=128, BK=128, GROUP=16, NUM=6, PING=True, CLUSTER=1, PTX=gpu_ptx.TAG, num_warps=4)
 WIDE = dict(BM=128, BN=256, BK=128, GROUP=16, NUM=4, PING=False, CLUSTER=2, PTX=gpu_ptx.TAG, num_warps=4)
+if not gpu_ptx.checked(triton.__version__):
+    WIDE["CLUSTER"] = 1
 
 
 def descriptor(t, block):

@@ -43,6 +43,12 @@ _SYNC = "barrier.sync \t1;\n"
 _MEET = "\tbarrier.cluster.arrive;\n\tbarrier.cluster.wait;\n"
 
 
+def checked(version: str) -> bool:
+    """Whether the rewrite was written for this Triton (its version): it reads PTX as Triton 3.6 emits it, and only
+    there has it run; elsewhere the kernel runs without clusters."""
+    return version.split(".")[:2] == ["3", "6"]
+
+
 class RewriteError(RuntimeError):
     """The PTX is not what the rewrite was written for (a Triton other than 3.6, or a changed kernel)."""
 
