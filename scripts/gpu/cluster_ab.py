@@ -8,11 +8,10 @@ sampled while each runs back to back (scripts/gpu/power.py).
 """
 
 import ctypes
-import statistics
 
 import torch
 import triton
-from power import sampled
+from power import compare
 
 from intdot.gemm import gpu_gluon, gpu_ptx
 
@@ -128,16 +127,7 @@ def main():
         exact = torch.equal(out.double().remainder(2**32), ref)
         print(f"cluster {key}: exact={exact}, at most {max_clusters(compiled, int(key[0]))} clusters at once")
     runs["torch B col"] = lambda: torch._int_mm(a, bt.t())
-    times = {key: [] for key in runs}
-    for _ in range(4):
-        for key, go in runs.items():
-            times[key].append(triton.testing.do_bench(go, warmup=25, rep=100, return_mode="median") * 1e-3)
-    for key in runs:
-        ts = sorted(times[key])
-        tops = [2 * n**3 / t / 1e12 for t in (statistics.median(ts), ts[-1], ts[0])]
-        print(f"cluster {key}: {tops[0]:.0f} TOPS ({tops[1]:.0f}-{tops[2]:.0f})", flush=True)
-    for key, go in runs.items():
-        print(f"  cluster {key} back to back: {'; '.join(sampled(go))}", flush=True)
+    compare(runs, 2 * n**3, "cluster ", rounds=4, rep=100)
 
 
 if __name__ == "__main__":

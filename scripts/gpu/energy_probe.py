@@ -18,11 +18,9 @@ Each is timed as bench/gemm.py times (do_bench medians, L2 flushed, the modes al
 the board's power sampled while it runs back to back (scripts/gpu/power.py).
 """
 
-import statistics
-
 import torch
 import triton
-from power import sampled
+from power import compare
 from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
 from triton.experimental.gluon.language.nvidia.hopper import mbarrier, tma
@@ -91,8 +89,8 @@ def mm_probe(a_desc, b_desc, out_ptr, M, N, K, GROUP: gl.constexpr, NUM: gl.cons
     operands = (out_ptr, out_ptr, out_ptr, out_ptr, M, N, K, 0, 0, 0, 1)
     gl.warp_specialize(
         [
-            (_consumer, (ring, operands, False, False, GROUP, NUM, 0, 1, 0)),
-            (_consumer, (ring, operands, False, False, GROUP, NUM, 0, 1, 1)),
+            (_consumer, (ring, operands, False, False, GROUP, NUM, 0, 1, 0, 1)),
+            (_consumer, (ring, operands, False, False, GROUP, NUM, 0, 1, 1, 1)),
             (_loader, (a_desc, b_desc, a_bufs, b_bufs, ready, empty, M, N, K, GROUP, NUM, MODE)),
         ],
         [gl.num_warps(), 1],
@@ -118,16 +116,7 @@ def main():
         torch.cuda.synchronize()
         if m in (0, 3):
             assert torch.equal(out, ref), f"MODE {m} not exact"
-    times = {m: [] for m in MODES}
-    for _ in range(6):
-        for m, go in runs.items():
-            times[m].append(triton.testing.do_bench(go, warmup=25, rep=200, return_mode="median") * 1e-3)
-    for m in runs:
-        ts = sorted(times[m])
-        tops = [2 * N**3 / t / 1e12 for t in (statistics.median(ts), ts[-1], ts[0])]
-        print(f"MODE {m} {MODES[m]}: {tops[0]:.0f} TOPS ({tops[1]:.0f}-{tops[2]:.0f})", flush=True)
-    for m, go in runs.items():
-        print(f"  MODE {m} back to back: {'; '.join(sampled(go))}", flush=True)
+    compare({f"{m} {MODES[m]}": go for m, go in runs.items()}, 2 * N**3, "MODE ")
 
 
 if __name__ == "__main__":

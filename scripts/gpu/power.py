@@ -55,19 +55,28 @@ def sampled(fn, seconds=3.0):
     return smi.communicate()[0].split("\n")[3:-1]
 
 
+def compare(runs, ops, label="", rounds=6, rep=200):
+    """Each of ``runs`` ({name: fn}) timed by do_bench, the runs alternating over ``rounds`` rounds: its median
+    TOPS (and the slowest and fastest round) for ``ops`` operations a call; then nvidia-smi's samples while each
+    runs back to back."""
+    times = {name: [] for name in runs}
+    for _ in range(rounds):
+        for name, go in runs.items():
+            times[name].append(triton.testing.do_bench(go, warmup=25, rep=rep, return_mode="median") * 1e-3)
+    for name in runs:
+        ts = sorted(times[name])
+        tops = [ops / t / 1e12 for t in (statistics.median(ts), ts[-1], ts[0])]
+        print(f"{label}{name}: {tops[0]:.0f} TOPS ({tops[1]:.0f}-{tops[2]:.0f}, {rounds} rounds)", flush=True)
+    for name, go in runs.items():
+        print(f"  {label}{name} back to back: {'; '.join(sampled(go))}", flush=True)
+
+
 def main():
     kernels = {
         "random": kernel(lambda shape, **kw: torch.randint(-128, 128, shape, **kw)),
         "zeros": kernel(torch.zeros),
     }
-    times = {name: [] for name in kernels}
-    for _ in range(6):
-        for name, go in kernels.items():
-            times[name].append(triton.testing.do_bench(go, warmup=10, rep=100, return_mode="median") * 1e-3)
-    for name, go in kernels.items():
-        t = statistics.median(times[name])
-        print(f"{name}: {2 * N**3 / t / 1e12:.0f} TOPS (median of {len(times[name])} runs)", flush=True)
-        print(f"  while running: {'; '.join(sampled(go))}", flush=True)
+    compare(kernels, 2 * N**3, rep=100)
 
 
 if __name__ == "__main__":
