@@ -57,3 +57,22 @@ def test_the_tag_names_this_version_of_the_rewrite():
 def test_clusters_only_on_the_triton_the_rewrite_reads():
     assert gpu_ptx.checked("3.6.0") and gpu_ptx.checked("3.6.1+git123")
     assert not gpu_ptx.checked("3.5.1") and not gpu_ptx.checked("3.7.0") and not gpu_ptx.checked("4.6.0")
+
+
+def test_install_puts_the_rewrite_back_after_another_hook():
+    """A stage hook set after gpu_gluon's import (a profiler's) replaces the rewrite's; install() chains both, once."""
+    knobs = pytest.importorskip("triton").knobs
+    saved = knobs.runtime.add_stages_inspection_hook
+    seen = []
+    try:
+        knobs.runtime.add_stages_inspection_hook = lambda *args: seen.append("other")
+        gpu_ptx.install()
+        gpu_ptx.install()
+        make_ptx = lambda src, metadata: _kernel("mm_ws", 1)  # noqa: E731
+        stages = {"ptx": make_ptx}
+        knobs.runtime.add_stages_inspection_hook(None, stages, None, None, 90)
+        assert seen == ["other"] and stages["ptx"] is not make_ptx  # the PTX stage goes through the rewrite
+        assert stages["ptx"](None, {}) == _kernel("mm_ws", 1)
+        assert knobs.runtime.add_stages_inspection_hook._intdot_clustered
+    finally:
+        knobs.runtime.add_stages_inspection_hook = saved
