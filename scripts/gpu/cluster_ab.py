@@ -4,16 +4,21 @@
 then timed at 8192^3 alternating (do_bench medians, as bench/gemm.py), with the SM clock and the board's power
 sampled while each runs back to back (scripts/gpu/power.py).
 
-    python scripts/gpu/cluster_ab.py      # on the H200
+    python scripts/gpu/cluster_ab.py        # on the H200
+    python scripts/gpu/cluster_ab.py gemm   # only gemm's own path (gpu.mm_int8), multicast on and off
+
+gemm's path: gpu.mm_int8 on every layout of A and B at 8192^3 (no plan remembered: each call reads
+gpu.MULTICAST), the two settings alternating with each other and torch._int_mm on B column-major.
 """
 
 import ctypes
+import sys
 
 import torch
 import triton
 from power import compare
 
-from intdot.gemm import gpu_gluon, gpu_ptx
+from intdot.gemm import gpu, gpu_gluon, gpu_ptx
 
 gpu_ptx.install()
 SIZES = (1, 2, 4)
@@ -130,5 +135,29 @@ def main():
     compare(runs, 2 * n**3, "cluster ", rounds=4, rep=100)
 
 
+def through_gemm():
+    n = 8192
+    a = torch.randint(-128, 128, (n, n), dtype=torch.int8, device="cuda")
+    b = torch.randint(-128, 128, (n, n), dtype=torch.int8, device="cuda")
+    layouts = {"row": lambda x: x.contiguous(), "col": lambda x: x.t().contiguous().t()}
+    ref = (a.double() @ b.double()).remainder(2**32)
+    b_col = layouts["col"](b)
+
+    def call(x, y, multicast):
+        def go():
+            gpu.MULTICAST = multicast
+            return gpu.mm_int8(x, y)
+
+        return go
+
+    for al, bl in (("row", "col"), ("row", "row"), ("col", "col")):
+        x, y = layouts[al](a), layouts[bl](b)
+        runs = {f"A {al} B {bl} multicast {on}": call(x, y, on) for on in (True, False)}
+        for key, go in runs.items():
+            print(f"{key}: exact={torch.equal(go().double().remainder(2**32), ref)}", flush=True)
+        runs["torch B col"] = lambda: torch._int_mm(a, b_col)
+        compare(runs, 2 * n**3, "gemm ", rounds=4, rep=200)
+
+
 if __name__ == "__main__":
-    main()
+    through_gemm() if sys.argv[1:] == ["gemm"] else main()
