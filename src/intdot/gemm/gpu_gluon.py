@@ -37,7 +37,7 @@ gpu_ptx.install()  # clusters of programs (CLUSTER > 1): what Gluon cannot spell
 
 # Measured on the H200 at 8192^3 (scripts/gpu/gluon_mm.py): 128x128 ping-pong 1,384-1,385 TOPS; 128x256 tiles
 # 1,386-1,400 with one consumer of two warp groups, and 2-5% more with two consumers, one a row half of every tile
-# (scripts/gpu/h200-results.txt, seventh session); clusters of two sharing B, 1% more again alternating and 2-4%
+# (scripts/gpu/h200-results.txt, seventh session); clusters of two sharing B, 1% more again alternating, 0.5-0.8%
 # through gemm (eighth session; of four, 120 of the 132 multiprocessors fit, 1,208). Through gemm the two
 # configurations are within 3% of each other everywhere (sweep.py ws); gpu.WIDE_PER_SM says which runs where.
 # Clusters only on the Triton whose PTX the rewrite reads (gpu_ptx.checked).
