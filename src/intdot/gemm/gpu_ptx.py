@@ -78,7 +78,6 @@ def clustered(ptx: str) -> str:
         return ptx
     if c & (c - 1) or c > 8:
         raise RewriteError(f"{KERNEL}: {c} copies of parts of B; a cluster of 2, 4 or 8 programs copies as many")
-    out = ptx
 
     def multicast(m):
         return (
@@ -87,7 +86,7 @@ def clustered(ptx: str) -> str:
             f"{m.group('ops')}, %mcast;\n\t}}"
         )
 
-    out = _COPY.sub(lambda m: multicast(m) if m.group("map") == b_map else m.group(0), out)
+    out = _COPY.sub(lambda m: multicast(m) if m.group("map") == b_map else m.group(0), ptx)
 
     def everywhere(m):
         lines = [f"{{\n\t.reg .b32 %remote<{c}>;"]
