@@ -26,7 +26,7 @@ from triton.experimental.gluon import language as gl
 from triton.experimental.gluon.language.nvidia.hopper import mbarrier, tma
 
 from intdot.gemm import gpu_gluon
-from intdot.gemm.gpu_gluon import _consumer, _tile
+from intdot.gemm.gpu_gluon import _consumer, _tile, ring_of_stages
 
 N = 8192
 MODES = {0: "kernel", 1: "B copied every other step", 2: "no copies after the first lap", 3: "every tile copied twice"}
@@ -74,18 +74,8 @@ def _loader(
 @gluon.jit
 def mm_probe(a_desc, b_desc, out_ptr, M, N, K, GROUP: gl.constexpr, NUM: gl.constexpr, MODE: gl.constexpr):
     """gpu_gluon.mm_ws's wide configuration (two consumers, one a row half of every tile) with the loader above."""
-    BM: gl.constexpr = a_desc.block_type.shape[0]
-    BN: gl.constexpr = b_desc.block_type.shape[0]
-    BK: gl.constexpr = a_desc.block_type.shape[1]
-    a_bufs = gl.allocate_shared_memory(gl.int8, [NUM, BM, BK], a_desc.layout)
-    b_bufs = gl.allocate_shared_memory(gl.int8, [NUM, BN, BK], b_desc.layout)
-    ready = gl.allocate_shared_memory(gl.int64, [NUM, 1], mbarrier.MBarrierLayout())
-    empty = gl.allocate_shared_memory(gl.int64, [NUM, 1], mbarrier.MBarrierLayout())
-    turn = gl.allocate_shared_memory(gl.int64, [2, 1], mbarrier.MBarrierLayout())
-    for s in gl.static_range(NUM):
-        mbarrier.init(ready.index(s), count=1)
-        mbarrier.init(empty.index(s), count=2)
-    ring = (a_bufs, b_bufs, ready, empty, turn)
+    ring = ring_of_stages(a_desc, b_desc, NUM, 2, 1)  # two consumers on row halves, as gemm's wide tiles
+    a_bufs, b_bufs, ready, empty, _ = ring
     operands = (out_ptr, out_ptr, out_ptr, out_ptr, M, N, K, 0, 0, 0, 1)
     gl.warp_specialize(
         [

@@ -192,6 +192,27 @@ def _consumer(
 
 
 @gluon.jit
+def ring_of_stages(a_desc, b_desc, NUM: gl.constexpr, HAND_BACKS: gl.constexpr, CLUSTER: gl.constexpr):
+    """(A's and B's stage buffers, ready, empty, turn): NUM stages of the tiles' shared memory, each with a barrier
+    that the loader's copies complete (ready) and one that HAND_BACKS consumers' arrivals complete (empty), and the
+    two ping-pong consumers' turns.  B's tile is CLUSTER times b_desc's block (gpu_ptx)."""
+    BM: gl.constexpr = a_desc.block_type.shape[0]
+    BN: gl.constexpr = b_desc.block_type.shape[0] * CLUSTER
+    BK: gl.constexpr = a_desc.block_type.shape[1]
+    a_bufs = gl.allocate_shared_memory(gl.int8, [NUM, BM, BK], a_desc.layout)
+    b_bufs = gl.allocate_shared_memory(gl.int8, [NUM, BN, BK], b_desc.layout)
+    ready = gl.allocate_shared_memory(gl.int64, [NUM, 1], mbarrier.MBarrierLayout())
+    empty = gl.allocate_shared_memory(gl.int64, [NUM, 1], mbarrier.MBarrierLayout())
+    turn = gl.allocate_shared_memory(gl.int64, [2, 1], mbarrier.MBarrierLayout())
+    for s in gl.static_range(NUM):
+        mbarrier.init(ready.index(s), count=1)
+        mbarrier.init(empty.index(s), count=HAND_BACKS)
+    for s in gl.static_range(2):
+        mbarrier.init(turn.index(s), count=1)
+    return a_bufs, b_bufs, ready, empty, turn
+
+
+@gluon.jit
 def mm_ws(
     a_desc,
     b_desc,
@@ -220,21 +241,9 @@ def mm_ws(
     CLUSTER > 1: clusters of CLUSTER consecutive programs (the grid a multiple of it) on vertically adjacent tiles,
     b_desc's block 1/CLUSTER of B's tile, which each program copies for the whole cluster (gpu_ptx.clustered); PTX:
     gpu_ptx.TAG, so that Triton's cache tells kernels rewritten by different versions apart."""
-    BM: gl.constexpr = a_desc.block_type.shape[0]
-    BN: gl.constexpr = b_desc.block_type.shape[0] * CLUSTER
-    BK: gl.constexpr = a_desc.block_type.shape[1]
     gl.static_assert(NUM >= 2, "a stage goes back to the loader one K step late: one stage alone would deadlock")
-    a_bufs = gl.allocate_shared_memory(gl.int8, [NUM, BM, BK], a_desc.layout)
-    b_bufs = gl.allocate_shared_memory(gl.int8, [NUM, BN, BK], b_desc.layout)
-    ready = gl.allocate_shared_memory(gl.int64, [NUM, 1], mbarrier.MBarrierLayout())
-    empty = gl.allocate_shared_memory(gl.int64, [NUM, 1], mbarrier.MBarrierLayout())
-    turn = gl.allocate_shared_memory(gl.int64, [2, 1], mbarrier.MBarrierLayout())
-    for s in gl.static_range(NUM):
-        mbarrier.init(ready.index(s), count=1)
-        mbarrier.init(empty.index(s), count=(1 if PING else 2) * CLUSTER)
-    for s in gl.static_range(2):
-        mbarrier.init(turn.index(s), count=1)
-    ring = (a_bufs, b_bufs, ready, empty, turn)
+    ring = ring_of_stages(a_desc, b_desc, NUM, (1 if PING else 2) * CLUSTER, CLUSTER)
+    a_bufs, b_bufs, ready, empty, _ = ring
     operands = (c_ptr, out_ptr, ra_ptr, cb_ptr, M, N, K, za, zb, zz, sign)
     # Two consumers of num_warps each: on alternate tiles (PING), or on the two row halves of every tile, each
     # arriving on the empty barriers (count 2) so that no barrier joins them a K step.  The register split leaves
