@@ -291,9 +291,11 @@ def _refused(why: str, warps: int, **consts) -> None:
 
 def misconfigurations_refused() -> None:
     """A ring of one stage would deadlock (a stage goes back a K step late); a row half of 64 rows cannot be spread
-    over two warp groups (16 rows a warp): both refused when compiled."""
+    over two warp groups (16 rows a warp); ping-pong consumers in clusters would hand their turns to both programs
+    (gpu_ptx rewrites every arrival): all refused when compiled."""
     _refused("deadlock", 4, NUM=1)
     _refused("a multiple of 16 a warp", 8)
+    _refused("take turns across programs", 4, PING=True, CLUSTER=2)
 
 
 def choice() -> None:

@@ -242,6 +242,8 @@ def mm_ws(
     b_desc's block 1/CLUSTER of B's tile, which each program copies for the whole cluster (gpu_ptx.clustered); PTX:
     gpu_ptx.TAG, so that Triton's cache tells kernels rewritten by different versions apart."""
     gl.static_assert(NUM >= 2, "a stage goes back to the loader one K step late: one stage alone would deadlock")
+    # gpu_ptx makes every consumer's arrival one in each program of the cluster: the ping-pong turns' too.
+    gl.static_assert(CLUSTER == 1 or not PING, "clusters with the ping-pong consumers would take turns across programs")
     ring = ring_of_stages(a_desc, b_desc, NUM, (1 if PING else 2) * CLUSTER, CLUSTER)
     a_bufs, b_bufs, ready, empty, _ = ring
     operands = (c_ptr, out_ptr, ra_ptr, cb_ptr, M, N, K, za, zb, zz, sign)
