@@ -6,8 +6,9 @@ sampled while each runs back to back (scripts/gpu/power.py).
 
     python scripts/gpu/cluster_ab.py        # on the H200
     python scripts/gpu/cluster_ab.py gemm   # only gemm's own path (gpu.mm_int8), multicast on and off
+    python scripts/gpu/cluster_ab.py gemm M N K ...   # the same on shapes (M, N, K), A row- and B column-major
 
-gemm's path: gpu.mm_int8 on every layout of A and B at 8192^3 (no plan remembered: each call reads
+gemm's path: gpu.mm_int8 on three layouts of A and B at 8192^3 (no plan remembered: each call reads
 gpu.MULTICAST), the two settings alternating with each other and torch._int_mm on B column-major.
 """
 
@@ -135,10 +136,9 @@ def main():
     compare(runs, 2 * n**3, "cluster ", rounds=4, rep=100)
 
 
-def through_gemm():
-    n = 8192
-    a = torch.randint(-128, 128, (n, n), dtype=torch.int8, device="cuda")
-    b = torch.randint(-128, 128, (n, n), dtype=torch.int8, device="cuda")
+def through_gemm(m=8192, n=8192, k=8192, pairs=(("row", "col"), ("row", "row"), ("col", "col"))):
+    a = torch.randint(-128, 128, (m, k), dtype=torch.int8, device="cuda")
+    b = torch.randint(-128, 128, (k, n), dtype=torch.int8, device="cuda")
     layouts = {"row": lambda x: x.contiguous(), "col": lambda x: x.t().contiguous().t()}
     ref = (a.double() @ b.double()).remainder(2**32)
     b_col = layouts["col"](b)
@@ -150,14 +150,21 @@ def through_gemm():
 
         return go
 
-    for al, bl in (("row", "col"), ("row", "row"), ("col", "col")):
+    for al, bl in pairs:
         x, y = layouts[al](a), layouts[bl](b)
         runs = {f"A {al} B {bl} multicast {on}": call(x, y, on) for on in (True, False)}
         for key, go in runs.items():
             print(f"{key}: exact={torch.equal(go().double().remainder(2**32), ref)}", flush=True)
         runs["torch B col"] = lambda: torch._int_mm(a, b_col)
-        compare(runs, 2 * n**3, "gemm ", rounds=4, rep=200)
+        compare(runs, 2 * m * n * k, f"gemm {m}x{n}x{k} ", rounds=4, rep=200)
 
 
 if __name__ == "__main__":
-    through_gemm() if sys.argv[1:] == ["gemm"] else main()
+    if sys.argv[1:2] == ["gemm"]:
+        shapes = [int(x) for x in sys.argv[2:]]
+        for i in range(0, len(shapes), 3):
+            through_gemm(*shapes[i : i + 3], pairs=(("row", "col"),))
+        if not shapes:
+            through_gemm()
+    else:
+        main()
