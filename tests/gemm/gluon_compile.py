@@ -47,14 +47,18 @@ def _signature(bm: int, bn: int, bk: int) -> dict:
     return kinds
 
 
+def _consts(cfg: dict, **flags) -> dict:
+    """The constexprs gpu.py launches mm_ws with in configuration ``cfg``, with ``flags`` (HAS_C, CENTRED...)."""
+    return dict({name: cfg[name] for name in ("GROUP", "NUM", "PING", "CLUSTER", "PTX")}, **flags)
+
+
 def compile_all() -> None:
     # gpu.py launches PING, WIDE in clusters (its default) and WIDE one program a tile row (multicast turned off).
     configs = (gpu_gluon.PING, gpu_gluon.WIDE, dict(gpu_gluon.WIDE, CLUSTER=1))
     for cfg in configs:
         c = cfg["CLUSTER"]
         for has_c, centred in ((False, False), (True, True)):
-            consts = {name: cfg[name] for name in ("GROUP", "NUM", "PING", "CLUSTER", "PTX")}
-            consts.update(HAS_C=has_c, CENTRED=centred)
+            consts = _consts(cfg, HAS_C=has_c, CENTRED=centred)
             src = GluonASTSource(gpu_gluon.mm_ws, _signature(cfg["BM"], cfg["BN"] // c, cfg["BK"]), consts)
             k = triton.compile(src, target=GPUTarget("cuda", 90, 32), options={"num_warps": cfg["num_warps"]})
             ptx, what = k.asm["ptx"], (cfg, has_c, centred)
@@ -91,9 +95,8 @@ def _clusters_as_written(ptx: str, c: int, what) -> None:
 def rewrite_refuses_other_shapes() -> None:
     """The rewrite fails loudly on PTX not shaped as Triton 3.6 emits it, rather than emit a kernel that hangs."""
     cfg = gpu_gluon.WIDE
-    consts = {name: cfg[name] for name in ("GROUP", "NUM", "PING", "CLUSTER", "PTX")}
     # Another PTX tag: Triton's cache keeps this kernel apart from the rewritten one of the same source.
-    consts.update(HAS_C=False, CENTRED=False, PTX="not rewritten")
+    consts = _consts(cfg, HAS_C=False, CENTRED=False, PTX="not rewritten")
     src = GluonASTSource(gpu_gluon.mm_ws, _signature(cfg["BM"], cfg["BN"] // 2, cfg["BK"]), consts)
     from triton import knobs
 

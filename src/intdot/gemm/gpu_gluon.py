@@ -42,9 +42,8 @@ gpu_ptx.install()  # clusters of programs (CLUSTER > 1): what Gluon cannot spell
 # configurations are within 3% of each other everywhere (sweep.py ws); gpu.WIDE_PER_SM says which runs where.
 # Clusters only on the Triton whose PTX the rewrite reads (gpu_ptx.checked).
 PING = dict(BM=128, BN=128, BK=128, GROUP=16, NUM=6, PING=True, CLUSTER=1, PTX=gpu_ptx.TAG, num_warps=4)
-WIDE = dict(BM=128, BN=256, BK=128, GROUP=16, NUM=4, PING=False, CLUSTER=2, PTX=gpu_ptx.TAG, num_warps=4)
-if not gpu_ptx.checked(triton.__version__):
-    WIDE["CLUSTER"] = 1
+_PAIRS = 2 if gpu_ptx.checked(triton.__version__) else 1
+WIDE = dict(BM=128, BN=256, BK=128, GROUP=16, NUM=4, PING=False, CLUSTER=_PAIRS, PTX=gpu_ptx.TAG, num_warps=4)
 
 
 def descriptor(t, block):
@@ -92,6 +91,7 @@ def _loader(
     BN: gl.constexpr = PART * CLUSTER
     BK: gl.constexpr = a_desc.block_type.shape[1]
     first, count, step = _tiles(M, N, BM, BN, CLUSTER)
+    rank = gl.program_id(0) % CLUSTER  # the part of B's tile this program copies for its cluster
     i = 0
     for t in range(first, count, step):
         pm, pn = _place(t, M, N, BM, BN, GROUP, CLUSTER)
@@ -109,7 +109,6 @@ def _loader(
                 # Program r copies part r of B's tile, multicast to the whole cluster (gpu_ptx.clustered).
                 for r in gl.static_range(CLUSTER):
                     part = b_bufs.index(s).slice(r * PART, PART)
-                    rank = gl.program_id(0) % CLUSTER
                     tma.async_copy_global_to_shared(
                         b_desc, [pn * BN + r * PART, ks * BK], ready.index(s), part, pred=rank == r
                     )
@@ -248,8 +247,8 @@ def mm_ws(
     a_bufs, b_bufs, ready, empty, _ = ring
     operands = (c_ptr, out_ptr, ra_ptr, cb_ptr, M, N, K, za, zb, zz, sign)
     # Two consumers of num_warps each: on alternate tiles (PING), or on the two row halves of every tile, each
-    # arriving on the empty barriers (count 2) so that no barrier joins them a K step.  The register split leaves
-    # the loader warp 40.
+    # arriving on the empty barriers (in every program of the cluster) so that no barrier joins them a K step.
+    # The register split leaves the loader warp 40.
     EVERY: gl.constexpr = 2 if PING else 1
     gl.warp_specialize(
         [
