@@ -32,6 +32,25 @@ def alternated(timed, *fns, rounds=3):
     return [statistics.median(ts) for ts in times]
 
 
+def sustained(fn, seconds=2.0):
+    """Seconds a call of fn takes on the GPU when it runs back to back for ``seconds``: what a long job gets from a
+    board held at its power cap.  do_bench's figures come out faster (2% for torch._int_mm, 4% for gemm at 8192^3
+    on the H200): it writes a 256 MB buffer between calls to flush L2, at low power, so the board is never held
+    at its cap for long; and each 100-200 ms window is up to 5% faster after one that drew less power
+    (scripts/gpu/h200-results.txt, ninth session)."""
+    import torch
+
+    fn()
+    torch.cuda.synchronize()
+    calls, start = 0, time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        for _ in range(10):
+            fn()
+        calls += 10
+        torch.cuda.synchronize()
+    return (time.perf_counter() - start) / calls
+
+
 def host_and_wall_us(fn, calls=300, warmup=10):
     """(host, wall) microseconds per call of fn over back-to-back calls on the GPU, after ``warmup`` calls: the
     host's time to issue them, then the time until the device has caught up too."""

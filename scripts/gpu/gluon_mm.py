@@ -14,7 +14,7 @@ import sys
 import torch
 import triton
 
-from intdot.gemm import gpu_gluon
+from intdot.gemm import gpu_gluon, gpu_ptx
 
 # (BM, BN, BK, stages, GROUP, warps a consumer, ping-pong): two consumers, on alternate tiles (ping-pong) or on
 # the two row halves of every tile.
@@ -49,8 +49,8 @@ def run(which, with_c=False):
         grid = (min(sms, triton.cdiv(n, bm) * triton.cdiv(n, bn)),)
         # c, out, the centring's sums (unused), M, N, K, za, zb, zz, sign
         args = (c, out, out, out, n, n, n, 0, 0, 0, 1)
-        flags = dict(HAS_C=with_c, CENTRED=False, GROUP=group, NUM=stages, PING=ping, num_warps=warps)
-        go = lambda: gpu_gluon.mm_ws[grid](da, db, *args, **flags)
+        flags = dict(HAS_C=with_c, CENTRED=False, GROUP=group, NUM=stages, PING=ping, CLUSTER=1, PTX=gpu_ptx.TAG)
+        go = lambda: gpu_gluon.mm_ws[grid](da, db, *args, **flags, num_warps=warps)
         label = f"gluon mm_ws {bm}x{bn}x{bk} s{stages} G{group} w{warps}{' ping-pong' if ping else ' halves'}"
         label += " with c" if with_c else ""
         try:

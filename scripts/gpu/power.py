@@ -1,7 +1,7 @@
 # ruff: noqa: E731  (lambdas name the timed variants)
 """Whether the H200 runs the 8192^3 int8 GEMM at its power cap: the Hopper kernel (intdot.gemm.gpu_gluon, its wide
-tiles as gpu.py launches them at this size) on random operands and on zeros, timed (do_bench medians, alternating),
-then the SM clock, the board's power draw and NVIDIA's active clock-limit reasons (0x4: the software power cap)
+tiles, without gemm's clusters) on random operands and on zeros, timed (do_bench medians, alternating), then the SM
+clock, the board's power draw and NVIDIA's active clock-limit reasons (0x4: the software power cap)
 sampled while each runs back to back for three seconds.
 
     python scripts/gpu/power.py     # on the H200
@@ -15,12 +15,17 @@ keeping more multiprocessors busy (stream-K over the last round of tiles, which 
 
 import statistics
 import subprocess
+import sys
 import time
+from pathlib import Path
 
 import torch
 import triton
 
 from intdot.gemm import gpu_gluon
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+from timing import sustained  # noqa: E402  (bench/timing.py, shared with the bench)
 
 N = 8192
 SMI = ["nvidia-smi", "--query-gpu=clocks.sm,power.draw,clocks_throttle_reasons.active", "--format=csv,noheader"]
@@ -36,8 +41,8 @@ def kernel(fill):
     sms = torch.cuda.get_device_properties("cuda").multi_processor_count
     grid = (min(sms, triton.cdiv(N, bm) * triton.cdiv(N, bn)),)
     args = (out, out, out, out, N, N, N, 0, 0, 0, 1)  # c, out, the centring's sums (unused), M, N, K, za, zb, zz, sign
-    flags = dict(HAS_C=False, CENTRED=False, GROUP=cfg["GROUP"], NUM=cfg["NUM"], PING=False, num_warps=cfg["num_warps"])
-    go = lambda: gpu_gluon.mm_ws[grid](da, db, *args, **flags)
+    flags = {key: cfg[key] for key in ("GROUP", "NUM", "PING", "PTX", "num_warps")}
+    go = lambda: gpu_gluon.mm_ws[grid](da, db, *args, HAS_C=False, CENTRED=False, CLUSTER=1, **flags)
     go()
     assert torch.equal(out, torch._int_mm(a, bt.t())), "not exact"
     return go
@@ -55,18 +60,22 @@ def sampled(fn, seconds=3.0):
     return smi.communicate()[0].split("\n")[3:-1]
 
 
-def compare(runs, ops, label="", rounds=6, rep=200):
-    """Each of ``runs`` ({name: fn}) timed by do_bench, the runs alternating over ``rounds`` rounds: its median
-    TOPS (and the slowest and fastest round) for ``ops`` operations a call; then nvidia-smi's samples while each
-    runs back to back."""
+def compare(runs, ops, label="", rounds=6, rep=200, seconds=None):
+    """Each of ``runs`` ({name: fn}) timed by do_bench (or, given ``seconds``, run back to back for that long:
+    bench/timing.sustained), the runs alternating over ``rounds`` rounds: its median TOPS (and the slowest and
+    fastest round) for ``ops`` operations a call; then nvidia-smi's samples while each runs back to back."""
     times = {name: [] for name in runs}
     for _ in range(rounds):
         for name, go in runs.items():
-            times[name].append(triton.testing.do_bench(go, warmup=25, rep=rep, return_mode="median") * 1e-3)
+            if seconds:
+                times[name].append(sustained(go, seconds))
+            else:
+                times[name].append(triton.testing.do_bench(go, warmup=25, rep=rep, return_mode="median") * 1e-3)
+    how = f"{seconds} s back to back" if seconds else "do_bench"
     for name in runs:
         ts = sorted(times[name])
         tops = [ops / t / 1e12 for t in (statistics.median(ts), ts[-1], ts[0])]
-        print(f"{label}{name}: {tops[0]:.0f} TOPS ({tops[1]:.0f}-{tops[2]:.0f}, {rounds} rounds)", flush=True)
+        print(f"{label}{name}: {tops[0]:.0f} TOPS ({tops[1]:.0f}-{tops[2]:.0f}, {rounds} rounds, {how})", flush=True)
     for name, go in runs.items():
         print(f"  {label}{name} back to back: {'; '.join(sampled(go))}", flush=True)
 
