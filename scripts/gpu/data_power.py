@@ -29,7 +29,7 @@ N = 8192
 def operands(kind):
     shape = (N, N)
     if kind == "uniform":
-        return [torch.randint(-128, 128, shape, dtype=torch.int8, device="cuda") for _ in range(2)]
+        return [torch.randint(-128, 128, shape, dtype=torch.int8, device="cuda") for _ in "ab"]
     if kind == "periodic in K":
         return [torch.randint(-128, 128, (N, 128), dtype=torch.int8, device="cuda").repeat(1, N // 128) for _ in "ab"]
     if kind == "normal":

@@ -16,7 +16,6 @@ keeping more multiprocessors busy (stream-K over the last round of tiles, which 
 import statistics
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import torch
@@ -51,11 +50,7 @@ def kernel(fill):
 def sampled(fn, seconds=3.0):
     """nvidia-smi's samples (every 200 ms) while fn runs back to back, the first few (ramping up) left out."""
     smi = subprocess.Popen([*SMI, "-lms", "200"], stdout=subprocess.PIPE, text=True)
-    start = time.time()
-    while time.time() - start < seconds:
-        for _ in range(50):
-            fn()
-        torch.cuda.synchronize()
+    sustained(fn, seconds)
     smi.terminate()
     return smi.communicate()[0].split("\n")[3:-1]
 
