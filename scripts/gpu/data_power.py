@@ -15,8 +15,14 @@ Each exact against torch first; then timed in windows of 2 s back to back (bench
 and the clock and power sampled while each runs back to back (scripts/gpu/power.py).  Timed by do_bench instead,
 each figure depends on what ran before it: right after torch on zeros (454 W), gemm on uniform data read 1,416 TOPS.
 
-    python scripts/gpu/data_power.py    # on the H200
+With --fp8, NVIDIA's fastest dense 8-bit GEMM also runs on each kind of operands: cuBLAS at FP8 e4m3
+(torch._scaled_mm; on Hopper the same tensor-core peak as int8), on the operands' values rounded to e4m3.  Not
+exact (e4m3 holds few integers past 16), so a ceiling on the same data, not a rival.
+
+    python scripts/gpu/data_power.py [--fp8]    # on the H200
 """
+
+import sys
 
 import torch
 from power import compare
@@ -39,6 +45,12 @@ def operands(kind):
     return [torch.zeros(shape, dtype=torch.int8, device="cuda") for _ in "ab"]
 
 
+def fp8(a, b):
+    """cuBLAS's FP8 GEMM on a and b's values rounded to e4m3 (b stays column-major, as _scaled_mm wants)."""
+    fa, fb, one = a.to(torch.float8_e4m3fn), b.to(torch.float8_e4m3fn), torch.ones((), device="cuda")
+    return lambda: torch._scaled_mm(fa, fb, one, one, out_dtype=torch.bfloat16)
+
+
 def main():
     runs = {}
     for kind in ("uniform", "periodic in K", "normal", "small", "zeros"):
@@ -49,6 +61,8 @@ def main():
         print(f"{kind}: exact={torch.equal(got, ref)}", flush=True)
         runs[f"gemm {kind}"] = lambda a=a, b=b: gpu.mm_int8(a, b)
         runs[f"torch {kind}"] = lambda a=a, b=b: torch._int_mm(a, b)
+        if "--fp8" in sys.argv:
+            runs[f"cuBLAS fp8 {kind}"] = fp8(a, b)
     compare(runs, 2 * N**3, "", rounds=3, seconds=2.0)
 
 

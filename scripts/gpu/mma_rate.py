@@ -1,0 +1,244 @@
+# ruff: noqa: E731  (lambdas name the timed variants)
+"""How many of the tensor cores' operations a clock the 8192^3 kernel gets, and where the rest go, against what
+the tensor cores give with nothing else to do.  The H200's 1,979 dense int8 TOPS is its rate at 1,830 MHz (4,096
+int8 multiply-adds a clock on each of 132 multiprocessors); the board runs between about 1,400 MHz (at its 700 W
+cap) and 1,980 MHz, so every figure is also given as a share of the peak at the clock sampled while it ran.
+
+    python scripts/gpu/mma_rate.py [zeros|random [NAME ...]]     # on the H200; STEPS=1024 for shorter loops
+
+- loop: the consumers' MMAs alone, as Triton emits them for the kernel's 128x256x128 stage (two warp groups, each
+  on a row half, one stage in flight), over one stage that never changes: no copies, barriers or epilogue.
+  Variants: one warp group; every 64 steps (a tile at K = 8192) the tile stored as the kernel stores it, by TMA
+  from shared memory, or through shared memory by whole rows; with the two meetings of the warp group (bar.sync)
+  the kernel's K loop has a step; reading four buffers in turn as the kernel's ring does.
+- probe: scripts/gpu/energy_probe.py's MODE 2: the kernel's consumers, ring of stages and loader, with no copies
+  after the ring's first lap; at 8192^3 and at 8448 x 8192 x 8192, whose 2,112 tiles are 16 whole rounds of 132
+  programs (8192^3: 15.5, the last round half idle); with two stages instead of four.
+- kernel: the kernel as gemm launches it at 8192^3 (power.kernel, without gemm's clusters).
+
+On zeros, none of them reaches the power cap, so the clock holds at 1,980 MHz and the shares compare the
+kernels' structure alone; on uniform random int8 the cap sets the clock.  The loops' products are meaningless
+(the same stage over and over) and not checked; the kernel's are checked by power.kernel.
+
+On 2026-12-03 (scripts/gpu/h200-results.txt, tenth session), on zeros: loop 90.3%; with the kernel's stores 88.2%
+(TMA stores and stores by rows the same); with the bar.syncs 89.2%; four buffers 89.7%; probe at whole rounds
+82.4-83.0% (two stages 81.5%), at 8192^3 80.0%; kernel 77.5-78.7%.  The epilogue costs 2 points, the last
+round 2.5, the copies 2.5 (and, at the cap, a fifth of the clock), and the ring's hand-overs between the loader
+and the consumers 5-6: the largest share, and not the ring's depth.
+"""
+
+import os
+import statistics
+import sys
+from pathlib import Path
+
+import torch
+import triton
+from energy_probe import mm_probe
+from power import kernel, sampled
+from triton.experimental import gluon
+from triton.experimental.gluon import language as gl
+from triton.experimental.gluon.language.nvidia.hopper import fence_async_shared, tma, warpgroup_mma, warpgroup_mma_wait
+from triton.experimental.gluon.nvidia.hopper import TensorDescriptor
+
+from intdot.gemm import gpu_gluon
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+from timing import sustained  # noqa: E402  (bench/timing.py, shared with the bench)
+
+N = 8192
+SIZE = gl.constexpr(N)  # N inside the kernels
+BM, BN, BK = 128, 256, 128
+STEPS = int(os.environ.get("STEPS", 4096))  # stages a program runs through: 4096 about 2 ms a call at 1,980 MHz
+PEAK_PER_MHZ = 1979 / 1830  # dense int8 TOPS a MHz
+
+
+@gluon.jit
+def _quarters(acc):
+    # acc's four 64-column quarters, in order: the columns a thread holds stay in its registers.
+    ROWS: gl.constexpr = acc.shape[0]
+    q = acc.reshape([ROWS, 2, 2, 64]).permute((0, 3, 2, 1))
+    left, right = gl.split(q)
+    q0, q1 = gl.split(left)
+    q2, q3 = gl.split(right)
+    return q0, q1, q2, q3
+
+
+@gluon.jit
+def _spin(
+    a_smem,
+    b_smem,
+    c_smem,
+    out_ptr,
+    out_desc,
+    STEPS: gl.constexpr,
+    HALF: gl.constexpr,
+    EPI: gl.constexpr,
+    SYNC: gl.constexpr,
+):
+    # EPI 0: no epilogue; 1: every 64 steps (a tile's K loop at K = 8192) the tile stored as the kernel stores it
+    # (gl.store from the MMA's layout); 2: stored by TMA from shared memory, a quarter of the columns at a time;
+    # 3: a quarter at a time through shared memory into a layout of whole rows, then gl.store (16 bytes a thread).
+    RING: gl.constexpr = a_smem.type.shape[0]
+    ROWS: gl.constexpr = a_smem.type.shape[1] // 2
+    BN: gl.constexpr = b_smem.type.shape[1]
+    TILE: gl.constexpr = 64
+    layout: gl.constexpr = gpu_gluon._acc_layout(gl.num_warps())
+    rows = gl.arange(0, ROWS, layout=gl.SliceLayout(1, layout))
+    cols = gl.arange(0, BN, layout=gl.SliceLayout(0, layout))
+    rowwise: gl.constexpr = gl.BlockedLayout([1, 4], [2, 16], [gl.num_warps(), 1], [1, 0])
+    rr = gl.arange(0, ROWS, layout=gl.SliceLayout(1, rowwise))
+    cc = gl.arange(0, 64, layout=gl.SliceLayout(0, rowwise))
+    acc = gl.zeros((ROWS, BN), dtype=gl.int32, layout=layout)
+    for i in range(STEPS):
+        if SYNC:  # the two meetings of the warp group that the kernel's K loop has a step (bar.sync)
+            gl.thread_barrier()
+        # RING buffers holding the same stage, in turn: the kernel's MMAs read a new buffer each step.
+        a = a_smem.index(i % RING).slice(HALF * ROWS, ROWS)
+        acc = warpgroup_mma(a, b_smem.index(i % RING).permute((1, 0)), acc, is_async=True)
+        acc = warpgroup_mma_wait(1, deps=(acc,))
+        if SYNC:
+            gl.thread_barrier()
+        if EPI > 0 and i % TILE == TILE - 1:
+            acc = warpgroup_mma_wait(0, deps=(acc,))
+            # The program's (i // TILE)-th tile of the 32 x 32 tiles of an 8192 x 8192 output, round robin.
+            t = (gl.program_id(0) + (i // TILE) * gl.num_programs(0)) % 2048
+            r0 = (t // 32) * (2 * ROWS) + HALF * ROWS
+            c0 = (t % 32) * BN
+            if EPI == 1:
+                r = r0 + rows
+                c = c0 + cols
+                mask = (r[:, None] < SIZE) & (c[None, :] < SIZE)
+                gl.store(out_ptr + r[:, None].to(gl.int64) * SIZE + c[None, :], acc, mask=mask)
+            elif EPI == 3:
+                q = _quarters(acc)
+                for j in gl.static_range(4):
+                    c_smem.store(q[j])
+                    v = c_smem.load(rowwise)
+                    r = r0 + rr
+                    c = c0 + 64 * j + cc
+                    mask = (r[:, None] < SIZE) & (c[None, :] < SIZE)
+                    gl.store(out_ptr + r[:, None].to(gl.int64) * SIZE + c[None, :], v, mask=mask)
+            else:
+                q = _quarters(acc)
+                for j in gl.static_range(4):
+                    tma.store_wait(0)  # the last copy has read the buffer
+                    c_smem.store(q[j])
+                    fence_async_shared()
+                    tma.async_copy_shared_to_global(out_desc, [r0, c0 + 64 * j], c_smem)
+            acc = gl.zeros((ROWS, BN), dtype=gl.int32, layout=layout)
+    acc = warpgroup_mma_wait(0, deps=(acc,))
+    tma.store_wait(0)
+    base = out_ptr + gl.program_id(0) * (2 * ROWS * BN) + HALF * ROWS * BN
+    gl.store(base + rows[:, None] * BN + cols[None, :], acc)
+
+
+@gluon.jit
+def mma_loop(
+    a_ptr,
+    b_ptr,
+    out_ptr,
+    out_desc,
+    STEPS: gl.constexpr,
+    CONSUMERS: gl.constexpr,
+    EPI: gl.constexpr,
+    SYNC: gl.constexpr,
+    RING: gl.constexpr,
+):
+    """Each program copies one stage (A: 128 x BK, B: BN x BK) into shared memory once, then its consumers run
+    STEPS stages' MMAs over it, with the epilogue EPI (_spin)."""
+    BM: gl.constexpr = 128
+    BN: gl.constexpr = 256
+    BK: gl.constexpr = 128
+    load: gl.constexpr = gl.BlockedLayout([1, 16], [4, 8], [gl.num_warps(), 1], [1, 0])
+    ra = gl.arange(0, BM, layout=gl.SliceLayout(1, load))
+    rb = gl.arange(0, BN, layout=gl.SliceLayout(1, load))
+    k = gl.arange(0, BK, layout=gl.SliceLayout(0, load))
+    a = gl.load(a_ptr + ra[:, None] * BK + k[None, :])
+    b = gl.load(b_ptr + rb[:, None] * BK + k[None, :])
+    a_smem = gl.allocate_shared_memory(gl.int8, [RING, BM, BK], gl.NVMMASharedLayout.get_default_for([BM, BK], gl.int8))
+    b_smem = gl.allocate_shared_memory(gl.int8, [RING, BN, BK], gl.NVMMASharedLayout.get_default_for([BN, BK], gl.int8))
+    for r in gl.static_range(RING):
+        a_smem.index(r).store(a)
+        b_smem.index(r).store(b)
+    c_smem = gl.allocate_shared_memory(gl.int32, [2, BM // 2, 64], out_desc.layout)
+    fence_async_shared()
+    if CONSUMERS == 2:
+        gl.warp_specialize(
+            [
+                (_spin, (a_smem, b_smem, c_smem.index(0), out_ptr, out_desc, STEPS, 0, EPI, SYNC)),
+                (_spin, (a_smem, b_smem, c_smem.index(1), out_ptr, out_desc, STEPS, 1, EPI, SYNC)),
+            ],
+            [gl.num_warps()],
+            [232],
+        )
+    else:
+        _spin(a_smem, b_smem, c_smem.index(0), out_ptr, out_desc, STEPS, 0, EPI, SYNC)
+
+
+def runs(fill):
+    """{name: call} for operands made by fill(shape, dtype=..., device=...), and each call's operations."""
+    a = fill((BM, BK), dtype=torch.int8, device="cuda")
+    b = fill((BN, BK), dtype=torch.int8, device="cuda")
+    sms = torch.cuda.get_device_properties("cuda").multi_processor_count
+    out = torch.empty((N, N), dtype=torch.int32, device="cuda")
+    out_desc = TensorDescriptor.from_tensor(
+        out, [BM // 2, 64], gl.NVMMASharedLayout.get_default_for([BM // 2, 64], gl.int32)
+    )
+    loop = lambda c, e, sync=False, ring=1: (
+        lambda: mma_loop[(sms,)](
+            a, b, out, out_desc, STEPS=STEPS, CONSUMERS=c, EPI=e, SYNC=sync, RING=ring, num_warps=4
+        )
+    )
+    whole = 2 * sms * STEPS * BM * BN * BK
+    loops = {
+        "loop": (loop(2, 0), whole),
+        "loop, one consumer": (loop(1, 0), whole // 2),
+        "loop, kernel's stores": (loop(2, 1), whole),
+        "loop, TMA stores": (loop(2, 2), whole),
+        "loop, stores by rows": (loop(2, 3), whole),
+        "loop, stores, 2 syncs": (loop(2, 1, True), whole),
+        "loop, stores, 4 buffers": (loop(2, 1, False, 4), whole),
+    }
+    cfg = gpu_gluon.WIDE
+    pa, pbt = fill((N, N), dtype=torch.int8, device="cuda"), fill((N, N), dtype=torch.int8, device="cuda")
+    pout = torch.empty((N, N), dtype=torch.int32, device="cuda")
+    da, db = gpu_gluon.descriptor(pa, [BM, BK]), gpu_gluon.descriptor(pbt, [BN, BK])
+    grid = (min(sms, triton.cdiv(N, BM) * triton.cdiv(N, BN)),)
+    flags = dict(GROUP=cfg["GROUP"], NUM=cfg["NUM"], num_warps=cfg["num_warps"])
+    probe = lambda: mm_probe[grid](da, db, pout, N, N, N, **flags, MODE=2)
+    # 8448 = 66 tile rows: 2,112 tiles, 16 whole rounds of 132 programs (8192: 15.5, the last round half idle)
+    pa2 = fill((8448, N), dtype=torch.int8, device="cuda")
+    pout2 = torch.empty((8448, N), dtype=torch.int32, device="cuda")
+    da2 = gpu_gluon.descriptor(pa2, [BM, BK])
+    probe_whole = lambda: mm_probe[(sms,)](da2, db, pout2, 8448, N, N, **flags, MODE=2)
+    two = dict(flags, NUM=2)
+    probe_two = lambda: mm_probe[(sms,)](da2, db, pout2, 8448, N, N, **two, MODE=2)
+    calls = {name: go for name, (go, _) in loops.items()}
+    calls.update({"probe": probe, "probe, whole rounds": probe_whole, "probe, whole, 2 stages": probe_two})
+    calls["kernel"] = kernel(fill)
+    ops = dict({name: ops for name, (_, ops) in loops.items()}, probe=2 * N**3, kernel=2 * N**3)
+    return calls, dict(ops, **{"probe, whole rounds": 2 * 8448 * N * N, "probe, whole, 2 stages": 2 * 8448 * N * N})
+
+
+def main():
+    fills = {"zeros": torch.zeros, "random": lambda s, **kw: torch.randint(-128, 128, s, **kw)}
+    for data in sys.argv[1:2] or fills:
+        calls, ops = runs(fills[data])
+        for name, go in calls.items():
+            if len(sys.argv) > 2 and name not in sys.argv[2:]:
+                continue
+            tops = ops[name] / sustained(go, 2.0) / 1e12
+            samples = [line.split(", ") for line in sampled(go)]
+            mhz = statistics.median(float(s[0].split()[0]) for s in samples)
+            watts = statistics.median(float(s[1].split()[0]) for s in samples)
+            share = tops / (mhz * PEAK_PER_MHZ)
+            print(
+                f"{data:>6} {name:<24} {tops:6.0f} TOPS at {mhz:4.0f} MHz, {watts:3.0f} W: {share:.1%} of the peak "
+                f"at that clock (limits {sorted({s[2] for s in samples})})",
+                flush=True,
+            )
+
+
+if __name__ == "__main__":
+    main()
