@@ -30,7 +30,9 @@ N = 8192
 SMI = ["nvidia-smi", "--query-gpu=clocks.sm,power.draw,clocks_throttle_reasons.active", "--format=csv,noheader"]
 
 
-def kernel(fill):
+def kernel(fill, **over):
+    """The 8192^3 call of the Hopper kernel on operands made by fill, checked against torch; ``over``: constexprs
+    that replace the wide configuration's."""
     cfg = gpu_gluon.WIDE
     bm, bn, bk = cfg["BM"], cfg["BN"], cfg["BK"]
     a = fill((N, N), dtype=torch.int8, device="cuda")
@@ -40,7 +42,7 @@ def kernel(fill):
     sms = torch.cuda.get_device_properties("cuda").multi_processor_count
     grid = (min(sms, triton.cdiv(N, bm) * triton.cdiv(N, bn)),)
     args = (out, out, out, out, N, N, N, 0, 0, 0, 1)  # c, out, the centring's sums (unused), M, N, K, za, zb, zz, sign
-    flags = {key: cfg[key] for key in ("GROUP", "NUM", "PING", "PTX", "num_warps")}
+    flags = dict({key: cfg[key] for key in ("GROUP", "NUM", "PING", "PTX", "num_warps")}, **over)
     go = lambda: gpu_gluon.mm_ws[grid](da, db, *args, HAS_C=False, CENTRED=False, CLUSTER=1, **flags)
     go()
     assert torch.equal(out, torch._int_mm(a, bt.t())), "not exact"
