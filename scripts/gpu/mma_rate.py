@@ -10,7 +10,9 @@ cap) and 1,980 MHz, so every figure is also given as a share of the peak at the 
   on a row half, one stage in flight), over one stage that never changes: no copies, barriers or epilogue.
   Variants: one warp group; every 64 steps (a tile at K = 8192) the tile stored as the kernel stores it, by TMA
   from shared memory, or through shared memory by whole rows; with the two meetings of the warp group (bar.sync)
-  the kernel's K loop has a step; reading four buffers in turn as the kernel's ring does.
+  the kernel's K loop has a step; reading four buffers in turn as the kernel's ring does; and with those, the
+  two consumers held together as the ring holds them, without a loader ("coupled": one may be three steps ahead
+  of the other at most; "lockstep": none).
 - probe: scripts/gpu/energy_probe.py's MODE 2: the kernel's consumers, ring of stages and loader, with no copies
   after the ring's first lap; at 8192^3 and at 8448 x 8192 x 8192, whose 2,112 tiles are 16 whole rounds of 132
   programs (8192^3: 15.5, the last round half idle); with two stages instead of four.
@@ -42,7 +44,13 @@ from energy_probe import mm_probe
 from power import kernel, sampled
 from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
-from triton.experimental.gluon.language.nvidia.hopper import fence_async_shared, tma, warpgroup_mma, warpgroup_mma_wait
+from triton.experimental.gluon.language.nvidia.hopper import (
+    fence_async_shared,
+    mbarrier,
+    tma,
+    warpgroup_mma,
+    warpgroup_mma_wait,
+)
 from triton.experimental.gluon.nvidia.hopper import TensorDescriptor
 
 from intdot.gemm import gpu_gluon, gpu_ptx
@@ -79,7 +87,12 @@ def _spin(
     HALF: gl.constexpr,
     EPI: gl.constexpr,
     SYNC: gl.constexpr,
+    meet,
+    COUPLE: gl.constexpr,
 ):
+    # COUPLE >= 0: the two consumers held together as the kernel's ring holds them, without a loader: each arrives
+    # on meet[i % 4] once its step i - 1 has retired, and starts step i once both have arrived for step
+    # i - 1 - COUPLE (the ring of four stages: COUPLE 2; 0: in lockstep).
     # EPI 0: no epilogue; 1: every 64 steps (a tile's K loop at K = 8192) the tile stored as the kernel stores it
     # (gl.store from the MMA's layout); 2: stored by TMA from shared memory, a quarter of the columns at a time;
     # 3: a quarter at a time through shared memory into a layout of whole rows, then gl.store (16 bytes a thread).
@@ -97,12 +110,17 @@ def _spin(
     for i in range(STEPS):
         if SYNC:  # the two meetings of the warp group that the kernel's K loop has a step (bar.sync)
             gl.thread_barrier()
+        if COUPLE >= 0:
+            j = i - 1 - COUPLE
+            mbarrier.wait(meet.index((j + 4) % 4), (j // 4) & 1, pred=j >= 0)
         # RING buffers holding the same stage, in turn: the kernel's MMAs read a new buffer each step.
         a = a_smem.index(i % RING).slice(HALF * ROWS, ROWS)
         acc = warpgroup_mma(a, b_smem.index(i % RING).permute((1, 0)), acc, is_async=True)
         acc = warpgroup_mma_wait(1, deps=(acc,))
         if SYNC:
             gl.thread_barrier()
+        if COUPLE >= 0:
+            mbarrier.arrive(meet.index(i % 4))
         if EPI > 0 and i % TILE == TILE - 1:
             acc = warpgroup_mma_wait(0, deps=(acc,))
             # The program's (i // TILE)-th tile of the 32 x 32 tiles of an 8192 x 8192 output, round robin.
@@ -148,6 +166,7 @@ def mma_loop(
     EPI: gl.constexpr,
     SYNC: gl.constexpr,
     RING: gl.constexpr,
+    COUPLE: gl.constexpr,
 ):
     """Each program copies one stage (A: 128 x BK, B: BN x BK) into shared memory once, then its consumers run
     STEPS stages' MMAs over it, with the epilogue EPI (_spin)."""
@@ -166,18 +185,21 @@ def mma_loop(
         a_smem.index(r).store(a)
         b_smem.index(r).store(b)
     c_smem = gl.allocate_shared_memory(gl.int32, [2, BM // 2, 64], out_desc.layout)
+    meet = gl.allocate_shared_memory(gl.int64, [4, 1], mbarrier.MBarrierLayout())
+    for r in gl.static_range(4):
+        mbarrier.init(meet.index(r), count=2)
     fence_async_shared()
     if CONSUMERS == 2:
         gl.warp_specialize(
             [
-                (_spin, (a_smem, b_smem, c_smem.index(0), out_ptr, out_desc, STEPS, 0, EPI, SYNC)),
-                (_spin, (a_smem, b_smem, c_smem.index(1), out_ptr, out_desc, STEPS, 1, EPI, SYNC)),
+                (_spin, (a_smem, b_smem, c_smem.index(0), out_ptr, out_desc, STEPS, 0, EPI, SYNC, meet, COUPLE)),
+                (_spin, (a_smem, b_smem, c_smem.index(1), out_ptr, out_desc, STEPS, 1, EPI, SYNC, meet, COUPLE)),
             ],
             [gl.num_warps()],
             [232],
         )
     else:
-        _spin(a_smem, b_smem, c_smem.index(0), out_ptr, out_desc, STEPS, 0, EPI, SYNC)
+        _spin(a_smem, b_smem, c_smem.index(0), out_ptr, out_desc, STEPS, 0, EPI, SYNC, meet, -1)
 
 
 _HINT = {"on": False}
@@ -229,9 +251,9 @@ def runs(fill):
     out_desc = TensorDescriptor.from_tensor(
         out, [BM // 2, 64], gl.NVMMASharedLayout.get_default_for([BM // 2, 64], gl.int32)
     )
-    loop = lambda c, e, sync=False, ring=1: (
+    loop = lambda c, e, sync=False, ring=1, couple=-1: (
         lambda: mma_loop[(sms,)](
-            a, b, out, out_desc, STEPS=STEPS, CONSUMERS=c, EPI=e, SYNC=sync, RING=ring, num_warps=4
+            a, b, out, out_desc, STEPS=STEPS, CONSUMERS=c, EPI=e, SYNC=sync, RING=ring, COUPLE=couple, num_warps=4
         )
     )
     whole = 2 * sms * STEPS * BM * BN * BK
@@ -243,6 +265,8 @@ def runs(fill):
         "loop, stores by rows": (loop(2, 3), whole),
         "loop, stores, 2 syncs": (loop(2, 1, True), whole),
         "loop, stores, 4 buffers": (loop(2, 1, False, 4), whole),
+        "loop, stores, coupled": (loop(2, 1, True, 4, 2), whole),
+        "loop, stores, lockstep": (loop(2, 1, True, 4, 0), whole),
     }
     cfg = gpu_gluon.WIDE
     pa, pbt = fill((N, N), dtype=torch.int8, device="cuda"), fill((N, N), dtype=torch.int8, device="cuda")
