@@ -29,8 +29,8 @@ test: $(VENV)/.installed
 
 # ruff: lint and format check (CI runs it before the tests).
 lint: $(VENV)/.installed
-	$(VENV)/bin/ruff check src tests bench
-	$(VENV)/bin/ruff format --check src tests bench
+	$(VENV)/bin/ruff check src tests bench scripts
+	$(VENV)/bin/ruff format --check src tests bench scripts
 
 tour: $(VENV)/.installed
 	@bash scripts/tour.sh $(INTDOT)
