@@ -231,85 +231,85 @@ def _install_hint():
     knobs.runtime.add_stages_inspection_hook = hook
 
 
-def hinted(go):
-    """go, compiled (its first call) with the waits hinted: go's constexprs must differ from any compiled unhinted."""
-    _HINT["on"] = True
-    try:
-        go()
-        torch.cuda.synchronize()
-    finally:
-        _HINT["on"] = False
-    return go
+def hinted(build):
+    """build, run with the waits hinted, as is the first call of what it returns: whichever of the two compiles
+    the kernel.  Its constexprs must differ from any kernel compiled unhinted: Triton's caches do not see the hook."""
+
+    def built():
+        _HINT["on"] = True
+        try:
+            go = build()
+            go()
+            torch.cuda.synchronize()
+        finally:
+            _HINT["on"] = False
+        return go
+
+    return built
 
 
-def runs(fill):
-    """{name: call} for operands made by fill(shape, dtype=..., device=...), and each call's operations."""
-    a = fill((BM, BK), dtype=torch.int8, device="cuda")
-    b = fill((BN, BK), dtype=torch.int8, device="cuda")
+def variants(fill):
+    """{name: (build, operations a call)}: build() makes the operands (by fill(shape, dtype=..., device=...)) and
+    returns the call, so that only the variants asked for allocate and compile."""
     sms = torch.cuda.get_device_properties("cuda").multi_processor_count
-    out = torch.empty((N, N), dtype=torch.int32, device="cuda")
-    out_desc = TensorDescriptor.from_tensor(
-        out, [BM // 2, 64], gl.NVMMASharedLayout.get_default_for([BM // 2, 64], gl.int32)
-    )
-    loop = lambda c, e, sync=False, ring=1, couple=-1: (
-        lambda: mma_loop[(sms,)](
-            a, b, out, out_desc, STEPS=STEPS, CONSUMERS=c, EPI=e, SYNC=sync, RING=ring, COUPLE=couple, num_warps=4
-        )
-    )
-    whole = 2 * sms * STEPS * BM * BN * BK
-    loops = {
-        "loop": (loop(2, 0), whole),
-        "loop, one consumer": (loop(1, 0), whole // 2),
-        "loop, kernel's stores": (loop(2, 1), whole),
-        "loop, TMA stores": (loop(2, 2), whole),
-        "loop, stores by rows": (loop(2, 3), whole),
-        "loop, stores, 2 syncs": (loop(2, 1, True), whole),
-        "loop, stores, 4 buffers": (loop(2, 1, False, 4), whole),
-        "loop, stores, coupled": (loop(2, 1, True, 4, 2), whole),
-        "loop, stores, lockstep": (loop(2, 1, True, 4, 0), whole),
+
+    def loop(consumers, epi, sync=False, ring=1, couple=-1):
+        def build():
+            a = fill((BM, BK), dtype=torch.int8, device="cuda")
+            b = fill((BN, BK), dtype=torch.int8, device="cuda")
+            out = torch.empty((N, N), dtype=torch.int32, device="cuda")
+            layout = gl.NVMMASharedLayout.get_default_for([BM // 2, 64], gl.int32)
+            out_desc = TensorDescriptor.from_tensor(out, [BM // 2, 64], layout)
+            flags = dict(CONSUMERS=consumers, EPI=epi, SYNC=sync, RING=ring, COUPLE=couple, num_warps=4)
+            return lambda: mma_loop[(sms,)](a, b, out, out_desc, STEPS=STEPS, **flags)
+
+        return build, consumers * sms * STEPS * BM * BN * BK
+
+    def probe(m, **over):
+        # energy_probe's MODE 2 on an m x N x N product, one program a multiprocessor at most.
+        def build():
+            a, bt = fill((m, N), dtype=torch.int8, device="cuda"), fill((N, N), dtype=torch.int8, device="cuda")
+            out = torch.empty((m, N), dtype=torch.int32, device="cuda")
+            da, db = gpu_gluon.descriptor(a, [BM, BK]), gpu_gluon.descriptor(bt, [BN, BK])
+            grid = (min(sms, triton.cdiv(m, BM) * triton.cdiv(N, BN)),)
+            cfg = gpu_gluon.WIDE
+            flags = dict(dict(GROUP=cfg["GROUP"], NUM=cfg["NUM"], num_warps=cfg["num_warps"]), **over)
+            return lambda: mm_probe[grid](da, db, out, m, N, N, **flags, MODE=2)
+
+        return build, 2 * m * N * N
+
+    # 8448 = 66 tile rows: 2,112 tiles, 16 whole rounds of 132 programs (8192: 15.5, the last round half idle).
+    # Hinted waits: GROUP 15 (no copies: the tiles' order changes nothing else) and PTX "hinted waits" keep them
+    # apart from the unhinted kernels in Triton's caches.
+    whole, probe_hinted = probe(8448), probe(8448, GROUP=15)
+    return {
+        "loop": loop(2, 0),
+        "loop, one consumer": loop(1, 0),
+        "loop, kernel's stores": loop(2, 1),
+        "loop, TMA stores": loop(2, 2),
+        "loop, stores by rows": loop(2, 3),
+        "loop, stores, 2 syncs": loop(2, 1, True),
+        "loop, stores, 4 buffers": loop(2, 1, False, 4),
+        "loop, stores, coupled": loop(2, 1, True, 4, 2),
+        "loop, stores, lockstep": loop(2, 1, True, 4, 0),
+        "probe": probe(N),
+        "probe, whole rounds": whole,
+        "probe, whole, 2 stages": probe(8448, NUM=2),
+        "probe, whole, hinted": (hinted(probe_hinted[0]), probe_hinted[1]),
+        "kernel": (lambda: kernel(fill), 2 * N**3),
+        "kernel, hinted": (hinted(lambda: kernel(fill, PTX="hinted waits")), 2 * N**3),
     }
-    cfg = gpu_gluon.WIDE
-    pa, pbt = fill((N, N), dtype=torch.int8, device="cuda"), fill((N, N), dtype=torch.int8, device="cuda")
-    pout = torch.empty((N, N), dtype=torch.int32, device="cuda")
-    da, db = gpu_gluon.descriptor(pa, [BM, BK]), gpu_gluon.descriptor(pbt, [BN, BK])
-    grid = (min(sms, triton.cdiv(N, BM) * triton.cdiv(N, BN)),)
-    flags = dict(GROUP=cfg["GROUP"], NUM=cfg["NUM"], num_warps=cfg["num_warps"])
-    probe = lambda: mm_probe[grid](da, db, pout, N, N, N, **flags, MODE=2)
-    # 8448 = 66 tile rows: 2,112 tiles, 16 whole rounds of 132 programs (8192: 15.5, the last round half idle)
-    pa2 = fill((8448, N), dtype=torch.int8, device="cuda")
-    pout2 = torch.empty((8448, N), dtype=torch.int32, device="cuda")
-    da2 = gpu_gluon.descriptor(pa2, [BM, BK])
-    probe_whole = lambda: mm_probe[(sms,)](da2, db, pout2, 8448, N, N, **flags, MODE=2)
-    two = dict(flags, NUM=2)
-    probe_two = lambda: mm_probe[(sms,)](da2, db, pout2, 8448, N, N, **two, MODE=2)
-    calls = {name: go for name, (go, _) in loops.items()}
-    calls.update({"probe": probe, "probe, whole rounds": probe_whole, "probe, whole, 2 stages": probe_two})
-    calls["kernel"] = kernel(fill)
-    # Hinted waits: GROUP 15 (no copies: the tiles' order changes nothing else) and PTX "hinted" keep them apart
-    # from the unhinted kernels in Triton's caches.
-    calls["probe, whole, hinted"] = hinted(
-        lambda: mm_probe[(sms,)](da2, db, pout2, 8448, N, N, **dict(flags, GROUP=15), MODE=2)
-    )
-    _HINT["on"] = True
-    try:
-        calls["kernel, hinted"] = kernel(fill, PTX="hinted waits")
-    finally:
-        _HINT["on"] = False
-    ops = dict({name: ops for name, (_, ops) in loops.items()}, probe=2 * N**3, kernel=2 * N**3)
-    whole_rounds = 2 * 8448 * N * N
-    ops.update({"probe, whole rounds": whole_rounds, "probe, whole, 2 stages": whole_rounds})
-    return calls, dict(ops, **{"probe, whole, hinted": whole_rounds, "kernel, hinted": 2 * N**3})
 
 
 def main():
     _install_hint()
     fills = {"zeros": torch.zeros, "random": lambda s, **kw: torch.randint(-128, 128, s, **kw)}
     for data in sys.argv[1:2] or fills:
-        calls, ops = runs(fills[data])
-        for name, go in calls.items():
+        for name, (build, ops) in variants(fills[data]).items():
             if len(sys.argv) > 2 and name not in sys.argv[2:]:
                 continue
-            tops = ops[name] / sustained(go, 2.0) / 1e12
+            go = build()
+            tops = ops / sustained(go, 2.0) / 1e12
             samples = [line.split(", ") for line in sampled(go)]
             mhz = statistics.median(float(s[0].split()[0]) for s in samples)
             watts = statistics.median(float(s[1].split()[0]) for s in samples)
