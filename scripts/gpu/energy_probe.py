@@ -79,8 +79,8 @@ def mm_probe(a_desc, b_desc, out_ptr, M, N, K, GROUP: gl.constexpr, NUM: gl.cons
     operands = (out_ptr, out_ptr, out_ptr, out_ptr, M, N, K, 0, 0, 0, 1)
     gl.warp_specialize(
         [
-            (_consumer, (ring, operands, False, False, GROUP, NUM, 0, 1, 0, 1)),
-            (_consumer, (ring, operands, False, False, GROUP, NUM, 0, 1, 1, 1)),
+            (_consumer, (ring, operands, False, False, GROUP, NUM, 0, 1, 0, 1, (a_desc, a_bufs), 0)),
+            (_consumer, (ring, operands, False, False, GROUP, NUM, 0, 1, 1, 1, (a_desc, a_bufs), 0)),
             (_loader, (a_desc, b_desc, a_bufs, b_bufs, ready, empty, M, N, K, GROUP, NUM, MODE)),
         ],
         [gl.num_warps(), 1],

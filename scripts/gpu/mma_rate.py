@@ -12,11 +12,13 @@ cap) and 1,980 MHz, so every figure is also given as a share of the peak at the 
   from shared memory, or through shared memory by whole rows; with the two meetings of the warp group (bar.sync)
   the kernel's K loop has a step; reading four buffers in turn as the kernel's ring does; and with those, the
   two consumers held together as the ring holds them, without a loader ("coupled": one may be three steps ahead
-  of the other at most; "lockstep": none).
+  of the other at most; "lockstep": none), without stores or with them (from registers, by TMA through one or two
+  buffers a consumer, by rows).
 - probe: scripts/gpu/energy_probe.py's MODE 2: the kernel's consumers, ring of stages and loader, with no copies
   after the ring's first lap; at 8192^3 and at 8448 x 8192 x 8192, whose 2,112 tiles are 16 whole rounds of 132
   programs (8192^3: 15.5, the last round half idle); with two stages instead of four.
-- kernel: the kernel as gemm launches it at 8192^3 (power.kernel, without gemm's clusters).
+- kernel: the kernel at 8192^3 (power.kernel), its tiles stored from registers, and by TMA in chunks of 32 or 64
+  columns through one or two buffers a consumer; BK 256: a K step of 256 on two stages.
 - "hinted": the probe on whole rounds and the kernel with every mbarrier wait given a suspend-time hint.
 
 On zeros, none of them reaches the power cap, so the clock holds at 1,980 MHz and the shares compare the
@@ -30,6 +32,13 @@ round 2.5, the copies 2.5 (and, at the cap, a fifth of the clock), and the ring'
 and the consumers 5-6: the largest share, and not the ring's depth.  The waits given a suspend-time hint
 ("hinted": the waiting warps sleep instead of polling) changed nothing (83.6% against 82.9%; the kernel 78.9%
 against 78.7%).
+
+Eleventh session, on zeros: the loop with the stores 89.0%; coupled 84.2-84.5%, lockstep 84.3%, coupled without
+stores 89.8-89.9%: the consumers held together cost nothing until both store at a tile's end together.  Coupled,
+stored by TMA through one buffer 85.2%, through two 86.0%, by rows 82.7% (uncoupled, two buffers 88.9%).  Probe on
+whole rounds 82.4%, with a K step of 256 81.8%.  The kernel 77.4-78.6%; stored by TMA, 64 columns through one buffer
+78.6%, 32 through two 77.9%, 64 through two with three stages 67.1% (at the cap it clocks higher:
+scripts/gpu/epi_ab.py has those at the cap).
 """
 
 import os
@@ -111,8 +120,8 @@ def _spin(
         if SYNC:  # the two meetings of the warp group that the kernel's K loop has a step (bar.sync)
             gl.thread_barrier()
         if COUPLE >= 0:
-            j = i - 1 - COUPLE
-            mbarrier.wait(meet.index((j + 4) % 4), (j // 4) & 1, pred=j >= 0)
+            back = i - 1 - COUPLE
+            mbarrier.wait(meet.index((back + 4) % 4), (back // 4) & 1, pred=back >= 0)
         # RING buffers holding the same stage, in turn: the kernel's MMAs read a new buffer each step.
         a = a_smem.index(i % RING).slice(HALF * ROWS, ROWS)
         acc = warpgroup_mma(a, b_smem.index(i % RING).permute((1, 0)), acc, is_async=True)
@@ -135,19 +144,22 @@ def _spin(
             elif EPI == 3:
                 q = _quarters(acc)
                 for j in gl.static_range(4):
-                    c_smem.store(q[j])
-                    v = c_smem.load(rowwise)
+                    c_smem.index(HALF).store(q[j])
+                    v = c_smem.index(HALF).load(rowwise)
                     r = r0 + rr
                     c = c0 + 64 * j + cc
                     mask = (r[:, None] < SIZE) & (c[None, :] < SIZE)
                     gl.store(out_ptr + r[:, None].to(gl.int64) * SIZE + c[None, :], v, mask=mask)
             else:
+                # EPI 2: one buffer a consumer; 4: two, so that a quarter's copy overlaps the next one's writing.
+                NB: gl.constexpr = c_smem.type.shape[0] // 2
                 q = _quarters(acc)
                 for j in gl.static_range(4):
-                    tma.store_wait(0)  # the last copy has read the buffer
-                    c_smem.store(q[j])
+                    buf = c_smem.index(HALF * NB + j % NB)
+                    tma.store_wait(NB - 1)  # the copy that last read this buffer is done reading
+                    buf.store(q[j])
                     fence_async_shared()
-                    tma.async_copy_shared_to_global(out_desc, [r0, c0 + 64 * j], c_smem)
+                    tma.async_copy_shared_to_global(out_desc, [r0, c0 + 64 * j], buf)
             acc = gl.zeros((ROWS, BN), dtype=gl.int32, layout=layout)
     acc = warpgroup_mma_wait(0, deps=(acc,))
     tma.store_wait(0)
@@ -184,7 +196,7 @@ def mma_loop(
     for r in gl.static_range(RING):
         a_smem.index(r).store(a)
         b_smem.index(r).store(b)
-    c_smem = gl.allocate_shared_memory(gl.int32, [2, BM // 2, 64], out_desc.layout)
+    c_smem = gl.allocate_shared_memory(gl.int32, [4 if EPI == 4 else 2, BM // 2, 64], out_desc.layout)
     meet = gl.allocate_shared_memory(gl.int64, [4, 1], mbarrier.MBarrierLayout())
     for r in gl.static_range(4):
         mbarrier.init(meet.index(r), count=2)
@@ -192,14 +204,14 @@ def mma_loop(
     if CONSUMERS == 2:
         gl.warp_specialize(
             [
-                (_spin, (a_smem, b_smem, c_smem.index(0), out_ptr, out_desc, STEPS, 0, EPI, SYNC, meet, COUPLE)),
-                (_spin, (a_smem, b_smem, c_smem.index(1), out_ptr, out_desc, STEPS, 1, EPI, SYNC, meet, COUPLE)),
+                (_spin, (a_smem, b_smem, c_smem, out_ptr, out_desc, STEPS, 0, EPI, SYNC, meet, COUPLE)),
+                (_spin, (a_smem, b_smem, c_smem, out_ptr, out_desc, STEPS, 1, EPI, SYNC, meet, COUPLE)),
             ],
             [gl.num_warps()],
             [232],
         )
     else:
-        _spin(a_smem, b_smem, c_smem.index(0), out_ptr, out_desc, STEPS, 0, EPI, SYNC, meet, -1)
+        _spin(a_smem, b_smem, c_smem, out_ptr, out_desc, STEPS, 0, EPI, SYNC, meet, -1)
 
 
 _HINT = {"on": False}
@@ -265,12 +277,12 @@ def variants(fill):
 
         return build, consumers * sms * STEPS * BM * BN * BK
 
-    def probe(m, **over):
+    def probe(m, bk=BK, **over):
         # energy_probe's MODE 2 on an m x N x N product, one program a multiprocessor at most.
         def build():
             a, bt = fill((m, N), dtype=torch.int8, device="cuda"), fill((N, N), dtype=torch.int8, device="cuda")
             out = torch.empty((m, N), dtype=torch.int32, device="cuda")
-            da, db = gpu_gluon.descriptor(a, [BM, BK]), gpu_gluon.descriptor(bt, [BN, BK])
+            da, db = gpu_gluon.descriptor(a, [BM, bk]), gpu_gluon.descriptor(bt, [BN, bk])
             grid = (min(sms, triton.cdiv(m, BM) * triton.cdiv(N, BN)),)
             cfg = gpu_gluon.WIDE
             flags = dict(dict(GROUP=cfg["GROUP"], NUM=cfg["NUM"], num_warps=cfg["num_warps"]), **over)
@@ -292,11 +304,20 @@ def variants(fill):
         "loop, stores, 4 buffers": loop(2, 1, False, 4),
         "loop, stores, coupled": loop(2, 1, True, 4, 2),
         "loop, stores, lockstep": loop(2, 1, True, 4, 0),
+        "loop, coupled": loop(2, 0, True, 4, 2),
+        "loop, TMA stores, coupled": loop(2, 2, True, 4, 2),
+        "loop, rows, coupled": loop(2, 3, True, 4, 2),
+        "loop, TMA x2, coupled": loop(2, 4, True, 2, 2),
+        "loop, TMA x2": loop(2, 4, True, 2),
         "probe": probe(N),
         "probe, whole rounds": whole,
         "probe, whole, 2 stages": probe(8448, NUM=2),
         "probe, whole, hinted": (hinted(probe_hinted[0]), probe_hinted[1]),
+        "probe, whole, BK 256": probe(8448, 256, NUM=2),
         "kernel": (lambda: kernel(fill), 2 * N**3),
+        "kernel, TMA 32x2": (lambda: kernel(fill, EPI_COLS=32, EPI_BUFS=2), 2 * N**3),
+        "kernel, TMA 64x2, 3 stages": (lambda: kernel(fill, EPI_COLS=64, EPI_BUFS=2, NUM=3), 2 * N**3),
+        "kernel, TMA 64x1": (lambda: kernel(fill, EPI_COLS=64, EPI_BUFS=1), 2 * N**3),
         "kernel, hinted": (hinted(lambda: kernel(fill, PTX="hinted waits")), 2 * N**3),
     }
 

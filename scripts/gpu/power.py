@@ -20,6 +20,8 @@ from pathlib import Path
 
 import torch
 import triton
+from triton.experimental.gluon import language as gl
+from triton.experimental.gluon.nvidia.hopper import TensorDescriptor
 
 from intdot.gemm import gpu_gluon
 
@@ -32,18 +34,24 @@ SMI = ["nvidia-smi", "--query-gpu=clocks.sm,power.draw,clocks_throttle_reasons.a
 
 def kernel(fill, **over):
     """The 8192^3 call of the Hopper kernel on operands made by fill, checked against torch; ``over``: constexprs
-    that replace the wide configuration's."""
+    that replace the wide configuration's, BK its K step, EPI_COLS the width of the chunks stored by TMA (with
+    EPI_BUFS buffers a consumer)."""
     cfg = gpu_gluon.WIDE
-    bm, bn, bk = cfg["BM"], cfg["BN"], cfg["BK"]
+    bm, bn, bk = cfg["BM"], cfg["BN"], over.pop("BK", cfg["BK"])
+    cols = over.pop("EPI_COLS", 0)
+    c = over.pop("CLUSTER", 1)  # clusters of c programs sharing B's tile (gpu_ptx)
     a = fill((N, N), dtype=torch.int8, device="cuda")
     bt = fill((N, N), dtype=torch.int8, device="cuda")
     out = torch.empty((N, N), dtype=torch.int32, device="cuda")
-    da, db = gpu_gluon.descriptor(a, [bm, bk]), gpu_gluon.descriptor(bt, [bn, bk])
+    da, db = gpu_gluon.descriptor(a, [bm, bk]), gpu_gluon.descriptor(bt, [bn // c, bk])
     sms = torch.cuda.get_device_properties("cuda").multi_processor_count
-    grid = (min(sms, triton.cdiv(N, bm) * triton.cdiv(N, bn)),)
+    grid = (min(sms, triton.cdiv(N, bm) * triton.cdiv(N, bn)) // c * c,)
     args = (out, out, out, out, N, N, N, 0, 0, 0, 1)  # c, out, the centring's sums (unused), M, N, K, za, zb, zz, sign
     flags = dict({key: cfg[key] for key in ("GROUP", "NUM", "PING", "PTX", "num_warps")}, **over)
-    go = lambda: gpu_gluon.mm_ws[grid](da, db, *args, HAS_C=False, CENTRED=False, CLUSTER=1, **flags)
+    if cols:
+        layout = gl.NVMMASharedLayout.get_default_for([bm // 2, cols], gl.int32)
+        flags["out_desc"] = TensorDescriptor.from_tensor(out, [bm // 2, cols], layout)
+    go = lambda: gpu_gluon.mm_ws[grid](da, db, *args, HAS_C=False, CENTRED=False, CLUSTER=c, **flags)
     go()
     assert torch.equal(out, torch._int_mm(a, bt.t())), "not exact"
     return go

@@ -35,33 +35,49 @@ def _serialised(ptx: str) -> bool:
     return "C7515" in log
 
 
-def _signature(bm: int, bn: int, bk: int) -> dict:
+def _signature(bm: int, bn: int, bk: int, out_block=None) -> dict:
+    """mm_ws's argument kinds on (bm, bk) blocks of A and (bn, bk) of B; out_block: the output's, where the tiles
+    are stored by TMA."""
     kinds = dict.fromkeys(gpu_gluon.mm_ws.arg_names, "i32")
     for name in ("c_ptr", "out_ptr", "ra_ptr", "cb_ptr"):
         kinds[name] = "*i32"
-    for name in ("HAS_C", "CENTRED", "GROUP", "NUM", "PING", "CLUSTER", "PTX"):
+    for name in ("HAS_C", "CENTRED", "GROUP", "NUM", "PING", "CLUSTER", "PTX", "out_desc", "EPI_BUFS"):
         kinds[name] = "constexpr"
-    for name, block in (("a_desc", [bm, bk]), ("b_desc", [bn, bk])):
-        layout = gl.NVMMASharedLayout.get_default_for(block, gl.int8)
-        kinds[name] = f"tensordesc<i8[{block[0]}, {block[1]}],{layout!r}>"
+    blocks = [("a_desc", [bm, bk], gl.int8), ("b_desc", [bn, bk], gl.int8)]
+    blocks += [("out_desc", list(out_block), gl.int32)] if out_block else []
+    for name, block, dtype in blocks:
+        layout = gl.NVMMASharedLayout.get_default_for(block, dtype)
+        kinds[name] = f"tensordesc<{'i8' if dtype == gl.int8 else 'i32'}[{block[0]}, {block[1]}],{layout!r}>"
     return kinds
 
 
 def _consts(cfg: dict, **flags) -> dict:
-    """The constexprs gpu.py launches mm_ws with in configuration ``cfg``, with ``flags`` (HAS_C, CENTRED...)."""
-    return dict({name: cfg[name] for name in ("GROUP", "NUM", "PING", "CLUSTER", "PTX")}, **flags)
+    """The constexprs gpu.py launches mm_ws with in configuration ``cfg`` (its tiles stored from registers unless
+    ``flags`` say EPI_BUFS), with ``flags`` (HAS_C, CENTRED...)."""
+    consts = dict(
+        {name: cfg[name] for name in ("GROUP", "NUM", "PING", "CLUSTER", "PTX")}, **dict(dict(EPI_BUFS=0), **flags)
+    )
+    return consts if consts["EPI_BUFS"] else dict(consts, out_desc=None)
 
 
 def compile_all() -> None:
-    # gpu.py launches PING, WIDE in clusters (its default) and WIDE one program a tile row (multicast turned off).
-    configs = (gpu_gluon.PING, gpu_gluon.WIDE, dict(gpu_gluon.WIDE, CLUSTER=1))
+    # gpu.py launches PING, WIDE in clusters (its default) and WIDE one program a tile row (multicast turned off),
+    # WIDE's tiles stored by TMA (where N allows) or from registers.
+    wide = gpu_gluon.WIDE
+    configs = (gpu_gluon.PING, wide, dict(wide, CLUSTER=1), dict(wide, EPI_COLS=0, EPI_BUFS=0))
     for cfg in configs:
-        c = cfg["CLUSTER"]
+        c, cols = cfg["CLUSTER"], cfg.get("EPI_COLS", 0)
+        out_block = (cfg["BM"] // 2, cols) if cols else None
         for has_c, centred in ((False, False), (True, True)):
-            consts = _consts(cfg, HAS_C=has_c, CENTRED=centred)
-            src = GluonASTSource(gpu_gluon.mm_ws, _signature(cfg["BM"], cfg["BN"] // c, cfg["BK"]), consts)
+            consts = _consts(cfg, HAS_C=has_c, CENTRED=centred, EPI_BUFS=cfg.get("EPI_BUFS", 0))
+            kinds = _signature(cfg["BM"], cfg["BN"] // c, cfg["BK"], out_block)
+            src = GluonASTSource(gpu_gluon.mm_ws, kinds, consts)
             k = triton.compile(src, target=GPUTarget("cuda", 90, 32), options={"num_warps": cfg["num_warps"]})
             ptx, what = k.asm["ptx"], (cfg, has_c, centred)
+            if cols:  # each consumer's tile in chunks of EPI_COLS columns, each written to shared memory and copied
+                chunks = 2 * cfg["BN"] // cols
+                assert ptx.count("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group") == chunks, what
+                assert "st.global" not in ptx, what
             # Two consumers, each two MMAs a K step (two of M = 64, or two of N = 128), asynchronous warpgroup ones.
             assert ptx.count("wgmma.mma_async") == 4 * cfg["BK"] // 32, what
             # Each consumer synchronises its own warp group only (no barrier of 256 threads, one barrier apiece).
@@ -278,7 +294,9 @@ def rowb_choice() -> None:
 def _refused(why: str, warps: int, **consts) -> None:
     """The Hopper kernel with ``consts`` on 128x256 tiles and ``warps`` warps a consumer refused when compiled, its
     static assertion's message (somewhere in Triton's chain of errors) containing ``why``."""
-    consts = dict(dict(HAS_C=False, CENTRED=False, GROUP=16, NUM=4, PING=False, CLUSTER=1, PTX=gpu_ptx.TAG), **consts)
+    consts = dict(
+        _consts(dict(GROUP=16, NUM=4, PING=False, CLUSTER=1, PTX=gpu_ptx.TAG), HAS_C=False, CENTRED=False), **consts
+    )
     src = GluonASTSource(gpu_gluon.mm_ws, _signature(128, 256, 128), consts)
     try:
         triton.compile(src, target=GPUTarget("cuda", 90, 32), options={"num_warps": warps})
@@ -308,6 +326,8 @@ def choice() -> None:
     gpu._sm_count = lambda device: sms
     gpu._ws = lambda device: True
     hopper = SimpleNamespace(type="cuda", index=0)
+    assert not gpu.MULTICAST  # the default: clusters lose with the stores by TMA
+    gpu.MULTICAST = True
     kernel, grid, _, blocks, cfg = gpu._tma_setup(8192, 8192, hopper)
     assert kernel.fn is gpu_gluon.mm_ws and blocks == ([128, 128], [128, 128]) and grid == sms and not cfg["PING"]
     assert cfg["CLUSTER"] == 2

@@ -91,17 +91,44 @@ def _captured(torch, fn):
     return graph, out
 
 
+@pytest.mark.parametrize("n", [3000, 2998, 3001])
+def test_gpu_wide_tiles_through_the_plan(n, monkeypatch):
+    """The wide tiles launched again and again through the TMA kernel's remembered plan (gpu._tma_plan): their
+    stores by TMA where N makes whole 16-byte rows (3000), the output's tensor map encoded for each call's new
+    output; from registers elsewhere (2998: rows of 8 bytes past a multiple of 16; 3001); new data each call,
+    both layouts of b, against the CPU path."""
+    torch = pytest.importorskip("torch")
+    from intdot.gemm import gpu_tensors
+
+    monkeypatch.setattr(gpu, "WIDE_PER_SM", 1)
+    row = ref.OPS["sdot4"]
+    m, k = 1400, 272
+    for lb in ("row", "col"):
+        for i in range(3):
+            rng = _rng("wide-plan", n, lb, i)
+            a = _lanes(rng, row[0], row[1], (m, k))
+            b = _lanes(rng, row[2], row[3], (k, n))
+            tb = torch.from_numpy(b).cuda()
+            got = gemm(torch.from_numpy(a).cuda(), tb if lb == "row" else tb.t().contiguous().t(), op="sdot4")
+            assert np.array_equal(got.cpu().numpy(), gemm(a, b, op="sdot4", backend="numpy")), (lb, i)
+    assert any(getattr(p, "__qualname__", "").startswith("_tma_plan.") for p in gpu_tensors._PLANS.values())
+
+
+@pytest.mark.parametrize("multicast", [False, True])
 @pytest.mark.parametrize("op", ["sdot4", "usdot", "udot4"])
-def test_gpu_wide_tiles_on_odd_edges(op, monkeypatch):
+def test_gpu_wide_tiles_on_odd_edges(op, multicast, monkeypatch):
     """The Hopper kernel's wide 128x256 tiles (gpu_gluon.WIDE, chosen for large products; here for a moderate one)
-    on M, N and K that fill no tile, with c, neg and centred unsigned operands, against float64 on the GPU; in
-    clusters of two sharing B's tiles, with an odd number of tile rows (the last cluster's second program past M)."""
+    on M, N and K that fill no tile, with c, neg and centred unsigned operands, against float64 on the GPU; its
+    tiles stored by TMA (N = 3000); one program a tile row, and in clusters of two sharing B's tiles, with an odd
+    number of tile rows (the last cluster's second program past M)."""
     torch = pytest.importorskip("torch")
     monkeypatch.setattr(gpu, "WIDE_PER_SM", 1)
+    monkeypatch.setattr(gpu, "MULTICAST", multicast)
     m, k, n = 1400, 272, 3000
     setup = gpu._tma_setup(m, n, torch.device("cuda"))
     if gpu._ws(torch.device("cuda")):
-        assert setup[3][1] == [128, 128] and setup[4]["CLUSTER"] == 2 and -(-m // 128) % 2, setup
+        c = 2 if multicast else 1
+        assert setup[3][1] == [256 // c, 128] and setup[4]["CLUSTER"] == c and -(-m // 128) % 2, setup
     row = ref.OPS[op]
     rng = _rng("wide", op)
     a = torch.from_numpy(_lanes(rng, row[0], row[1], (m, k))).cuda()

@@ -239,8 +239,8 @@ def test_raw_launch_passes_what_the_launcher_takes(monkeypatch):
     assert go.stale()
 
 
-def test_two_maps_plans_only_where_both_maps_encode(monkeypatch):
-    """A plan's launch and map caches (gpu_launch.two_maps): each operand's map encoded over the plan's shape and
+def test_tensor_maps_plan_only_where_every_map_encodes(monkeypatch):
+    """A plan's launch and map caches (gpu_launch.tensor_maps): each operand's map encoded over the plan's shape and
     strides with its own metadata, tried on this call's operands; no plan where an encoding fails (Triton spells it
     otherwise), where the launcher is not found, or where direct launches are off."""
     from types import SimpleNamespace
@@ -266,15 +266,15 @@ def test_two_maps_plans_only_where_both_maps_encode(monkeypatch):
 
     monkeypatch.setattr(gpu_launch, "tensor_map", tensor_map)
     x, y = torch.zeros((4, 8), dtype=torch.int8), torch.zeros((8, 2), dtype=torch.int8)
-    go, maps = gpu_launch.two_maps(compiled, torch, "cuda:0", (x, (4, 8), (8, 1)), (y, (2, 8), (1, 2)))
+    go, maps = gpu_launch.tensor_maps(compiled, torch, "cuda:0", (x, (4, 8), (8, 1)), (y, (2, 8), (1, 2)))
     assert isinstance(go, gpu_launch.Raw) and go.launcher is print
     assert maps[0](x) == ["meta a", x.data_ptr(), (4, 8), (8, 1)]
     assert maps[1](y) == ["meta b", y.data_ptr(), (2, 8), (1, 2)]
     fail.append("meta b")
-    assert gpu_launch.two_maps(compiled, torch, "cuda:0", (x, (4, 8), (8, 1)), (y, (2, 8), (1, 2))) is None
+    assert gpu_launch.tensor_maps(compiled, torch, "cuda:0", (x, (4, 8), (8, 1)), (y, (2, 8), (1, 2))) is None
     fail.clear()
     monkeypatch.setattr(gpu_launch, "LIMIT", 0)
-    assert gpu_launch.two_maps(compiled, torch, "cuda:0", (x, (4, 8), (8, 1)), (y, (2, 8), (1, 2))) is None
+    assert gpu_launch.tensor_maps(compiled, torch, "cuda:0", (x, (4, 8), (8, 1)), (y, (2, 8), (1, 2))) is None
     monkeypatch.setattr(gpu_launch, "LIMIT", 1)
     monkeypatch.setattr(gpu_launch, "unwrapped", lambda ck: None)
-    assert gpu_launch.two_maps(compiled, torch, "cuda:0", (x, (4, 8), (8, 1)), (y, (2, 8), (1, 2))) is None
+    assert gpu_launch.tensor_maps(compiled, torch, "cuda:0", (x, (4, 8), (8, 1)), (y, (2, 8), (1, 2))) is None

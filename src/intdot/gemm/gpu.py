@@ -36,9 +36,13 @@ TMA = os.environ.get("INTDOT_GEMM_TMA", "1") != "0"
 # On Hopper (sm_90) with Triton 3.6 the TMA kernel is the warp-specialised Gluon one (gpu_gluon.py);
 # INTDOT_GEMM_WS=0 keeps Triton's own (gpu_kernels.mm_tma) there too.
 WS = os.environ.get("INTDOT_GEMM_WS", "1") != "0"
-# Its wide configuration runs in clusters of two programs sharing each B tile by TMA multicast (gpu_gluon.WIDE,
-# gpu_ptx); INTDOT_GEMM_MULTICAST=0 runs it one program a tile row as before.
-MULTICAST = os.environ.get("INTDOT_GEMM_MULTICAST", "1") != "0"
+# Its wide configuration's consumers store their tiles by TMA through shared memory (gpu_gluon.WIDE's EPI_COLS);
+# INTDOT_GEMM_TMA_STORES=0 stores them from registers as before.  INTDOT_GEMM_MULTICAST=1 runs it in clusters of
+# two programs sharing each B tile by TMA multicast (gpu_gluon.WIDE's CLUSTER, gpu_ptx): with the stores from
+# registers that gained 0.5-0.8%, with the stores by TMA it loses 1% (8192^3 sustained on the H200: one program a
+# tile row 1,320 TOPS, clusters 1,309; scripts/gpu/epi_ab.py), so it is off unless asked for.
+TMA_STORES = os.environ.get("INTDOT_GEMM_TMA_STORES", "1") != "0"
+MULTICAST = os.environ.get("INTDOT_GEMM_MULTICAST", "0") == "1"
 # The Gluon kernel's wide tiles (gpu_gluon.WIDE) once they number this many a multiprocessor, its ping-pong 128x128
 # tiles below that: within 3% of each other on every shape measured (scripts/gpu/sweep.py ws), the wide ones only
 # where every multiprocessor walks many, so that the last round's idle multiprocessors weigh little.
@@ -286,9 +290,22 @@ def _tma_setup(m: int, n: int, device):
     return k["mm_tma_raw"], _tma_tiles(m, n), k["TensorDescriptor"].from_tensor, ([bm, bk], [bn, bk]), cfg
 
 
+def _stores(cfg: dict, out, rows: int) -> dict:
+    """The Gluon kernel's constexprs ``cfg`` with how its consumers store their tiles: by TMA through shared memory
+    (out_desc: out in blocks of a consumer's rows, ``rows``, by EPI_COLS columns) where the configuration asks
+    (EPI_COLS) and out's rows are whole 16-byte units, as TMA needs; from registers elsewhere."""
+    cols = cfg.pop("EPI_COLS", 0)
+    stored_by_tma = TMA_STORES and cols and out.shape[1] % 4 == 0 and out.data_ptr() % 16 == 0
+    cfg["out_desc"] = _triton()["gluon"].out_descriptor(out, (rows, cols)) if stored_by_tma else None
+    cfg["EPI_BUFS"] = cfg.get("EPI_BUFS", 0) if stored_by_tma else 0
+    return cfg
+
+
 def _tma(a8, bt, args, flags):
     """Launch the TMA kernel (``_tma_setup``) on prepared operands (``_operands``); the launch's result."""
     kernel, grid, desc, (block_a, block_b), cfg = _tma_setup(a8.shape[0], bt.shape[0], a8.device)
+    if "PING" in cfg:  # the Gluon kernel
+        cfg = _stores(cfg, args[1], block_a[0] // 2)
     if cfg.get("CLUSTER", 1) > 1:
         # Compiled without the rewrite, a cluster kernel would wait forever: the rewrite is put back into Triton's
         # compiler wherever another stage hook (a profiler's) has replaced it since gpu_gluon's import.
@@ -363,9 +380,9 @@ def _tma_plan(a, b, neg: bool):
     A call's host time through mm_int8 is mostly bookkeeping that the plan's key has already settled (which passes,
     which kernel, the descriptors' shapes, the launch's signature): about 100 us against 15 for torch's on the H200,
     longer than the kernel itself up to a thousand rows.  The plan keeps the compiled kernel and the arguments
-    that do not change, and per call only allocates the output, encodes the two tensor maps for the operands'
-    addresses and calls the launcher.  Under a changed Triton setting, a launch hook or direct launches turned off
-    (gpu_launch.LIMIT = 0) it goes through mm_int8.
+    that do not change, and per call only allocates the output, encodes the tensor maps for the operands' addresses
+    (and the output's, where the kernel stores by TMA) and calls the launcher.  Under a changed Triton setting, a
+    launch hook or direct launches turned off (gpu_launch.LIMIT = 0) it goes through mm_int8.
     """
     import torch
 
@@ -379,7 +396,14 @@ def _tma_plan(a, b, neg: bool):
         return None, mm_int8(a, b, neg=neg)
     a8, bt, out, args, flags = _operands(a, b, None, neg)
     ck = gpu_launch.compiled(_tma(a8, bt, args, flags))
-    planned = gpu_launch.two_maps(ck, torch, a.device, (a8, (m, kk), (kk, 1)), (bt, (n, kk), (kk, 1)))
+    kernel, grid, _, (block_a, _), cfg = _tma_setup(m, n, a.device)
+    cfg = dict(flags, **cfg)
+    if "PING" in cfg:
+        cfg = _stores(cfg, out, block_a[0] // 2)
+    # The output's tensor map too where the kernel stores by TMA: encoded per call, as the output is new each call.
+    stores = [(out, (m, n), (n, 1))] if cfg.get("out_desc") is not None else []
+    operands = (a8, (m, kk), (kk, 1)), (bt, (n, kk), (kk, 1))
+    planned = gpu_launch.tensor_maps(ck, torch, a.device, *operands, *stores)
     if planned is None:
         return None, out
     go, maps = planned
@@ -388,10 +412,12 @@ def _tma_plan(a, b, neg: bool):
     pass_b = _transpose_plan(b, bt) if b_row else ()
     if pass_a is None or pass_b is None:
         return None, out
-    kernel, grid, _, _, cfg = _tma_setup(m, n, a.device)
-    cfg = dict(flags, **cfg)
-    rest = args[4:] + tuple(cfg[name] for name in kernel.arg_names[2 + len(args) :])
+    names = kernel.arg_names[2 + len(args) :]
+    at = names.index("out_desc") if stores else len(names)  # the output's map goes in its place
+    rest = args[4:] + tuple(cfg[name] for name in names[:at])
+    after = tuple(cfg[name] for name in names[at + 1 :])
     dev, grid = a.device, (grid, 1, 1)
+    out_map = maps[2] if stores else lambda o: ()
 
     def call(x, y):
         if go.stale():
@@ -403,7 +429,7 @@ def _tma_plan(a, b, neg: bool):
         yt = _transpose_into(pass_b, y, (n, kk), s) if pass_b else y
         o = torch.empty(m, n, dtype=torch.int32, device=dev)  # sizes as arguments: parsed faster than a tuple
         p = o.data_ptr()
-        go(grid, s, *maps[0](xa), *maps[1](yt), p, p, p, p, *rest)
+        go(grid, s, *maps[0](xa), *maps[1](yt), p, p, p, p, *rest, *out_map(o), *after)
         return o
 
     return call, out

@@ -14,9 +14,12 @@ run; scripts/gpu/cluster_ab.py, scripts/gpu/h200-results.txt):
 - two consumers of one warp group each: with PING on every other tile, so that one's K loop runs while the
   other's epilogue stores; without, each on one row half of every tile, handing stages back on their own (an
   empty barrier waits for both), so that no barrier joins the two warp groups every K step;
-- the wide configuration runs in clusters of two programs on vertically adjacent tiles, each copying half of
+- the wide configuration's consumers store their tiles by TMA through a buffer of shared memory each, 64 columns
+  at a time (_store_by_tma): the two reach a tile's end together (they share every stage), and stored from
+  registers the tensor cores idled while both stored (2-3% at the power cap, scripts/gpu/epi_ab.py);
+- the wide configuration can run in clusters of two programs on vertically adjacent tiles, each copying half of
   their shared B tile for both by TMA multicast (gpu_ptx adds what Gluon cannot spell): a third less data moved
-  from L2, which at the power cap is a fifth of the energy an operation (scripts/gpu/energy_probe.py).
+  from L2; 0.5-0.8% faster with the stores from registers, 1% slower with the stores by TMA (gpu.MULTICAST).
 
 Used with Triton 3.6 (gpu.py checks); Triton's interpreter does not interpret Gluon kernels, and gpu.py picks this
 one for CUDA tensors on sm_90 devices only.  tests/gemm/test_gpu_gluon.py compiles it for sm_90a where no GPU is
@@ -28,7 +31,13 @@ from __future__ import annotations
 import triton
 from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
-from triton.experimental.gluon.language.nvidia.hopper import mbarrier, tma, warpgroup_mma, warpgroup_mma_wait
+from triton.experimental.gluon.language.nvidia.hopper import (
+    fence_async_shared,
+    mbarrier,
+    tma,
+    warpgroup_mma,
+    warpgroup_mma_wait,
+)
 from triton.experimental.gluon.nvidia.hopper import TensorDescriptor
 
 from . import gpu_ptx
@@ -40,10 +49,14 @@ gpu_ptx.install()  # clusters of programs (CLUSTER > 1): what Gluon cannot spell
 # (scripts/gpu/h200-results.txt, seventh session); clusters of two sharing B, 1% more again alternating, 0.5-0.8%
 # through gemm (eighth session; of four, 120 of the 132 multiprocessors fit, 1,208). Through gemm the two
 # configurations are within 3% of each other everywhere (sweep.py ws); gpu.WIDE_PER_SM says which runs where.
-# Clusters only on the Triton whose PTX the rewrite reads (gpu_ptx.checked).
+# Clusters only on the Triton whose PTX the rewrite reads (gpu_ptx.checked).  EPI_COLS, EPI_BUFS: the wide tiles
+# stored by TMA in chunks of 64 columns through one buffer a consumer (with NUM = 4 stages the most shared memory
+# leaves; at the cap 1,297 TOPS sustained against 1,281 for 32 columns through two, 1,292 for 64 through two with
+# three stages, 1,260 from registers: scripts/gpu/epi_ab.py); gpu.py passes the output's descriptor.
 PING = dict(BM=128, BN=128, BK=128, GROUP=16, NUM=6, PING=True, CLUSTER=1, PTX=gpu_ptx.TAG, num_warps=4)
 _PAIRS = 2 if gpu_ptx.checked(triton.__version__) else 1
 WIDE = dict(BM=128, BN=256, BK=128, GROUP=16, NUM=4, PING=False, CLUSTER=_PAIRS, PTX=gpu_ptx.TAG, num_warps=4)
+WIDE.update(EPI_COLS=64, EPI_BUFS=1)
 
 
 def descriptor(t, block):
@@ -52,10 +65,42 @@ def descriptor(t, block):
     return TensorDescriptor.from_tensor(t, list(block), gl.NVMMASharedLayout.get_default_for(list(block), gl.int8))
 
 
+def out_descriptor(out, block):
+    """The Gluon tensor descriptor of the int32 output in ``block`` tiles, for the consumers' stores by TMA."""
+    return TensorDescriptor.from_tensor(out, list(block), gl.NVMMASharedLayout.get_default_for(list(block), gl.int32))
+
+
 @gluon.constexpr_function
 def _acc_layout(warps):
     # Warps stacked along M, 16 rows each (a warp group's 64 rows a wgmma); int8 wgmma's N of 128 divides BN.
     return gl.NVMMADistributedLayout(version=[3, 0], warps_per_cta=[warps, 1], instr_shape=[16, 128, 32])
+
+
+@gluon.jit
+def _halves(x):
+    # x's left and right column halves: the columns a thread holds stay in its registers.
+    ROWS: gl.constexpr = x.shape[0]
+    COLS: gl.constexpr = x.shape[1]
+    return gl.split(x.reshape([ROWS, 2, COLS // 2]).permute((0, 2, 1)))
+
+
+@gluon.jit
+def _store_by_tma(acc, bufs, out_desc, r0, c0, FIRST_BUF: gl.constexpr, BUFS: gl.constexpr, DONE: gl.constexpr):
+    # acc's columns in chunks of the buffers' width, each written into shared memory and copied out by TMA (which
+    # leaves out what lies past M or N) while the tensor cores go on: the chunks' copies overlap the writing of
+    # the next chunk (BUFS buffers), and the last ones the next tile's K loop.  DONE: the chunks already stored.
+    W: gl.constexpr = bufs.type.shape[2]
+    if acc.shape[1] == W:
+        j: gl.constexpr = DONE
+        buf = bufs.index(FIRST_BUF + j % BUFS)
+        tma.store_wait(BUFS - 1)  # the copy that last read this buffer has read it
+        buf.store(acc)
+        fence_async_shared()
+        tma.async_copy_shared_to_global(out_desc, [r0, c0 + j * W], buf)
+    else:
+        left, right = _halves(acc)
+        _store_by_tma(left, bufs, out_desc, r0, c0, FIRST_BUF, BUFS, DONE)
+        _store_by_tma(right, bufs, out_desc, r0, c0, FIRST_BUF, BUFS, DONE + acc.shape[1] // W // 2)
 
 
 @gluon.jit
@@ -127,12 +172,16 @@ def _consumer(
     EVERY: gl.constexpr,
     HALF: gl.constexpr,
     CLUSTER: gl.constexpr,
+    epi,
+    BUFS: gl.constexpr,
 ):
     # This consumer takes the program's tiles FIRST, FIRST + EVERY, ...: all of them (0, 1) or every other one
     # (ping-pong).  A tile's ring stages follow from its place in the program's sequence of tiles.  HALF 0 or 1:
-    # of each tile only that half of the rows; -1: all of them.
+    # of each tile only that half of the rows; -1: all of them.  BUFS 0: the tiles stored from registers; else by
+    # TMA (epi: out_desc, c_bufs) through c_bufs, BUFS a consumer, consumer 0's first.
     a_bufs, b_bufs, ready, empty, turn = ring
     c_ptr, out_ptr, ra_ptr, cb_ptr, M, N, K, za, zb, zz, sign = operands
+    out_desc, c_bufs = epi
     BM: gl.constexpr = a_bufs.type.shape[1]
     BN: gl.constexpr = b_bufs.type.shape[1]
     BK: gl.constexpr = a_bufs.type.shape[2]
@@ -187,7 +236,12 @@ def _consumer(
         offs = r[:, None].to(gl.int64) * N + c[None, :]
         if HAS_C:
             acc += gl.load(c_ptr + offs, mask=mask, other=0)
-        gl.store(out_ptr + offs, acc, mask=mask)
+        if BUFS == 0:
+            gl.store(out_ptr + offs, acc, mask=mask)
+        else:
+            _store_by_tma(acc, c_bufs, out_desc, pm * BM + R0, pn * BN, (HALF if HALF > 0 else 0) * BUFS, BUFS, 0)
+    if BUFS > 0:
+        tma.store_wait(0)  # the copies have read the buffers before the program's shared memory goes
 
 
 @gluon.jit
@@ -233,30 +287,43 @@ def mm_ws(
     PING: gl.constexpr,
     CLUSTER: gl.constexpr,
     PTX: gl.constexpr,
+    out_desc=None,
+    EPI_BUFS: gl.constexpr = 0,
 ):
     """out = sign * (a @ bt.T + the centring's correction) (+ c): the arguments of gpu_kernels.mm_tma, with the
     descriptors' Gluon layouts (``descriptor``) and the grid at most one program a multiprocessor.
 
     CLUSTER > 1: clusters of CLUSTER consecutive programs (the grid a multiple of it) on vertically adjacent tiles,
     b_desc's block 1/CLUSTER of B's tile, which each program copies for the whole cluster (gpu_ptx.clustered); PTX:
-    gpu_ptx.TAG, so that Triton's cache tells kernels rewritten by different versions apart."""
+    gpu_ptx.TAG, so that Triton's cache tells kernels rewritten by different versions apart.  out_desc (a
+    descriptor of out, blocks of a consumer's rows by some columns) and EPI_BUFS > 0: the tiles stored by TMA through
+    EPI_BUFS buffers of that block a consumer (_store_by_tma), instead of from registers."""
     gl.static_assert(NUM >= 2, "a stage goes back to the loader one K step late: one stage alone would deadlock")
     # gpu_ptx makes every consumer's arrival one in each program of the cluster: the ping-pong turns' too.
     gl.static_assert(CLUSTER == 1 or not PING, "clusters with the ping-pong consumers would take turns across programs")
     ring = ring_of_stages(a_desc, b_desc, NUM, (1 if PING else 2) * CLUSTER, CLUSTER)
     a_bufs, b_bufs, ready, empty, _ = ring
     operands = (c_ptr, out_ptr, ra_ptr, cb_ptr, M, N, K, za, zb, zz, sign)
+    if EPI_BUFS > 0:
+        gl.static_assert(not PING, "the ping-pong consumers store from registers")
+        block: gl.constexpr = out_desc.block_type.shape
+        c_bufs = gl.allocate_shared_memory(gl.int32, [2 * EPI_BUFS, block[0], block[1]], out_desc.layout)
+        tiles_out = out_desc
+    else:
+        c_bufs = a_bufs  # unused: warp_specialize's arguments cannot be None
+        tiles_out = a_desc
+    epi = (tiles_out, c_bufs)
     # Two consumers of num_warps each: on alternate tiles (PING), or on the two row halves of every tile, each
     # arriving on the empty barriers (in every program of the cluster) so that no barrier joins them a K step.
     # The register split leaves the loader warp 40.
     EVERY: gl.constexpr = 2 if PING else 1
+    SECOND: gl.constexpr = 1 if PING else 0  # the second consumer's first tile
+    HALF0: gl.constexpr = -1 if PING else 0
+    HALF1: gl.constexpr = -1 if PING else 1
     gl.warp_specialize(
         [
-            (_consumer, (ring, operands, HAS_C, CENTRED, GROUP, NUM, 0, EVERY, -1 if PING else 0, CLUSTER)),
-            (
-                _consumer,
-                (ring, operands, HAS_C, CENTRED, GROUP, NUM, 1 if PING else 0, EVERY, -1 if PING else 1, CLUSTER),
-            ),
+            (_consumer, (ring, operands, HAS_C, CENTRED, GROUP, NUM, 0, EVERY, HALF0, CLUSTER, epi, EPI_BUFS)),
+            (_consumer, (ring, operands, HAS_C, CENTRED, GROUP, NUM, SECOND, EVERY, HALF1, CLUSTER, epi, EPI_BUFS)),
             (_loader, (a_desc, b_desc, a_bufs, b_bufs, ready, empty, M, N, K, GROUP, NUM, CLUSTER)),
         ],
         [gl.num_warps(), 1],

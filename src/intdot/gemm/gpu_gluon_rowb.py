@@ -300,7 +300,7 @@ def fast(a, b, neg: bool, sms: int):
 
     (m, k), n = a.shape, b.shape[1]
     out, ck, reduce, filled = _launch(a, b, None, neg, sms)
-    planned = gpu_launch.two_maps(gpu_launch.compiled(ck), torch, a.device, (a, (m, k), (k, 1)), (b, (k, n), (n, 1)))
+    planned = gpu_launch.tensor_maps(gpu_launch.compiled(ck), torch, a.device, (a, (m, k), (k, 1)), (b, (k, n), (n, 1)))
     # The zero fill's launch, where this call filled its output (_output).
     zero = planned_fill(filled, torch, a.device, m * n) if filled is not None else None
     if planned is None or filled is not None and zero is None:

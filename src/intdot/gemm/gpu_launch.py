@@ -161,18 +161,19 @@ class MapCache:
         return last[1]
 
 
-def two_maps(ck, torch, device, first, second):
-    """(Raw launch, a MapCache for each operand) of a compiled kernel whose first two arguments are tensor
-    descriptors that a plan encodes itself; each operand as (this call's tensor, the plan's shape, its strides).
+def tensor_maps(ck, torch, device, *operands):
+    """(Raw launch, a MapCache for each operand) of a compiled kernel whose tensor-descriptor arguments (as many as
+    ``operands``) a plan encodes itself; each operand as (this call's tensor, the plan's shape, its strides).
     None where that cannot be: direct launches off, no such launcher (``unwrapped``), or Triton's encoding spelled
     otherwise by this Triton (tried here on this call's operands, so that it is never an error in a later call)."""
     raw = unwrapped(ck) if LIMIT else None
-    if raw is None or len(raw[1]) != 2:
+    if raw is None or len(raw[1]) != len(operands):
         return None
     launcher, metas = raw
-    maps = tuple(MapCache(tensor_map(meta), op[1], op[2]) for meta, op in zip(metas, (first, second)))
+    maps = tuple(MapCache(tensor_map(meta), op[1], op[2]) for meta, op in zip(metas, operands))
     try:
-        maps[0](first[0]), maps[1](second[0])
+        for cache, op in zip(maps, operands):
+            cache(op[0])
     except Exception:
         return None
     return Raw(ck, launcher, torch, device), maps
@@ -180,7 +181,7 @@ def two_maps(ck, torch, device, first, second):
 
 def plain(ck, torch, device):
     """The Raw launch of a compiled kernel without tensor-descriptor arguments (the launcher's C function is the
-    launch itself), for a plan that launches it beside one of ``two_maps``; None where that cannot be (direct
+    launch itself), for a plan that launches it beside one of ``tensor_maps``; None where that cannot be (direct
     launches off, scratch memory per launch, or the launcher spelled otherwise by this Triton)."""
     run = getattr(ck, "run", None)
     launch = getattr(run, "launch", None)
