@@ -72,15 +72,34 @@ def _loader(
 
 
 @gluon.jit
-def mm_probe(a_desc, b_desc, out_ptr, M, N, K, GROUP: gl.constexpr, NUM: gl.constexpr, MODE: gl.constexpr):
-    """gpu_gluon.mm_ws's wide configuration (two consumers, one a row half of every tile) with the loader above."""
+def mm_probe(
+    a_desc,
+    b_desc,
+    out_ptr,
+    M,
+    N,
+    K,
+    GROUP: gl.constexpr,
+    NUM: gl.constexpr,
+    MODE: gl.constexpr,
+    out_desc=None,
+    EPI_BUFS: gl.constexpr = 0,
+):
+    """gpu_gluon.mm_ws's wide configuration (two consumers, one a row half of every tile) with the loader above;
+    out_desc and EPI_BUFS as mm_ws's (its tiles stored by TMA)."""
     ring = ring_of_stages(a_desc, b_desc, NUM, 2, 1)  # two consumers on row halves, as gemm's wide tiles
     a_bufs, b_bufs, ready, empty, _ = ring
     operands = (out_ptr, out_ptr, out_ptr, out_ptr, M, N, K, 0, 0, 0, 1)
+    if EPI_BUFS > 0:
+        block: gl.constexpr = out_desc.block_type.shape
+        c_bufs = gl.allocate_shared_memory(gl.int32, [2 * EPI_BUFS, block[0], block[1]], out_desc.layout)
+        epi = (out_desc, c_bufs)
+    else:
+        epi = (a_desc, a_bufs)  # unused
     gl.warp_specialize(
         [
-            (_consumer, (ring, operands, False, False, GROUP, NUM, 0, 1, 0, 1, (a_desc, a_bufs), 0)),
-            (_consumer, (ring, operands, False, False, GROUP, NUM, 0, 1, 1, 1, (a_desc, a_bufs), 0)),
+            (_consumer, (ring, operands, False, False, GROUP, NUM, 0, 1, 0, 1, epi, EPI_BUFS)),
+            (_consumer, (ring, operands, False, False, GROUP, NUM, 0, 1, 1, 1, epi, EPI_BUFS)),
             (_loader, (a_desc, b_desc, a_bufs, b_bufs, ready, empty, M, N, K, GROUP, NUM, MODE)),
         ],
         [gl.num_warps(), 1],

@@ -16,7 +16,8 @@ cap) and 1,980 MHz, so every figure is also given as a share of the peak at the 
   buffers a consumer, by rows).
 - probe: scripts/gpu/energy_probe.py's MODE 2: the kernel's consumers, ring of stages and loader, with no copies
   after the ring's first lap; at 8192^3 and at 8448 x 8192 x 8192, whose 2,112 tiles are 16 whole rounds of 132
-  programs (8192^3: 15.5, the last round half idle); with two stages instead of four.
+  programs (8192^3: 15.5, the last round half idle); with two stages instead of four; with its tiles stored by
+  TMA as gemm's kernel now stores them (whether the stores by TMA gain a clock where nothing is copied in).
 - kernel: the kernel at 8192^3 (power.kernel), its tiles stored from registers, and by TMA in chunks of 32 or 64
   columns through one or two buffers a consumer; BK 256: a K step of 256 on two stages.
 - "hinted": the probe on whole rounds and the kernel with every mbarrier wait given a suspend-time hint.
@@ -277,11 +278,14 @@ def variants(fill):
 
         return build, consumers * sms * STEPS * BM * BN * BK
 
-    def probe(m, bk=BK, **over):
-        # energy_probe's MODE 2 on an m x N x N product, one program a multiprocessor at most.
+    def probe(m, bk=BK, cols=0, **over):
+        # energy_probe's MODE 2 on an m x N x N product, one program a multiprocessor at most; cols: its tiles
+        # stored by TMA in chunks of that many columns (over: EPI_BUFS).
         def build():
             a, bt = fill((m, N), dtype=torch.int8, device="cuda"), fill((N, N), dtype=torch.int8, device="cuda")
             out = torch.empty((m, N), dtype=torch.int32, device="cuda")
+            if cols:
+                over["out_desc"] = gpu_gluon.out_descriptor(out, (BM // 2, cols))
             da, db = gpu_gluon.descriptor(a, [BM, bk]), gpu_gluon.descriptor(bt, [BN, bk])
             grid = (min(sms, triton.cdiv(m, BM) * triton.cdiv(N, BN)),)
             cfg = gpu_gluon.WIDE
@@ -314,7 +318,10 @@ def variants(fill):
         "probe, whole, 2 stages": probe(8448, NUM=2),
         "probe, whole, hinted": (hinted(probe_hinted[0]), probe_hinted[1]),
         "probe, whole, BK 256": probe(8448, 256, NUM=2),
+        "probe, whole, TMA stores": probe(8448, cols=64, EPI_BUFS=1),
+        "probe, TMA stores": probe(N, cols=64, EPI_BUFS=1),
         "kernel": (lambda: kernel(fill), 2 * N**3),
+        "kernel, TMA 64x1, clusters": (lambda: kernel(fill, EPI_COLS=64, EPI_BUFS=1, CLUSTER=2), 2 * N**3),
         "kernel, TMA 32x2": (lambda: kernel(fill, EPI_COLS=32, EPI_BUFS=2), 2 * N**3),
         "kernel, TMA 64x2, 3 stages": (lambda: kernel(fill, EPI_COLS=64, EPI_BUFS=2, NUM=3), 2 * N**3),
         "kernel, TMA 64x1": (lambda: kernel(fill, EPI_COLS=64, EPI_BUFS=1), 2 * N**3),
