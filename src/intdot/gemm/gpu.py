@@ -280,6 +280,7 @@ def _tma_setup(m: int, n: int, device):
         if _tiles(m, n, g.WIDE["BM"], g.WIDE["BN"]) >= WIDE_PER_SM * sms:
             cfg = dict(g.WIDE, CLUSTER=g.WIDE["CLUSTER"] if MULTICAST else 1)
         bm, bn, bk = cfg.pop("BM"), cfg.pop("BN"), cfg.pop("BK")
+        cfg.setdefault("EPI_COLS", 0)  # how its tiles are stored: _stores, once the output is known
         c = cfg["CLUSTER"]
         # A cluster's c programs take c vertically adjacent tiles, each copying 1/c of their B tile for all of
         # them: the grid is whole clusters, at most one program a multiprocessor.
@@ -304,7 +305,7 @@ def _stores(cfg: dict, out, rows: int) -> dict:
 def _tma(a8, bt, args, flags):
     """Launch the TMA kernel (``_tma_setup``) on prepared operands (``_operands``); the launch's result."""
     kernel, grid, desc, (block_a, block_b), cfg = _tma_setup(a8.shape[0], bt.shape[0], a8.device)
-    if "PING" in cfg:  # the Gluon kernel
+    if "EPI_COLS" in cfg:  # the Gluon kernel
         cfg = _stores(cfg, args[1], block_a[0] // 2)
     if cfg.get("CLUSTER", 1) > 1:
         # Compiled without the rewrite, a cluster kernel would wait forever: the rewrite is put back into Triton's
@@ -398,7 +399,7 @@ def _tma_plan(a, b, neg: bool):
     ck = gpu_launch.compiled(_tma(a8, bt, args, flags))
     kernel, grid, _, (block_a, _), cfg = _tma_setup(m, n, a.device)
     cfg = dict(flags, **cfg)
-    if "PING" in cfg:
+    if "EPI_COLS" in cfg:
         cfg = _stores(cfg, out, block_a[0] // 2)
     # The output's tensor map too where the kernel stores by TMA: encoded per call, as the output is new each call.
     stores = [(out, (m, n), (n, 1))] if cfg.get("out_desc") is not None else []

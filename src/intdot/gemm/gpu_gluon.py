@@ -239,7 +239,7 @@ def _consumer(
         if BUFS == 0:
             gl.store(out_ptr + offs, acc, mask=mask)
         else:
-            _store_by_tma(acc, c_bufs, out_desc, pm * BM + R0, pn * BN, (HALF if HALF > 0 else 0) * BUFS, BUFS, 0)
+            _store_by_tma(acc, c_bufs, out_desc, pm * BM + R0, pn * BN, HALF * BUFS, BUFS, 0)
     if BUFS > 0:
         tma.store_wait(0)  # the copies have read the buffers before the program's shared memory goes
 
