@@ -54,9 +54,9 @@ def _signature(bm: int, bn: int, bk: int, out_block=None) -> dict:
 def _consts(cfg: dict, **flags) -> dict:
     """The constexprs gpu.py launches mm_ws with in configuration ``cfg`` (its tiles stored from registers unless
     ``flags`` say EPI_BUFS), with ``flags`` (HAS_C, CENTRED...)."""
-    consts = dict(
-        {name: cfg[name] for name in ("GROUP", "NUM", "PING", "CLUSTER", "PTX")}, **dict(dict(EPI_BUFS=0), **flags)
-    )
+    consts = {name: cfg[name] for name in ("GROUP", "NUM", "PING", "CLUSTER", "PTX")}
+    consts.update(EPI_BUFS=0)
+    consts.update(flags)
     return consts if consts["EPI_BUFS"] else dict(consts, out_desc=None)
 
 
