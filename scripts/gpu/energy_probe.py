@@ -26,7 +26,7 @@ from triton.experimental.gluon import language as gl
 from triton.experimental.gluon.language.nvidia.hopper import mbarrier, tma
 
 from intdot.gemm import gpu_gluon
-from intdot.gemm.gpu_gluon import _consumer, _tile, ring_of_stages
+from intdot.gemm.gpu_gluon import _consumer, _tile, ring_of_stages, tile_stores
 
 N = 8192
 MODES = {0: "kernel", 1: "B copied every other step", 2: "no copies after the first lap", 3: "every tile copied twice"}
@@ -90,12 +90,7 @@ def mm_probe(
     ring = ring_of_stages(a_desc, b_desc, NUM, 2, 1)  # two consumers on row halves, as gemm's wide tiles
     a_bufs, b_bufs, ready, empty, _ = ring
     operands = (out_ptr, out_ptr, out_ptr, out_ptr, M, N, K, 0, 0, 0, 1)
-    if EPI_BUFS > 0:
-        block: gl.constexpr = out_desc.block_type.shape
-        c_bufs = gl.allocate_shared_memory(gl.int32, [2 * EPI_BUFS, block[0], block[1]], out_desc.layout)
-        epi = (out_desc, c_bufs)
-    else:
-        epi = (a_desc, a_bufs)  # unused
+    epi = tile_stores(out_desc, EPI_BUFS, a_desc, a_bufs)
     gl.warp_specialize(
         [
             (_consumer, (ring, operands, False, False, GROUP, NUM, 0, 1, 0, 1, epi, EPI_BUFS)),

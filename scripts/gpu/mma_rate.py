@@ -61,7 +61,6 @@ from triton.experimental.gluon.language.nvidia.hopper import (
     warpgroup_mma,
     warpgroup_mma_wait,
 )
-from triton.experimental.gluon.nvidia.hopper import TensorDescriptor
 
 from intdot.gemm import gpu_gluon, gpu_ptx
 
@@ -271,8 +270,7 @@ def variants(fill):
             a = fill((BM, BK), dtype=torch.int8, device="cuda")
             b = fill((BN, BK), dtype=torch.int8, device="cuda")
             out = torch.empty((N, N), dtype=torch.int32, device="cuda")
-            layout = gl.NVMMASharedLayout.get_default_for([BM // 2, 64], gl.int32)
-            out_desc = TensorDescriptor.from_tensor(out, [BM // 2, 64], layout)
+            out_desc = gpu_gluon.out_descriptor(out, (BM // 2, 64))
             flags = dict(CONSUMERS=consumers, EPI=epi, SYNC=sync, RING=ring, COUPLE=couple, num_warps=4)
             return lambda: mma_loop[(sms,)](a, b, out, out_desc, STEPS=STEPS, **flags)
 

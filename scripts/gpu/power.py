@@ -20,8 +20,6 @@ from pathlib import Path
 
 import torch
 import triton
-from triton.experimental.gluon import language as gl
-from triton.experimental.gluon.nvidia.hopper import TensorDescriptor
 
 from intdot.gemm import gpu_gluon
 
@@ -49,8 +47,7 @@ def kernel(fill, **over):
     args = (out, out, out, out, N, N, N, 0, 0, 0, 1)  # c, out, the centring's sums (unused), M, N, K, za, zb, zz, sign
     flags = dict({key: cfg[key] for key in ("GROUP", "NUM", "PING", "PTX", "num_warps")}, **over)
     if cols:
-        layout = gl.NVMMASharedLayout.get_default_for([bm // 2, cols], gl.int32)
-        flags["out_desc"] = TensorDescriptor.from_tensor(out, [bm // 2, cols], layout)
+        flags["out_desc"] = gpu_gluon.out_descriptor(out, (bm // 2, cols))
     go = lambda: gpu_gluon.mm_ws[grid](da, db, *args, HAS_C=False, CENTRED=False, CLUSTER=c, **flags)
     go()
     assert torch.equal(out, torch._int_mm(a, bt.t())), "not exact"

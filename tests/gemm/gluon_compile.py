@@ -61,8 +61,8 @@ def _consts(cfg: dict, **flags) -> dict:
 
 
 def compile_all() -> None:
-    # gpu.py launches PING, WIDE in clusters (its default) and WIDE one program a tile row (multicast turned off),
-    # WIDE's tiles stored by TMA (where N allows) or from registers.
+    # gpu.py launches PING, WIDE one program a tile row (its default) and in clusters (multicast asked for), WIDE's
+    # tiles stored by TMA (where N allows) or from registers.
     wide = gpu_gluon.WIDE
     configs = (gpu_gluon.PING, wide, dict(wide, CLUSTER=1), dict(wide, EPI_COLS=0, EPI_BUFS=0))
     for cfg in configs:

@@ -266,6 +266,19 @@ def ring_of_stages(a_desc, b_desc, NUM: gl.constexpr, HAND_BACKS: gl.constexpr, 
 
 
 @gluon.jit
+def tile_stores(out_desc, BUFS: gl.constexpr, a_desc, a_bufs):
+    """What the two row-half consumers store their tiles through (_consumer's epi): out_desc and BUFS buffers of
+    its block a consumer where BUFS > 0; else a_desc and a_bufs stand in, unused (warp_specialize's arguments
+    cannot be None)."""
+    if BUFS > 0:
+        block: gl.constexpr = out_desc.block_type.shape
+        c_bufs = gl.allocate_shared_memory(gl.int32, [2 * BUFS, block[0], block[1]], out_desc.layout)
+        return out_desc, c_bufs
+    else:
+        return a_desc, a_bufs
+
+
+@gluon.jit
 def mm_ws(
     a_desc,
     b_desc,
@@ -304,15 +317,8 @@ def mm_ws(
     ring = ring_of_stages(a_desc, b_desc, NUM, (1 if PING else 2) * CLUSTER, CLUSTER)
     a_bufs, b_bufs, ready, empty, _ = ring
     operands = (c_ptr, out_ptr, ra_ptr, cb_ptr, M, N, K, za, zb, zz, sign)
-    if EPI_BUFS > 0:
-        gl.static_assert(not PING, "the ping-pong consumers store from registers")
-        block: gl.constexpr = out_desc.block_type.shape
-        c_bufs = gl.allocate_shared_memory(gl.int32, [2 * EPI_BUFS, block[0], block[1]], out_desc.layout)
-        tiles_out = out_desc
-    else:
-        c_bufs = a_bufs  # unused: warp_specialize's arguments cannot be None
-        tiles_out = a_desc
-    epi = (tiles_out, c_bufs)
+    gl.static_assert(EPI_BUFS == 0 or not PING, "the ping-pong consumers store from registers")
+    epi = tile_stores(out_desc, EPI_BUFS, a_desc, a_bufs)
     # Two consumers of num_warps each: on alternate tiles (PING), or on the two row halves of every tile, each
     # arriving on the empty barriers (in every program of the cluster) so that no barrier joins them a K step.
     # The register split leaves the loader warp 40.
