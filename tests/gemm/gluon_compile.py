@@ -41,8 +41,9 @@ def _signature(bm: int, bn: int, bk: int, out_block=None) -> dict:
     kinds = dict.fromkeys(gpu_gluon.mm_ws.arg_names, "i32")
     for name in ("c_ptr", "out_ptr", "ra_ptr", "cb_ptr"):
         kinds[name] = "*i32"
-    for name in ("HAS_C", "CENTRED", "GROUP", "NUM", "PING", "CLUSTER", "PTX", "out_desc", "EPI_BUFS"):
+    for name in ("HAS_C", "CENTRED", "GROUP", "NUM", "PING", "CLUSTER", "PTX", "out_desc", "EPI_BUFS", "PARTS", "TAIL"):
         kinds[name] = "constexpr"
+    kinds["flags_ptr"] = "*i32"
     blocks = [("a_desc", [bm, bk], gl.int8), ("b_desc", [bn, bk], gl.int8)]
     blocks += [("out_desc", list(out_block), gl.int32)] if out_block else []
     for name, block, dtype in blocks:
@@ -55,34 +56,43 @@ def _consts(cfg: dict, **flags) -> dict:
     """The constexprs gpu.py launches mm_ws with in configuration ``cfg`` (its tiles stored from registers unless
     ``flags`` say EPI_BUFS), with ``flags`` (HAS_C, CENTRED...)."""
     consts = {name: cfg[name] for name in ("GROUP", "NUM", "PING", "CLUSTER", "PTX")}
-    consts.update(EPI_BUFS=0)
+    consts.update(EPI_BUFS=0, PARTS=2, TAIL=False)
     consts.update(flags)
+    consts = consts if consts["TAIL"] else dict(consts, split=1, flags_ptr=None)
     return consts if consts["EPI_BUFS"] else dict(consts, out_desc=None)
 
 
 def compile_all() -> None:
     # gpu.py launches PING, WIDE one program a tile row (its default) and in clusters (multicast asked for), WIDE's
-    # tiles stored by TMA (where N allows) or from registers.
+    # tiles stored by TMA (where N allows) or from registers, THIRDS where M fills its tiles; WIDE and THIRDS with
+    # the last round's tiles cut along K (TAIL).
     wide = gpu_gluon.WIDE
-    configs = (gpu_gluon.PING, wide, dict(wide, CLUSTER=1), dict(wide, EPI_COLS=0, EPI_BUFS=0))
+    configs = [gpu_gluon.PING, wide, dict(wide, CLUSTER=1), dict(wide, EPI_COLS=0, EPI_BUFS=0), gpu_gluon.THIRDS]
+    configs += [dict(wide, CLUSTER=1, TAIL=True), dict(wide, CLUSTER=1, EPI_COLS=0, EPI_BUFS=0, TAIL=True)]
+    configs += [dict(gpu_gluon.THIRDS, TAIL=True)]
     for cfg in configs:
-        c, cols = cfg["CLUSTER"], cfg.get("EPI_COLS", 0)
-        out_block = (cfg["BM"] // 2, cols) if cols else None
+        c, cols, parts, tail = cfg["CLUSTER"], cfg.get("EPI_COLS", 0), cfg.get("PARTS", 2), cfg.get("TAIL", False)
+        out_block = (cfg["BM"] // parts, cols) if cols else None
         for has_c, centred in ((False, False), (True, True)):
-            consts = _consts(cfg, HAS_C=has_c, CENTRED=centred, EPI_BUFS=cfg.get("EPI_BUFS", 0))
-            kinds = _signature(cfg["BM"], cfg["BN"] // c, cfg["BK"], out_block)
+            flags = dict(HAS_C=has_c, CENTRED=centred, EPI_BUFS=cfg.get("EPI_BUFS", 0), PARTS=parts, TAIL=tail)
+            consts = _consts(cfg, **flags)
+            kinds = _signature(gpu_gluon.a_rows(cfg), cfg["BN"] // c, cfg["BK"], out_block)
             src = GluonASTSource(gpu_gluon.mm_ws, kinds, consts)
             k = triton.compile(src, target=GPUTarget("cuda", 90, 32), options={"num_warps": cfg["num_warps"]})
             ptx, what = k.asm["ptx"], (cfg, has_c, centred)
             if cols:  # each consumer's tile in chunks of EPI_COLS columns, each written to shared memory and copied
-                chunks = 2 * cfg["BN"] // cols
+                chunks = parts * cfg["BN"] // cols
                 assert ptx.count("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group") == chunks, what
-                assert "st.global" not in ptx, what
-            # Two consumers, each two MMAs a K step (two of M = 64, or two of N = 128), asynchronous warpgroup ones.
-            assert ptx.count("wgmma.mma_async") == 4 * cfg["BK"] // 32, what
-            # Each consumer synchronises its own warp group only (no barrier of 256 threads, one barrier apiece).
+                assert tail or "st.global" not in ptx, what  # a tail tile's first part is stored from registers
+            if tail:  # a tail tile's parts meet through flags: released once stored, acquired before adding
+                assert ptx.count("atom.global.gpu.release.add") == parts == ptx.count("ld.global.gpu.acquire"), what
+            # Each consumer two MMAs a K step (two of M = 64, or two of N = 128), asynchronous warpgroup ones.
+            consumers = 2 if cfg["PING"] else parts
+            assert ptx.count("wgmma.mma_async") == consumers * 2 * cfg["BK"] // 32, what
+            # Each consumer synchronises its own warp group only (no barrier of 256 threads, one barrier apiece; and
+            # THIRDS' loader of four warps one).
             named = set(re.findall(r"bar\.sync\s+(\d+), (\d+);", ptx))
-            assert {n for _, n in named} == {"128"} and len(named) == 2, (what, named)
+            assert {n for _, n in named} == {"128"} and len(named) == consumers + (parts == 3), (what, named)
             assert "setmaxnreg" in ptx, what  # the partitions' registers rebalanced: warp specialisation happened
             assert not _serialised(ptx), what
             assert k.metadata.shared <= SHARED_MAX, (what, k.metadata.shared)
@@ -336,8 +346,27 @@ def choice() -> None:
     assert gpu._tma_setup(8192, 8192, hopper)[1] == 130
     gpu._sm_count = lambda device: sms
     gpu.MULTICAST = False
-    _, grid, _, blocks, cfg = gpu._tma_setup(8192, 8192, hopper)
-    assert blocks == ([128, 128], [256, 128]) and grid == sms and cfg["CLUSTER"] == 1
+    # 8192 rows fill 192-row tiles but for 64 rows: THIRDS, 43 x 32 tiles, the last round's 56 in two parts each.
+    _, grid, _, blocks, cfg = gpu._tma_setup(8192, 8192, hopper, 8192)
+    assert blocks == ([64, 128], [256, 128]) and grid == sms and cfg["CLUSTER"] == 1 and cfg["PARTS"] == 3
+    assert cfg["TAIL"] and cfg["split"] == 2 and cfg["EPI_ROWS"] == 64
+    # 4352 rows fill 192-row tiles but for 64: THIRDS, 23 x 32 tiles, 5 rounds and 76: the last kept whole.
+    _, grid, _, blocks, cfg = gpu._tma_setup(4352, 8192, hopper, 8192)
+    assert blocks == ([64, 128], [256, 128]) and not cfg["TAIL"]
+    # 4480 rows would leave 128 of 4608 empty: WIDE, 35 x 32 tiles, 8 rounds and 64, each cut in two; at most one
+    # K step a part; the last round kept whole where the depth is not given.
+    _, grid, _, blocks, cfg = gpu._tma_setup(4480, 8192, hopper, 8192)
+    assert blocks == ([128, 128], [256, 128]) and cfg["PARTS"] == 2 and cfg["split"] == 2 and cfg["EPI_ROWS"] == 64
+    assert not gpu._tma_setup(4480, 8192, hopper, 128)[4]["TAIL"]
+    assert not gpu._tma_setup(4480, 8192, hopper)[4]["TAIL"]
+    assert gpu._tma_setup(4480, 7936, hopper, 8192)[4]["split"] == 4  # 35 x 31: 8 rounds and 29
+    assert gpu._tma_setup(4480, 7936, hopper, 384)[4]["split"] == 3
+    gpu.TAIL = False
+    assert not gpu._tma_setup(4480, 8192, hopper, 8192)[4]["TAIL"]
+    gpu.TAIL = True
+    gpu.THIRDS = False
+    assert gpu._tma_setup(8192, 8192, hopper, 8192)[3] == ([128, 128], [256, 128])
+    gpu.THIRDS = True
     gpu.MULTICAST = True
     kernel, grid, _, blocks, cfg = gpu._tma_setup(1024, 4096, hopper)
     assert blocks == ([128, 128], [128, 128]) and cfg["PING"] and grid == sms

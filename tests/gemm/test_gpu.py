@@ -142,6 +142,42 @@ def test_gpu_wide_tiles_on_odd_edges(op, multicast, monkeypatch):
         assert torch.equal(got.view(torch.int32).to(torch.int64), want), neg
 
 
+# (M, K, N, rows of the tile): 11 x 13 wide tiles (11 in the last round: each cut in four) and 7 x 20 192-row ones
+# (8: four parts), stored by TMA and (N odd) from registers.
+TAIL_CASES = [(1400, 1008, 3200, 128), (1344, 1008, 5000, 192), (1344, 1008, 4999, 192), (1400, 1008, 3199, 128)]
+
+
+@pytest.mark.parametrize(("m", "k", "n", "rows"), TAIL_CASES)
+@pytest.mark.parametrize("op", ["sdot4", "usdot", "udot4"])
+def test_gpu_last_round_cut_along_k(m, k, n, rows, op, monkeypatch):
+    """The Hopper kernel's last round of tiles cut along K into parts that meet in the output (gpu_gluon.mm_ws's
+    TAIL: the first part stores, the others add once a flag says it has), on 128- and 192-row tiles, with c, neg
+    and centred unsigned operands, called again and again (the flags back at 0 after each call), through mm_int8
+    and the remembered plan; against float64 on the GPU."""
+    torch = pytest.importorskip("torch")
+    monkeypatch.setattr(gpu, "WIDE_PER_SM", 1)
+    cuda = torch.device("cuda")
+    if gpu._ws(cuda):
+        setup = gpu._tma_setup(m, n, cuda, k)
+        assert setup[4]["EPI_ROWS"] * setup[4]["PARTS"] == rows and setup[4]["split"] == 4, setup
+    row = ref.OPS[op]
+    rng = _rng("tail", op, m, n)
+    for i in range(3):
+        a = torch.from_numpy(_lanes(rng, row[0], row[1], (m, k))).cuda()
+        b = torch.from_numpy(_lanes(rng, row[2], row[3], (k, n))).cuda()
+        b = b if i % 2 else b.t().contiguous().t()
+        c = torch.from_numpy(rng.integers(-(2**31), 2**31, (m, n)).astype(np.int32)).cuda()
+        exact = (a.double() @ b.double()).to(torch.int64)  # |sum| < 2**53
+        for neg in (False, True) if op != "usdot" else (False,):  # Arm's USDOT has no negating form
+            for cc in (None, c):
+                want = (0 if cc is None else cc.to(torch.int64)) + (-exact if neg else exact)
+                want = torch.where(want >= 2**31, want - 2**32, torch.where(want < -(2**31), want + 2**32, want))
+                got = gemm(a, b, cc, op=op, neg=neg)  # udot4's uint32: its bits as int32
+                assert torch.equal(got.view(torch.int32).to(torch.int64), want), (i, neg, cc is None)
+    if gpu._ws(cuda):
+        assert not any(f.any() for f in gpu._FLAGS.values())
+
+
 # (M, K, N); below 17 rows the kernel takes only a long B (N K >= gpu_gluon_rowb.LONG); a long B up to 32 rows
 # takes four stages (gpu_gluon_rowb.stages); past 64 rows, blocks of 64 rows (the last one short).
 ROWB_CASES = [(17, 144, 272), (32, 4096, 384), (33, 16, 16), (48, 4144, 1040), (64, 2048, 4096)]

@@ -43,6 +43,13 @@ WS = os.environ.get("INTDOT_GEMM_WS", "1") != "0"
 # tile row 1,320 TOPS, clusters 1,309; scripts/gpu/epi_ab.py), so it is off unless asked for.
 TMA_STORES = os.environ.get("INTDOT_GEMM_TMA_STORES", "1") != "0"
 MULTICAST = os.environ.get("INTDOT_GEMM_MULTICAST", "0") == "1"
+# Where M fills 192-row tiles as well as 128-row ones (at most THIRDS_WASTE of them past M), the wide tiles are
+# 192x256 (gpu_gluon.THIRDS: three consumers, 22% fewer bytes copied an operation); INTDOT_GEMM_THIRDS=0 keeps
+# 128x256.  Where the last round of tiles leaves at least half the programs idle, its tiles are cut along K into
+# parts that the idle programs take (gpu_gluon.tail_split); INTDOT_GEMM_TAIL=0 keeps them whole.
+THIRDS = os.environ.get("INTDOT_GEMM_THIRDS", "1") != "0"
+THIRDS_WASTE = 1 / 64
+TAIL = os.environ.get("INTDOT_GEMM_TAIL", "1") != "0"
 # The Gluon kernel's wide tiles (gpu_gluon.WIDE) once they number this many a multiprocessor, its ping-pong 128x128
 # tiles below that: within 3% of each other on every shape measured (scripts/gpu/sweep.py ws), the wide ones only
 # where every multiprocessor walks many, so that the last round's idle multiprocessors weigh little.
@@ -268,10 +275,11 @@ def _rowb(a, b) -> bool:
     return KERNEL == "tma" and _ws(a.device) and _triton()["rowb"].fits(a, b)
 
 
-def _tma_setup(m: int, n: int, device):
+def _tma_setup(m: int, n: int, device, kk: int = 0):
     """(kernel, grid, descriptor maker, A's and B's block shapes, constexprs and launch options) of the TMA kernel
-    for an (m, n) result on ``device``: the Gluon kernel on Hopper (persistent, one program a multiprocessor at
-    most), Triton's (TMA_CONFIG, a program a tile) elsewhere."""
+    for an (m, n) result of depth ``kk`` (0: not known, the last round kept whole) on ``device``: the Gluon kernel
+    on Hopper (persistent, one program a multiprocessor at most), Triton's (TMA_CONFIG, a program a tile)
+    elsewhere."""
     k = _triton()
     if _ws(device):
         g = k["gluon"]
@@ -279,23 +287,46 @@ def _tma_setup(m: int, n: int, device):
         sms = _sm_count(device)
         if _tiles(m, n, g.WIDE["BM"], g.WIDE["BN"]) >= WIDE_PER_SM * sms:
             cfg = dict(g.WIDE, CLUSTER=g.WIDE["CLUSTER"] if MULTICAST else 1)
+            if THIRDS and not MULTICAST and -m % g.THIRDS["BM"] <= m * THIRDS_WASTE:
+                cfg = dict(g.THIRDS)
+        a_rows = g.a_rows(cfg)
         bm, bn, bk = cfg.pop("BM"), cfg.pop("BN"), cfg.pop("BK")
         cfg.setdefault("EPI_COLS", 0)  # how its tiles are stored: _stores, once the output is known
+        cfg["EPI_ROWS"] = bm // cfg.setdefault("PARTS", 2)  # a consumer's rows
         c = cfg["CLUSTER"]
         # A cluster's c programs take c vertically adjacent tiles, each copying 1/c of their B tile for all of
         # them: the grid is whole clusters, at most one program a multiprocessor.
-        grid = c * min(sms // c, _tiles(-(-m // bm), n, c, bn))
-        return k["mm_ws_raw"], grid, g.descriptor, ([bm, bk], [bn // c, bk]), cfg
+        tiles = _tiles(-(-m // bm), n, c, bn)
+        grid = c * min(sms // c, tiles)
+        split = g.tail_split(tiles, grid, -(-kk // bk)) if TAIL and kk and c == 1 and not cfg["PING"] else 1
+        # Every parameter named, as gpu_launch.Direct launches only such calls directly (flags_ptr: _tail_flags).
+        cfg.update(TAIL=split > 1, split=split, flags_ptr=None)
+        return k["mm_ws_raw"], grid, g.descriptor, ([a_rows, bk], [bn // c, bk]), cfg
     cfg = TMA_CONFIG
     bm, bn, bk = cfg["BM"], cfg["BN"], cfg["BK"]
     return k["mm_tma_raw"], _tma_tiles(m, n), k["TensorDescriptor"].from_tensor, ([bm, bk], [bn, bk]), cfg
 
 
-def _stores(cfg: dict, out, rows: int) -> dict:
+_FLAGS: dict = {}
+
+
+def _tail_flags(device, stream: int):
+    """The int32 flags through which the parts of the last round's tiles meet (gpu_gluon.mm_ws's TAIL): one
+    buffer a device and stream, since each call leaves them at 0 and calls on one stream run one after another."""
+    import torch
+
+    key = (device.index, stream)
+    flags = _FLAGS.get(key)
+    if flags is None:
+        flags = _FLAGS[key] = torch.zeros(_sm_count(device) * 4, dtype=torch.int32, device=device)
+    return flags
+
+
+def _stores(cfg: dict, out) -> dict:
     """The Gluon kernel's constexprs ``cfg`` with how its consumers store their tiles: by TMA through shared memory
-    (out_desc: out in blocks of a consumer's rows, ``rows``, by EPI_COLS columns) where the configuration asks
+    (out_desc: out in blocks of a consumer's rows, EPI_ROWS, by EPI_COLS columns) where the configuration asks
     (EPI_COLS) and out's rows are whole 16-byte units, as TMA needs; from registers elsewhere."""
-    cols = cfg.pop("EPI_COLS", 0)
+    cols, rows = cfg.pop("EPI_COLS", 0), cfg.pop("EPI_ROWS")
     stored_by_tma = TMA_STORES and cols and out.shape[1] % 4 == 0 and out.data_ptr() % 16 == 0
     cfg["out_desc"] = _triton()["gluon"].out_descriptor(out, (rows, cols)) if stored_by_tma else None
     cfg["EPI_BUFS"] = cfg.get("EPI_BUFS", 0) if stored_by_tma else 0
@@ -304,9 +335,13 @@ def _stores(cfg: dict, out, rows: int) -> dict:
 
 def _tma(a8, bt, args, flags):
     """Launch the TMA kernel (``_tma_setup``) on prepared operands (``_operands``); the launch's result."""
-    kernel, grid, desc, (block_a, block_b), cfg = _tma_setup(a8.shape[0], bt.shape[0], a8.device)
+    kernel, grid, desc, (block_a, block_b), cfg = _tma_setup(a8.shape[0], bt.shape[0], a8.device, a8.shape[1])
     if "EPI_COLS" in cfg:  # the Gluon kernel
-        cfg = _stores(cfg, args[1], block_a[0] // 2)
+        cfg = _stores(cfg, args[1])
+    if cfg.get("TAIL"):  # only the Gluon kernel's configurations name it
+        import torch
+
+        cfg["flags_ptr"] = _tail_flags(a8.device, torch.cuda.current_stream(a8.device).cuda_stream)
     if cfg.get("CLUSTER", 1) > 1:
         # Compiled without the rewrite, a cluster kernel would wait forever: the rewrite is put back into Triton's
         # compiler wherever another stage hook (a profiler's) has replaced it since gpu_gluon's import.
@@ -397,10 +432,10 @@ def _tma_plan(a, b, neg: bool):
         return None, mm_int8(a, b, neg=neg)
     a8, bt, out, args, flags = _operands(a, b, None, neg)
     ck = gpu_launch.compiled(_tma(a8, bt, args, flags))
-    kernel, grid, _, (block_a, _), cfg = _tma_setup(m, n, a.device)
+    kernel, grid, _, _, cfg = _tma_setup(m, n, a.device, kk)
     cfg = dict(flags, **cfg)
     if "EPI_COLS" in cfg:
-        cfg = _stores(cfg, out, block_a[0] // 2)
+        cfg = _stores(cfg, out)
     # The output's tensor map too where the kernel stores by TMA: encoded per call, as the output is new each call.
     stores = [(out, (m, n), (n, 1))] if cfg.get("out_desc") is not None else []
     operands = (a8, (m, kk), (kk, 1)), (bt, (n, kk), (kk, 1))
@@ -419,6 +454,18 @@ def _tma_plan(a, b, neg: bool):
     after = tuple(cfg[name] for name in names[at + 1 :])
     dev, grid = a.device, (grid, 1, 1)
     out_map = maps[2] if stores else lambda o: ()
+    # The flags of the call's stream (TAIL) in their place, before or after the output's map.
+    at_flags = names.index("flags_ptr") if cfg.get("TAIL") else None
+
+    def placed(s):
+        if at_flags is None:
+            return rest, after
+        ptr = _tail_flags(dev, s).data_ptr()
+        if at_flags < at:
+            i = len(rest) - at + at_flags
+            return (*rest[:i], ptr, *rest[i + 1 :]), after
+        i = at_flags - at - 1
+        return rest, (*after[:i], ptr, *after[i + 1 :])
 
     def call(x, y):
         if go.stale():
@@ -430,7 +477,8 @@ def _tma_plan(a, b, neg: bool):
         yt = _transpose_into(pass_b, y, (n, kk), s) if pass_b else y
         o = torch.empty(m, n, dtype=torch.int32, device=dev)  # sizes as arguments: parsed faster than a tuple
         p = o.data_ptr()
-        go(grid, s, *maps[0](xa), *maps[1](yt), p, p, p, p, *rest, *out_map(o), *after)
+        before_map, after_map = placed(s)
+        go(grid, s, *maps[0](xa), *maps[1](yt), p, p, p, p, *before_map, *out_map(o), *after_map)
         return o
 
     return call, out

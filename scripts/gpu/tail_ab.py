@@ -1,0 +1,89 @@
+"""The last round's tiles cut along K into parts (gpu_gluon.mm_ws's TAIL, gpu_gluon.tail_split) so that the
+programs it leaves idle take a part each, against the same kernels without; THIRDS (192x256 tiles, stores by TMA,
+three stages) against WIDE (128x256, four stages).  Every variant is checked exact first, on shapes whose last
+round is cut and on odd edges, five calls each (the parts meet through flags in memory, which must end each call at
+0), then timed at 8192^3 at the H200's power cap on uniform random int8 (each call run back to back for 2 s,
+alternating) and by do_bench (as bench/gemm.py times).
+
+    python scripts/gpu/tail_ab.py [ROUNDS]     # on the H200
+
+On 2026-12-03 (scripts/gpu/h200-results.txt, twelfth session), 3 rounds: back to back, wide 1,326 TOPS (1,500-1,575
+MHz), thirds 1,363 (1,560-1,725), thirds with the last round cut 1,375; do_bench, 5 rounds: 1,355 / 1,399 / 1,407.
+"""
+
+import sys
+
+import torch
+import triton
+from power import compare
+
+from intdot.gemm import gpu_gluon
+
+VARIANTS = {
+    "wide, TMA stores (main)": (dict(gpu_gluon.WIDE, CLUSTER=1), False),
+    "thirds, TMA stores": (gpu_gluon.THIRDS, False),
+    "thirds, TMA stores, tail cut": (gpu_gluon.THIRDS, True),
+    "wide, TMA stores, tail cut": (dict(gpu_gluon.WIDE, CLUSTER=1), True),
+}
+CHECKS = [(8192, 7936, 8000), (1000, 6000, 784), (999, 6000, 2000), (8192, 8192, 8192), (6000, 8192, 1008)]
+
+
+def launch(cfg, tail, a, bt, out):
+    """The call of mm_ws in configuration cfg (tail: the last round cut along K) on a (M, K) and bt (N, K) into
+    out; with the split it used."""
+    (m, k), n = a.shape, bt.shape[0]
+    parts = cfg.get("PARTS", 2)
+    da = gpu_gluon.descriptor(a, [gpu_gluon.a_rows(cfg), cfg["BK"]])
+    db = gpu_gluon.descriptor(bt, [cfg["BN"], cfg["BK"]])
+    flags = {key: cfg[key] for key in ("GROUP", "NUM", "PING", "CLUSTER", "PTX", "num_warps", "EPI_BUFS")}
+    flags["PARTS"] = parts
+    if cfg["EPI_COLS"]:
+        flags["out_desc"] = gpu_gluon.out_descriptor(out, (cfg["BM"] // parts, cfg["EPI_COLS"]))
+    sms = torch.cuda.get_device_properties("cuda").multi_processor_count
+    tiles = triton.cdiv(m, cfg["BM"]) * triton.cdiv(n, cfg["BN"])
+    grid = (min(sms, tiles),)
+    split = gpu_gluon.tail_split(tiles, grid[0], triton.cdiv(k, cfg["BK"])) if tail else 1
+    if split > 1:
+        flags.update(TAIL=True, split=split, flags_ptr=torch.zeros(sms * parts, dtype=torch.int32, device="cuda"))
+    args = (out, out, out, out, m, n, k, 0, 0, 0, 1)  # c, out, the centring's sums (unused), M, N, K, za, zb, zz, sign
+
+    def go():
+        gpu_gluon.mm_ws[grid](da, db, *args, HAS_C=False, CENTRED=False, **flags)
+
+    return go, split, flags.get("flags_ptr")
+
+
+def check():
+    for m, n, k in CHECKS:
+        a = torch.randint(-128, 128, (m, k), dtype=torch.int8, device="cuda")
+        bt = torch.randint(-128, 128, (n, k), dtype=torch.int8, device="cuda")
+        out = torch.empty((m, n), dtype=torch.int32, device="cuda")
+        ref = torch._int_mm(a, bt.t())
+        for name, (cfg, tail) in VARIANTS.items():
+            go, split, fl = launch(cfg, tail, a, bt, out)
+            for _ in range(5):
+                out.fill_(-7)
+                go()
+                assert torch.equal(out, ref), f"{name} not exact at {m}x{n}x{k}"
+                assert fl is None or not fl.any(), "flags not back at 0"
+            print(f"exact: {m}x{n}x{k} {name} (split {split}), 5 calls", flush=True)
+
+
+def main():
+    rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 3
+    check()
+    for m, n, k in [(8192, 8192, 8192)]:
+        a = torch.randint(-128, 128, (m, k), dtype=torch.int8, device="cuda")
+        bt = torch.randint(-128, 128, (n, k), dtype=torch.int8, device="cuda")
+        out = torch.empty((m, n), dtype=torch.int32, device="cuda")
+        runs = {
+            name: launch(cfg, tail, a, bt, out)[0]
+            for name, (cfg, tail) in VARIANTS.items()
+            if name[:5] != "wide," or not tail
+        }
+        compare(runs, 2 * m * n * k, f"{m}x{n}x{k} ", rounds=rounds, seconds=2.0)
+        compare(runs, 2 * m * n * k, f"{m}x{n}x{k} do_bench ", rounds=rounds + 2)
+
+
+if __name__ == "__main__":
+    main()
