@@ -5,7 +5,7 @@ round is cut and on odd edges, five calls each (the parts meet through flags in 
 0), then timed at 8192^3 at the H200's power cap on uniform random int8 (each call run back to back for 2 s,
 alternating) and by do_bench (as bench/gemm.py times).
 
-    python scripts/gpu/tail_ab.py [ROUNDS]     # on the H200
+    python scripts/gpu/tail_ab.py [ROUNDS [NAME ...]]     # on the H200; NAME: VARIANTS' keys (default TIMED)
 
 On 2026-12-03 (scripts/gpu/h200-results.txt, twelfth session), 3 rounds: back to back, wide 1,326 TOPS (1,500-1,575
 MHz), thirds 1,363 (1,560-1,725), thirds with the last round cut 1,375; do_bench, 5 rounds: 1,355 / 1,399 / 1,407.
@@ -20,11 +20,17 @@ from power import compare
 from intdot.gemm import gpu_gluon
 
 VARIANTS = {
-    "wide, TMA stores (main)": (dict(gpu_gluon.WIDE, CLUSTER=1), False),
+    "wide, TMA stores": (dict(gpu_gluon.WIDE, CLUSTER=1), False),
     "thirds, TMA stores": (gpu_gluon.THIRDS, False),
     "thirds, TMA stores, tail cut": (gpu_gluon.THIRDS, True),
     "wide, TMA stores, tail cut": (dict(gpu_gluon.WIDE, CLUSTER=1), True),
+    # Not yet measured: THIRDS' groups of tile rows (how much of A and B L2 holds for a round), and its stores in
+    # chunks of 32 columns through two buffers a consumer (the same shared memory).
+    "thirds, tail cut, groups of 8": (dict(gpu_gluon.THIRDS, GROUP=8), True),
+    "thirds, tail cut, groups of 32": (dict(gpu_gluon.THIRDS, GROUP=32), True),
+    "thirds, tail cut, 32 x 2": (dict(gpu_gluon.THIRDS, EPI_COLS=32, EPI_BUFS=2), True),
 }
+TIMED = ["wide, TMA stores", "thirds, TMA stores", "thirds, TMA stores, tail cut"]
 CHECKS = [(8192, 7936, 8000), (1000, 6000, 784), (999, 6000, 2000), (8192, 8192, 8192), (6000, 8192, 1008)]
 
 
@@ -53,13 +59,14 @@ def launch(cfg, tail, a, bt, out):
     return go, split, flags.get("flags_ptr")
 
 
-def check():
+def check(names):
     for m, n, k in CHECKS:
         a = torch.randint(-128, 128, (m, k), dtype=torch.int8, device="cuda")
         bt = torch.randint(-128, 128, (n, k), dtype=torch.int8, device="cuda")
         out = torch.empty((m, n), dtype=torch.int32, device="cuda")
         ref = torch._int_mm(a, bt.t())
-        for name, (cfg, tail) in VARIANTS.items():
+        for name in names:
+            cfg, tail = VARIANTS[name]
             go, split, fl = launch(cfg, tail, a, bt, out)
             for _ in range(5):
                 out.fill_(-7)
@@ -71,18 +78,15 @@ def check():
 
 def main():
     rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 3
-    check()
-    for m, n, k in [(8192, 8192, 8192)]:
-        a = torch.randint(-128, 128, (m, k), dtype=torch.int8, device="cuda")
-        bt = torch.randint(-128, 128, (n, k), dtype=torch.int8, device="cuda")
-        out = torch.empty((m, n), dtype=torch.int32, device="cuda")
-        runs = {
-            name: launch(cfg, tail, a, bt, out)[0]
-            for name, (cfg, tail) in VARIANTS.items()
-            if name[:5] != "wide," or not tail
-        }
-        compare(runs, 2 * m * n * k, f"{m}x{n}x{k} ", rounds=rounds, seconds=2.0)
-        compare(runs, 2 * m * n * k, f"{m}x{n}x{k} do_bench ", rounds=rounds + 2)
+    names = sys.argv[2:] or TIMED
+    check(list(dict.fromkeys([*names, "wide, TMA stores, tail cut"])))
+    m = n = k = 8192
+    a = torch.randint(-128, 128, (m, k), dtype=torch.int8, device="cuda")
+    bt = torch.randint(-128, 128, (n, k), dtype=torch.int8, device="cuda")
+    out = torch.empty((m, n), dtype=torch.int32, device="cuda")
+    runs = {name: launch(*VARIANTS[name], a, bt, out)[0] for name in names}
+    compare(runs, 2 * m * n * k, f"{m}x{n}x{k} ", rounds=rounds, seconds=2.0)
+    compare(runs, 2 * m * n * k, f"{m}x{n}x{k} do_bench ", rounds=rounds + 2)
 
 
 if __name__ == "__main__":
