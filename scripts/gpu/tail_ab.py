@@ -24,11 +24,13 @@ VARIANTS = {
     "thirds, TMA stores": (gpu_gluon.THIRDS, False),
     "thirds, TMA stores, tail cut": (gpu_gluon.THIRDS, True),
     "wide, TMA stores, tail cut": (dict(gpu_gluon.WIDE, CLUSTER=1), True),
-    # Not yet measured: THIRDS' groups of tile rows (how much of A and B L2 holds for a round), and its stores in
-    # chunks of 32 columns through two buffers a consumer (the same shared memory).
+    # Not yet measured: THIRDS' groups of tile rows (how much of A and B L2 holds for a round), its stores in chunks
+    # of 32 columns through two buffers a consumer (the same shared memory), and K steps of 64.
     "thirds, tail cut, groups of 8": (dict(gpu_gluon.THIRDS, GROUP=8), True),
     "thirds, tail cut, groups of 32": (dict(gpu_gluon.THIRDS, GROUP=32), True),
     "thirds, tail cut, 32 x 2": (dict(gpu_gluon.THIRDS, EPI_COLS=32, EPI_BUFS=2), True),
+    # The same bytes in flight as three stages of 128, in six of K = 64: a consumer runs further ahead of the others.
+    "thirds, tail cut, BK 64 x 6": (dict(gpu_gluon.THIRDS, BK=64, NUM=6), True),
 }
 TIMED = ["wide, TMA stores", "thirds, TMA stores", "thirds, TMA stores, tail cut"]
 CHECKS = [(8192, 7936, 8000), (1000, 6000, 784), (999, 6000, 2000), (8192, 8192, 8192), (6000, 8192, 1008)]
