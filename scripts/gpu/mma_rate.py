@@ -323,6 +323,8 @@ def variants(fill):
         "kernel, TMA 32x2": (lambda: kernel(fill, EPI_COLS=32, EPI_BUFS=2), 2 * N**3),
         "kernel, TMA 64x2, 3 stages": (lambda: kernel(fill, EPI_COLS=64, EPI_BUFS=2, NUM=3), 2 * N**3),
         "kernel, TMA 64x1": (lambda: kernel(fill, EPI_COLS=64, EPI_BUFS=1), 2 * N**3),
+        # gemm's 192x256 tiles (stored by TMA, three stages), without the last round cut: against the line above.
+        "kernel, thirds": (lambda: kernel(fill, gpu_gluon.THIRDS), 2 * N**3),
         "kernel, hinted": (hinted(lambda: kernel(fill, PTX="hinted waits")), 2 * N**3),
     }
 

@@ -30,24 +30,28 @@ N = 8192
 SMI = ["nvidia-smi", "--query-gpu=clocks.sm,power.draw,clocks_throttle_reasons.active", "--format=csv,noheader"]
 
 
-def kernel(fill, **over):
-    """The 8192^3 call of the Hopper kernel on operands made by fill, checked against torch; ``over``: constexprs
-    that replace the wide configuration's, BK its K step, EPI_COLS the width of the chunks stored by TMA (with
-    EPI_BUFS buffers a consumer)."""
-    cfg = gpu_gluon.WIDE
+def kernel(fill, base=None, **over):
+    """The 8192^3 call of the Hopper kernel on operands made by fill, checked against torch; ``base``: the
+    configuration (the wide one unless given, e.g. gpu_gluon.THIRDS, whose stores stay by TMA unless ``over``
+    says); ``over``: constexprs that replace its own, BK its K step, EPI_COLS the width of the chunks stored by TMA
+    (with EPI_BUFS buffers a consumer)."""
+    cfg = base or gpu_gluon.WIDE
     bm, bn, bk = cfg["BM"], cfg["BN"], over.pop("BK", cfg["BK"])
-    cols = over.pop("EPI_COLS", 0)
+    cols = over.pop("EPI_COLS", cfg.get("EPI_COLS", 0) if base else 0)
+    over.setdefault("EPI_BUFS", cfg.get("EPI_BUFS", 0) if cols else 0)
+    parts = over.setdefault("PARTS", cfg.get("PARTS", 2))
     c = over.pop("CLUSTER", 1)  # clusters of c programs sharing B's tile (gpu_ptx)
     a = fill((N, N), dtype=torch.int8, device="cuda")
     bt = fill((N, N), dtype=torch.int8, device="cuda")
     out = torch.empty((N, N), dtype=torch.int32, device="cuda")
-    da, db = gpu_gluon.descriptor(a, [bm, bk]), gpu_gluon.descriptor(bt, [bn // c, bk])
+    da = gpu_gluon.descriptor(a, [gpu_gluon.a_rows(dict(cfg, BM=bm)), bk])
+    db = gpu_gluon.descriptor(bt, [bn // c, bk])
     sms = torch.cuda.get_device_properties("cuda").multi_processor_count
     grid = (min(sms, triton.cdiv(N, bm) * triton.cdiv(N, bn)) // c * c,)
     args = (out, out, out, out, N, N, N, 0, 0, 0, 1)  # c, out, the centring's sums (unused), M, N, K, za, zb, zz, sign
     flags = dict({key: cfg[key] for key in ("GROUP", "NUM", "PING", "PTX", "num_warps")}, **over)
     if cols:
-        flags["out_desc"] = gpu_gluon.out_descriptor(out, (bm // 2, cols))
+        flags["out_desc"] = gpu_gluon.out_descriptor(out, (bm // parts, cols))
     go = lambda: gpu_gluon.mm_ws[grid](da, db, *args, HAS_C=False, CENTRED=False, CLUSTER=c, **flags)
     go()
     assert torch.equal(out, torch._int_mm(a, bt.t())), "not exact"
