@@ -318,7 +318,8 @@ def _tail_flags(device, stream: int):
     key = (device.index, stream)
     flags = _FLAGS.get(key)
     if flags is None:
-        flags = _FLAGS[key] = torch.zeros(_sm_count(device) * 4, dtype=torch.int32, device=device)
+        # A flag for each consumer (3 at most) of each tile of the last round (fewer than the programs).
+        flags = _FLAGS[key] = torch.zeros(_sm_count(device) * 3, dtype=torch.int32, device=device)
     return flags
 
 
@@ -449,23 +450,21 @@ def _tma_plan(a, b, neg: bool):
     if pass_a is None or pass_b is None:
         return None, out
     names = kernel.arg_names[2 + len(args) :]
-    at = names.index("out_desc") if stores else len(names)  # the output's map goes in its place
+    # The arguments before and after out_desc (the Gluon kernel's; Triton's has none): the output's map goes in
+    # its place where the kernel stores by TMA, else its own value (None).
+    at = names.index("out_desc") if "out_desc" in names else len(names)
     rest = args[4:] + tuple(cfg[name] for name in names[:at])
     after = tuple(cfg[name] for name in names[at + 1 :])
     dev, grid = a.device, (grid, 1, 1)
-    out_map = maps[2] if stores else lambda o: ()
-    # The flags of the call's stream (TAIL) in their place, before or after the output's map.
-    at_flags = names.index("flags_ptr") if cfg.get("TAIL") else None
+    own_value = tuple(cfg[name] for name in names[at : at + 1])
+    out_map = maps[2] if stores else lambda o: own_value
+    # The flags of the call's stream (TAIL) in their place after the output's map.
+    at_flags = names.index("flags_ptr") - at - 1 if cfg.get("TAIL") else None
 
     def placed(s):
         if at_flags is None:
-            return rest, after
-        ptr = _tail_flags(dev, s).data_ptr()
-        if at_flags < at:
-            i = len(rest) - at + at_flags
-            return (*rest[:i], ptr, *rest[i + 1 :]), after
-        i = at_flags - at - 1
-        return rest, (*after[:i], ptr, *after[i + 1 :])
+            return after
+        return (*after[:at_flags], _tail_flags(dev, s).data_ptr(), *after[at_flags + 1 :])
 
     def call(x, y):
         if go.stale():
@@ -477,8 +476,7 @@ def _tma_plan(a, b, neg: bool):
         yt = _transpose_into(pass_b, y, (n, kk), s) if pass_b else y
         o = torch.empty(m, n, dtype=torch.int32, device=dev)  # sizes as arguments: parsed faster than a tuple
         p = o.data_ptr()
-        before_map, after_map = placed(s)
-        go(grid, s, *maps[0](xa), *maps[1](yt), p, p, p, p, *before_map, *out_map(o), *after_map)
+        go(grid, s, *maps[0](xa), *maps[1](yt), p, p, p, p, *rest, *out_map(o), *placed(s))
         return o
 
     return call, out

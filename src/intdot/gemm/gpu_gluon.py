@@ -145,11 +145,11 @@ def _tiles(M, N, BM: gl.constexpr, BN: gl.constexpr, CLUSTER: gl.constexpr):
 
 @gluon.jit
 def _work(count, step, split, TAIL: gl.constexpr):
-    # (whole, tail, units): with TAIL, the last count % step tiles (the last round's, fewer than the programs) are
-    # each cut along K into split parts (split <= step // tail, the host's choice), so that the last round keeps
-    # split times as many programs busy; whole tiles come first, and each program takes at most one part.
+    # (whole, tail, units): with TAIL (split > 1, the host's choice: split <= step // tail), the last count % step
+    # tiles (the last round's, fewer than the programs) are each cut along K into split parts, so that the last
+    # round keeps split times as many programs busy; whole tiles come first, and each program takes at most one part.
     if TAIL:
-        tail = count % step * gl.minimum(split - 1, 1)
+        tail = count % step
     else:
         tail = 0
     return count - tail, tail, count - tail + tail * split
@@ -360,7 +360,7 @@ def _consumer(
         if TAIL:
             # A tail tile's parts meet in out: part 0 stores its sum finished as a whole tile's, then each later
             # part adds its own (wrapping, as the whole sum would) once part 0's store is there.
-            flag = flags_ptr + ((u - whole) % gl.maximum(tail, 1)) * PARTS + gl.maximum(HALF, 0)
+            flag = flags_ptr + (u - whole) % tail * PARTS + HALF
             if part > 0:
                 _part_added(acc * sign, out_ptr + offs, mask, flag)
             elif u >= whole:
