@@ -31,6 +31,10 @@ VARIANTS = {
     "thirds, tail cut, 32 x 2": (dict(gpu_gluon.THIRDS, EPI_COLS=32, EPI_BUFS=2), True),
     # The same bytes in flight as three stages of 128, in six of K = 64: a consumer runs further ahead of the others.
     "thirds, tail cut, BK 64 x 6": (dict(gpu_gluon.THIRDS, BK=64, NUM=6), True),
+    # A fourth stage where the stores leave room for one: from registers (230 KB), or by TMA in chunks of 32
+    # columns on seven stages of K = 64 (226 KB).
+    "thirds, tail cut, registers x 4": (dict(gpu_gluon.THIRDS, NUM=4, EPI_COLS=0, EPI_BUFS=0), True),
+    "thirds, tail cut, BK 64 x 7, 32 x 1": (dict(gpu_gluon.THIRDS, BK=64, NUM=7, EPI_COLS=32), True),
 }
 TIMED = ["wide, TMA stores", "thirds, TMA stores", "thirds, TMA stores, tail cut"]
 CHECKS = [(8192, 7936, 8000), (1000, 6000, 784), (999, 6000, 2000), (8192, 8192, 8192), (6000, 8192, 1008)]
