@@ -12,6 +12,8 @@ path costs beyond the launch, if anything.
 
 On 2026-12-03 (scripts/gpu/h200-results.txt, twelfth session), 3 rounds: back to back, wide 1,326 TOPS (1,500-1,575
 MHz), thirds 1,363 (1,560-1,725), thirds with the last round cut 1,375; do_bench, 5 rounds: 1,355 / 1,399 / 1,407.
+Thirteenth session: thirds with the last round cut 1,362 / 1,405 (do_bench), and gemm itself the same, 1,362 / 1,405:
+its path costs nothing beyond the launch.
 """
 
 import sys
@@ -27,15 +29,15 @@ VARIANTS = {
     "thirds, TMA stores": (gpu_gluon.THIRDS, False),
     "thirds, TMA stores, tail cut": (gpu_gluon.THIRDS, True),
     "wide, TMA stores, tail cut": (dict(gpu_gluon.WIDE, CLUSTER=1), True),
-    # Not yet measured: THIRDS' groups of tile rows (how much of A and B L2 holds for a round), its stores in chunks
-    # of 32 columns through two buffers a consumer (the same shared memory), and K steps of 64.
+    # Measured on 2026-12-03 (thirteenth session; sustained / do_bench TOPS, beside gemm's own 1,362 / 1,405): none
+    # beats gemm's. Groups of 8 tile rows 1,352 / 1,399; stores in chunks of 32 columns through two buffers a
+    # consumer 1,346 / 1,402. K steps of 64 draw more power an operation (the clock 1,500 MHz, not 1,620): six
+    # stages 1,291 / 1,303, seven with 32-column chunks 1,283 / 1,306. A fourth stage with the stores from registers
+    # (230 KB) 1,308 / 1,357, at 1,545 MHz.
     "thirds, tail cut, groups of 8": (dict(gpu_gluon.THIRDS, GROUP=8), True),
     "thirds, tail cut, groups of 32": (dict(gpu_gluon.THIRDS, GROUP=32), True),
     "thirds, tail cut, 32 x 2": (dict(gpu_gluon.THIRDS, EPI_COLS=32, EPI_BUFS=2), True),
-    # The same bytes in flight as three stages of 128, in six of K = 64: a consumer runs further ahead of the others.
     "thirds, tail cut, BK 64 x 6": (dict(gpu_gluon.THIRDS, BK=64, NUM=6), True),
-    # A fourth stage where the stores leave room for one: from registers (230 KB), or by TMA in chunks of 32
-    # columns on seven stages of K = 64 (226 KB).
     "thirds, tail cut, registers x 4": (dict(gpu_gluon.THIRDS, NUM=4, EPI_COLS=0, EPI_BUFS=0), True),
     "thirds, tail cut, BK 64 x 7, 32 x 1": (dict(gpu_gluon.THIRDS, BK=64, NUM=7, EPI_COLS=32), True),
 }
