@@ -8,7 +8,8 @@ alternating) and by do_bench (as bench/gemm.py times).
     python scripts/gpu/tail_ab.py [ROUNDS [NAME ...]]     # on the H200; NAME: VARIANTS' keys (default TIMED)
 
 NAME "gemm" times intdot.gemm(op="sdot4") itself on the same operands beside the kernels it launches: what its
-path costs beyond the launch, if anything.
+path costs beyond the launch, if anything; "torch" torch._int_mm (B column-major, its best), as bench/gemm.py
+alternates with it.
 
 On 2026-12-03 (scripts/gpu/h200-results.txt, twelfth session), 3 rounds: back to back, wide 1,326 TOPS (1,500-1,575
 MHz), thirds 1,363 (1,560-1,725), thirds with the last round cut 1,375; do_bench, 5 rounds: 1,355 / 1,399 / 1,407.
@@ -90,14 +91,13 @@ def check(names):
 def main():
     rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 3
     names = sys.argv[2:] or TIMED
-    check(list(dict.fromkeys([*(n for n in names if n != "gemm"), "wide, TMA stores, tail cut"])))
+    check(list(dict.fromkeys([*(n for n in names if n in VARIANTS), "wide, TMA stores, tail cut"])))
     m = n = k = 8192
     a = torch.randint(-128, 128, (m, k), dtype=torch.int8, device="cuda")
     bt = torch.randint(-128, 128, (n, k), dtype=torch.int8, device="cuda")
     out = torch.empty((m, n), dtype=torch.int32, device="cuda")
-    runs = {name: launch(*VARIANTS[name], a, bt, out)[0] for name in names if name != "gemm"}
-    if "gemm" in names:
-        runs["gemm"] = lambda: gemm(a, bt.t(), op="sdot4")
+    calls = {"gemm": lambda: gemm(a, bt.t(), op="sdot4"), "torch": lambda: torch._int_mm(a, bt.t())}
+    runs = {name: calls[name] if name in calls else launch(*VARIANTS[name], a, bt, out)[0] for name in names}
     compare(runs, 2 * m * n * k, f"{m}x{n}x{k} ", rounds=rounds, seconds=2.0)
     compare(runs, 2 * m * n * k, f"{m}x{n}x{k} do_bench ", rounds=rounds + 2)
 
