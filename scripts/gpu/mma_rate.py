@@ -40,6 +40,10 @@ stored by TMA through one buffer 85.2%, through two 86.0%, by rows 82.7% (uncoup
 whole rounds 82.4%, with a K step of 256 81.8%.  The kernel 77.4-78.6%; stored by TMA, 64 columns through one buffer
 78.6%, 32 through two 77.9%, 64 through two with three stages 67.1% (at the cap it clocks higher:
 scripts/gpu/epi_ab.py has those at the cap).
+
+Thirteenth session, on zeros: the kernel stored by TMA (64 x 1) 78.6% at 480 W; gemm's 192x256 tiles ("kernel,
+thirds", the last round whole) 72.5% at 426 W.  At the cap they are the faster (1,620 MHz against 1,530): fewer
+bytes copied an operation buy more clock than they lose a clock.
 """
 
 import os
@@ -325,6 +329,8 @@ def variants(fill):
         "kernel, TMA 64x1": (lambda: kernel(fill, EPI_COLS=64, EPI_BUFS=1), 2 * N**3),
         # gemm's 192x256 tiles (stored by TMA, three stages), without the last round cut: against the line above.
         "kernel, thirds": (lambda: kernel(fill, gpu_gluon.THIRDS), 2 * N**3),
+        # Its stages handed back as soon as read (mm_ws's EARLY): where the 192x256 tiles' three stages lose a clock.
+        "kernel, thirds, early": (lambda: kernel(fill, gpu_gluon.THIRDS, EARLY=True), 2 * N**3),
         "kernel, hinted": (hinted(lambda: kernel(fill, PTX="hinted waits")), 2 * N**3),
     }
 

@@ -41,7 +41,20 @@ def _signature(bm: int, bn: int, bk: int, out_block=None) -> dict:
     kinds = dict.fromkeys(gpu_gluon.mm_ws.arg_names, "i32")
     for name in ("c_ptr", "out_ptr", "ra_ptr", "cb_ptr"):
         kinds[name] = "*i32"
-    for name in ("HAS_C", "CENTRED", "GROUP", "NUM", "PING", "CLUSTER", "PTX", "out_desc", "EPI_BUFS", "PARTS", "TAIL"):
+    for name in (
+        "HAS_C",
+        "CENTRED",
+        "GROUP",
+        "NUM",
+        "PING",
+        "CLUSTER",
+        "PTX",
+        "out_desc",
+        "EPI_BUFS",
+        "PARTS",
+        "TAIL",
+        "EARLY",
+    ):
         kinds[name] = "constexpr"
     kinds["flags_ptr"] = "*i32"
     blocks = [("a_desc", [bm, bk], gl.int8), ("b_desc", [bn, bk], gl.int8)]
@@ -56,7 +69,7 @@ def _consts(cfg: dict, **flags) -> dict:
     """The constexprs gpu.py launches mm_ws with in configuration ``cfg`` (its tiles stored from registers unless
     ``flags`` say EPI_BUFS), with ``flags`` (HAS_C, CENTRED...)."""
     consts = {name: cfg[name] for name in ("GROUP", "NUM", "PING", "CLUSTER", "PTX")}
-    consts.update(EPI_BUFS=0, PARTS=2, TAIL=False)
+    consts.update(EPI_BUFS=0, PARTS=2, TAIL=False, EARLY=False)
     consts.update(flags)
     consts = consts if consts["TAIL"] else dict(consts, split=1, flags_ptr=None)
     return consts if consts["EPI_BUFS"] else dict(consts, out_desc=None)
@@ -70,11 +83,15 @@ def compile_all() -> None:
     configs = [gpu_gluon.PING, wide, dict(wide, CLUSTER=1), dict(wide, EPI_COLS=0, EPI_BUFS=0), gpu_gluon.THIRDS]
     configs += [dict(wide, CLUSTER=1, TAIL=True), dict(wide, CLUSTER=1, EPI_COLS=0, EPI_BUFS=0, TAIL=True)]
     configs += [dict(gpu_gluon.THIRDS, TAIL=True)]
+    # Stages handed back as soon as read (EARLY), not yet gemm's choice: measured first (scripts/gpu/tail_ab.py).
+    configs += [dict(gpu_gluon.THIRDS, TAIL=True, EARLY=True), dict(wide, CLUSTER=1, EARLY=True)]
     for cfg in configs:
         c, cols, parts, tail = cfg["CLUSTER"], cfg.get("EPI_COLS", 0), cfg.get("PARTS", 2), cfg.get("TAIL", False)
         out_block = (cfg["BM"] // parts, cols) if cols else None
+        early = cfg.get("EARLY", False)
         for has_c, centred in ((False, False), (True, True)):
             flags = dict(HAS_C=has_c, CENTRED=centred, EPI_BUFS=cfg.get("EPI_BUFS", 0), PARTS=parts, TAIL=tail)
+            flags["EARLY"] = early
             consts = _consts(cfg, **flags)
             kinds = _signature(gpu_gluon.a_rows(cfg), cfg["BN"] // c, cfg["BK"], out_block)
             src = GluonASTSource(gpu_gluon.mm_ws, kinds, consts)
@@ -89,6 +106,12 @@ def compile_all() -> None:
             # Each consumer two MMAs a K step (two of M = 64, or two of N = 128), asynchronous warpgroup ones.
             consumers = 2 if cfg["PING"] else parts
             assert ptx.count("wgmma.mma_async") == consumers * 2 * cfg["BK"] // 32, what
+            # Each consumer hands a stage back twice a tile (in its K loop with one MMA still in flight, and after
+            # it), or with EARLY once, once all its MMAs are done; ping-pong's turns are arrivals too.
+            if c == 1:
+                hand_backs = consumers * (1 if early else 2) + 2 * cfg["PING"]
+                assert ptx.count("mbarrier.arrive.shared::cta.b64") == hand_backs, what
+                assert ("wgmma.wait_group.sync.aligned 1;" in ptx) != early, what
             # Each consumer synchronises its own warp group only (no barrier of 256 threads, one barrier apiece; and
             # THIRDS' loader of four warps one).
             named = set(re.findall(r"bar\.sync\s+(\d+), (\d+);", ptx))

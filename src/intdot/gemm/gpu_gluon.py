@@ -294,6 +294,7 @@ def _consumer(
     PARTS: gl.constexpr = 2,
     tail_args=(1, None),
     TAIL: gl.constexpr = False,
+    EARLY: gl.constexpr = False,
 ):
     # This consumer takes the program's tiles FIRST, FIRST + EVERY, ...: all of them (0, 1) or every other one
     # (ping-pong).  A tile's ring stages follow from its place in the program's sequence of tiles.  HALF 0 or 1:
@@ -342,16 +343,23 @@ def _consumer(
             else:
                 a = a_bufs.index(s).slice(R0, ROWS)
             acc = warpgroup_mma(a, b_bufs.index(s).permute((1, 0)), acc, is_async=True)
-            # One MMA stays in flight: the one before it has read its stage, which goes back to the loader.
-            acc = warpgroup_mma_wait(1, deps=(acc,))
             # One thread arrives for all the consumer's warps: Triton synchronises them after the wait and before
             # the arrival (bar.sync in the PTX), which a Triton upgrade should be checked for.
-            mbarrier.arrive(empty.index((i + NUM - 1) % NUM), pred=ks > k0)
+            if EARLY:
+                # The stage goes back as soon as its MMAs have read it, a K step sooner, so the loader runs a
+                # stage further ahead; the tensor cores meanwhile take the other consumers' MMAs.
+                acc = warpgroup_mma_wait(0, deps=(acc,))
+                mbarrier.arrive(empty.index(s))
+            else:
+                # One MMA stays in flight: the one before it has read its stage, which goes back to the loader.
+                acc = warpgroup_mma_wait(1, deps=(acc,))
+                mbarrier.arrive(empty.index((i + NUM - 1) % NUM), pred=ks > k0)
             i += 1
         if EVERY == 2:
             mbarrier.arrive(turn.index(FIRST))
         acc = warpgroup_mma_wait(0, deps=(acc,))
-        mbarrier.arrive(empty.index((i + NUM - 1) % NUM))
+        if not EARLY:
+            mbarrier.arrive(empty.index((i + NUM - 1) % NUM))
         j += 1
         r = pm * BM + R0 + rows
         c = pn * BN + cols
@@ -440,6 +448,7 @@ def mm_ws(
     split=1,
     flags_ptr=None,
     TAIL: gl.constexpr = False,
+    EARLY: gl.constexpr = False,
 ):
     """out = sign * (a @ bt.T + the centring's correction) (+ c): the arguments of gpu_kernels.mm_tma, with the
     descriptors' Gluon layouts (``descriptor``) and the grid at most one program a multiprocessor.
@@ -451,10 +460,14 @@ def mm_ws(
     EPI_BUFS buffers of that block a consumer (_store_by_tma), instead of from registers.  PARTS: the consumers
     that share each tile by rows, 2 or 3 (THIRDS: a_desc's block a third of the tile's rows).  TAIL (one program a
     tile, no ping-pong): the last round's tiles cut along K into ``split`` parts (``tail_split``), which meet
-    through ``flags_ptr``: int32, 3 a program, 0 before the call and so after it."""
+    through ``flags_ptr``: int32, 3 a program, 0 before the call and so after it.  EARLY (no clusters): each
+    consumer hands a stage back as soon as its MMAs have read it, instead of a K step later with one MMA still in
+    flight."""
     gl.static_assert(NUM >= 2, "a stage goes back to the loader one K step late: one stage alone would deadlock")
     # gpu_ptx makes every consumer's arrival one in each program of the cluster: the ping-pong turns' too.
     gl.static_assert(CLUSTER == 1 or not PING, "clusters with the ping-pong consumers would take turns across programs")
+    # gpu_ptx.clustered rewrites the two arrivals a tile that a consumer makes without EARLY.
+    gl.static_assert(CLUSTER == 1 or not EARLY, "clusters hand their stages back a K step late")
     A_COPIES: gl.constexpr = 1 if PING or PARTS & (PARTS - 1) == 0 else PARTS
     ring = ring_of_stages(a_desc, b_desc, NUM, (1 if PING else PARTS) * CLUSTER, CLUSTER, A_COPIES)
     a_bufs, b_bufs, ready, empty, _ = ring
@@ -469,13 +482,15 @@ def mm_ws(
     NEXT: gl.constexpr = 1 if PING else 0  # the second consumer's first tile
     H0: gl.constexpr = -1 if PING else 0  # the consumers' halves of the tile (-1: all of it)
     H1: gl.constexpr = -1 if PING else 1
+    C: gl.constexpr = CLUSTER
+    BUFS: gl.constexpr = EPI_BUFS
     if PARTS == 3:
         # A loader of four warps, so that Triton rebalances the registers (160 a consumer thread).
         gl.warp_specialize(
             [
-                (_consumer, (ring, io, HAS_C, CENTRED, GROUP, NUM, 0, 1, 0, CLUSTER, epi, EPI_BUFS, 3, tail, TAIL)),
-                (_consumer, (ring, io, HAS_C, CENTRED, GROUP, NUM, 0, 1, 1, CLUSTER, epi, EPI_BUFS, 3, tail, TAIL)),
-                (_consumer, (ring, io, HAS_C, CENTRED, GROUP, NUM, 0, 1, 2, CLUSTER, epi, EPI_BUFS, 3, tail, TAIL)),
+                (_consumer, (ring, io, HAS_C, CENTRED, GROUP, NUM, 0, 1, 0, CLUSTER, epi, BUFS, 3, tail, TAIL, EARLY)),
+                (_consumer, (ring, io, HAS_C, CENTRED, GROUP, NUM, 0, 1, 1, CLUSTER, epi, BUFS, 3, tail, TAIL, EARLY)),
+                (_consumer, (ring, io, HAS_C, CENTRED, GROUP, NUM, 0, 1, 2, CLUSTER, epi, BUFS, 3, tail, TAIL, EARLY)),
                 (_loader, (a_desc, b_desc, a_bufs, b_bufs, ready, empty, M, N, K, GROUP, NUM, CLUSTER, split, TAIL)),
             ],
             [gl.num_warps(), gl.num_warps(), 4],
@@ -484,13 +499,10 @@ def mm_ws(
     else:
         gl.warp_specialize(
             [
+                (_consumer, (ring, io, HAS_C, CENTRED, GROUP, NUM, 0, EVERY, H0, C, epi, BUFS, 2, tail, TAIL, EARLY)),
                 (
                     _consumer,
-                    (ring, io, HAS_C, CENTRED, GROUP, NUM, 0, EVERY, H0, CLUSTER, epi, EPI_BUFS, 2, tail, TAIL),
-                ),
-                (
-                    _consumer,
-                    (ring, io, HAS_C, CENTRED, GROUP, NUM, NEXT, EVERY, H1, CLUSTER, epi, EPI_BUFS, 2, tail, TAIL),
+                    (ring, io, HAS_C, CENTRED, GROUP, NUM, NEXT, EVERY, H1, C, epi, BUFS, 2, tail, TAIL, EARLY),
                 ),
                 (_loader, (a_desc, b_desc, a_bufs, b_bufs, ready, empty, M, N, K, GROUP, NUM, CLUSTER, split, TAIL)),
             ],
