@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from intdot.errors import IntdotError
-from intdot.gemm import gemm, gpu, installed
+from intdot.gemm import gemm, gpu, gpu_tensors, installed
 
 from . import reference_gemm as ref
 from .test_gemm import SHAPES, _acc, _lanes, _rng
@@ -148,18 +148,25 @@ TAIL_CASES = [(1400, 1008, 3200, 128), (1344, 1008, 5000, 192), (1344, 1008, 499
 
 
 @pytest.mark.parametrize(("m", "k", "n", "rows"), TAIL_CASES)
-@pytest.mark.parametrize("op", ["sdot4", "usdot", "udot4"])
-def test_gpu_last_round_cut_along_k(m, k, n, rows, op, monkeypatch):
+@pytest.mark.parametrize(("op", "early"), [("sdot4", False), ("usdot", False), ("udot4", False), ("sdot4", True)])
+def test_gpu_last_round_cut_along_k(m, k, n, rows, op, early, monkeypatch):
     """The Hopper kernel's last round of tiles cut along K into parts that meet in the output (gpu_gluon.mm_ws's
     TAIL: the first part stores, the others add once a flag says it has), on 128- and 192-row tiles, with c, neg
     and centred unsigned operands, called again and again (the flags back at 0 after each call), through mm_int8
-    and the remembered plan; against float64 on the GPU."""
+    and the remembered plan; against float64 on the GPU.  ``early``: each stage handed back as soon as read
+    (mm_ws's EARLY)."""
     torch = pytest.importorskip("torch")
+    from intdot.gemm import gpu_gluon
+
     monkeypatch.setattr(gpu, "WIDE_PER_SM", 1)
+    for cfg in (gpu_gluon.WIDE, gpu_gluon.THIRDS):
+        monkeypatch.setitem(cfg, "EARLY", early)
+    monkeypatch.setattr(gpu_tensors, "_PLANS", {})  # none remembered from a call in the other setting
     cuda = torch.device("cuda")
     if gpu._ws(cuda):
         setup = gpu._tma_setup(m, n, cuda, k)
         assert setup[4]["EPI_ROWS"] * setup[4]["PARTS"] == rows and setup[4]["split"] == 4, setup
+        assert setup[4]["EARLY"] == early
     row = ref.OPS[op]
     rng = _rng("tail", op, m, n)
     for i in range(3):
