@@ -41,21 +41,9 @@ def _signature(bm: int, bn: int, bk: int, out_block=None) -> dict:
     kinds = dict.fromkeys(gpu_gluon.mm_ws.arg_names, "i32")
     for name in ("c_ptr", "out_ptr", "ra_ptr", "cb_ptr"):
         kinds[name] = "*i32"
-    for name in (
-        "HAS_C",
-        "CENTRED",
-        "GROUP",
-        "NUM",
-        "PING",
-        "CLUSTER",
-        "PTX",
-        "out_desc",
-        "EPI_BUFS",
-        "PARTS",
-        "TAIL",
-        "EARLY",
-    ):
-        kinds[name] = "constexpr"
+    for i in gpu_gluon.mm_ws.constexprs:
+        kinds[gpu_gluon.mm_ws.arg_names[i]] = "constexpr"
+    kinds["out_desc"] = "constexpr"  # None, unless out_block (below)
     kinds["flags_ptr"] = "*i32"
     blocks = [("a_desc", [bm, bk], gl.int8), ("b_desc", [bn, bk], gl.int8)]
     blocks += [("out_desc", list(out_block), gl.int32)] if out_block else []
@@ -69,7 +57,7 @@ def _consts(cfg: dict, **flags) -> dict:
     """The constexprs gpu.py launches mm_ws with in configuration ``cfg`` (its tiles stored from registers unless
     ``flags`` say EPI_BUFS), with ``flags`` (HAS_C, CENTRED...)."""
     consts = {name: cfg[name] for name in ("GROUP", "NUM", "PING", "CLUSTER", "PTX")}
-    consts.update(EPI_BUFS=0, PARTS=2, TAIL=False, EARLY=False)
+    consts.update(EPI_BUFS=0, PARTS=2, TAIL=False, EARLY=False, IN_STAGE=False)
     consts.update(flags)
     consts = consts if consts["TAIL"] else dict(consts, split=1, flags_ptr=None)
     return consts if consts["EPI_BUFS"] else dict(consts, out_desc=None)
@@ -85,13 +73,16 @@ def compile_all() -> None:
     configs += [dict(gpu_gluon.THIRDS, TAIL=True)]
     # Stages handed back as soon as read (EARLY), not yet gemm's choice: measured first (scripts/gpu/tail_ab.py).
     configs += [dict(gpu_gluon.THIRDS, TAIL=True, EARLY=True), dict(wide, CLUSTER=1, EARLY=True)]
+    # Stored through the stages (IN_STAGE), so that four fit beside the stores by TMA: not yet gemm's choice either.
+    staged = dict(gpu_gluon.THIRDS, NUM=4, EPI_COLS=32, IN_STAGE=True)
+    configs += [dict(staged, TAIL=True), dict(staged, TAIL=True, EARLY=True)]
     for cfg in configs:
         c, cols, parts, tail = cfg["CLUSTER"], cfg.get("EPI_COLS", 0), cfg.get("PARTS", 2), cfg.get("TAIL", False)
         out_block = (cfg["BM"] // parts, cols) if cols else None
-        early = cfg.get("EARLY", False)
+        early, in_stage = cfg.get("EARLY", False), cfg.get("IN_STAGE", False)
         for has_c, centred in ((False, False), (True, True)):
             flags = dict(HAS_C=has_c, CENTRED=centred, EPI_BUFS=cfg.get("EPI_BUFS", 0), PARTS=parts, TAIL=tail)
-            flags["EARLY"] = early
+            flags.update(EARLY=early, IN_STAGE=in_stage)
             consts = _consts(cfg, **flags)
             kinds = _signature(gpu_gluon.a_rows(cfg), cfg["BN"] // c, cfg["BK"], out_block)
             src = GluonASTSource(gpu_gluon.mm_ws, kinds, consts)
@@ -107,9 +98,10 @@ def compile_all() -> None:
             consumers = 2 if cfg["PING"] else parts
             assert ptx.count("wgmma.mma_async") == consumers * 2 * cfg["BK"] // 32, what
             # Each consumer hands a stage back twice a tile (in its K loop with one MMA still in flight, and after
-            # it), or with EARLY once, once all its MMAs are done; ping-pong's turns are arrivals too.
+            # it), or with EARLY once, once all its MMAs are done, and with IN_STAGE the last stage once the tile
+            # is stored through it; ping-pong's turns are arrivals too.
             if c == 1:
-                hand_backs = consumers * (1 if early else 2) + 2 * cfg["PING"]
+                hand_backs = consumers * (1 if early and not in_stage else 2) + 2 * cfg["PING"]
                 assert ptx.count("mbarrier.arrive.shared::cta.b64") == hand_backs, what
                 assert ("wgmma.wait_group.sync.aligned 1;" in ptx) != early, what
             # Each consumer synchronises its own warp group only (no barrier of 256 threads, one barrier apiece; and

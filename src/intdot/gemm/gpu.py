@@ -300,7 +300,8 @@ def _tma_setup(m: int, n: int, device, kk: int = 0):
         grid = c * min(sms // c, tiles)
         split = g.tail_split(tiles, grid, -(-kk // bk)) if TAIL and kk and c == 1 and not cfg["PING"] else 1
         # Every parameter named, as gpu_launch.Direct launches only such calls directly (flags_ptr: _tail_flags).
-        cfg.update(TAIL=split > 1, split=split, flags_ptr=None, EARLY=cfg.get("EARLY", False))
+        cfg.update(TAIL=split > 1, split=split, flags_ptr=None)
+        cfg.update(EARLY=cfg.get("EARLY", False), IN_STAGE=cfg.get("IN_STAGE", False))
         return k["mm_ws_raw"], grid, g.descriptor, ([a_rows, bk], [bn // c, bk]), cfg
     cfg = TMA_CONFIG
     bm, bn, bk = cfg["BM"], cfg["BN"], cfg["BK"]
