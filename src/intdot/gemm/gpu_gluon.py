@@ -326,7 +326,6 @@ def _consumer(
         pm, pn = _place(t, M, N, BM, BN, GROUP, CLUSTER)
         if EVERY == 2:
             i = (t - first) // step * k_steps  # the other consumer's tiles in between
-        if EVERY == 2:
             # Ping-pong takes turns over the ring: a consumer starts a tile's K loop once the other has waited on
             # every stage of the tile before it.  Without the turn, a consumer a lap or more ahead would wait on a
             # ready barrier whose phase parity is an older lap's, and pass at once.
@@ -515,15 +514,15 @@ def mm_ws(
             [
                 (
                     _consumer,
-                    (ring, io, HAS_C, CENTRED, GROUP, NUM, 0, 1, 0, CLUSTER, epi, BUFS, 3, tail, TAIL, EARLY, STAGED),
+                    (ring, io, HAS_C, CENTRED, GROUP, NUM, 0, 1, 0, C, epi, BUFS, 3, tail, TAIL, EARLY, STAGED),
                 ),
                 (
                     _consumer,
-                    (ring, io, HAS_C, CENTRED, GROUP, NUM, 0, 1, 1, CLUSTER, epi, BUFS, 3, tail, TAIL, EARLY, STAGED),
+                    (ring, io, HAS_C, CENTRED, GROUP, NUM, 0, 1, 1, C, epi, BUFS, 3, tail, TAIL, EARLY, STAGED),
                 ),
                 (
                     _consumer,
-                    (ring, io, HAS_C, CENTRED, GROUP, NUM, 0, 1, 2, CLUSTER, epi, BUFS, 3, tail, TAIL, EARLY, STAGED),
+                    (ring, io, HAS_C, CENTRED, GROUP, NUM, 0, 1, 2, C, epi, BUFS, 3, tail, TAIL, EARLY, STAGED),
                 ),
                 (_loader, (a_desc, b_desc, a_bufs, b_bufs, ready, empty, M, N, K, GROUP, NUM, CLUSTER, split, TAIL)),
             ],
