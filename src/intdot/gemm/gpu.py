@@ -290,18 +290,19 @@ def _tma_setup(m: int, n: int, device, kk: int = 0):
             if THIRDS and not MULTICAST and -m % g.THIRDS["BM"] <= m * THIRDS_WASTE:
                 cfg = dict(g.THIRDS)
         a_rows = g.a_rows(cfg)
+        # Every parameter named, as gpu_launch.Direct launches only such calls directly: the kernel's own defaults
+        # for those the configuration leaves out (flags_ptr: _tail_flags; out_desc: _stores).
+        cfg = dict(g.DEFAULTS, **cfg)
         bm, bn, bk = cfg.pop("BM"), cfg.pop("BN"), cfg.pop("BK")
         cfg.setdefault("EPI_COLS", 0)  # how its tiles are stored: _stores, once the output is known
-        cfg["EPI_ROWS"] = bm // cfg.setdefault("PARTS", 2)  # a consumer's rows
+        cfg["EPI_ROWS"] = bm // cfg["PARTS"]  # a consumer's rows
         c = cfg["CLUSTER"]
         # A cluster's c programs take c vertically adjacent tiles, each copying 1/c of their B tile for all of
         # them: the grid is whole clusters, at most one program a multiprocessor.
         tiles = _tiles(-(-m // bm), n, c, bn)
         grid = c * min(sms // c, tiles)
         split = g.tail_split(tiles, grid, -(-kk // bk)) if TAIL and kk and c == 1 and not cfg["PING"] else 1
-        # Every parameter named, as gpu_launch.Direct launches only such calls directly (flags_ptr: _tail_flags).
-        cfg.update(TAIL=split > 1, split=split, flags_ptr=None)
-        cfg.update(EARLY=cfg.get("EARLY", False), IN_STAGE=cfg.get("IN_STAGE", False))
+        cfg.update(TAIL=split > 1, split=split)
         return k["mm_ws_raw"], grid, g.descriptor, ([a_rows, bk], [bn // c, bk]), cfg
     cfg = TMA_CONFIG
     bm, bn, bk = cfg["BM"], cfg["BN"], cfg["BK"]

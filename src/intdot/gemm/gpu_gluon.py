@@ -545,3 +545,8 @@ def mm_ws(
             [gl.num_warps(), 1],
             [232, 40],
         )
+
+
+# mm_ws's defaults for the parameters a launch may leave out: gpu._tma_setup names every one from these, as
+# gpu_launch.Direct repeats directly only launches that name them all.
+DEFAULTS = {p.name: p.default for p in mm_ws.params if p.has_default}
