@@ -329,8 +329,6 @@ def variants(fill):
         "kernel, TMA 64x1": (lambda: kernel(fill, EPI_COLS=64, EPI_BUFS=1), 2 * N**3),
         # gemm's 192x256 tiles (stored by TMA, three stages), without the last round cut: against the line above.
         "kernel, thirds": (lambda: kernel(fill, gpu_gluon.THIRDS), 2 * N**3),
-        # Its stages handed back as soon as read (mm_ws's EARLY): where the 192x256 tiles' three stages lose a clock.
-        "kernel, thirds, early": (lambda: kernel(fill, gpu_gluon.THIRDS, EARLY=True), 2 * N**3),
         "kernel, hinted": (hinted(lambda: kernel(fill, PTX="hinted waits")), 2 * N**3),
     }
 

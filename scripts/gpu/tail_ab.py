@@ -41,18 +41,6 @@ VARIANTS = {
     "thirds, tail cut, BK 64 x 6": (dict(gpu_gluon.THIRDS, BK=64, NUM=6), True),
     "thirds, tail cut, registers x 4": (dict(gpu_gluon.THIRDS, NUM=4, EPI_COLS=0, EPI_BUFS=0), True),
     "thirds, tail cut, BK 64 x 7, 32 x 1": (dict(gpu_gluon.THIRDS, BK=64, NUM=7, EPI_COLS=32), True),
-    # Not yet measured: each stage handed back as soon as its MMAs have read it (mm_ws's EARLY), a K step sooner
-    # than gemm's kernels do, so that the loader runs a stage further ahead (on zeros, at 1,980 MHz, the 192x256
-    # tiles do 72.5% of the peak at the clock, the 128x256 ones 78.6%: three stages, against four).
-    "thirds, tail cut, early": (dict(gpu_gluon.THIRDS, EARLY=True), True),
-    "wide, TMA stores, tail cut, early": (dict(gpu_gluon.WIDE, CLUSTER=1, EARLY=True), True),
-    # Not yet measured: THIRDS stored through its stages (mm_ws's IN_STAGE: each consumer's part of A in the tile's
-    # last stage holds a 64 x 32 block of out), so that a fourth stage fits beside the stores by TMA (230 KB).
-    "thirds, tail cut, in stage x 4": (dict(gpu_gluon.THIRDS, NUM=4, EPI_COLS=32, IN_STAGE=True), True),
-    "thirds, tail cut, in stage x 4, early": (
-        dict(gpu_gluon.THIRDS, NUM=4, EPI_COLS=32, IN_STAGE=True, EARLY=True),
-        True,
-    ),
 }
 TIMED = ["wide, TMA stores", "thirds, TMA stores", "thirds, TMA stores, tail cut"]
 CHECKS = [(8192, 7936, 8000), (1000, 6000, 784), (999, 6000, 2000), (8192, 8192, 8192), (6000, 8192, 1008)]
@@ -66,7 +54,7 @@ def launch(cfg, tail, a, bt, out):
     da = gpu_gluon.descriptor(a, [gpu_gluon.a_rows(cfg), cfg["BK"]])
     db = gpu_gluon.descriptor(bt, [cfg["BN"], cfg["BK"]])
     flags = {key: cfg[key] for key in ("GROUP", "NUM", "PING", "CLUSTER", "PTX", "num_warps", "EPI_BUFS")}
-    flags.update(PARTS=parts, EARLY=cfg.get("EARLY", False), IN_STAGE=cfg.get("IN_STAGE", False))
+    flags["PARTS"] = parts
     if cfg["EPI_COLS"]:
         flags["out_desc"] = gpu_gluon.out_descriptor(out, (cfg["BM"] // parts, cfg["EPI_COLS"]))
     sms = torch.cuda.get_device_properties("cuda").multi_processor_count

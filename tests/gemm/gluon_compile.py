@@ -72,18 +72,11 @@ def compile_all() -> None:
     configs = [gpu_gluon.PING, wide, dict(wide, CLUSTER=1), dict(wide, EPI_COLS=0, EPI_BUFS=0), gpu_gluon.THIRDS]
     configs += [dict(wide, CLUSTER=1, TAIL=True), dict(wide, CLUSTER=1, EPI_COLS=0, EPI_BUFS=0, TAIL=True)]
     configs += [dict(gpu_gluon.THIRDS, TAIL=True)]
-    # Stages handed back as soon as read (EARLY), not yet gemm's choice: measured first (scripts/gpu/tail_ab.py).
-    configs += [dict(gpu_gluon.THIRDS, TAIL=True, EARLY=True), dict(wide, CLUSTER=1, EARLY=True)]
-    # Stored through the stages (IN_STAGE), so that four fit beside the stores by TMA: not yet gemm's choice either.
-    staged = dict(gpu_gluon.THIRDS, NUM=4, EPI_COLS=32, IN_STAGE=True)
-    configs += [dict(staged, TAIL=True), dict(staged, TAIL=True, EARLY=True)]
     for cfg in configs:
         c, cols, parts, tail = cfg["CLUSTER"], cfg.get("EPI_COLS", 0), cfg.get("PARTS", 2), cfg.get("TAIL", False)
         out_block = (cfg["BM"] // parts, cols) if cols else None
-        early, in_stage = cfg.get("EARLY", False), cfg.get("IN_STAGE", False)
         for has_c, centred in ((False, False), (True, True)):
             flags = dict(HAS_C=has_c, CENTRED=centred, EPI_BUFS=cfg.get("EPI_BUFS", 0), PARTS=parts, TAIL=tail)
-            flags.update(EARLY=early, IN_STAGE=in_stage)
             consts = _consts(cfg, **flags)
             kinds = _signature(gpu_gluon.a_rows(cfg), cfg["BN"] // c, cfg["BK"], out_block)
             src = GluonASTSource(gpu_gluon.mm_ws, kinds, consts)
@@ -99,12 +92,11 @@ def compile_all() -> None:
             consumers = 2 if cfg["PING"] else parts
             assert ptx.count("wgmma.mma_async") == consumers * 2 * cfg["BK"] // 32, what
             # Each consumer hands a stage back twice a tile (in its K loop with one MMA still in flight, and after
-            # it), or with EARLY once, once all its MMAs are done, and with IN_STAGE the last stage once the tile
-            # is stored through it; ping-pong's turns are arrivals too.
+            # it); ping-pong's turns are arrivals too.
             if c == 1:
-                hand_backs = consumers * (1 if early and not in_stage else 2) + 2 * cfg["PING"]
+                hand_backs = consumers * 2 + 2 * cfg["PING"]
                 assert ptx.count("mbarrier.arrive.shared::cta.b64") == hand_backs, what
-                assert ("wgmma.wait_group.sync.aligned 1;" in ptx) != early, what
+                assert "wgmma.wait_group.sync.aligned 1;" in ptx, what
             # Each consumer synchronises its own warp group only (no barrier of 256 threads, one barrier apiece; and
             # THIRDS' loader of four warps one).
             named = set(re.findall(r"bar\.sync\s+(\d+), (\d+);", ptx))

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from intdot.errors import IntdotError
-from intdot.gemm import gemm, gpu, gpu_tensors, installed
+from intdot.gemm import gemm, gpu, installed
 
 from . import reference_gemm as ref
 from .test_gemm import SHAPES, _acc, _lanes, _rng
@@ -147,36 +147,19 @@ def test_gpu_wide_tiles_on_odd_edges(op, multicast, monkeypatch):
 TAIL_CASES = [(1400, 1008, 3200, 128), (1344, 1008, 5000, 192), (1344, 1008, 4999, 192), (1400, 1008, 3199, 128)]
 
 
-# Settings of the kernel not yet gemm's choice, for the H200 to measure: each stage handed back as soon as read
-# (EARLY), and the 192-row tiles stored through their stages (IN_STAGE), so that four stages fit.
-SETTINGS = {"": {}, "early": {"EARLY": True}, "in stage": {"NUM": 4, "EPI_COLS": 32, "IN_STAGE": True}}
-SETTINGS["in stage, early"] = dict(SETTINGS["in stage"], EARLY=True)
-
-
 @pytest.mark.parametrize(("m", "k", "n", "rows"), TAIL_CASES)
-@pytest.mark.parametrize(
-    ("op", "setting"), [(op, "") for op in ("sdot4", "usdot", "udot4")] + [("sdot4", name) for name in SETTINGS if name]
-)
-def test_gpu_last_round_cut_along_k(m, k, n, rows, op, setting, monkeypatch):
+@pytest.mark.parametrize("op", ["sdot4", "usdot", "udot4"])
+def test_gpu_last_round_cut_along_k(m, k, n, rows, op, monkeypatch):
     """The Hopper kernel's last round of tiles cut along K into parts that meet in the output (gpu_gluon.mm_ws's
     TAIL: the first part stores, the others add once a flag says it has), on 128- and 192-row tiles, with c, neg
     and centred unsigned operands, called again and again (the flags back at 0 after each call), through mm_int8
-    and the remembered plan; against float64 on the GPU; in the kernel's settings not yet gemm's (SETTINGS)."""
+    and the remembered plan; against float64 on the GPU."""
     torch = pytest.importorskip("torch")
-    from intdot.gemm import gpu_gluon
-
     monkeypatch.setattr(gpu, "WIDE_PER_SM", 1)
-    for key, value in SETTINGS[setting].items():
-        monkeypatch.setitem(gpu_gluon.THIRDS, key, value)
-        if key == "EARLY":  # the 128-row tiles' consumers share A's tile: not stored through it
-            monkeypatch.setitem(gpu_gluon.WIDE, key, value)
-    monkeypatch.setattr(gpu_tensors, "_PLANS", {})  # none remembered from a call in the other setting
     cuda = torch.device("cuda")
     if gpu._ws(cuda):
         setup = gpu._tma_setup(m, n, cuda, k)
         assert setup[4]["EPI_ROWS"] * setup[4]["PARTS"] == rows and setup[4]["split"] == 4, setup
-        want = {key: v for key, v in SETTINGS[setting].items() if rows == 192 or key == "EARLY"}
-        assert all(setup[4][key] == v for key, v in want.items() if key != "EPI_COLS"), setup
     row = ref.OPS[op]
     rng = _rng("tail", op, m, n)
     for i in range(3):

@@ -110,11 +110,10 @@ def _halves(x):
 
 
 @gluon.jit
-def _store_by_tma(acc, bufs, out_desc, r0, c0, FIRST_BUF, BUFS: gl.constexpr, DONE: gl.constexpr):
+def _store_by_tma(acc, bufs, out_desc, r0, c0, FIRST_BUF: gl.constexpr, BUFS: gl.constexpr, DONE: gl.constexpr):
     # acc's columns in chunks of the buffers' width, each written into shared memory and copied out by TMA (which
     # leaves out what lies past M or N) while the tensor cores go on: the chunks' copies overlap the writing of
-    # the next chunk (BUFS buffers), and the last ones the next tile's K loop.  DONE: the chunks already stored;
-    # FIRST_BUF: the consumer's first buffer (its own, or its part of A in the tile's last stage: IN_STAGE).
+    # the next chunk (BUFS buffers), and the last ones the next tile's K loop.  DONE: the chunks already stored.
     W: gl.constexpr = bufs.type.shape[2]
     if acc.shape[1] == W:
         j: gl.constexpr = DONE
@@ -251,7 +250,7 @@ def _finished(acc, r, c, mask, offs, operands, HAS_C: gl.constexpr, CENTRED: gl.
 
 
 @gluon.jit
-def _stored(acc, ptrs, mask, epi, r0, c0, FIRST_BUF, BUFS: gl.constexpr):
+def _stored(acc, ptrs, mask, epi, r0, c0, FIRST_BUF: gl.constexpr, BUFS: gl.constexpr):
     # The finished tile stored from registers (BUFS 0) or by TMA through the consumer's buffers (_store_by_tma).
     if BUFS == 0:
         gl.store(ptrs, acc, mask=mask)
@@ -295,8 +294,6 @@ def _consumer(
     PARTS: gl.constexpr = 2,
     tail_args=(1, None),
     TAIL: gl.constexpr = False,
-    EARLY: gl.constexpr = False,
-    IN_STAGE: gl.constexpr = False,
 ):
     # This consumer takes the program's tiles FIRST, FIRST + EVERY, ...: all of them (0, 1) or every other one
     # (ping-pong).  A tile's ring stages follow from its place in the program's sequence of tiles.  HALF 0 or 1:
@@ -344,34 +341,21 @@ def _consumer(
             else:
                 a = a_bufs.index(s).slice(R0, ROWS)
             acc = warpgroup_mma(a, b_bufs.index(s).permute((1, 0)), acc, is_async=True)
+            # One MMA stays in flight: the one before it has read its stage, which goes back to the loader.
+            acc = warpgroup_mma_wait(1, deps=(acc,))
             # One thread arrives for all the consumer's warps: Triton synchronises them after the wait and before
             # the arrival (bar.sync in the PTX), which a Triton upgrade should be checked for.
-            if EARLY:
-                # The stage goes back as soon as its MMAs have read it, a K step sooner, so the loader runs a
-                # stage further ahead; the tensor cores meanwhile take the other consumers' MMAs.  IN_STAGE: the
-                # tile's last stage once the tile is stored through it.
-                acc = warpgroup_mma_wait(0, deps=(acc,))
-                mbarrier.arrive(empty.index(s), pred=not IN_STAGE or ks < k1 - 1)
-            else:
-                # One MMA stays in flight: the one before it has read its stage, which goes back to the loader.
-                acc = warpgroup_mma_wait(1, deps=(acc,))
-                mbarrier.arrive(empty.index((i + NUM - 1) % NUM), pred=ks > k0)
+            mbarrier.arrive(empty.index((i + NUM - 1) % NUM), pred=ks > k0)
             i += 1
         if EVERY == 2:
             mbarrier.arrive(turn.index(FIRST))
         acc = warpgroup_mma_wait(0, deps=(acc,))
-        last = (i + NUM - 1) % NUM  # the tile's last stage
-        if not EARLY and not IN_STAGE:
-            mbarrier.arrive(empty.index(last))
+        mbarrier.arrive(empty.index((i + NUM - 1) % NUM))
         j += 1
         r = pm * BM + R0 + rows
         c = pn * BN + cols
         mask = (r[:, None] < M) & (c[None, :] < N)
         offs = r[:, None].to(gl.int64) * N + c[None, :]
-        if IN_STAGE:
-            first_buf = last * A_COPIES + HALF  # this consumer's part of A in the tile's last stage
-        else:
-            first_buf = HALF * BUFS
         if TAIL:
             # A tail tile's parts meet in out: part 0 stores its sum finished as a whole tile's, then each later
             # part adds its own (wrapping, as the whole sum would) once part 0's store is there.
@@ -383,13 +367,10 @@ def _consumer(
                 _part_stored(flag, split - 1)
             else:
                 acc = _finished(acc, r, c, mask, offs, operands, HAS_C, CENTRED)
-                _stored(acc, out_ptr + offs, mask, epi, pm * BM + R0, pn * BN, first_buf, BUFS)
+                _stored(acc, out_ptr + offs, mask, epi, pm * BM + R0, pn * BN, HALF * BUFS, BUFS)
         else:
             acc = _finished(acc, r, c, mask, offs, operands, HAS_C, CENTRED)
-            _stored(acc, out_ptr + offs, mask, epi, pm * BM + R0, pn * BN, first_buf, BUFS)
-        if IN_STAGE:
-            tma.store_wait(0)  # the copies have read the stage: it goes back to the loader
-            mbarrier.arrive(empty.index(last))
+            _stored(acc, out_ptr + offs, mask, epi, pm * BM + R0, pn * BN, HALF * BUFS, BUFS)
     if BUFS > 0:
         tma.store_wait(0)  # the copies have read the buffers before the program's shared memory goes
 
@@ -418,20 +399,11 @@ def ring_of_stages(
 
 
 @gluon.jit
-def tile_stores(
-    out_desc, BUFS: gl.constexpr, a_desc, a_bufs, CONSUMERS: gl.constexpr = 2, IN_STAGE: gl.constexpr = False
-):
+def tile_stores(out_desc, BUFS: gl.constexpr, a_desc, a_bufs, CONSUMERS: gl.constexpr = 2):
     """What the two row-half consumers store their tiles through (_consumer's epi): out_desc and BUFS buffers of
-    its block a consumer where BUFS > 0; IN_STAGE: out_desc and A's stage buffers seen as int32 (a consumer's part
-    of A in a stage holds one block of out_desc); else a_desc and a_bufs stand in, unused (warp_specialize's
-    arguments cannot be None)."""
-    if IN_STAGE:
-        block: gl.constexpr = out_desc.block_type.shape
-        gl.static_assert(
-            a_bufs.type.shape[1] * a_bufs.type.shape[2] == block[0] * block[1] * 4, "out's block: A's part"
-        )
-        return out_desc, a_bufs._reinterpret(gl.int32, [a_bufs.type.shape[0], block[0], block[1]], out_desc.layout)
-    elif BUFS > 0:
+    its block a consumer where BUFS > 0; else a_desc and a_bufs stand in, unused (warp_specialize's arguments
+    cannot be None)."""
+    if BUFS > 0:
         block: gl.constexpr = out_desc.block_type.shape
         c_bufs = gl.allocate_shared_memory(gl.int32, [CONSUMERS * BUFS, block[0], block[1]], out_desc.layout)
         return out_desc, c_bufs
@@ -467,8 +439,6 @@ def mm_ws(
     split=1,
     flags_ptr=None,
     TAIL: gl.constexpr = False,
-    EARLY: gl.constexpr = False,
-    IN_STAGE: gl.constexpr = False,
 ):
     """out = sign * (a @ bt.T + the centring's correction) (+ c): the arguments of gpu_kernels.mm_tma, with the
     descriptors' Gluon layouts (``descriptor``) and the grid at most one program a multiprocessor.
@@ -480,24 +450,16 @@ def mm_ws(
     EPI_BUFS buffers of that block a consumer (_store_by_tma), instead of from registers.  PARTS: the consumers
     that share each tile by rows, 2 or 3 (THIRDS: a_desc's block a third of the tile's rows).  TAIL (one program a
     tile, no ping-pong): the last round's tiles cut along K into ``split`` parts (``tail_split``), which meet
-    through ``flags_ptr``: int32, 3 a program, 0 before the call and so after it.  EARLY (no clusters): each
-    consumer hands a stage back as soon as its MMAs have read it, instead of a K step later with one MMA still in
-    flight.  IN_STAGE (A in parts, EPI_BUFS 1, out_desc's block a consumer's part of A): each consumer stores its
-    tile through its part of A in the tile's last stage, which goes back to the loader once stored, instead of
-    through buffers of its own, leaving the shared memory to the stages."""
+    through ``flags_ptr``: int32, 3 a program, 0 before the call and so after it."""
     gl.static_assert(NUM >= 2, "a stage goes back to the loader one K step late: one stage alone would deadlock")
     # gpu_ptx makes every consumer's arrival one in each program of the cluster: the ping-pong turns' too.
     gl.static_assert(CLUSTER == 1 or not PING, "clusters with the ping-pong consumers would take turns across programs")
-    # gpu_ptx.clustered rewrites the two arrivals a tile that a consumer makes without EARLY.
-    gl.static_assert(CLUSTER == 1 or not EARLY, "clusters hand their stages back a K step late")
     A_COPIES: gl.constexpr = 1 if PING or PARTS & (PARTS - 1) == 0 else PARTS
     ring = ring_of_stages(a_desc, b_desc, NUM, (1 if PING else PARTS) * CLUSTER, CLUSTER, A_COPIES)
     a_bufs, b_bufs, ready, empty, _ = ring
     io = (c_ptr, out_ptr, ra_ptr, cb_ptr, M, N, K, za, zb, zz, sign)  # the operands, gpu_kernels.mm_tma's
     gl.static_assert(EPI_BUFS == 0 or not PING, "the ping-pong consumers store from registers")
-    STAGED: gl.constexpr = IN_STAGE and EPI_BUFS > 0  # out stored by TMA (gpu._stores)
-    gl.static_assert(not STAGED or (EPI_BUFS == 1 and A_COPIES > 1), "stored through the stages: A in parts")
-    epi = tile_stores(out_desc, 0 if STAGED else EPI_BUFS, a_desc, a_bufs, PARTS, STAGED)
+    epi = tile_stores(out_desc, EPI_BUFS, a_desc, a_bufs, PARTS)
     tail = (split, flags_ptr if TAIL else out_ptr)  # out_ptr stands in: warp_specialize's arguments cannot be None
     # Two consumers of num_warps each: on alternate tiles (PING), or on the two row halves of every tile, each
     # arriving on the empty barriers (in every program of the cluster) so that no barrier joins them a K step.
@@ -512,18 +474,9 @@ def mm_ws(
         # A loader of four warps, so that Triton rebalances the registers (160 a consumer thread).
         gl.warp_specialize(
             [
-                (
-                    _consumer,
-                    (ring, io, HAS_C, CENTRED, GROUP, NUM, 0, 1, 0, C, epi, BUFS, 3, tail, TAIL, EARLY, STAGED),
-                ),
-                (
-                    _consumer,
-                    (ring, io, HAS_C, CENTRED, GROUP, NUM, 0, 1, 1, C, epi, BUFS, 3, tail, TAIL, EARLY, STAGED),
-                ),
-                (
-                    _consumer,
-                    (ring, io, HAS_C, CENTRED, GROUP, NUM, 0, 1, 2, C, epi, BUFS, 3, tail, TAIL, EARLY, STAGED),
-                ),
+                (_consumer, (ring, io, HAS_C, CENTRED, GROUP, NUM, 0, 1, 0, C, epi, BUFS, 3, tail, TAIL)),
+                (_consumer, (ring, io, HAS_C, CENTRED, GROUP, NUM, 0, 1, 1, C, epi, BUFS, 3, tail, TAIL)),
+                (_consumer, (ring, io, HAS_C, CENTRED, GROUP, NUM, 0, 1, 2, C, epi, BUFS, 3, tail, TAIL)),
                 (_loader, (a_desc, b_desc, a_bufs, b_bufs, ready, empty, M, N, K, GROUP, NUM, CLUSTER, split, TAIL)),
             ],
             [gl.num_warps(), gl.num_warps(), 4],
@@ -532,14 +485,8 @@ def mm_ws(
     else:
         gl.warp_specialize(
             [
-                (
-                    _consumer,
-                    (ring, io, HAS_C, CENTRED, GROUP, NUM, 0, EVERY, H0, C, epi, BUFS, 2, tail, TAIL, EARLY, STAGED),
-                ),
-                (
-                    _consumer,
-                    (ring, io, HAS_C, CENTRED, GROUP, NUM, NEXT, EVERY, H1, C, epi, BUFS, 2, tail, TAIL, EARLY, STAGED),
-                ),
+                (_consumer, (ring, io, HAS_C, CENTRED, GROUP, NUM, 0, EVERY, H0, C, epi, BUFS, 2, tail, TAIL)),
+                (_consumer, (ring, io, HAS_C, CENTRED, GROUP, NUM, NEXT, EVERY, H1, C, epi, BUFS, 2, tail, TAIL)),
                 (_loader, (a_desc, b_desc, a_bufs, b_bufs, ready, empty, M, N, K, GROUP, NUM, CLUSTER, split, TAIL)),
             ],
             [gl.num_warps(), 1],
