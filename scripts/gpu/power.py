@@ -30,29 +30,39 @@ N = 8192
 SMI = ["nvidia-smi", "--query-gpu=clocks.sm,power.draw,clocks_throttle_reasons.active", "--format=csv,noheader"]
 
 
+def launch(cfg, a, bt, out, tail=False):
+    """(go, split, flags): go() calls mm_ws in configuration cfg (gpu_gluon's: its tile, EPI_COLS the width of the
+    chunks stored by TMA, 0 from registers, and the kernel's constexprs) on a (M, K) and bt (N, K) into out, the
+    last round of tiles cut along K into ``split`` parts where tail, meeting through the int32 ``flags``."""
+    (m, k), n = a.shape, bt.shape[0]
+    parts, c, cols = cfg.get("PARTS", 2), cfg.get("CLUSTER", 1), cfg.get("EPI_COLS", 0)
+    da = gpu_gluon.descriptor(a, [gpu_gluon.a_rows(cfg), cfg["BK"]])
+    db = gpu_gluon.descriptor(bt, [cfg["BN"] // c, cfg["BK"]])  # a cluster's c programs copy 1/c of B's tile each
+    flags = {key: value for key, value in cfg.items() if key not in ("BM", "BN", "BK", "EPI_COLS")}
+    flags.update(PARTS=parts, CLUSTER=c, EPI_BUFS=flags.get("EPI_BUFS", 0) if cols else 0)
+    if cols:
+        flags["out_desc"] = gpu_gluon.out_descriptor(out, (cfg["BM"] // parts, cols))
+    sms = torch.cuda.get_device_properties("cuda").multi_processor_count
+    tiles = triton.cdiv(m, cfg["BM"]) * triton.cdiv(n, cfg["BN"])
+    grid = (min(sms, tiles) // c * c,)
+    split = gpu_gluon.tail_split(tiles, grid[0], triton.cdiv(k, cfg["BK"])) if tail else 1
+    if split > 1:
+        flags.update(TAIL=True, split=split, flags_ptr=torch.zeros(sms * parts, dtype=torch.int32, device="cuda"))
+    args = (out, out, out, out, m, n, k, 0, 0, 0, 1)  # c, out, the centring's sums (unused), M, N, K, za, zb, zz, sign
+    go = lambda: gpu_gluon.mm_ws[grid](da, db, *args, HAS_C=False, CENTRED=False, **flags)
+    return go, split, flags.get("flags_ptr")
+
+
 def kernel(fill, base=None, **over):
     """The 8192^3 call of the Hopper kernel on operands made by fill, checked against torch; ``base``: the
-    configuration (the wide one unless given, e.g. gpu_gluon.THIRDS, whose stores stay by TMA unless ``over``
-    says); ``over``: constexprs that replace its own, BK its K step, EPI_COLS the width of the chunks stored by TMA
-    (with EPI_BUFS buffers a consumer)."""
-    cfg = base or gpu_gluon.WIDE
-    bm, bn, bk = cfg["BM"], cfg["BN"], over.pop("BK", cfg["BK"])
-    cols = over.pop("EPI_COLS", cfg.get("EPI_COLS", 0) if base else 0)
-    over.setdefault("EPI_BUFS", cfg.get("EPI_BUFS", 0) if cols else 0)
-    parts = over.setdefault("PARTS", cfg.get("PARTS", 2))
-    c = over.pop("CLUSTER", 1)  # clusters of c programs sharing B's tile (gpu_ptx)
+    configuration (the wide one stored from registers unless given, e.g. gpu_gluon.THIRDS, whose stores stay by
+    TMA unless ``over`` says); ``over``: what replaces its own (BK its K step, EPI_COLS the width of the chunks
+    stored by TMA with EPI_BUFS buffers a consumer, CLUSTER 1 unless said, constexprs)."""
+    cfg = dict(base or dict(gpu_gluon.WIDE, EPI_COLS=0, EPI_BUFS=0), CLUSTER=1, **over)
     a = fill((N, N), dtype=torch.int8, device="cuda")
     bt = fill((N, N), dtype=torch.int8, device="cuda")
     out = torch.empty((N, N), dtype=torch.int32, device="cuda")
-    da = gpu_gluon.descriptor(a, [gpu_gluon.a_rows(dict(cfg, BM=bm)), bk])
-    db = gpu_gluon.descriptor(bt, [bn // c, bk])
-    sms = torch.cuda.get_device_properties("cuda").multi_processor_count
-    grid = (min(sms, triton.cdiv(N, bm) * triton.cdiv(N, bn)) // c * c,)
-    args = (out, out, out, out, N, N, N, 0, 0, 0, 1)  # c, out, the centring's sums (unused), M, N, K, za, zb, zz, sign
-    flags = dict({key: cfg[key] for key in ("GROUP", "NUM", "PING", "PTX", "num_warps")}, **over)
-    if cols:
-        flags["out_desc"] = gpu_gluon.out_descriptor(out, (bm // parts, cols))
-    go = lambda: gpu_gluon.mm_ws[grid](da, db, *args, HAS_C=False, CENTRED=False, CLUSTER=c, **flags)
+    go = launch(cfg, a, bt, out)[0]
     go()
     assert torch.equal(out, torch._int_mm(a, bt.t())), "not exact"
     return go

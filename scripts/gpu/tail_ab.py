@@ -20,8 +20,7 @@ its path costs nothing beyond the launch.
 import sys
 
 import torch
-import triton
-from power import compare
+from power import compare, launch
 
 from intdot.gemm import gemm, gpu_gluon
 
@@ -46,31 +45,6 @@ TIMED = ["wide, TMA stores", "thirds, TMA stores", "thirds, TMA stores, tail cut
 CHECKS = [(8192, 7936, 8000), (1000, 6000, 784), (999, 6000, 2000), (8192, 8192, 8192), (6000, 8192, 1008)]
 
 
-def launch(cfg, tail, a, bt, out):
-    """The call of mm_ws in configuration cfg (tail: the last round cut along K) on a (M, K) and bt (N, K) into
-    out; with the split it used."""
-    (m, k), n = a.shape, bt.shape[0]
-    parts = cfg.get("PARTS", 2)
-    da = gpu_gluon.descriptor(a, [gpu_gluon.a_rows(cfg), cfg["BK"]])
-    db = gpu_gluon.descriptor(bt, [cfg["BN"], cfg["BK"]])
-    flags = {key: cfg[key] for key in ("GROUP", "NUM", "PING", "CLUSTER", "PTX", "num_warps", "EPI_BUFS")}
-    flags["PARTS"] = parts
-    if cfg["EPI_COLS"]:
-        flags["out_desc"] = gpu_gluon.out_descriptor(out, (cfg["BM"] // parts, cfg["EPI_COLS"]))
-    sms = torch.cuda.get_device_properties("cuda").multi_processor_count
-    tiles = triton.cdiv(m, cfg["BM"]) * triton.cdiv(n, cfg["BN"])
-    grid = (min(sms, tiles),)
-    split = gpu_gluon.tail_split(tiles, grid[0], triton.cdiv(k, cfg["BK"])) if tail else 1
-    if split > 1:
-        flags.update(TAIL=True, split=split, flags_ptr=torch.zeros(sms * parts, dtype=torch.int32, device="cuda"))
-    args = (out, out, out, out, m, n, k, 0, 0, 0, 1)  # c, out, the centring's sums (unused), M, N, K, za, zb, zz, sign
-
-    def go():
-        gpu_gluon.mm_ws[grid](da, db, *args, HAS_C=False, CENTRED=False, **flags)
-
-    return go, split, flags.get("flags_ptr")
-
-
 def check(names):
     for m, n, k in CHECKS:
         a = torch.randint(-128, 128, (m, k), dtype=torch.int8, device="cuda")
@@ -79,7 +53,7 @@ def check(names):
         ref = torch._int_mm(a, bt.t())
         for name in names:
             cfg, tail = VARIANTS[name]
-            go, split, fl = launch(cfg, tail, a, bt, out)
+            go, split, fl = launch(cfg, a, bt, out, tail)
             for _ in range(5):
                 out.fill_(-7)
                 go()
@@ -97,7 +71,7 @@ def main():
     bt = torch.randint(-128, 128, (n, k), dtype=torch.int8, device="cuda")
     out = torch.empty((m, n), dtype=torch.int32, device="cuda")
     calls = {"gemm": lambda: gemm(a, bt.t(), op="sdot4"), "torch": lambda: torch._int_mm(a, bt.t())}
-    runs = {name: calls[name] if name in calls else launch(*VARIANTS[name], a, bt, out)[0] for name in names}
+    runs = {name: calls.get(name) or launch(VARIANTS[name][0], a, bt, out, VARIANTS[name][1])[0] for name in names}
     compare(runs, 2 * m * n * k, f"{m}x{n}x{k} ", rounds=rounds, seconds=2.0)
     compare(runs, 2 * m * n * k, f"{m}x{n}x{k} do_bench ", rounds=rounds + 2)
 
