@@ -76,23 +76,3 @@ def test_install_puts_the_rewrite_back_after_another_hook():
         assert knobs.runtime.add_stages_inspection_hook._intdot_clustered
     finally:
         knobs.runtime.add_stages_inspection_hook = saved
-
-
-def test_hints_give_each_copy_a_policy_of_its_own():
-    store = "\t@%p9 cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%rd1, {%r5, %r6}], [%r7];\n"
-    ptx = _kernel("mm_ws", 1) + store
-    assert gpu_ptx.hinted(ptx, (None, None)) == ptx
-    assert gpu_ptx.hinted(_kernel("mm_rowb", 1) + store, ("evict_last", "evict_first")).count("createpolicy") == 0
-    out = gpu_ptx.hinted(ptx, ("evict_last", "evict_first"))
-    load = "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.L2::cache_hint"
-    assert out.count("createpolicy.fractional.L2::evict_last.b64 %pol, 1.0;\n\t@%p7 " + load) == 2
-    assert f"{load} [%r1], [%rd7, {{%r2, %r3}}], [%r4], %pol;" in out
-    stored = "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group.L2::cache_hint [%rd1, {%r5, %r6}], [%r7], %pol;"
-    assert "createpolicy.fractional.L2::evict_first.b64 %pol, 1.0;\n\t@%p9 " + stored in out
-    # A multicast copy (clustered's) keeps its mask before the policy, as PTX orders them.
-    multicast = gpu_ptx.hinted(
-        ptx.replace("::bytes [%r1]", "::bytes.multicast::cluster [%r1]", 1), ("evict_last", None)
-    )
-    assert "::bytes.multicast::cluster.L2::cache_hint [%r1], [%rd6, {%r2, %r3}], [%r4], %pol;" in multicast
-    with pytest.raises(gpu_ptx.RewriteError, match="no copy"):
-        gpu_ptx.hinted(store.join(["\t.visible .entry mm_ws(\n", ""]), ("evict_last", None))

@@ -16,9 +16,6 @@ copied its part for itself alone, and :func:`clustered` rewrites its PTX:
   barriers are initialised (no copy or arrival may reach a program before), and where they meet last, before
   exiting (none may reach a program that has exited).
 
-:func:`hinted` gives the kernel's copies an L2 cache policy (``.L2::cache_hint``, which Gluon cannot spell either)
-where HINTS names one: the loads of A and B, the stores of the output.
-
 The rewrite checks the shape of what it rewrites and raises where Triton emitted something else: a Triton upgrade
 fails loudly here instead of launching a kernel that deadlocks.  ``install`` puts it into Triton's compiler for
 kernels named ``mm_ws``; TAG, a hash of this file, is one of mm_ws's constexprs so that Triton's cache (keyed by
@@ -38,11 +35,6 @@ _COPY = re.compile(
     r"(?P<pred>@%p\d+ )?cp\.async\.bulk\.tensor\.2d\.shared::cluster\.global\.mbarrier::complete_tx::bytes "
     r"(?P<ops>\[%r\d+\], \[(?P<map>%rd\d+), \{%r\d+, %r\d+\}\], \[%r\d+\]);"
 )
-_LOAD = r"cp\.async\.bulk\.tensor\.2d\.shared::cluster\.global\.mbarrier::complete_tx::bytes(?:\.multicast::cluster)?"
-_STORE = r"cp\.async\.bulk\.tensor\.2d\.global\.shared::cta\.bulk_group"
-# The L2 policies (createpolicy's evict_last, evict_first...) of mm_ws's copies: (A's and B's loads, the output's
-# stores by TMA); None leaves them as Triton emits them.
-HINTS = (None, None)
 _ARRIVE = re.compile(r"(?P<pred>@%p\d+ )?mbarrier\.arrive\.shared::cta\.b64 _, \[(?P<bar>%r\d+)\];")
 # Triton's warp specialisation: the default warps store the partitions' states, then all threads meet (once to
 # start, once to exit); the other warps meet there before reading their state and branching to it (brx.idx).
@@ -124,32 +116,9 @@ def clustered(ptx: str) -> str:
     return out
 
 
-def hinted(ptx: str, hints=None) -> str:
-    """mm_ws's PTX with its copies given the L2 policies ``hints`` names (HINTS unless given): a fresh policy
-    register each, made by ``createpolicy``; unchanged for other kernels, or where both are None.  After
-    :func:`clustered`: a multicast copy's policy follows its mask, as PTX orders their operands."""
-    entry = re.search(r"\.entry (\w+)\(", ptx)
-    if not entry or entry.group(1) != KERNEL:
-        return ptx
-    for op, hint in zip((_LOAD, _STORE), hints or HINTS):
-        if hint is None:
-            continue
-
-        def one(m, hint=hint):
-            return (
-                f"{{\n\t.reg .b64 %pol;\n\tcreatepolicy.fractional.L2::{hint}.b64 %pol, 1.0;\n\t"
-                f"{m.group('pred') or ''}{m.group('op')}.L2::cache_hint {m.group('args')}, %pol;\n\t}}"
-            )
-
-        ptx, n = re.subn(rf"(?P<pred>@%p\d+ )?(?P<op>{op}) (?P<args>[^;]*);", one, ptx)
-        if not n and op == _LOAD:
-            raise RewriteError(f"{KERNEL}: no copy into shared memory found to hint")
-    return ptx
-
-
 def _hook(backend, stages, options, language, capability):
     make_ptx = stages["ptx"]
-    stages["ptx"] = lambda src, metadata: hinted(clustered(make_ptx(src, metadata)))
+    stages["ptx"] = lambda src, metadata: clustered(make_ptx(src, metadata))
 
 
 def install():
