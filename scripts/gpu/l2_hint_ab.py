@@ -19,7 +19,7 @@ import re
 import sys
 
 import torch
-from power import compare, launch
+from power import compare, launch, rewrite_ptx
 
 from intdot.gemm import gpu_gluon, gpu_ptx
 
@@ -51,26 +51,11 @@ def hinted(ptx: str, op: str, hint: str) -> str:
     return out
 
 
-def install():
-    """A stage hook after gpu_ptx's: while _HINTS says, the kernel's copies are hinted."""
-    from triton import knobs
-
-    gpu_ptx.install()
-    previous = knobs.runtime.add_stages_inspection_hook
-
-    def hook(backend, stages, options, language, capability):
-        previous(backend, stages, options, language, capability)
-        make_ptx = stages["ptx"]
-
-        def ptx(src, metadata):
-            out = make_ptx(src, metadata)
-            for op, hint in zip((_LOAD, _STORE), _HINTS["on"]):
-                out = hinted(out, op, hint) if hint else out
-            return out
-
-        stages["ptx"] = ptx
-
-    knobs.runtime.add_stages_inspection_hook = hook
+def hinted_copies(ptx: str) -> str:
+    """ptx with the copies hinted as _HINTS says (power.rewrite_ptx runs it as every kernel compiles)."""
+    for op, hint in zip((_LOAD, _STORE), _HINTS["on"]):
+        ptx = hinted(ptx, op, hint) if hint else ptx
+    return ptx
 
 
 def built(name, a, bt, out):
@@ -89,7 +74,7 @@ def built(name, a, bt, out):
 def main():
     rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 3
     names = sys.argv[2:] or list(VARIANTS)
-    install()
+    rewrite_ptx(hinted_copies)
     m = n = k = 8192
     a = torch.randint(-128, 128, (m, k), dtype=torch.int8, device="cuda")
     bt = torch.randint(-128, 128, (n, k), dtype=torch.int8, device="cuda")

@@ -55,7 +55,7 @@ from pathlib import Path
 import torch
 import triton
 from energy_probe import mm_probe
-from power import kernel, sampled
+from power import kernel, rewrite_ptx, sampled
 from triton.experimental import gluon
 from triton.experimental.gluon import language as gl
 from triton.experimental.gluon.language.nvidia.hopper import (
@@ -66,7 +66,7 @@ from triton.experimental.gluon.language.nvidia.hopper import (
     warpgroup_mma_wait,
 )
 
-from intdot.gemm import gpu_gluon, gpu_ptx
+from intdot.gemm import gpu_gluon
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 from timing import sustained  # noqa: E402  (bench/timing.py, shared with the bench)
@@ -221,30 +221,16 @@ def mma_loop(
 _HINT = {"on": False}
 
 
-def _install_hint():
-    """A stage hook after gpu_ptx's: while _HINT is on, every mbarrier wait the kernel compiles to is given a
-    suspend-time hint (10 ms, as CUTLASS's barriers give), so that a waiting warp sleeps in hardware until the
-    phase completes instead of polling the barrier in shared memory."""
-    from triton import knobs
-
-    gpu_ptx.install()
-    previous = knobs.runtime.add_stages_inspection_hook
-
-    def hook(backend, stages, options, language, capability):
-        previous(backend, stages, options, language, capability)
-        make_ptx = stages["ptx"]
-
-        def ptx(src, metadata):
-            out = make_ptx(src, metadata)
-            if _HINT["on"]:
-                wait = r"(mbarrier\.try_wait\.parity\.shared\.b64 complete, \[%r\d+\], %r\d+);"
-                out, n = re.subn(wait, r"\1, 10000000;", out)
-                assert n, "no mbarrier wait found"
-            return out
-
-        stages["ptx"] = ptx
-
-    knobs.runtime.add_stages_inspection_hook = hook
+def _hinted_waits(ptx):
+    """ptx, while _HINT is on with every mbarrier wait given a suspend-time hint (10 ms, as CUTLASS's barriers give),
+    so that a waiting warp sleeps in hardware until the phase completes instead of polling the barrier in shared
+    memory (power.rewrite_ptx runs it)."""
+    if not _HINT["on"]:
+        return ptx
+    wait = r"(mbarrier\.try_wait\.parity\.shared\.b64 complete, \[%r\d+\], %r\d+);"
+    out, n = re.subn(wait, r"\1, 10000000;", ptx)
+    assert n, "no mbarrier wait found"
+    return out
 
 
 def hinted(build):
@@ -334,7 +320,7 @@ def variants(fill):
 
 
 def main():
-    _install_hint()
+    rewrite_ptx(_hinted_waits)
     fills = {"zeros": torch.zeros, "random": lambda s, **kw: torch.randint(-128, 128, s, **kw)}
     for data in sys.argv[1:2] or fills:
         for name, (build, ops) in variants(fills[data]).items():

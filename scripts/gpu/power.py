@@ -21,7 +21,7 @@ from pathlib import Path
 import torch
 import triton
 
-from intdot.gemm import gpu_gluon
+from intdot.gemm import gpu_gluon, gpu_ptx
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 from timing import sustained  # noqa: E402  (bench/timing.py, shared with the bench)
@@ -51,6 +51,23 @@ def launch(cfg, a, bt, out, tail=False):
     args = (out, out, out, out, m, n, k, 0, 0, 0, 1)  # c, out, the centring's sums (unused), M, N, K, za, zb, zz, sign
     go = lambda: gpu_gluon.mm_ws[grid](da, db, *args, HAS_C=False, CENTRED=False, **flags)
     return go, split, flags.get("flags_ptr")
+
+
+def rewrite_ptx(rewrite):
+    """Put a stage hook after gpu_ptx's, so that every kernel's PTX passes through ``rewrite(ptx)`` as it compiles:
+    an experiment's change to what Gluon emits.  Triton's caches do not see the hook: a kernel compiled with and
+    without the change must differ in a constexpr (mm_ws's PTX)."""
+    from triton import knobs
+
+    gpu_ptx.install()
+    previous = knobs.runtime.add_stages_inspection_hook
+
+    def hook(backend, stages, options, language, capability):
+        previous(backend, stages, options, language, capability)
+        make_ptx = stages["ptx"]
+        stages["ptx"] = lambda src, metadata: rewrite(make_ptx(src, metadata))
+
+    knobs.runtime.add_stages_inspection_hook = hook
 
 
 def kernel(fill, base=None, **over):
