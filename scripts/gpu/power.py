@@ -75,7 +75,8 @@ def kernel(fill, base=None, **over):
     configuration (the wide one stored from registers unless given, e.g. gpu_gluon.THIRDS, whose stores stay by
     TMA unless ``over`` says); ``over``: what replaces its own (BK its K step, EPI_COLS the width of the chunks
     stored by TMA with EPI_BUFS buffers a consumer, CLUSTER 1 unless said, constexprs)."""
-    cfg = dict(base or dict(gpu_gluon.WIDE, EPI_COLS=0, EPI_BUFS=0), CLUSTER=1, **over)
+    cfg = dict(base or dict(gpu_gluon.WIDE, EPI_COLS=0, EPI_BUFS=0), CLUSTER=1)
+    cfg.update(over)
     a = fill((N, N), dtype=torch.int8, device="cuda")
     bt = fill((N, N), dtype=torch.int8, device="cuda")
     out = torch.empty((N, N), dtype=torch.int32, device="cuda")
