@@ -1,9 +1,9 @@
 """The Hopper (sm_90) int8 GEMM kernel, written in Gluon: warp-specialised and persistent.
 
 Triton's own TMA kernel (gpu_kernels.mm_tma) leaves the scheduling of loads and tensor-core work to Triton's
-pipeliner and reaches 1,280-1,290 TOPS at 8192^3 on the H200; this one schedules them itself and reaches 1,384
-through gemm (bench/gemm.py, do_bench alternating with torch's 891), 1,347 sustained on a board held at its power
-cap (scripts/gpu/h200-results.txt, twelfth session):
+pipeliner and reaches 1,280-1,290 TOPS at 8192^3 on the H200; this one schedules them itself and reaches 1,384-1,404
+through gemm (bench/gemm.py, do_bench alternating with torch's 893-908), 1,370-1,376 sustained on a board held at
+its power cap (scripts/gpu/h200-results.txt, fourteenth session):
 
 - one loader warp streams A and B tiles through a ring of shared-memory stages with the tensor-copy engine (TMA),
   each stage guarded by a ``ready`` and an ``empty`` barrier;
