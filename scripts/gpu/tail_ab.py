@@ -40,6 +40,13 @@ VARIANTS = {
     "thirds, tail cut, BK 64 x 6": (dict(gpu_gluon.THIRDS, BK=64, NUM=6), True),
     "thirds, tail cut, registers x 4": (dict(gpu_gluon.THIRDS, NUM=4, EPI_COLS=0, EPI_BUFS=0), True),
     "thirds, tail cut, BK 64 x 7, 32 x 1": (dict(gpu_gluon.THIRDS, BK=64, NUM=7, EPI_COLS=32), True),
+    # gemm's THIRDS walk K backwards every other round (mm_ws's SNAKE), starting on the slices of A's rows the round
+    # before read last. Measured on 2026-12-03 (fifteenth session), sustained / do_bench TOPS, against walking K
+    # forwards: 1,361 / 1,382 against 1,351 / 1,379 (3 rounds), 1,341 / 1,390 against 1,337 / 1,372 (6 rounds);
+    # groups of 24 1,352 / 1,369, groups of 8 1,347 / 1,378 (3 rounds).
+    "thirds, tail cut, K forwards": (dict(gpu_gluon.THIRDS, SNAKE=False), True),
+    "thirds, tail cut, groups of 24": (dict(gpu_gluon.THIRDS, GROUP=24), True),
+    "wide, TMA stores, tail cut, snake": (dict(gpu_gluon.WIDE, CLUSTER=1, SNAKE=True), True),
 }
 TIMED = ["wide, TMA stores", "thirds, TMA stores", "thirds, TMA stores, tail cut"]
 CHECKS = [(8192, 7936, 8000), (1000, 6000, 784), (999, 6000, 2000), (8192, 8192, 8192), (6000, 8192, 1008)]

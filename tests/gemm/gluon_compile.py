@@ -57,6 +57,7 @@ def _consts(cfg: dict, **flags) -> dict:
     """The constexprs gpu.py launches mm_ws with in configuration ``cfg`` (its tiles stored from registers unless
     ``flags`` say EPI_BUFS), with ``flags`` (HAS_C, CENTRED...)."""
     consts = {name: cfg[name] for name in ("GROUP", "NUM", "PING", "CLUSTER", "PTX")}
+    consts.update({name: cfg[name] for name in ("SNAKE",) if name in cfg})
     # The kernel's own defaults for the constexprs a launch may leave out (EPI_BUFS, PARTS, TAIL...).
     consts.update({p.name: p.default for p in gpu_gluon.mm_ws.params if p.is_constexpr and p.has_default})
     consts.update(flags)

@@ -178,6 +178,27 @@ def test_gpu_last_round_cut_along_k(m, k, n, rows, op, monkeypatch):
         assert not any(f.any() for f in gpu._FLAGS.values())
 
 
+def test_gpu_rounds_walk_k_both_ways(monkeypatch):
+    """THIRDS' loader walks K backwards on every other tile of its program (gpu_gluon.mm_ws's SNAKE): 16 x 20
+    192-row tiles on 132 programs, two whole rounds (forwards, then backwards) and a last one cut along K; K's
+    last, short step (1000 = 7 x 128 + 104, zeros past K) comes first where K runs backwards; against float64."""
+    torch = pytest.importorskip("torch")
+    monkeypatch.setattr(gpu, "WIDE_PER_SM", 1)
+    m, k, n = 3072, 1000, 5120
+    cuda = torch.device("cuda")
+    if gpu._ws(cuda):
+        cfg = gpu._tma_setup(m, n, cuda, k)[4]
+        assert cfg["PARTS"] == 3 and cfg["SNAKE"] and cfg["TAIL"], cfg
+    rng = _rng("snake", m, k, n)
+    a = torch.from_numpy(_lanes(rng, 8, True, (m, k))).cuda()
+    b = torch.from_numpy(_lanes(rng, 8, True, (k, n))).cuda().t().contiguous().t()
+    c = torch.from_numpy(rng.integers(-(2**31), 2**31, (m, n)).astype(np.int32)).cuda()
+    exact = (a.double() @ b.double()).to(torch.int64) + c.to(torch.int64)  # |sum| < 2**53
+    want = torch.where(exact >= 2**31, exact - 2**32, torch.where(exact < -(2**31), exact + 2**32, exact))
+    for _ in range(2):
+        assert torch.equal(gemm(a, b, c, op="sdot4").to(torch.int64), want)
+
+
 # (M, K, N); below 17 rows the kernel takes only a long B (N K >= gpu_gluon_rowb.LONG); a long B up to 32 rows
 # takes four stages (gpu_gluon_rowb.stages); past 64 rows, blocks of 64 rows (the last one short).
 ROWB_CASES = [(17, 144, 272), (32, 4096, 384), (33, 16, 16), (48, 4144, 1040), (64, 2048, 4096)]

@@ -25,7 +25,9 @@ its power cap (scripts/gpu/h200-results.txt, fourteenth session):
   higher (1,363 TOPS sustained at 8192^3 against 1,326, scripts/gpu/tail_ab.py);
 - TAIL: the last round of tiles, where it would leave half the programs or more idle, cut along K into parts that
   those programs take; the parts meet in the output (the first stores, the others add once a flag in memory says
-  it has), wrapping as the whole sum would (1,375 TOPS sustained at 8192^3 with THIRDS, 1,407 by do_bench).
+  it has), wrapping as the whole sum would (1,375 TOPS sustained at 8192^3 with THIRDS, 1,407 by do_bench);
+- SNAKE (THIRDS): every other round walks K backwards, starting on the slices of A the round before read last,
+  still in L2: fewer bytes from HBM.
 
 Used with Triton 3.6 (gpu.py checks); Triton's interpreter does not interpret Gluon kernels, and gpu.py picks this
 one for CUDA tensors on sm_90 devices only.  tests/gemm/test_gpu_gluon.py compiles it for sm_90a where no GPU is
@@ -68,6 +70,10 @@ WIDE.update(EPI_COLS=64, EPI_BUFS=1)
 # fills their rows (gpu.THIRDS_WASTE).
 THIRDS = dict(BM=192, BN=256, BK=128, GROUP=16, NUM=3, PING=False, CLUSTER=1, PTX=gpu_ptx.TAG, num_warps=4)
 THIRDS.update(EPI_COLS=64, EPI_BUFS=1, PARTS=3)
+# Every other round walks K backwards (mm_ws's SNAKE): it starts on the slices of A's rows that the round before
+# read last, still in L2.  At 8192^3 on the H200, 0.3-0.7% sustained and 0.2-1.3% by do_bench over the same kernel
+# walking K forwards (scripts/gpu/tail_ab.py, fifteenth session).
+THIRDS.update(SNAKE=True)
 
 
 def a_rows(cfg):
@@ -195,6 +201,7 @@ def _loader(
     CLUSTER: gl.constexpr,
     split=1,
     TAIL: gl.constexpr = False,
+    SNAKE: gl.constexpr = False,
 ):
     A_COPIES: gl.constexpr = a_bufs.type.shape[0] // NUM  # A's tile in as many copies, each a buffer of its own
     BM: gl.constexpr = a_bufs.type.shape[1] * A_COPIES
@@ -206,10 +213,14 @@ def _loader(
     k_steps = gl.cdiv(K, BK)
     whole, tail, units = _work(count, step, split, TAIL)
     i = 0
+    back = 0
     for u in range(first, units, step):
         t, k0, k1, _ = _unit(u, whole, tail, split, k_steps, TAIL)
         pm, pn = _place(t, M, N, BM, BN, GROUP, CLUSTER)
-        for ks in range(k0, k1):
+        for kf in range(k0, k1):
+            # SNAKE: every other round walks K backwards, so that it starts on the slices of A's rows that the
+            # round before read last, still in L2 (integer sums are exact in any order).
+            ks = kf + back * (k0 + k1 - 1 - 2 * kf)
             s = i % NUM
             # A stage is free once the consumers' arrivals for its previous use have landed (the first lap is
             # free); in a cluster, those of every program's consumers, since the parts of B land in all of them.
@@ -231,6 +242,8 @@ def _loader(
                         b_desc, [pn * BN + r * PART, ks * BK], ready.index(s), part, pred=rank == r
                     )
             i += 1
+        if SNAKE:
+            back = 1 - back
 
 
 @gluon.jit
@@ -439,6 +452,7 @@ def mm_ws(
     split=1,
     flags_ptr=None,
     TAIL: gl.constexpr = False,
+    SNAKE: gl.constexpr = False,
 ):
     """out = sign * (a @ bt.T + the centring's correction) (+ c): the arguments of gpu_kernels.mm_tma, with the
     descriptors' Gluon layouts (``descriptor``) and the grid at most one program a multiprocessor.
@@ -450,7 +464,9 @@ def mm_ws(
     EPI_BUFS buffers of that block a consumer (_store_by_tma), instead of from registers.  PARTS: the consumers
     that share each tile by rows, 2 or 3 (THIRDS: a_desc's block a third of the tile's rows).  TAIL (one program a
     tile, no ping-pong): the last round's tiles cut along K into ``split`` parts (``tail_split``), which meet
-    through ``flags_ptr``: int32, 3 a program, 0 before the call and so after it."""
+    through ``flags_ptr``: int32, 3 a program, 0 before the call and so after it.  SNAKE: the loader walks K
+    backwards on every other tile (or tail part) of its program; the consumers see only stages, and wrapping sums
+    are exact in any order."""
     gl.static_assert(NUM >= 2, "a stage goes back to the loader one K step late: one stage alone would deadlock")
     # gpu_ptx makes every consumer's arrival one in each program of the cluster: the ping-pong turns' too.
     gl.static_assert(CLUSTER == 1 or not PING, "clusters with the ping-pong consumers would take turns across programs")
@@ -477,7 +493,10 @@ def mm_ws(
                 (_consumer, (ring, io, HAS_C, CENTRED, GROUP, NUM, 0, 1, 0, C, epi, BUFS, 3, tail, TAIL)),
                 (_consumer, (ring, io, HAS_C, CENTRED, GROUP, NUM, 0, 1, 1, C, epi, BUFS, 3, tail, TAIL)),
                 (_consumer, (ring, io, HAS_C, CENTRED, GROUP, NUM, 0, 1, 2, C, epi, BUFS, 3, tail, TAIL)),
-                (_loader, (a_desc, b_desc, a_bufs, b_bufs, ready, empty, M, N, K, GROUP, NUM, CLUSTER, split, TAIL)),
+                (
+                    _loader,
+                    (a_desc, b_desc, a_bufs, b_bufs, ready, empty, M, N, K, GROUP, NUM, CLUSTER, split, TAIL, SNAKE),
+                ),
             ],
             [gl.num_warps(), gl.num_warps(), 4],
             [160, 160, 24],
@@ -487,7 +506,10 @@ def mm_ws(
             [
                 (_consumer, (ring, io, HAS_C, CENTRED, GROUP, NUM, 0, EVERY, H0, C, epi, BUFS, 2, tail, TAIL)),
                 (_consumer, (ring, io, HAS_C, CENTRED, GROUP, NUM, NEXT, EVERY, H1, C, epi, BUFS, 2, tail, TAIL)),
-                (_loader, (a_desc, b_desc, a_bufs, b_bufs, ready, empty, M, N, K, GROUP, NUM, CLUSTER, split, TAIL)),
+                (
+                    _loader,
+                    (a_desc, b_desc, a_bufs, b_bufs, ready, empty, M, N, K, GROUP, NUM, CLUSTER, split, TAIL, SNAKE),
+                ),
             ],
             [gl.num_warps(), 1],
             [232, 40],
