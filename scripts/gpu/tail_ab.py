@@ -43,7 +43,8 @@ VARIANTS = {
     # gemm's THIRDS walk K backwards every other round (mm_ws's SNAKE), starting on the slices of A's rows the round
     # before read last. Measured on 2026-12-03 (fifteenth session), sustained / do_bench TOPS, against walking K
     # forwards: 1,361 / 1,382 against 1,351 / 1,379 (3 rounds), 1,341 / 1,390 against 1,337 / 1,372 (6 rounds);
-    # groups of 24 1,352 / 1,369, groups of 8 1,347 / 1,378 (3 rounds).
+    # groups of 24 1,352 / 1,369, groups of 8 1,347 / 1,378 (3 rounds). On a second board 1,393 / 1,424 against
+    # 1,394 / 1,426; WIDE there 1,353 / 1,417 against 1,352 / 1,423 (WIDE keeps K forwards).
     "thirds, tail cut, K forwards": (dict(gpu_gluon.THIRDS, SNAKE=False), True),
     "thirds, tail cut, groups of 24": (dict(gpu_gluon.THIRDS, GROUP=24), True),
     "wide, TMA stores, tail cut, snake": (dict(gpu_gluon.WIDE, CLUSTER=1, SNAKE=True), True),

@@ -1,9 +1,9 @@
 """The Hopper (sm_90) int8 GEMM kernel, written in Gluon: warp-specialised and persistent.
 
 Triton's own TMA kernel (gpu_kernels.mm_tma) leaves the scheduling of loads and tensor-core work to Triton's
-pipeliner and reaches 1,280-1,290 TOPS at 8192^3 on the H200; this one schedules them itself and reaches 1,384-1,404
-through gemm (bench/gemm.py, do_bench alternating with torch's 893-908), 1,370-1,376 sustained on a board held at
-its power cap (scripts/gpu/h200-results.txt, fourteenth session):
+pipeliner and reaches 1,280-1,290 TOPS at 8192^3 on the H200; this one schedules them itself and reaches 1,421-1,428
+through gemm (bench/gemm.py, do_bench alternating with torch's 907-909), 1,388-1,404 sustained on a board held at
+its power cap (scripts/gpu/h200-results.txt, fifteenth session; 1,384-1,404 and 1,370-1,376 on the board before):
 
 - one loader warp streams A and B tiles through a ring of shared-memory stages with the tensor-copy engine (TMA),
   each stage guarded by a ``ready`` and an ``empty`` barrier;
@@ -27,7 +27,7 @@ its power cap (scripts/gpu/h200-results.txt, fourteenth session):
   those programs take; the parts meet in the output (the first stores, the others add once a flag in memory says
   it has), wrapping as the whole sum would (1,375 TOPS sustained at 8192^3 with THIRDS, 1,407 by do_bench);
 - SNAKE (THIRDS): every other round walks K backwards, starting on the slices of A the round before read last,
-  still in L2: fewer bytes from HBM.
+  still in L2: fewer bytes from HBM (0.3-1.3% on one board, the same on another).
 
 Used with Triton 3.6 (gpu.py checks); Triton's interpreter does not interpret Gluon kernels, and gpu.py picks this
 one for CUDA tensors on sm_90 devices only.  tests/gemm/test_gpu_gluon.py compiles it for sm_90a where no GPU is
@@ -71,8 +71,8 @@ WIDE.update(EPI_COLS=64, EPI_BUFS=1)
 THIRDS = dict(BM=192, BN=256, BK=128, GROUP=16, NUM=3, PING=False, CLUSTER=1, PTX=gpu_ptx.TAG, num_warps=4)
 THIRDS.update(EPI_COLS=64, EPI_BUFS=1, PARTS=3)
 # Every other round walks K backwards (mm_ws's SNAKE): it starts on the slices of A's rows that the round before
-# read last, still in L2.  At 8192^3 on the H200, 0.3-0.7% sustained and 0.2-1.3% by do_bench over the same kernel
-# walking K forwards (scripts/gpu/tail_ab.py, fifteenth session).
+# read last, still in L2.  At 8192^3 on one H200, 0.3-0.7% sustained and 0.2-1.3% by do_bench over the same kernel
+# walking K forwards; on another the same (scripts/gpu/tail_ab.py, fifteenth session): kept, as it never lost.
 THIRDS.update(SNAKE=True)
 
 
