@@ -207,7 +207,11 @@ def gpu(n):
     from intdot.gemm import gpu as g
 
     dev = torch.device("cuda")
-    print(f"-- GPU {torch.cuda.get_device_name()} n={n}, torch {torch.__version__}, triton {triton.__version__}")
+    # The board too: at the H200's power cap, boards of one model differ by about 3% on the 8192^3 lines
+    # (scripts/gpu/h200-results.txt, fifteenth session), so runs compare only on one board.
+    board = str(getattr(torch.cuda.get_device_properties(dev), "uuid", "?"))[:8]
+    name = torch.cuda.get_device_name()
+    print(f"-- GPU {name} (board {board}) n={n}, torch {torch.__version__}, triton {triton.__version__}")
     # Exact on the worst case before any timing is trusted.
     w = torch.full((n, n), -128, dtype=torch.int8, device=dev)
     r = gemm(w, w, op="sdot4")
