@@ -3,7 +3,7 @@
 Triton's own TMA kernel (gpu_kernels.mm_tma) leaves the scheduling of loads and tensor-core work to Triton's
 pipeliner and reaches 1,280-1,290 TOPS at 8192^3 on the H200; this one schedules them itself and reaches 1,376-1,428
 through gemm (bench/gemm.py, do_bench alternating with torch's), 1,370-1,404 sustained on a board held at its power
-cap, depending on the board (scripts/gpu/h200-results.txt, fourteenth and fifteenth sessions; three boards):
+cap, depending on the board (scripts/gpu/h200-results.txt, fourteenth and fifteenth sessions; four boards):
 
 - one loader warp streams A and B tiles through a ring of shared-memory stages with the tensor-copy engine (TMA),
   each stage guarded by a ``ready`` and an ``empty`` barrier;
