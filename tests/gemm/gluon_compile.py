@@ -57,9 +57,10 @@ def _consts(cfg: dict, **flags) -> dict:
     """The constexprs gpu.py launches mm_ws with in configuration ``cfg`` (its tiles stored from registers unless
     ``flags`` say EPI_BUFS), with ``flags`` (HAS_C, CENTRED...)."""
     consts = {name: cfg[name] for name in ("GROUP", "NUM", "PING", "CLUSTER", "PTX")}
-    consts.update({name: cfg[name] for name in ("SNAKE",) if name in cfg})
-    # The kernel's own defaults for the constexprs a launch may leave out (EPI_BUFS, PARTS, TAIL...).
+    # The kernel's own defaults for the constexprs a launch may leave out (EPI_BUFS, PARTS, TAIL...), but for
+    # those the configuration names (SNAKE).
     consts.update({p.name: p.default for p in gpu_gluon.mm_ws.params if p.is_constexpr and p.has_default})
+    consts.update({name: cfg[name] for name in ("SNAKE",) if name in cfg})
     consts.update(flags)
     consts = consts if consts["TAIL"] else dict(consts, split=1, flags_ptr=None)
     return consts if consts["EPI_BUFS"] else dict(consts, out_desc=None)
@@ -125,6 +126,20 @@ def _clusters_as_written(ptx: str, c: int, what) -> None:
     meets = [i.start() for i in re.finditer("barrier.cluster.arrive;", ptx)]
     assert len(meets) == 3 == ptx.count("barrier.cluster.wait;"), what
     assert ptx.rfind("mbarrier.init") < ptx.find("fence.mbarrier_init.release.cluster") < meets[0], what
+
+
+def snake_reaches_the_loader() -> None:
+    """THIRDS' SNAKE (K walked backwards every other tile) changes the kernel: the constexpr reaches the loader
+    (its results are checked on the H200: test_gpu_rounds_walk_k_both_ways)."""
+    cfg = gpu_gluon.THIRDS
+    out_block = (cfg["BM"] // cfg["PARTS"], cfg["EPI_COLS"])
+    kinds = _signature(gpu_gluon.a_rows(cfg), cfg["BN"], cfg["BK"], out_block)
+    ptx = {}
+    for snake in (False, True):
+        flags = dict(HAS_C=False, CENTRED=False, EPI_BUFS=cfg["EPI_BUFS"], PARTS=cfg["PARTS"], TAIL=True)
+        src = GluonASTSource(gpu_gluon.mm_ws, kinds, _consts(dict(cfg, SNAKE=snake), **flags))
+        ptx[snake] = triton.compile(src, target=GPUTarget("cuda", 90, 32), options={"num_warps": 4}).asm["ptx"]
+    assert cfg["SNAKE"] and ptx[False] != ptx[True]
 
 
 def rewrite_refuses_other_shapes() -> None:
@@ -359,6 +374,7 @@ def choice() -> None:
     _, grid, _, blocks, cfg = gpu._tma_setup(8192, 8192, hopper, 8192)
     assert blocks == ([64, 128], [256, 128]) and grid == sms and cfg["CLUSTER"] == 1 and cfg["PARTS"] == 3
     assert cfg["TAIL"] and cfg["split"] == 2 and cfg["EPI_ROWS"] == 64
+    assert cfg["SNAKE"]  # every other round walks K backwards (A's slices still in L2)
     # 4352 rows fill 192-row tiles but for 64: THIRDS, 23 x 32 tiles, 5 rounds and 76: the last kept whole.
     _, grid, _, blocks, cfg = gpu._tma_setup(4352, 8192, hopper, 8192)
     assert blocks == ([64, 128], [256, 128]) and not cfg["TAIL"]
@@ -366,6 +382,7 @@ def choice() -> None:
     # K step a part; the last round kept whole where the depth is not given.
     _, grid, _, blocks, cfg = gpu._tma_setup(4480, 8192, hopper, 8192)
     assert blocks == ([128, 128], [256, 128]) and cfg["PARTS"] == 2 and cfg["split"] == 2 and cfg["EPI_ROWS"] == 64
+    assert not cfg["SNAKE"]  # the wide tiles walk K forwards: the same speed (scripts/gpu/tail_ab.py)
     assert not gpu._tma_setup(4480, 8192, hopper, 128)[4]["TAIL"]
     assert not gpu._tma_setup(4480, 8192, hopper)[4]["TAIL"]
     assert gpu._tma_setup(4480, 7936, hopper, 8192)[4]["split"] == 4  # 35 x 31: 8 rounds and 29
@@ -388,6 +405,7 @@ def choice() -> None:
 
 if __name__ == "__main__":
     compile_all()
+    snake_reaches_the_loader()
     rewrite_refuses_other_shapes()
     misconfigurations_refused()
     choice()
