@@ -14,6 +14,11 @@ pytestmark = pytest.mark.skipif(
 )
 
 
+def _wrapped(x):
+    """int64 sums (a tensor) as the int32 values they wrap to, still int64: what the GPU's int32 results hold."""
+    return (x + 2**31) % 2**32 - 2**31
+
+
 @pytest.mark.parametrize("name", sorted(ref.OPS))
 def test_gpu_backend_every_op(name):
     row = ref.OPS[name]
@@ -137,7 +142,7 @@ def test_gpu_wide_tiles_on_odd_edges(op, multicast, monkeypatch):
     exact = (a.double() @ b.double()).to(torch.int64)  # |sum| < 2**53
     for neg in (False, True) if op != "usdot" else (False,):  # Arm's USDOT has no negating form
         want = c.to(torch.int64) + (-exact if neg else exact)
-        want = torch.where(want >= 2**31, want - 2**32, torch.where(want < -(2**31), want + 2**32, want))
+        want = _wrapped(want)
         got = gemm(a, b, c, op=op, neg=neg)  # udot4's uint32: its bits as int32
         assert torch.equal(got.view(torch.int32).to(torch.int64), want), neg
 
@@ -171,7 +176,7 @@ def test_gpu_last_round_cut_along_k(m, k, n, rows, op, monkeypatch):
         for neg in (False, True) if op != "usdot" else (False,):  # Arm's USDOT has no negating form
             for cc in (None, c):
                 want = (0 if cc is None else cc.to(torch.int64)) + (-exact if neg else exact)
-                want = torch.where(want >= 2**31, want - 2**32, torch.where(want < -(2**31), want + 2**32, want))
+                want = _wrapped(want)
                 got = gemm(a, b, cc, op=op, neg=neg)  # udot4's uint32: its bits as int32
                 assert torch.equal(got.view(torch.int32).to(torch.int64), want), (i, neg, cc is None)
     if gpu._ws(cuda):
@@ -193,8 +198,7 @@ def test_gpu_rounds_walk_k_both_ways(monkeypatch):
     a = torch.from_numpy(_lanes(rng, 8, True, (m, k))).cuda()
     b = torch.from_numpy(_lanes(rng, 8, True, (k, n))).cuda().t().contiguous().t()
     c = torch.from_numpy(rng.integers(-(2**31), 2**31, (m, n)).astype(np.int32)).cuda()
-    exact = (a.double() @ b.double()).to(torch.int64) + c.to(torch.int64)  # |sum| < 2**53
-    want = torch.where(exact >= 2**31, exact - 2**32, torch.where(exact < -(2**31), exact + 2**32, exact))
+    want = _wrapped((a.double() @ b.double()).to(torch.int64) + c.to(torch.int64))  # |sum| < 2**53
     for _ in range(2):
         assert torch.equal(gemm(a, b, c, op="sdot4").to(torch.int64), want)
 
@@ -222,9 +226,6 @@ def test_gpu_row_major_b_few_rows(m, k, n):
         b = torch.from_numpy(_lanes(rng, row[2], row[3], (k, n))).cuda()
         return a, b, (a.double() @ b.double()).to(torch.int64)  # |sum| < 2**53
 
-    def wrap(x):
-        return torch.where(x >= 2**31, x - 2**32, torch.where(x < -(2**31), x + 2**32, x))
-
     a, b, exact = operands()
     assert b.stride() == (n, 1)
     if gpu._ws(cuda):
@@ -232,22 +233,22 @@ def test_gpu_row_major_b_few_rows(m, k, n):
     c = torch.from_numpy(rng.integers(-(2**31), 2**31, (m, n)).astype(np.int32)).cuda()
     for neg in (False, True):
         got = gemm(a, b, c, op="sdot4", neg=neg)
-        assert torch.equal(got.to(torch.int64), wrap(c.to(torch.int64) + (-exact if neg else exact))), neg
+        assert torch.equal(got.to(torch.int64), _wrapped(c.to(torch.int64) + (-exact if neg else exact))), neg
     for _ in range(3):  # the first call plans; the later ones launch through the plan
         a, b, exact = operands()
         # Memory the output is likely to reuse (torch's caching allocator) left non-zero: a K chunk that added into
         # it before the zero fill landed (the fill and the kernel overlap: programmatic dependent launch) shows.
         junk = torch.full((m, n), 0x5A5A5A5A, dtype=torch.int32, device=cuda)
         del junk
-        assert torch.equal(gemm(a, b, op="sdot4").to(torch.int64), wrap(exact))
+        assert torch.equal(gemm(a, b, op="sdot4").to(torch.int64), _wrapped(exact))
         # gpu_split's kernel (B column-major): the same product from the other kernel.
-        assert torch.equal(gemm(a, b.t().contiguous().t(), op="sdot4").to(torch.int64), wrap(exact))
+        assert torch.equal(gemm(a, b.t().contiguous().t(), op="sdot4").to(torch.int64), _wrapped(exact))
     static_a, static_b = a.clone(), b.clone()
     graph, out = _captured(torch, lambda: gemm(static_a, static_b, op="sdot4"))
     a, b, exact = operands()
     static_a.copy_(a), static_b.copy_(b)
     graph.replay()
-    assert torch.equal(out.to(torch.int64), wrap(exact))
+    assert torch.equal(out.to(torch.int64), _wrapped(exact))
 
 
 @pytest.mark.parametrize(("m", "k", "n"), [(32, 4096, 256), (300, 512, 200)])
