@@ -24,8 +24,11 @@ $(VENV)/.installed: pyproject.toml
 demo: $(VENV)/.installed
 	$(INTDOT) demo
 
+# The suite runs a worker a core (pytest-xdist): about 6 minutes on CI's two cores, 14 in one process.
+# `make JOBS=0 test` runs it in one process.
+JOBS ?= auto
 test: $(VENV)/.installed
-	$(PY) -m pytest -q $(PYTEST_ARGS)
+	$(PY) -m pytest -q -n $(JOBS) $(PYTEST_ARGS)
 
 # ruff: lint and format check (CI runs it before the tests).
 lint: $(VENV)/.installed

@@ -13,8 +13,8 @@ SME2 forms must use only W).  Instruction texts are written by the test
 (tests/arm/arm_forms.py) and assembled by clang for QEMU; intdot reads the
 same text and the word its assembler gives, alternating between states.
 The number of states compared per form and length is
-printed at the end of the module and written to
-``.oracle-cache/qemu-state-counts.json``.
+printed in the run's summary and written to
+``.oracle-cache/qemu-state-counts.json`` (tests/conftest.py).
 """
 
 from __future__ import annotations
@@ -170,10 +170,8 @@ def _acc_regs(text: str) -> list[int]:
     return [] if first.startswith("za") else [int(first[1:].split(".")[0])]
 
 
-@pytest.fixture(scope="module", autouse=True)
-def save_counts():
-    """Write the counts when the module is done; tests/arm/conftest.py prints them in the summary."""
-    yield
+def save_counts() -> None:
+    """Write the counts of the whole run (tests/conftest.py calls this as it prints them in the summary)."""
     if not COUNTS:
         return
     path = oracle.ROOT / ".oracle-cache" / "qemu-state-counts.json"
