@@ -24,7 +24,7 @@ $(VENV)/.installed: pyproject.toml
 demo: $(VENV)/.installed
 	$(INTDOT) demo
 
-# The suite runs a worker a core (pytest-xdist): about 6 minutes on CI's two cores, 14 in one process.
+# The suite runs a worker a core (pytest-xdist): 6-8 minutes on two cores, 14 in one process.
 # `make JOBS=0 test` runs it in one process.
 JOBS ?= auto
 test: $(VENV)/.installed
