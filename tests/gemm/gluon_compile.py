@@ -56,11 +56,10 @@ def _signature(bm: int, bn: int, bk: int, out_block=None) -> dict:
 def _consts(cfg: dict, **flags) -> dict:
     """The constexprs gpu.py launches mm_ws with in configuration ``cfg`` (its tiles stored from registers unless
     ``flags`` say EPI_BUFS), with ``flags`` (HAS_C, CENTRED...)."""
-    consts = {name: cfg[name] for name in ("GROUP", "NUM", "PING", "CLUSTER", "PTX")}
-    # The kernel's own defaults for the constexprs a launch may leave out (EPI_BUFS, PARTS, TAIL...), but for
-    # those the configuration names (SNAKE).
-    consts.update({p.name: p.default for p in gpu_gluon.mm_ws.params if p.is_constexpr and p.has_default})
-    consts.update({name: cfg[name] for name in ("SNAKE",) if name in cfg})
+    # The kernel's own defaults for the constexprs a launch may leave out (EPI_BUFS, PARTS, TAIL...), then the
+    # configuration's own; how its tiles are stored, shared and cut come from ``flags``.
+    consts = {p.name: p.default for p in gpu_gluon.mm_ws.params if p.is_constexpr and p.has_default}
+    consts.update({name: cfg[name] for name in ("GROUP", "NUM", "PING", "CLUSTER", "PTX", "SNAKE") if name in cfg})
     consts.update(flags)
     consts = consts if consts["TAIL"] else dict(consts, split=1, flags_ptr=None)
     return consts if consts["EPI_BUFS"] else dict(consts, out_desc=None)
