@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 
 from .core.errors import (
-    IntdotError,
+    AmbiguousInstruction,
     OperandError,
     OperandTypeError,
     UnknownInstruction,
@@ -72,14 +72,6 @@ class NotInCatalog(UnknownInstruction, LookupError):
 
 class NotAName(NotInCatalog, OperandTypeError):
     """``name`` is not a string (nor a record): no record answers to it, and its type is wrong (a TypeError)."""
-
-
-class AmbiguousInstruction(IntdotError, LookupError, ValueError):
-    """A spelling shared by records that compute different things; ``candidates`` lists them."""
-
-    def __init__(self, message: str, candidates: tuple[Instruction, ...]):
-        super().__init__(message)
-        self.candidates = candidates
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from intdot import catalog, nvidia
-from intdot.errors import OperandError, OperandTypeError, UnknownTarget
+from intdot.errors import AmbiguousInstruction, OperandError, OperandTypeError, UnknownTarget
 
 from . import reference as ref
 
@@ -41,7 +41,7 @@ def test_arrays_and_result_types():
 def test_cuda_overloads_follow_the_argument_types():
     w = 0xFF80017F
     assert nvidia.__dp4a(w, w, 0) == ref.dp4a(w, w, 0, True, True)
-    assert nvidia.__dp4a(np.uint32(w), np.uint32(w), 0) == ref.dp4a(w, w, 0, False, False)
+    assert nvidia.__dp4a(np.uint32(w), np.uint32(w), np.uint32(0)) == ref.dp4a(w, w, 0, False, False)
     lanes = np.array([0x7F, 0x01, 0x80, 0xFF], np.uint8)
     assert nvidia.__dp4a(lanes, lanes, 5) == ref.dp4a(w, w, 5, False, False)
     assert nvidia.__dp4a(lanes.view(np.int8), lanes.view(np.int8), 5) == ref.dp4a(w, w, 5, True, True)
@@ -78,8 +78,11 @@ def test_cuda_overload_errors():
 def test_ptx_errors():
     with pytest.raises(OperandError, match="a_type='s8'"):
         nvidia.dp4a(1, 1, 1, a_type="s8")
-    with pytest.raises(OperandError, match="part='mid'"):
+    with pytest.raises(OperandError, match="part='mid' is not a dp2a part"):
         nvidia.dp2a(1, 1, 1, part="mid")
+    with pytest.raises(OperandError, match="part=array.* is not a dp2a part"):
+        nvidia.dp2a(1, 1, 1, part=np.array(["lo", "hi"]))
+    assert nvidia.dp2a(1, 0x100, 0, part="HI") == nvidia.dp2a(1, 0x100, 0, part="hi")  # as a_type="S32" is
     with pytest.raises(OperandError, match="a=4294967296 is out of range"):
         nvidia.dp4a(2**32, 1, 1)
     with pytest.raises(OperandError, match="c=-2147483649"):
@@ -113,15 +116,37 @@ def test_mma_batches_and_errors():
     assert nvidia.mma(a, b, np.zeros((16, 8), np.int32)).shape == (3, 16, 8)
     with pytest.raises(OperandError, match="shape"):
         nvidia.mma(np.ones((16, 64), np.int8), b, np.zeros((16, 8)))
-    with pytest.raises(OperandError, match="outside .s4's range"):
+    with pytest.raises(OperandError, match=r"holds 8, out of range; every element must be an element of .s4"):
         nvidia.mma(np.full((16, 64), 8), np.ones((64, 8)), np.zeros((16, 8)), a_type="s4", b_type="s4")
     with pytest.raises(OperandError, match="two 8-bit or two 4-bit"):
         nvidia.mma(a, b, 0, a_type="s8", b_type="u4")
     with pytest.raises(OperandTypeError, match="dtype float"):
         nvidia.mma(np.ones((16, 32)), b, np.zeros((16, 8)))
+    # Ragged lists, bools and values past int64 are refused by name, as for dp4a and gemm.
+    with pytest.raises(OperandTypeError, match=r"a=\[\[1\], \[1, 2\]\] is not an integer array"):
+        nvidia.mma([[1], [1, 2]], b, np.zeros((16, 8), np.int32))
+    with pytest.raises(OperandTypeError, match=r"a\[0, 0\]=True has type bool"):
+        nvidia.mma([[True] + [1] * 31] * 16, b, np.zeros((16, 8), np.int32))
+    with pytest.raises(OperandError, match=r"a\[0, 0\]=18446744073709551616 is out of range"):
+        nvidia.mma([[2**64] * 32] * 16, b, np.zeros((16, 8), np.int32))
+    assert nvidia.mma(np.ones((16, 32), object), b, np.zeros((16, 8), np.int32))[0, 0] == 32
+    # Batches that do not broadcast: named by the shapes the caller passed.
+    with pytest.raises(OperandError, match=r"a's tiles have batch shape \(2,\).*b's \(3,\)"):
+        nvidia.mma(np.ones((2, 16, 32), np.int8), np.ones((3, 32, 8), np.int8), np.zeros((16, 8), np.int32))
+    with pytest.raises(OperandError, match=r"a's char4 vectors have batch shape \(2,\), b's \(3,\)"):
+        nvidia.__dp4a(np.zeros((2, 4), np.int8), np.zeros((3, 4), np.int8), 0)
+    with pytest.raises(OperandTypeError, match="is not an integer array"):
+        nvidia.overload("__dp4a(char4, char4, int)")([1, [2]], [1] * 4, 0)
 
 
 def test_targets_and_availability():
+    # Bare mnemonics name several instructions: an error listing them, as catalog.find gives.
+    for bare, n in (("dp4a", 4), ("mma", 16)):
+        with pytest.raises(AmbiguousInstruction, match=f"names {n} NVIDIA instructions"):
+            nvidia.available(bare, "sm_61")
+    # Every target nvcc 13.0 takes, the family ("f") targets among them.
+    for t in ("sm_88", "sm_100f", "sm_103f", "sm_110a", "sm_120f", "sm_121a"):
+        assert nvidia.available("mma.s8.s8", t) and nvidia.available("__dp4a", t)
     assert nvidia.available("__dp4a", "sm_61") and not nvidia.available("__dp4a", "p100")
     assert nvidia.available("mma.s4.u4.satfinite", "a100") and not nvidia.available("mma.s8.s8", "t4")
     assert catalog.available("dp2a.hi.s32.u32", "h200") and not catalog.available("dp4a.u32.u32", "sm_90+nodp4a")

@@ -83,6 +83,14 @@ class UnknownInstruction(IntdotError, ValueError):
     """An instruction or builtin name that intdot does not know."""
 
 
+class AmbiguousInstruction(IntdotError, LookupError, ValueError):
+    """A spelling shared by instructions that compute different things; ``candidates`` holds their records."""
+
+    def __init__(self, message: str, candidates: tuple = ()):
+        super().__init__(message)
+        self.candidates = candidates
+
+
 class AsmSyntaxError(IntdotError, ValueError):
     """Assembly text that cannot be parsed.
 
@@ -124,6 +132,7 @@ __all__ = [
     "UnsupportedOnTarget",
     "UnknownTarget",
     "UnknownInstruction",
+    "AmbiguousInstruction",
     "AsmSyntaxError",
     "OperandConstraintError",
     "UndefinedEncoding",

@@ -113,12 +113,19 @@ def _nibble_pairs(signed: bool) -> np.ndarray:
 
 def _lanes_to_int_array(lanes, width: int, name: str) -> np.ndarray:
     """Lanes as an int64 array, each value checked against ``[-2**(width-1), 2**width)``."""
-    try:
-        arr = lanes if isinstance(lanes, np.ndarray) else asarray_exact(lanes)
-    except (ValueError, TypeError) as exc:  # ragged sequences
-        raise OperandTypeError(f"{name}={describe(lanes)} is not an integer array: {exc}") from None
     lo, hi = -(1 << (width - 1)), (1 << width) - 1
     what = f"a lane value in [{lo}, {hi}] ({width}-bit lanes, signed or unsigned spelling)"
+    return int_array(lanes, name, lo, hi, what)
+
+
+def int_array(x, name: str, lo: int, hi: int, what: str) -> np.ndarray:
+    """``x`` (an array, a nested sequence, ml_dtypes' int4/uint4) as an int64 array whose every value lies in
+    ``[lo, hi]``; ``what`` says what a value may be, for the messages.  Bools, floats and ragged sequences are
+    refused."""
+    try:
+        arr = x if isinstance(x, np.ndarray) else asarray_exact(x)
+    except (ValueError, TypeError) as exc:  # ragged sequences
+        raise OperandTypeError(f"{name}={describe(x)} is not an integer array: {exc}") from None
     if arr.dtype == object:
         # Python ints beyond int64 (or mixed objects): check one by one, with exact values.
         for index in np.ndindex(arr.shape):
@@ -131,10 +138,11 @@ def _lanes_to_int_array(lanes, width: int, name: str) -> np.ndarray:
         except ImportError:
             pass
         if arr.dtype.name in ("int4", "uint4", "int2", "uint2"):
-            return arr.astype(np.int64)
-        if arr.size == 0 and not isinstance(lanes, np.ndarray) and arr.dtype == np.float64:
+            arr = arr.astype(np.int64)
+        elif arr.size == 0 and not isinstance(x, np.ndarray) and arr.dtype == np.float64:
             return np.empty(arr.shape, dtype=np.int64)  # an empty list
-        raise OperandTypeError(f"{name} has dtype {arr.dtype}; expected an integer array of lanes")
+        else:
+            raise OperandTypeError(f"{name} has dtype {arr.dtype}; expected an integer array of lanes")
     # Compare in the input's own dtype: a cast first would turn uint64 2**64-1 into -1.
     if arr.size and (arr.min() < lo or arr.max() > hi):
         bad = arr.min() if arr.min() < lo else arr.max()

@@ -11,7 +11,7 @@ import numpy as np
 
 from ..core.dot import dot_function
 from ..core.errors import OperandError, OperandTypeError
-from ..core.lanes import pack
+from ..core.lanes import int_array, pack
 from ..core.values import a_or_an, as_word_array, check_flag, describe
 from .tables import DP_ROWS, MMA_ROWS, MMA_TYPES, TYPES, DpRow, MmaRow
 
@@ -26,10 +26,10 @@ def _function(row: DpRow):
     return dot_function(row.spec, ("a", "b", "c"))
 
 
-def _type(name: str, value, allowed) -> str:
+def _type(name: str, value, allowed, what: str = "a type of this instruction") -> str:
     if isinstance(value, str) and value.lower() in allowed:
         return value.lower()
-    raise OperandError(f"{name}={describe(value)} is not a type of this instruction; expected one of {allowed}")
+    raise OperandError(f"{name}={describe(value)} is not {what}; expected one of {allowed}")
 
 
 def dp4a(a, b, c, /, *, a_type: str = "s32", b_type: str = "s32"):
@@ -75,8 +75,7 @@ def dp2a(a, b, c, /, *, part: str = "lo", a_type: str = "s32", b_type: str = "s3
     >>> nvidia.dp2a(0xFFFF_0003, 0x0102_0304, 0, part="hi")       # 3*2 + (-1)*1
     5
     """
-    if part not in ("lo", "hi"):
-        raise OperandError(f"part={describe(part)} is not a dp2a part; expected 'lo' (bytes 0-1 of b) or 'hi'")
+    part = _type("part", part, ("lo", "hi"), "a dp2a part ('lo': bytes 0-1 of b, 'hi': bytes 2-3)")
     row = _BY_PTX[f"dp2a.{part}.{_type('a_type', a_type, TYPES)}.{_type('b_type', b_type, TYPES)}"]
     return _function(row)(a, b, c)
 
@@ -93,16 +92,26 @@ def _signature(spelling: str) -> tuple[str, ...]:
 def _lanes(x, name: str, vtype: str) -> np.ndarray:
     """A ``char4``/``short2``/... argument (lanes on the last axis) as uint32 words."""
     width, n, signed = _VECTOR[vtype]
-    arr = np.asarray(x)
-    if arr.dtype.kind not in "iu" or arr.ndim == 0 or arr.shape[-1] != n:
+    lo, hi = (-(1 << (width - 1)), (1 << (width - 1)) - 1) if signed else (0, (1 << width) - 1)
+    arr = int_array(x, name, lo, hi, f"a lane of {vtype}, in [{lo}, {hi}]")
+    if arr.ndim == 0 or arr.shape[-1] != n:
         raise OperandTypeError(
             f"{name}={describe(x)} is not {a_or_an(vtype)}; expected an integer array whose last axis holds {n} lanes"
         )
-    lo, hi = (-(1 << (width - 1)), (1 << (width - 1)) - 1) if signed else (0, (1 << width) - 1)
-    if arr.size and (arr.min() < lo or arr.max() > hi):
-        raise OperandError(f"{name}={describe(x)} has lanes outside {vtype}'s range; expected {lo} to {hi}")
     words = pack(arr, width)  # one vector gives a Python int, so the result is one too
     return words if isinstance(words, int) else np.asarray(words, dtype=np.uint32)
+
+
+def _batch(name: str, a, b, c, vector: str) -> None:
+    """Refuse vector arguments whose batches do not broadcast, naming the shapes the caller passed."""
+    shapes = (np.shape(a)[:-1], np.shape(b)[:-1], np.shape(c))
+    try:
+        np.broadcast_shapes(*shapes)
+    except ValueError:
+        raise OperandError(
+            f"{name}: a's {vector} vectors have batch shape {shapes[0]}, b's {shapes[1]}, and c has shape "
+            f"{shapes[2]}; these do not broadcast together"
+        ) from None
 
 
 def overload(spelling: str):
@@ -119,68 +128,99 @@ def overload(spelling: str):
         raise OperandError(f"spelling={describe(spelling)} is not a CUDA overload; expected one of {known}")
     ta, tb, _ = _signature(spelling)
     f = _function(row)
+    name = spelling.split("(")[0]
 
     def call(a, b, c, /):
         if ta in _VECTOR:
-            a, b = _lanes(a, "a", ta), _lanes(b, "b", tb)
+            wa, wb = _lanes(a, "a", ta), _lanes(b, "b", tb)
+            _batch(name, a, b, c, ta)
+            a, b = wa, wb
         return f(a, b, c)
 
-    call.__name__ = spelling.split("(")[0]
+    call.__name__ = name
     call.__doc__ = f"CUDA ``{spelling}`` (PTX ``{row.ptx}``)."
     return call
 
 
-def _kind(x) -> str | None:
-    """'i' or 'u' for a NumPy integer value or array, None for Python ints and lists."""
+# How an argument converts to the ``int`` and to the ``unsigned int`` overload's parameter, by C++'s ranks
+# ([over.ics.rank]): 0 an exact match, 1 an integral promotion, 2 a conversion.  NumPy types stand for the C
+# types of their size: int8/uint8 char, int16/uint16 short (both promote to int), int32 int, uint32 unsigned
+# int, int64/uint64 long long (a conversion to either).  A Python int is an ``int`` whatever its value: unlike a
+# C++ literal (0xFFFFFFFF is an unsigned int in C++), Python does not say how it was written.
+def _ranks(x) -> tuple[int, int]:
     dtype = getattr(x, "dtype", None)
-    return dtype.kind if dtype is not None and dtype.kind in "iu" else None
+    if dtype is None or dtype.kind not in "iu":
+        return 0, 2
+    if dtype.itemsize < 4:
+        return 1, 2
+    if dtype.itemsize == 4:
+        return (0, 2) if dtype.kind == "i" else (2, 0)
+    return 2, 2
 
 
-def _resolve(name: str, a, b) -> str:
-    """Which overload of ``name`` a C++ compiler would pick for these arguments (see :func:`__dp4a`)."""
+def _c_type(x) -> str:
+    dtype = getattr(x, "dtype", None)
+    if dtype is None or dtype.kind not in "iu":
+        return "int (a Python int)"
+    return f"{dtype} ({_C_NAMES[dtype.itemsize, dtype.kind]})"
+
+
+_C_NAMES = {
+    (1, "i"): "signed char", (1, "u"): "unsigned char", (2, "i"): "short", (2, "u"): "unsigned short",
+    (4, "i"): "int", (4, "u"): "unsigned int", (8, "i"): "long long", (8, "u"): "unsigned long long",
+}  # fmt: skip
+
+
+def _is_vector(x, bits: int) -> bool:
+    dtype = getattr(x, "dtype", None)
+    return dtype is not None and dtype.kind in "iu" and dtype.itemsize * 8 == bits and np.ndim(x) > 0
+
+
+def _resolve(name: str, a, b, c) -> str:
+    """The overload of ``name`` that C++ overload resolution picks for these arguments (see :func:`__dp4a`)."""
     vec_a, a_bits = ("char4", 8) if name == "__dp4a" else ("short2", 16)
-    ka, kb = _kind(a), _kind(b)
-    a_vec = ka is not None and a.dtype.itemsize * 8 == a_bits
-    b_vec = kb is not None and b.dtype.itemsize == 1
+    a_vec, b_vec = _is_vector(a, a_bits), _is_vector(b, 8)
     if a_vec or b_vec:
-        if not (a_vec and b_vec and ka == kb):
+        # A vector (a struct in C++) converts to nothing else, so only the vector overload of its sign is viable.
+        if not (a_vec and b_vec and a.dtype.kind == b.dtype.kind):
             raise OperandTypeError(
                 f"{name}(a, b, c) with a={describe(a)}, b={describe(b)}: no overload takes these; expected "
                 f"({vec_a}, char4, int) as int{a_bits}/int8 arrays, (u{vec_a}, uchar4, unsigned int) as "
                 f"uint{a_bits}/uint8 arrays, or two 32-bit words"
             )
-        return f"{name}(u{vec_a}, uchar4, unsigned int)" if ka == "u" else f"{name}({vec_a}, char4, int)"
-    # A Python int (or list of them) is an int, as a C++ literal is: with an unsigned operand beside it,
-    # neither overload matches both arguments better, which C++ calls ambiguous.
-    kinds = {ka or "i", kb or "i"}
-    if len(kinds) > 1:
-        raise OperandTypeError(
-            f"{name}(a, b, c) with a={describe(a)}, b={describe(b)}: one signed and one unsigned operand is "
-            f"ambiguous, as in C++; expected both int (signed dtypes or Python ints) or both unsigned "
-            f"(np.uint32 values or arrays)"
-        )
-    return f"{name}(unsigned int, unsigned int, unsigned int)" if kinds == {"u"} else f"{name}(int, int, int)"
+        return f"{name}(u{vec_a}, uchar4, unsigned int)" if a.dtype.kind == "u" else f"{name}({vec_a}, char4, int)"
+    ranks = [_ranks(x) for x in (a, b, c)]
+    if all(i <= u for i, u in ranks) and any(i < u for i, u in ranks):
+        return f"{name}(int, int, int)"
+    if all(u <= i for i, u in ranks) and any(u < i for i, u in ranks):
+        return f"{name}(unsigned int, unsigned int, unsigned int)"
+    raise OperandTypeError(
+        f"{name}(a, b, c) with a {_c_type(a)}, b {_c_type(b)}, c {_c_type(c)}: ambiguous in C++, where neither "
+        f"the int nor the unsigned int overload fits every argument at least as well; expected int32 values "
+        f"or Python ints throughout (int), or np.uint32 throughout (unsigned int)"
+    )
 
 
 def __dp4a(a, b, c, /):
-    """CUDA ``__dp4a``, choosing its overload from the arguments' NumPy types as C++ would.
+    """CUDA ``__dp4a``, choosing its overload from the arguments' NumPy types as C++ overload resolution would.
 
-    Words (``int`` overload) by default; ``unsigned int`` when ``a`` and ``b`` are both unsigned NumPy values
-    (``np.uint32``); ``char4``/``uchar4`` when they are int8/uint8 arrays whose last axis holds the 4 lanes.
-    Python ints are ``int``, as C++ literals are: one beside an unsigned ``a`` or ``b`` is ambiguous, as in C++,
-    and an error.  ``c`` takes the overload ``a`` and ``b`` choose.  :func:`overload` gives one overload by its
-    signature.
+    NumPy types stand for the C types of their size: int32 is ``int``, uint32 ``unsigned int``, int8/uint8 and
+    int16/uint16 values promote to ``int``, int64/uint64 convert to either overload equally well.  Python ints
+    are ``int`` (Python does not say whether a literal was written in hex, which C++ would make unsigned).  All
+    three arguments take part, as in C++: ``__dp4a(np.uint32(x), np.uint32(y), 0)`` is ambiguous, as nvcc says,
+    and an error (write ``np.uint32(0)``).  int8/uint8 arrays whose last axis holds the 4 lanes are ``char4``/
+    ``uchar4``.  :func:`overload` gives one overload by its signature.
 
     >>> import numpy as np
     >>> from intdot import nvidia
     >>> nvidia.__dp4a(0xFFFFFFFF, 0xFFFFFFFF, 0)                      # int: (-1)*(-1)*4
     4
-    >>> int(nvidia.__dp4a(np.uint32(0xFFFFFFFF), np.uint32(0xFFFFFFFF), 0))
+    >>> int(nvidia.__dp4a(np.uint32(0xFFFFFFFF), np.uint32(0xFFFFFFFF), np.uint32(0)))
     260100
     >>> nvidia.__dp4a(np.array([[1, -2, 3, -4]], np.int8), np.array([[5, 6, 7, 8]], np.int8), 100)
     array([82], dtype=int32)
     """
-    return overload(_resolve("__dp4a", a, b))(a, b, c)
+    return overload(_resolve("__dp4a", a, b, c))(a, b, c)
 
 
 def __dp2a_lo(a, b, c, /):
@@ -190,7 +230,7 @@ def __dp2a_lo(a, b, c, /):
     >>> nvidia.__dp2a_lo(0xFFFF_0003, 0x0102_0304, 0)
     9
     """
-    return overload(_resolve("__dp2a_lo", a, b))(a, b, c)
+    return overload(_resolve("__dp2a_lo", a, b, c))(a, b, c)
 
 
 def __dp2a_hi(a, b, c, /):
@@ -201,26 +241,20 @@ def __dp2a_hi(a, b, c, /):
     >>> nvidia.__dp2a_hi(np.array([3, -1], np.int16), np.array([4, 3, 2, 1], np.int8), 0)
     5
     """
-    return overload(_resolve("__dp2a_hi", a, b))(a, b, c)
+    return overload(_resolve("__dp2a_hi", a, b, c))(a, b, c)
 
 
 # --- MMA ----------------------------------------------------------------------------------------------------
 
 
 def _tile(x, name: str, elem: str, shape: tuple[int, int]) -> np.ndarray:
-    arr = np.asarray(x)
-    if arr.dtype.name in ("int4", "uint4"):  # ml_dtypes' 4-bit arrays
-        arr = arr.astype(np.int8)
-    if arr.dtype.kind not in "iu":
-        raise OperandTypeError(f"{name}={describe(x)} has dtype {arr.dtype}; expected an integer array of {elem}")
+    width = int(elem[1:])
+    lo, hi = (-(1 << (width - 1)), (1 << (width - 1)) - 1) if elem[0] == "s" else (0, (1 << width) - 1)
+    arr = int_array(x, name, lo, hi, f"an element of .{elem}, in [{lo}, {hi}]")
     if arr.shape[-2:] != shape:
         raise OperandError(
             f"{name} has shape {arr.shape}; expected (..., {shape[0]}, {shape[1]}): a tile of {elem} elements"
         )
-    width = int(elem[1:])
-    lo, hi = (-(1 << (width - 1)), (1 << (width - 1)) - 1) if elem[0] == "s" else (0, (1 << width) - 1)
-    if arr.size and (arr.min() < lo or arr.max() > hi):
-        raise OperandError(f"{name} has elements outside .{elem}'s range; expected {lo} to {hi}")
     return arr
 
 
@@ -269,6 +303,14 @@ def mma_row(row: MmaRow, a, b, c) -> np.ndarray:
     cw = as_word_array(c, "c", 32)
     if cw.shape[-2:] != (16, 8):
         raise OperandError(f"c has shape {cw.shape}; expected (..., 16, 8): a tile of .s32 accumulators")
+    batches = (a.shape[:-2], b.shape[:-2], cw.shape[:-2])
+    try:
+        np.broadcast_shapes(*batches)
+    except ValueError:
+        raise OperandError(
+            f"mma: a's tiles have batch shape {batches[0]} (a has shape {a.shape}), b's {batches[1]} ({b.shape}), "
+            f"c's {batches[2]} ({cw.shape}); these do not broadcast together"
+        ) from None
     acc = cw.view(np.int32).astype(np.int64)
     # Rows of A and columns of B as 64-bit words of `n` lanes each: K / n words per row or column.
     wa = pack(a.reshape(*a.shape[:-1], k // n, n), row.width, bits=64)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from functools import cache
 
-from ..core.errors import UnknownInstruction
+from ..core.errors import AmbiguousInstruction, UnknownInstruction
 from ..core.values import describe
 from ..isa.record import Instruction, k_step
 from ..isa.registry import model_front_end
@@ -69,9 +69,15 @@ def _by_spelling() -> dict[str, str]:
 def find(name: str) -> Instruction:
     """The record of an NVIDIA spelling (``dp4a.u32.s32``, ``__dp4a(int, int, int)``, ``mma.s8.s8``)."""
     text = " ".join(str(name).split()).lower()
-    for rec in _records():
-        if text == rec.name.lower() or text in (s.lower() for s in rec.spellings):
-            return rec
+    hits = [r for r in _records() if text == r.name.lower() or text in (s.lower() for s in r.spellings)]
+    if len(hits) > 1:  # a bare mnemonic: dp4a, dp2a, mma
+        listing = ", ".join(r.name for r in hits)
+        raise AmbiguousInstruction(
+            f"name={describe(name)} names {len(hits)} NVIDIA instructions: {listing}; pass one of these names",
+            tuple(hits),
+        )
+    if hits:
+        return hits[0]
     hit = parse_text(text) if isinstance(name, str) else None
     if hit is not None:
         return next(r for r in _records() if r.name == hit)

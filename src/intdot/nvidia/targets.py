@@ -2,8 +2,9 @@
 features.
 
 Each ``sm_XX`` extends the one before it (``sm_90a`` extends ``sm_90``; the Blackwell ``sm_100`` and later
-extend ``sm_90``, not its ``a`` variant).  Only the features that matter for integer dot products are
-modelled, named after what the PTX ISA says they need:
+extend ``sm_90``, not its ``a`` variant, and their ``a`` variants extend the family ones: ``sm_100a`` extends
+``sm_100f``, which extends ``sm_100``; the targets are those nvcc 13.0 takes).  Only the features that matter
+for integer dot products are modelled, named after what the PTX ISA says they need:
 
 * ``dp4a``: ``dp4a``/``dp2a`` and CUDA's ``__dp4a``/``__dp2a_lo``/``__dp2a_hi`` (sm_61 and later; PTX ISA 5.0);
 * ``mma-i8``: ``mma.sync.aligned.m16n8k32`` on ``.s8``/``.u8`` (sm_80 and later; PTX ISA 7.0);
@@ -36,10 +37,13 @@ _ARCH_STEPS: dict[str, tuple[str | None, str]] = {
     "sm_50": (None, ""), "sm_52": ("sm_50", ""), "sm_53": ("sm_52", ""),
     "sm_60": ("sm_53", ""), "sm_61": ("sm_60", "dp4a"), "sm_62": ("sm_61", ""),
     "sm_70": ("sm_62", ""), "sm_72": ("sm_70", ""), "sm_75": ("sm_72", ""),
-    "sm_80": ("sm_75", "mma-i8+mma-i4"), "sm_86": ("sm_80", ""), "sm_87": ("sm_86", ""), "sm_89": ("sm_87", ""),
-    "sm_90": ("sm_89", ""), "sm_90a": ("sm_90", ""),
-    "sm_100": ("sm_90", ""), "sm_100a": ("sm_100", ""), "sm_103": ("sm_100", ""), "sm_103a": ("sm_103", ""),
-    "sm_110": ("sm_100", ""), "sm_120": ("sm_100", ""), "sm_120a": ("sm_120", ""), "sm_121": ("sm_120", ""),
+    "sm_80": ("sm_75", "mma-i8+mma-i4"), "sm_86": ("sm_80", ""), "sm_87": ("sm_86", ""), "sm_88": ("sm_87", ""),
+    "sm_89": ("sm_87", ""), "sm_90": ("sm_89", ""), "sm_90a": ("sm_90", ""),
+    "sm_100": ("sm_90", ""), "sm_100f": ("sm_100", ""), "sm_100a": ("sm_100f", ""),
+    "sm_103": ("sm_100", ""), "sm_103f": ("sm_103", ""), "sm_103a": ("sm_103f", ""),
+    "sm_110": ("sm_100", ""), "sm_110f": ("sm_110", ""), "sm_110a": ("sm_110f", ""),
+    "sm_120": ("sm_100", ""), "sm_120f": ("sm_120", ""), "sm_120a": ("sm_120f", ""),
+    "sm_121": ("sm_120", ""), "sm_121f": ("sm_121", ""), "sm_121a": ("sm_121f", ""),
 }
 # fmt: on
 ARCHS = tuple(_ARCH_STEPS)
