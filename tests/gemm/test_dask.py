@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from intdot.core.errors import OperandError
+from intdot.core.errors import OperandError, OperandTypeError
 from intdot.gemm import gemm
 
 from . import reference_gemm as ref
@@ -47,6 +47,16 @@ def test_dask_mixed_sign_and_errors(client):
             gemm(da.from_array(a), da.from_array(b), op="usdot", backend=backend)  # at the call, not at compute
     with pytest.raises(OperandError, match="2-D"):
         gemm(da.zeros((2, 3, 4), dtype=np.int8), da.zeros((4, 5), dtype=np.int8), op="sdot4")
+    # The operands that are not Dask arrays get gemm's own checks (dask.array.asarray reads True as 1).
+    with pytest.raises(OperandTypeError, match=r"c\[0, 1\]=True has type bool"):
+        gemm(da.from_array(a), da.from_array(b), [[1, True] + [0] * 15], op="usdot")
+    with pytest.raises(OperandTypeError, match=r"b\[0, 1\]=True has type bool"):
+        gemm(da.from_array(a), [[1, True] + [0] * 15] * 33, op="usdot")
+    with pytest.raises(OperandError, match=r"b\[0, 1\]=1180591620717411303424 does not fit"):
+        gemm(da.from_array(a), [[1, 2**70] + [0] * 15] * 33, op="usdot")
+    u16 = np.ones((1, 4), np.uint16)
+    lazy = gemm(da.from_array(u16), np.ones((4, 2), np.uint16), [[-1, 2**64 - 1]], op="svdot_u64")
+    assert client.compute(lazy).result().tolist() == [[3, 3]]
     bad = gemm(da.from_array(np.full((4, 4), 300), chunks=2), da.zeros((4, 4), dtype=np.int8), op="sdot4")
     with pytest.raises(OperandError, match="300"):
         bad.compute(scheduler="sync")

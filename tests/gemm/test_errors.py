@@ -28,7 +28,12 @@ B = np.zeros((4, 3), np.int8)
         (lambda: gemm(A, B, op="sdot4", a_signed=True), OperandTypeError, ["fixed"]),
         (lambda: gemm(A, B.T, op="sdot4"), OperandError, ["K=4", "K=3"]),
         (lambda: gemm(np.int8(1), B, op="sdot4"), OperandError, ["shape ()", "at least 1 dimension"]),
-        (lambda: gemm(A, B, np.full((2, 3), 2**32), op="sdot4"), OperandError, ["c contains 4294967296"]),
+        (lambda: gemm(A, B, np.full((2, 3), 2**32), op="sdot4"), OperandError, ["c[0, 0]=4294967296 is not"]),
+        # The first bad element in C order, not the most extreme one.
+        (lambda: gemm([[200, 0, 300, 0]], B, op="sdot4"), OperandError, ["a[0, 0]=200"]),
+        (lambda: gemm(A, B, [[0, 2**32, 2**40]], op="sdot4"), OperandError, ["c[0, 1]=4294967296"]),
+        (lambda: gemm(None, B, op="sdot4"), OperandTypeError, ["a=None; expected an integer array"]),
+        (lambda: gemm(A, B, 1.5, op="sdot4"), OperandTypeError, ["c has dtype float64", "32-bit accumulator"]),
         (lambda: gemm(A, B, np.zeros((5, 3)), op="sdot4"), OperandTypeError, ["c has dtype float64"]),
         (lambda: gemm(A, B, np.zeros((5, 3), int), op="sdot4"), OperandError, ["c has shape (5, 3)"]),
         (lambda: gemm(A, B, op="sdot4", backend="cuda"), OperandError, ["backend='cuda'", "auto"]),
@@ -69,6 +74,28 @@ def test_a_list_of_64_bit_accumulators_in_both_spellings(name):
     a = np.ones((1, 4), np.uint16 if name.endswith("u64") else np.int16)
     got = gemm(a, np.ones((4, 2), a.dtype), [[-1, 2**64 - 1]], op=name)
     assert got.tolist() == [[3, 3]]
+
+
+def test_numpy_and_python_ints_mixed_in_a_64_bit_accumulator_list():
+    a = np.ones((1, 4), np.int16)
+    got = gemm(a, np.ones((4, 2), np.int16), [[np.int64(-1), 2**64 - 1]], op="svdot_s64")
+    assert got.tolist() == [[3, 3]]
+
+
+def test_numpy_bools_as_flags_and_float_tensors():
+    a, b = np.ones((2, 4), np.int8), np.ones((4, 3), np.uint8)
+    assert np.array_equal(
+        gemm(a, b, op="sudot4", a_signed=np.True_, b_signed=np.False_),
+        gemm(a, b, op="sudot4", a_signed=True, b_signed=False),
+    )
+    torch = pytest.importorskip("torch")
+    # NumPy's conversion of a tensor that requires grad raises torch's RuntimeError; the dtype is refused first.
+    with pytest.raises(OperandTypeError, match="a has dtype torch.float32"):
+        gemm(torch.ones((2, 4), requires_grad=True), b, op="usdot")
+
+
+def test_empty_lists_are_k_zero():
+    assert gemm([], [], op="sdot4") == 0
 
 
 def test_empty_shapes():

@@ -11,7 +11,7 @@ from ..core.errors import OperandError
 from ..core.values import describe
 from . import clamp as _clamp
 from . import cpu
-from .inputs import accumulator, operand, read_acc, shapes
+from .inputs import accumulator, is_dask, operand, read_acc, shapes
 from .ops import check_target, resolve
 
 BACKENDS = ("auto", "torch", "float32", "float64", "numpy", "gpu")
@@ -143,7 +143,7 @@ def gemm(a, b, c=None, *, op, clamp=None, neg=None, target=None, backend="auto",
 
             _ON_DEVICE.append(gemm_tensors)
         return _ON_DEVICE[0](a, b, c, o, bool(clamp), bool(neg))
-    if _is_dask(a) or _is_dask(b) or _is_dask(c):
+    if is_dask(a) or is_dask(b) or is_dask(c):
         from .blockwise import dask_gemm
 
         check_backend(backend)  # now, not when the graph runs
@@ -210,10 +210,6 @@ def _bits(x):
     """The element width of ``x`` in bits, if it has a dtype (numpy, torch, dask); for ambiguous spellings."""
     size = getattr(getattr(x, "dtype", None), "itemsize", None)
     return 8 * size if isinstance(size, int) else None
-
-
-def _is_dask(x) -> bool:
-    return type(x).__module__.startswith("dask.")
 
 
 def _one(a, b, acc, o, clamp, neg, backend):

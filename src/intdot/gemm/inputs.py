@@ -20,6 +20,9 @@ _SMALL = {
 }
 
 
+_LANE_DTYPES = "int8, uint8, int16, uint16, ml_dtypes int4/uint4, ..."
+
+
 @functools.cache
 def limits(dtype: np.dtype) -> tuple[int, int]:
     """(min, max) of an integer dtype (np.iinfo is slow enough to show in a small call's time)."""
@@ -27,9 +30,19 @@ def limits(dtype: np.dtype) -> tuple[int, int]:
     return int(info.min), int(info.max)
 
 
-def _as_int_array(x, name: str) -> np.ndarray:
+def is_dask(x) -> bool:
+    """Whether ``x`` is a Dask collection (by its module: Dask is not imported to ask)."""
+    return type(x).__module__.startswith("dask.")
+
+
+def _as_int_array(x, name: str, allowed: str = _LANE_DTYPES) -> np.ndarray:
     if isinstance(x, (bool, np.bool_)):
         raise OperandTypeError(f"{name}={describe(x)} is a bool; expected an integer array")
+    if x is None:
+        raise OperandTypeError(f"{name}=None; expected an integer array")
+    if type(x).__module__ == "torch" and (x.is_floating_point() or x.is_complex()):
+        # Read by dtype first: NumPy's conversion of a tensor that requires grad fails with torch's own error.
+        raise OperandTypeError(f"{name} has dtype {x.dtype}; expected an integer dtype ({allowed})")
     try:
         # Not np.asarray: it reads [[2**64 - 1, -1]] as float64 and [[True, 2]] as [[1, 2]].
         arr = asarray_exact(x)
@@ -48,10 +61,9 @@ def _as_int_array(x, name: str) -> np.ndarray:
     if arr.dtype.kind not in "iu" and arr.dtype.name in ("int4", "uint4", "int2", "uint2"):
         return arr.astype(np.int8 if arr.dtype.name[0] == "i" else np.uint8)
     if arr.dtype.kind not in "iu":
-        raise OperandTypeError(
-            f"{name} has dtype {arr.dtype}; expected an integer dtype (int8, uint8, int16, "
-            f"uint16, ml_dtypes int4/uint4, ...)"
-        )
+        if arr.size == 0 and arr.dtype == np.float64 and not isinstance(x, np.ndarray):
+            return arr.astype(np.int8)  # an empty list: no element to be a float
+        raise OperandTypeError(f"{name} has dtype {arr.dtype}; expected an integer dtype ({allowed})")
     return arr
 
 
@@ -69,8 +81,8 @@ def operand(x, name: str, op: GemmOp, which: str) -> np.ndarray:
     if arr.size and not fits:
         mn, mx = arr.min(), arr.max()
         if mn < lo or mx > hi:
-            bad = mn if mn < lo else mx
-            at = tuple(int(i) for i in np.argwhere(arr == bad)[0])
+            at = tuple(int(i) for i in np.argwhere((arr < lo) | (arr > hi))[0])  # the first, in C order
+            bad = arr[at]
             width, signed = (op.a_width, op.a_signed) if which == "a" else (op.b_width, op.b_signed)
             kind = "a signed" if signed else "an unsigned"
             raise OperandError(
@@ -90,15 +102,15 @@ def accumulator(c, op: GemmOp, shape: tuple[int, ...]) -> np.ndarray | None:
     """
     if c is None:
         return None
-    arr = _as_int_array(c, "c")
     n = op.acc_bits
+    arr = _as_int_array(c, "c", f"int32, uint32, int64, uint64 or smaller: {n}-bit accumulator values")
     lo, hi = -(1 << (n - 1)), (1 << n) - 1
     if arr.size:
         mn, mx = int(arr.min()), int(arr.max())
         if mn < lo or mx > hi:
-            bad = mn if mn < lo else mx
+            at = tuple(int(i) for i in np.argwhere((arr < lo) | (arr > hi))[0])
             raise OperandError(
-                f"c contains {bad}, which is not a {n}-bit accumulator value of {op.name}; "
+                f"c[{', '.join(map(str, at))}]={int(arr[at])} is not a {n}-bit accumulator value of {op.name}; "
                 f"expected values in [{lo}, {hi}] (signed or unsigned spelling)"
             )
     try:
@@ -110,7 +122,8 @@ def accumulator(c, op: GemmOp, shape: tuple[int, ...]) -> np.ndarray | None:
         ) from None
     word = np.uint32 if n == 32 else np.uint64
     if arr.dtype == object:  # Python ints in either spelling, possibly beyond int64 and uint64 together
-        words = (arr % (1 << n)).astype(word)
+        # One by one as Python ints: NumPy's % on an object array fails on an int64 element beside 2**64 - 1.
+        words = np.array([int(v) % (1 << n) for v in arr.flat], dtype=word).reshape(arr.shape)
     else:
         # Casting an integer array to an unsigned type keeps its low bits: either spelling gives the same word.
         words = arr.astype(word)

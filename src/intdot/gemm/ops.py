@@ -187,8 +187,9 @@ def resolve(op, a_signed=None, b_signed=None, *, a_bits=None) -> GemmOp:
             f"'sdot4', '__builtin_amdgcn_sudot4', 'usdot' or 'vusdotq_s32', or a catalog record"
         )
     for flag, v in (("a_signed", a_signed), ("b_signed", b_signed)):
-        if v is not None and not isinstance(v, bool):
+        if v is not None and not isinstance(v, (bool, np.bool_)):  # NumPy's bool too, as clamp= takes it
             raise OperandTypeError(f"{flag}={describe(v)} is not a bool; expected True, False or None")
+    a_signed, b_signed = (None if v is None else bool(v) for v in (a_signed, b_signed))
     try:
         rec = catalog.find(op)
     except catalog.AmbiguousInstruction as exc:
