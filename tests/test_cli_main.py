@@ -105,3 +105,35 @@ def test_sigint_ends_a_real_process_with_130(tmp_path):
         proc.kill()
     assert proc.returncode == 130, err
     assert err.splitlines()[-1].endswith("interrupted") and "Traceback" not in err
+
+
+def test_sigint_while_intdot_starts_is_130():
+    """The console script's handler runs before NumPy is imported (``import intdot`` imports nothing), so Ctrl-C
+    during the imports is one line and 130; an interrupt stand-in: SIGINT sent by the process to itself at the
+    moment intdot.cli's import begins."""
+    import subprocess
+    import sys
+
+    code = (
+        "import os, signal, sys, intdot\n"
+        "assert 'numpy' not in sys.modules, 'import intdot imported NumPy'\n"
+        "import builtins\n"
+        "real = builtins.__import__\n"
+        "def spy(name, *a, **k):\n"
+        "    if name == 'numpy':\n"
+        "        os.kill(os.getpid(), signal.SIGINT)\n"
+        "    return real(name, *a, **k)\n"
+        "builtins.__import__ = spy\n"
+        "from intdot._start import main\n"
+        "sys.exit(main())\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code, "list"], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 130, proc.stderr
+    assert proc.stderr == "intdot: interrupted\n"
+
+
+def test_console_script_is_the_early_entry():
+    from pathlib import Path
+
+    pyproject = (Path(__file__).resolve().parents[1] / "pyproject.toml").read_text()
+    assert '\nintdot = "intdot._start:main"\n' in pyproject

@@ -7,19 +7,19 @@
 1
 """
 
-from typing import TYPE_CHECKING
-
-from . import errors
-from .core import DotSpec, dot, lane_values, pack, unpack
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (type checkers read the name)
 
 __version__ = "0.1.0"
 
-# Subpackages that load on first use, so `import intdot` stays cheap (a command-line call pays it every time).
+# Everything loads on first use, so `import intdot` imports nothing, NumPy included: a command-line call pays it
+# every time, and the console script (intdot._start) must be running before NumPy's import to answer Ctrl-C there.
 # A front end registered later (intdot.isa.registry) loads here too, through __getattr__, without a line here.
-_LAZY = ("amd", "amdgpu", "arm", "nvidia", "x86", "catalog", "gemm", "quant", "isa")
+_LAZY = ("errors", "amd", "amdgpu", "arm", "nvidia", "x86", "catalog", "gemm", "quant", "isa")
+_CORE = ("DotSpec", "dot", "lane_values", "pack", "unpack")
 
 if TYPE_CHECKING:  # what a type checker and an IDE see: the same names, imported eagerly
-    from . import amd, amdgpu, arm, catalog, gemm, isa, nvidia, quant, x86  # noqa: F401
+    from . import amd, amdgpu, arm, catalog, errors, gemm, isa, nvidia, quant, x86  # noqa: F401
+    from .core import DotSpec, dot, lane_values, pack, unpack  # noqa: F401
 
 
 def __getattr__(name):
@@ -27,6 +27,8 @@ def __getattr__(name):
 
     if name in _LAZY:
         return importlib.import_module(f".{name}", __name__)
+    if name in _CORE:
+        return getattr(importlib.import_module(".core", __name__), name)
     if not name.startswith("_"):
         from .isa.registry import ISAS
 
@@ -38,7 +40,7 @@ def __getattr__(name):
 
 
 def __dir__():
-    return sorted(set(globals()) | set(_LAZY))
+    return sorted(set(globals()) | set(_LAZY) | set(_CORE))
 
 
-__all__ = ["errors", "dot", "DotSpec", "pack", "unpack", "lane_values", "__version__", *_LAZY]
+__all__ = ["dot", "DotSpec", "pack", "unpack", "lane_values", "__version__", *_LAZY]

@@ -186,7 +186,8 @@ def test_exec_command_runs_dpp_forms(capsys):
     argv = ["exec", "--isa", "amdgpu", "--mcpu", "gfx1030", "--set", "wave_size=64", "--set", "v1=0..63"]
     argv += ["--set", "v2=1", "--set", "exec=0xFFFFFFFFFFFFFFFE", "v_dot4c_i32_i8 v0, v1, v2 row_shr:1 bound_ctrl:1"]
     assert main(argv) == 0
-    lanes = [int(x) for x in capsys.readouterr().out.splitlines()[1].split("=")[1].split()]
+    # the lanes in rows of 8, each row headed by its first lane's number in brackets
+    lanes = [int(x) for line in capsys.readouterr().out.splitlines()[1:] for x in line.split("]")[1].split()]
     # lane k reads lane k-1's low byte; lane 1 reads lane 0 (disabled, fi:0: 0); lane 0 is off; row starts read 0
     assert len(lanes) == 64 and lanes[:4] == [0, 0, 1, 2] and lanes[16] == 0 and lanes[17] == 16
     assert main(["exec", "--isa", "amdgpu", "--mcpu", "gfx908", "v_dot4c_i32_i8 v0, v1, v2 row_bcast:31"]) == 1

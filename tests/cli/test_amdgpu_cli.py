@@ -50,8 +50,10 @@ def test_exec_runs_a_wave(capsys):
     argv += ["--set", "v3=10", "--set", "exec=1", "v_dot4_i32_iu8 v0, v1, v2, v3 neg_lo:[1,1,0]"]
     assert main(argv) == 0
     out = capsys.readouterr().out.splitlines()
-    lanes = out[1].split("=")[1].split()
-    assert lanes[0] == str(10 - (1 + 2 + 3 + 4)) and set(lanes[1:]) == {"0"}  # lane 0 only: exec=1
+    # wave32 (gfx11's default) in rows of 8 lanes, each headed by its first lane's number
+    assert [line.split("]")[0].split("[")[1].strip() for line in out[1:]] == ["0", "8", "16", "24"]
+    lanes = [v for line in out[1:] for v in line.split("]")[1].split()]
+    assert lanes[0] == str(10 - (1 + 2 + 3 + 4)) and set(lanes[1:]) == {"0"} and len(lanes) == 32  # exec=1
 
 
 def test_amdgpu_needs_a_processor(capsys):

@@ -31,8 +31,9 @@ def test_eval_matches_the_sdm(capsys, mnemonic):
 def test_names_hex_registers_and_explain(capsys):
     a = "0x" + "ff" * 16  # a whole register, most significant byte first
     argv = ["eval", "--isa", "x86", "--set", "src=[2147483647, 0, 1, 2]", "--set", f"a={a}", "--explain"]
-    assert main([*argv, "_mm_dpbusds_epi32(src, a, [127]*4 + [1]*4)"]) == 1  # '+' is not part of the syntax
-    assert "argument 3" in capsys.readouterr().err
+    call = "_mm_dpbusds_epi32(src, a, [127]*4 + [1]*4)"
+    assert main([*argv, call]) == 1  # '+' is not part of the syntax: the error points at it
+    assert f"found '+' (column {call.index('+') + 1})" in capsys.readouterr().err
     assert main([*argv, "_mm_dpbusds_epi32(src, a, [127,127,127,127,1,1,1,1,0,0,0,0,-1,-1,-1,-1])"]) == 0
     out = capsys.readouterr().out.splitlines()
     want = ref.vnni(

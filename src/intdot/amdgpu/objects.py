@@ -232,7 +232,12 @@ def read_object(data) -> CodeObject:
     except ELFError as exc:
         raise OperandError(f"data is not an ELF file: {exc}") from None
     if machine not in ("EM_AMDGPU", EM_AMDGPU):
-        raise OperandError(f"data is an ELF file for {machine}, not an AMDGPU code object (e_machine {EM_AMDGPU})")
+        # pyelftools names the machine; the number is the header's own (bytes 18-19, in the file's byte order).
+        number = int.from_bytes(bytes(data[18:20]), "little" if bytes(data[5:6]) == b"\x01" else "big")
+        raise OperandError(
+            f"data is an ELF file for {machine} (e_machine {number}), not an AMDGPU code object "
+            f"(EM_AMDGPU: e_machine {EM_AMDGPU})"
+        )
     mach = elf.header["e_flags"] & 0xFF
     mcpu = MACH.get(mach)
     if mcpu is None or mcpu not in LLVM_MC_KNOWS:

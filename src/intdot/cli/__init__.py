@@ -53,6 +53,14 @@ class Parser(argparse.ArgumentParser):
     def error(self, message: str):
         super().error(bounded(message))
 
+    def _print_message(self, message, file=None):
+        # argparse drops a write that fails (stdout on a full disk); --help and --version would exit 0 unwritten.
+        # (stderr keeps argparse's way: a usage error stays status 2 whether or not its message got out.)
+        if message and file is sys.stdout:
+            file.write(message)
+        else:
+            super()._print_message(message, file)
+
 
 _QUOTED = re.compile(r"'(?:[^'\\\n]|\\.)*'|\"(?:[^\"\\\n]|\\.)*\"")
 
@@ -170,8 +178,21 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _main(argv: list[str] | None) -> int:
-    parser = build_parser(_modules_for(sys.argv[1:] if argv is None else argv))
-    args = _parse(parser, argv)
+    words = sys.argv[1:] if argv is None else argv
+    parser = build_parser(_modules_for(words))
+    try:
+        args = _parse(parser, argv)
+    except SystemExit as exc:
+        # --help and --version print and exit 0 from inside argparse: their text is output like any command's,
+        # so a write that fails (a full disk) is status 1 here too, not 0 with nothing written.
+        try:
+            if exc.code in (0, None) and sys.stdout is not None:
+                sys.stdout.flush()
+        except OSError as err:
+            return _output_failed(words, err)
+        raise
+    except OSError as err:  # Parser._print_message let the failed write through
+        return _output_failed(words, err)
     if not getattr(args, "func", None):
         parser.print_help(sys.stderr)
         return EXIT_USAGE
@@ -214,6 +235,17 @@ def _main(argv: list[str] | None) -> int:
             "please report it with the command line; INTDOT_DEBUG=1 shows the traceback)"
         )
         return EXIT_BUG
+
+
+def _output_failed(words, err: OSError) -> int:
+    """Help or version text that could not be written: status 1, as for any command's output (0 for a pipe
+    closed early, ``intdot --help | head``, as commands treat it)."""
+    _quiet_stdout()
+    if isinstance(err, BrokenPipeError):
+        return 0
+    command = f" {words[0]}" if words and words[0] in COMMANDS else ""
+    _say(f"intdot{command}: error: {err.strerror or err}")
+    return EXIT_ERROR
 
 
 def _say(message: str) -> None:

@@ -46,12 +46,21 @@ examples:
 """
 
 
+def _wrap(text: str) -> str:
+    import textwrap
+
+    return textwrap.fill(text, 80)
+
+
 def register(subparsers) -> None:
     p = subparsers.add_parser(
         "eval",
         help="evaluate AMD dot builtin calls written in C (one, or a file of them), or an x86 intrinsic call",
-        description="Evaluate one AMD GPU dot builtin call, written as in kernel source, bit for bit. "
-        "Prints the result in decimal and hex.  --isa x86: one x86 dot intrinsic call on register values.",
+        # The formatter keeps line breaks (for the epilog's examples), so the description is wrapped here.
+        description=_wrap(
+            "Evaluate one AMD GPU dot builtin call, written as in kernel source, bit for bit. "
+            "Prints the result in decimal and hex.  --isa x86: one x86 dot intrinsic call on register values."
+        ),
         epilog=EVAL_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -100,8 +109,10 @@ def register(subparsers) -> None:
     t = subparsers.add_parser(
         "table",
         help="where each AMD dot builtin is available",
-        description="The availability matrix of the AMD GPU dot builtins: builtins x families "
-        "(or x processors), in the reference or the llvm profile.",
+        description=_wrap(
+            "The availability matrix of the AMD GPU dot builtins: builtins x families "
+            "(or x processors), in the reference or the llvm profile."
+        ),
         epilog=TABLE_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -132,12 +143,12 @@ def register(subparsers) -> None:
 
 
 def _eval(args) -> int:
-    from ..amd.evaluate import evaluate, explain, result_line
+    from ..amd.evaluate import explain, result_line
 
     if args.file is None:
         if args.expr is None:
             raise OperandError("no expression given; pass EXPR, or -f FILE ('-' for stdin) for one a line")
-        ev = evaluate(args.expr, profile=args.profile, target=args.target, clamp=args.clamp)
+        ev = _evaluate(args.expr, args)
         if args.json:
             print(json.dumps(_record(ev, args.explain)))
             return 0
@@ -151,6 +162,17 @@ def _eval(args) -> int:
     if args.expr is not None:
         raise OperandError(f"EXPR {quote(args.expr)} and --file {quote(args.file)} both given; use one")
     return _batch(args)
+
+
+def _evaluate(text: str, args):
+    """``evaluate`` with the command line's options; a message naming the library's keyword names the option."""
+    from ..amd.evaluate import evaluate
+
+    try:
+        return evaluate(text, profile=args.profile, target=args.target, clamp=args.clamp)
+    except IntdotError as exc:
+        exc.args = tuple(str(a).replace("profile='llvm'", "--profile llvm") for a in exc.args)
+        raise
 
 
 def _lowering(ev) -> list[str]:
@@ -170,7 +192,7 @@ def _lowering(ev) -> list[str]:
 
 def _batch(args) -> int:
     """One expression a line; a failing line is reported and the batch goes on."""
-    from ..amd.evaluate import evaluate, explain, result_line
+    from ..amd.evaluate import explain, result_line
 
     source = source_name(args.file)
     failed = seen = 0
@@ -180,7 +202,7 @@ def _batch(args) -> int:
             continue
         seen += 1
         try:
-            ev = evaluate(text, profile=args.profile, target=args.target, clamp=args.clamp)
+            ev = _evaluate(text, args)
         except IntdotError as exc:
             failed += 1
             err = at_line(exc, source, n)
@@ -269,6 +291,11 @@ def _table(args) -> int:
 
     if args.plot is not None:
         from .equivalence import check_plot_path, plot
+
+        # The plot is the catalog's equivalence matrix, not this table: the table's options do not shape it.
+        given = [f"--format {args.fmt}"] * (args.fmt != "text") + ["--processors"] * args.processors
+        given += ["--diff"] * args.diff + [f"--profile {args.profile}"] * (args.profile != "reference")
+        isa_option.conflict(f"--plot {args.plot}", "draws the equivalence matrix instead of the table", given)
 
         check_plot_path(args.plot)
         print(f"plot written to {plot(args.plot)}")

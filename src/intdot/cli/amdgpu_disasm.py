@@ -13,6 +13,24 @@ from .inputs import read_bytes, source_name
 MAGIC = b"\x7fELF"
 
 
+_TOKEN = re.compile(r"0x[0-9a-f]+|[0-9a-f]{8}", re.I)
+
+
+def _arguments(words: list[str]) -> list[str]:
+    """The byte and word tokens of WORD arguments; anything else in them is an error naming it (a text file
+    is searched for its tokens instead, as it holds llvm-mc's instruction text around them)."""
+    tokens = []
+    for word in words:
+        for tok in re.split(r"[\s,\[\]]+", word):
+            if tok and not _TOKEN.fullmatch(tok):
+                raise OperandError(
+                    f"WORD {quote(tok)} is neither a byte (0x00-0xff) nor a 32-bit word (0x and up to 8 hex "
+                    "digits, or 8 digits); --isa amdgpu reads llvm-mc's byte lists and dwords"
+                )
+            tokens += [tok] if tok else []
+    return tokens
+
+
 def _bytes(tokens: list[str]) -> bytes:
     """Byte lists as llvm-mc reads them (``[0x00,0x40,...]``), or 32-bit words (``0xd3a84000``), little-endian."""
     out = bytearray()
@@ -24,7 +42,7 @@ def _bytes(tokens: list[str]) -> bytes:
         elif len(digits) <= 8:
             out += value.to_bytes(4, "little")
         else:
-            raise OperandError(f"{tok!r} is neither a byte (0x00-0xff) nor a 32-bit word")
+            raise OperandError(f"{quote(tok)} is neither a byte (0x00-0xff) nor a 32-bit word")
     return bytes(out)
 
 
@@ -50,15 +68,27 @@ def _code_object(args, data: bytes) -> int:
     from ..amdgpu import read_object
     from ..amdgpu.targets import check_mcpu
 
-    obj = read_object(data)
+    try:
+        obj = read_object(data)
+    except OperandError as exc:  # the library says 'data'; the command line has the file's name
+        raise OperandError(f"--file {quote(source_name(args.file))} {str(exc).removeprefix('data ')}") from None
     if getattr(args, "mcpu", None) and check_mcpu(args.mcpu) != obj.mcpu:
         raise OperandError(
             f"--mcpu {args.mcpu}, but {args.file} is a code object for {obj.mcpu} (its ELF header says so); "
             "leave --mcpu out, or add --raw to read its bytes as code for another processor"
         )
     if args.stats:
-        for name, n in obj.stats().items():
-            print(f"{n:8d}  {name}")
+        # As Arm's --stats: a summary line, then a table with its header; the dot mnemonics first.
+        counts = obj.stats()
+        shown = {"(other)": "(not a dot)", "(unsized)": "(unsized: shown as .long)"}
+        rows = sorted(counts.items(), key=lambda kv: (kv[0].startswith("("), kv[0]))
+        rows = [(shown.get(name, name), n) for name, n in rows]
+        dots = sum(n for name, n in rows if not name.startswith("("))
+        print(f"{dots} dot instruction(s) in {sum(counts.values())} instruction(s) ({obj.mcpu})")
+        width = max([len("instruction")] + [len(name) for name, _ in rows])
+        print(f"{'instruction':{width}s}  count")
+        for name, n in rows:
+            print(f"{name:{width}s}  {n:5d}")
         return 0
     print(f"\n{args.file}:\tfile format elf64-amdgpu\n")
     print("Disassembly of section .text:\n")
@@ -92,7 +122,7 @@ def run(args) -> int:
         raise OperandError("--raw and --offset describe a binary file; give it with -f FILE")
     if args.offset and not args.raw:
         raise OperandError("--offset applies to raw binaries; add --raw")
-    data = _bytes(list(args.words))
+    data = _bytes(_arguments(list(args.words)))
     if args.file is not None:
         content = read_bytes(args.file, "--file")
         if content.startswith(MAGIC) and not args.raw:
@@ -108,6 +138,10 @@ def run(args) -> int:
             "(such text, or a code object), or -f FILE --raw (a raw binary)"
         )
     mcpu = mcpu_of(args)
+    if len(data) % 4:  # the library's message says 'data', which the command line does not have
+        raise OperandError(
+            f"the input holds {len(data)} bytes; AMD GPU instructions are whole dwords (a multiple of 4)"
+        )
     try:
         text = disassemble(data, mcpu, errors="mark" if args.mark or args.only_dot else "raise")
     except UndefinedEncoding as exc:  # the library names its keyword (errors='mark'); the command line has --mark

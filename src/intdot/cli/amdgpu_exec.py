@@ -3,74 +3,152 @@
 
 ``--set`` items: ``vN=VALUE`` fills every lane of a VGPR, ``vN=A,B,C,...`` gives lanes 0, 1, 2, ... (the rest
 keep their value), ``vN=A..B`` lane k gets A+k up to B; ``vN[LANE]=VALUE`` one lane; ``sN=VALUE`` an SGPR;
-``exec=MASK``; ``wave_size=64`` (before the others) runs wave64 where the processor also has wave32."""
+``exec=MASK``; ``wave_size=64`` (before the others) runs wave64 where the processor also has wave32.
+
+Every register number, lane and value is checked against what the wave holds before anything is written or
+allocated: a value is a 32-bit word in its signed or unsigned spelling (as ``docs/DESIGN.md`` asks), never
+masked; a range longer than the wave is refused from its two ends alone."""
 
 from __future__ import annotations
 
 import re
 
-from ..core.errors import OperandError
+from ..core.errors import OperandError, quote
 
 _SET = re.compile(r"^(v|s)(\d+)(?:\[(\d+)\])?=(.+)$|^(exec)=(.+)$|^(wave_size)=(.+)$", re.I)
 _FORMS = "vN=VALUE, vN=A,B,..., vN=A..B, vN[LANE]=VALUE, sN=VALUE, exec=MASK or wave_size=32|64"
+_VGPRS = 256
+_NUMBER = re.compile(r"-?(?:0x[0-9a-f]+|0b[01]+|0o[0-7]+|[0-9]+)", re.I)
 
 
-def _value(text: str, what: str) -> int:
-    try:
-        return int(text.strip(), 0)
-    except ValueError:
-        raise OperandError(f"--set {what}: {text!r} is not an integer (decimal or 0x hex)") from None
+def _int(text: str, what: str, bits: int = 32) -> int:
+    """An integer of ``bits`` bits, as spelt (signed or unsigned); anything wider is an error, never masked."""
+    text = text.strip()
+    if not _NUMBER.fullmatch(text):
+        raise OperandError(f"--set {what}: {quote(text)} is not an integer (decimal or 0x hex)")
+    # Python refuses decimal strings over 4300 digits in its own words; no register holds more than 40.
+    value = int(text, 0) if len(text) <= 80 and not re.fullmatch(r"-?0\d+", text) else None
+    if value is None and len(text) <= 80:
+        value = int(text, 10)  # a leading 0 is decimal, as in Arm's --set
+    if value is None or not -(1 << (bits - 1)) <= value < (1 << bits):
+        shown = quote(text, marks=False) if value is None else value
+        raise OperandError(
+            f"--set {what}: {shown} does not fit {bits} bits; expected an integer in "
+            f"[{-(1 << (bits - 1))}, {(1 << bits) - 1}] (signed or unsigned spelling)"
+        )
+    return value
+
+
+def _value(text: str, what: str, bits: int = 32) -> int:
+    """:func:`_int` as the register's unsigned bits."""
+    return _int(text, what, bits) & ((1 << bits) - 1)
+
+
+def _index(n: str, count: int, what: str, prefix: str, kind: str) -> int:
+    """A register or lane number below ``count``."""
+    if len(n) > 6 or int(n) >= count:
+        shown = prefix + quote(n, marks=False)
+        raise OperandError(f"--set {what}: {kind} {shown} does not exist; expected {prefix}0..{prefix}{count - 1}")
+    return int(n)
 
 
 def _lanes(text: str, what: str, wave_size: int) -> list[int]:
     """The lane values of ``vN=...``: one value (every lane), a list (lanes 0, 1, ...) or a range A..B."""
     if ".." in text:
         lo, _, hi = text.partition("..")
-        a, b = _value(lo, what), _value(hi, what)
-        values = list(range(a, b + 1))
-    else:
-        values = [_value(t, what) for t in text.split(",")]
-    if len(values) > wave_size:
-        raise OperandError(f"--set {what}: {len(values)} values for a wave of {wave_size} lanes")
-    return [v & 0xFFFFFFFF for v in values]
+        a, b = _int(lo, what), _int(hi, what)
+        # Compare the ends before building the list: 0..999999999 would otherwise allocate a billion ints.
+        if b < a or b - a + 1 > wave_size:
+            raise OperandError(
+                f"--set {what}: range {quote(text)} must run upwards over at most {wave_size} values, one a lane of "
+                f"the wave{wave_size}"
+            )
+        return [v & 0xFFFFFFFF for v in range(a, b + 1)]
+    items = text.split(",")
+    if len(items) > wave_size:
+        raise OperandError(f"--set {what}: {len(items)} values for a wave of {wave_size} lanes")
+    return [_value(t, what) for t in items]
+
+
+def _sgprs(mcpu: str) -> int:
+    """How many SGPRs ``--set sN`` may write: gfx9 numbers 102-105 as other registers (flat_scratch, xnack)."""
+    from ..amdgpu.targets import GENERATION
+
+    return 102 if GENERATION[mcpu] == "gfx9" else 106
+
+
+def load(w, items: list[str]) -> None:
+    """Apply the ``--set`` items (``wave_size`` already taken) to wave ``w``."""
+    for item in items:
+        m = _SET.match(item)
+        what = quote(item, marks=False)
+        if not m:
+            raise OperandError(f"--set {quote(item)}: expected {_FORMS}")
+        if m.group(7):
+            continue
+        if m.group(5):
+            w.exec = _value(m.group(6), what, bits=w.wave_size)
+            continue
+        kind, lane = m.group(1).lower(), m.group(3)
+        if kind == "s":
+            if lane is not None:
+                raise OperandError(f"--set {what}: an SGPR has no lanes; expected sN=VALUE")
+            w.s[_index(m.group(2), _sgprs(w.mcpu), what, "s", "SGPR")] = _value(m.group(4), what)
+            continue
+        n = _index(m.group(2), _VGPRS, what, "v", "VGPR")
+        if lane is not None:
+            w.v[n, _index(lane, w.wave_size, what, "", f"wave{w.wave_size} lane")] = _value(m.group(4), what)
+            continue
+        values = _lanes(m.group(4), what, w.wave_size)
+        if len(values) == 1 and ".." not in m.group(4):
+            w.v[n] = values[0]
+        else:
+            w.v[n, : len(values)] = values
+
+
+_HEX = re.compile(r"\[?(?:0x[0-9a-f]{1,8}[\s,\]]*)+", re.I)
+
+
+def _insns(texts, mcpu: str) -> list:
+    """Each INSN argument: assembly text, or the instruction in hex as ``intdot disasm --isa amdgpu`` reads it
+    (dwords ``0xd3a64000 0x1c0e0501`` or an llvm-mc byte list ``[0x00,0x40,...]``, little-endian)."""
+    from ..amdgpu import disassemble, parse
+    from ..core.errors import UndefinedEncoding
+    from .amdgpu_disasm import _bytes
+
+    out = []
+    for text in texts:
+        if not _HEX.fullmatch(text.strip()):
+            out.append(parse(text, mcpu))
+            continue
+        try:
+            lines = disassemble(_bytes([text]), mcpu).splitlines()
+        except (UndefinedEncoding, OperandError) as exc:  # the library's words name its keyword, not the INSN
+            # A VOP3P dot is two dwords (a DPP form three): a lone first dword decodes as nothing.
+            hint = "; give every dword of the instruction (VOP3P and DPP forms are 8 or 12 bytes)"
+            raise type(exc)(f"INSN {quote(text)}: {str(exc).split('; pass errors=')[0]}{hint}") from None
+        out.extend(parse(line, mcpu) for line in lines)
+    return out
 
 
 def run(args) -> int:
-    from ..amdgpu import Wave, parse
+    from ..amdgpu import Wave
     from .amdgpu_asm import mcpu_of
+    from .arm_exec import _block, _grid
 
     if not args.insns:  # as for Arm: a state with nothing run on it is more likely a forgotten argument
         raise OperandError("no instruction given; pass instruction text as an argument")
     items = [item.replace(" ", "") for item in getattr(args, "sets", None) or []]
     sizes = [m.group(8) for m in map(_SET.match, items) if m and m.group(7)]
-    w = Wave(mcpu_of(args), wave_size=_value(sizes[-1], "wave_size") if sizes else None)
-    for item in items:
-        m = _SET.match(item)
-        if not m:
-            raise OperandError(f"--set {item!r}: expected {_FORMS}")
-        if m.group(7):
-            continue
-        if m.group(5):
-            w.exec = _value(m.group(6), item) & ((1 << w.wave_size) - 1)
-            continue
-        kind, n, lane = m.group(1).lower(), int(m.group(2)), m.group(3)
-        if kind == "s":
-            w.s[n] = _value(m.group(4), item) & 0xFFFFFFFF
-        elif lane is not None:
-            w.v[n, int(lane)] = _value(m.group(4), item) & 0xFFFFFFFF
-        else:
-            values = _lanes(m.group(4), item, w.wave_size)
-            if len(values) == 1:
-                w.v[n] = values[0]
-            else:
-                w.v[n, : len(values)] = values
-    for text in args.insns:
-        insn = parse(text, w.mcpu) if isinstance(text, str) else text
+    w = Wave(mcpu_of(args), wave_size=int(_value(sizes[-1], "wave_size")) if sizes else None)
+    load(w, items)
+    for insn in _insns(args.insns, w.mcpu):
         w.run(insn)
         dst = int(re.match(r"\s*\S+\s+v(\d+)", insn.text).group(1))
         lanes = w.v[dst]
-        signed = "_i32" in insn.mnemonic
-        shown = lanes.view("int32") if signed else lanes
-        print(f"{insn.text}")
-        print(f"  v{dst} = " + " ".join(str(int(x)) for x in shown))
+        shown = lanes.view("int32") if "_i32" in insn.mnemonic else lanes
+        rows = [(f"v{dst}", [int(x) for x in shown])]
+        # Lanes in rows of 8 with the first lane's number, as Arm's exec shows elements.
+        print(insn.text)
+        print("\n".join(_block(rows, _grid(rows))))
     return 0

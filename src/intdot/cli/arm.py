@@ -26,7 +26,7 @@ example:  intdot asm 'sudot za.s[w8, 0], {z0.b-z3.b}, z0.b[0]' --fields"""
 def register(subparsers) -> None:
     p = subparsers.add_parser(
         "asm",
-        help="assemble AArch64 dot-product instructions to 32-bit words",
+        help="assemble AArch64 (or, --isa amdgpu, AMD GPU) dot instructions to words",
         description=_ASM_HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

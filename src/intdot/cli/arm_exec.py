@@ -59,7 +59,7 @@ _PER_LINE = 8
 def register(subparsers) -> None:
     p = subparsers.add_parser(
         "exec",
-        help="run Arm instructions on a register state",
+        help="run Arm (or, --isa amdgpu, AMD GPU) dot instructions on a register state",
         description=_HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -83,14 +83,16 @@ def register(subparsers) -> None:
         "--vl", type=int, default=None, help="SVE vector length in bits: 128 (default), 256, 512, 1024 or 2048"
     )
     p.add_argument("--svl", type=int, default=None, help="streaming vector length (Z when streaming, and ZA): as --vl")
-    p.add_argument(
+    # One or the other: argparse would let the last silently win.
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument(
         "--streaming",
         dest="streaming",
         action="store_true",
         default=None,
         help="start in streaming mode (default: when an SME2 instruction is given)",
     )
-    p.add_argument(
+    mode.add_argument(
         "--no-streaming",
         dest="streaming",
         action="store_false",

@@ -9,6 +9,7 @@ from ..catalog import PROFILES
 from ..core.errors import UnknownTarget, UnsupportedOnTarget, quote
 from ..core.values import a_or_an
 from ..isa.registry import ISAS
+from .isa_option import NotForISA, conflict
 
 LIST_EPILOG = """\
 examples:
@@ -43,8 +44,9 @@ def register(subparsers) -> None:
         "list",
         help="the catalog of every dot instruction, with its spellings and features",
         # The formatter keeps the epilog's line breaks, so the description is broken by hand too.
-        description="List the integer dot instructions intdot models (AMD builtins, Arm forms), one per\n"
-        "line, or only those a target has, or those a name spells.",
+        description="List the integer dot instructions intdot models (AMD builtins and GPU\n"
+        "instructions, Arm, x86, NVIDIA), one per line, or only those a target has, or\n"
+        "those a name spells.",
         epilog=LIST_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -55,16 +57,22 @@ def register(subparsers) -> None:
         help="only the instructions these names spell (builtin, ACLE intrinsic, mnemonic, assembly line)",
     )
     p.add_argument("--isa", choices=ISAS, help="only this ISA")
-    p.add_argument(
-        "--target",
-        metavar="T",
-        help="only what target T has: " + "; ".join(f"{fe.title}: {fe.target_help}" for fe in _front_ends()),
-    )
+    target = p.add_argument("--target", metavar="T", help="only what target T has")
+    # Each ISA's words for its targets come from its front end, whose import costs more than building every
+    # other parser together: they are read when this help is printed, not on every command line.
+    own_help = p.format_help
+
+    def format_help():
+        target.help = "only what target T has: " + "; ".join(f"{fe.title}: {fe.target_help}" for fe in _front_ends())
+        return own_help()
+
+    p.format_help = format_help
     p.add_argument(
         "--profile",
         choices=PROFILES,
         default="reference",
-        help="availability per the reference specs (default) or per clang/LLVM 19, where they differ (AMD)",
+        help="availability per the reference specs (default) or per clang/LLVM 19, where they differ (AMD; "
+        "every other ISA answers the same in both)",
     )
     p.add_argument("--syntax", action="store_true", help="add a column with the C signature or assembly template")
     p.add_argument("--targets", action="store_true", help="list the known targets and their dot features instead")
@@ -92,7 +100,8 @@ def register(subparsers) -> None:
         "--profile",
         choices=PROFILES,
         default="reference",
-        help="availability per the reference specs (default) or per clang/LLVM 19, where they differ (AMD)",
+        help="availability per the reference specs (default) or per clang/LLVM 19, where they differ (AMD; "
+        "every other ISA answers the same in both)",
     )
     a.add_argument("--json", action="store_true", help="machine-readable output: a JSON object")
     a.add_argument(
@@ -178,7 +187,28 @@ def _table(header: list[str], rows: list[list[str]]) -> list[str]:
     return ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in [header] + rows]
 
 
+def _list_conflicts(args) -> None:
+    """--targets and --equivalent each list something else than instructions: the options that filter or widen
+    the instruction listing would be silently dropped with them, so they are an error."""
+    given = {
+        f"NAME {quote(' '.join(args.names))}": bool(args.names),
+        f"--target {quote(args.target or '', marks=False)}": args.target is not None,
+        "--syntax": args.syntax,
+    }
+    if args.targets:
+        given["--equivalent"] = args.equivalent is not None
+        conflict("--targets", "lists the targets", [o for o, on in given.items() if on])
+    elif args.equivalent is not None:
+        # --isa is read: it narrows the equivalents to one ISA.
+        conflict(
+            f"--equivalent {args.equivalent}",
+            "lists the calls that compute its step",
+            [o for o, on in given.items() if on],
+        )
+
+
 def _list(args) -> int:
+    _list_conflicts(args)
     if args.targets:
         return _list_targets(args)
     if args.equivalent is not None:
@@ -275,17 +305,29 @@ def _list_targets(args) -> int:
     return 0
 
 
+def _mode(args, isa: str):
+    """``--mode`` as ``catalog.status``'s ``streaming``; an ISA without a streaming mode refuses any but ``any``."""
+    from ..isa.registry import front_end
+
+    if args.mode == "any":
+        return None
+    if not front_end(isa).modes:
+        raise NotForISA(
+            f"--mode {args.mode} applies to an ISA with a streaming mode (Arm) only; {quote(args.name)} is "
+            f"{a_or_an(_title(isa))} name, which has one mode: leave --mode out"
+        )
+    return args.mode == "streaming"
+
+
 def _available(args) -> int:
     from .. import catalog
     from ..isa.registry import front_end
 
     recs = catalog.find_all(args.name)
+    streaming = _mode(args, recs[0].isa)
     if len(recs) > 1:
-        return _available_any(args, recs)
+        return _available_any(args, recs, streaming)
     rec = catalog.find(args.name)
-    streaming = {"any": None, "normal": False, "streaming": True}[args.mode]
-    if streaming is not None and not front_end(rec.isa).modes:
-        streaming = None  # an ISA without a streaming mode: every mode is the one it has
     # The name, not the record: a spelling may need more than its instruction (an x86 intrinsic's own features).
     answer = catalog.status(args.name, args.target, profile=args.profile, streaming=streaming)
     fe = front_end(rec.isa)
@@ -312,11 +354,31 @@ def _available(args) -> int:
     return 0
 
 
-def _available_any(args, recs) -> int:
-    """A name that spells several instructions (``sdot``: 28 forms) is available where any of them is."""
+def _available_any(args, recs, streaming) -> int:
+    """A name that spells several instructions (``sdot``: 28 forms) is available where any of them is,
+    in the mode ``--mode`` asks for (``streaming``: as :func:`intdot.catalog.status` takes it)."""
     from .. import catalog
+    from ..isa.registry import front_end
 
-    ok = [r.name for r in catalog.require_any(args.name, args.target, profile=args.profile)]
+    answers = [(r, catalog.status(r, args.target, profile=args.profile, streaming=streaming)) for r in recs]
+    ok = [r.name for r, a in answers if a.ok]
+    t = front_end(recs[0].isa).target(args.target, args.profile)
+    mode = "" if streaming is None else " in streaming mode" if streaming else " outside streaming mode"
+    if args.json:
+        forms = [{"name": r.name, "available": a.ok, "why": a.why, "note": a.note, "mode": a.mode} for r, a in answers]
+        data = {"name": args.name, "target": t.name, "profile": args.profile, "mode": args.mode}
+        data.update({"available": bool(ok), "count": len(ok), "of": len(recs), "forms": forms})
+        print(json.dumps(data, indent=2))
+        return 0 if ok else 1
+    if not ok:
+        other = ""
+        if streaming is not None:  # say whether the other mode would do, which the first form's reason may not
+            n = sum(catalog.available(r, args.target, profile=args.profile, streaming=not streaming) for r in recs)
+            other = f" ({n} of them {'are' if n != 1 else 'is'} available {'outside' if streaming else 'in'} it)"
+        raise UnsupportedOnTarget(
+            f"none of the {len(recs)} instructions {quote(args.name)} names is available on {t.name}{mode}{other}; "
+            f"the first: {answers[0][1].why}"
+        )
     shown = ", ".join(ok[:6]) + (f" and {len(ok) - 6} more" if len(ok) > 6 else "")
-    print(f"{args.name}: {len(ok)} of the {len(recs)} instructions it names are available on {args.target}: {shown}")
+    print(f"{args.name}: {len(ok)} of the {len(recs)} instructions it names are available on {t.name}{mode}: {shown}")
     return 0

@@ -59,7 +59,7 @@ examples:
 def register(subparsers) -> None:
     p = subparsers.add_parser(
         "disasm",
-        help="disassemble AArch64 words, listings, ELF binaries and archives",
+        help="disassemble AArch64 or AMD GPU words, listings, ELF binaries and archives",
         description=_HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -106,7 +106,14 @@ def register(subparsers) -> None:
         "address, symbol); with --stats one object",
     )
     isa_option.add(p, "disasm", "arm")
-    p.set_defaults(func=lambda args: isa_option.dispatch(args, "disasm", "arm", run_disasm))
+    p.set_defaults(func=_dispatch)
+
+
+def _dispatch(args) -> int:
+    # --stats prints counts instead of the listing: the diagrams --fields adds to the listing would be dropped.
+    if args.stats and args.fields:
+        isa_option.conflict("--stats", "prints counts per function instead of the listing", ["--fields"])
+    return isa_option.dispatch(args, "disasm", "arm", run_disasm)
 
 
 def _offset(text: str) -> int:

@@ -25,6 +25,19 @@ class NotForISA(IntdotError):
     """An option given to a verb with an ISA whose handler does not read it."""
 
 
+class OptionConflict(IntdotError):
+    """Two options (or an option and an argument) of one command line that cannot both be honoured."""
+
+
+def conflict(option: str, does: str, others: list[str]) -> None:
+    """Refuse ``others`` (options given together with ``option``, which ``does`` something they do not apply to)."""
+    if others:
+        named = " and ".join(others)
+        raise OptionConflict(
+            f"{option} {does}, which {named} {'does' if len(others) == 1 else 'do'} not apply to: leave {named} out"
+        )
+
+
 # verb -> option -> the ISAs whose handler of that verb reads it.  An option a verb's parser has and this
 # table does not list is read by every ISA that has the verb (tests/cli/test_isa_option.py checks that each listed
 # option exists and that its ISAs have the verb).

@@ -38,7 +38,12 @@ def register(subparsers) -> None:
     p.add_argument("--op", required=True, help="the instruction: any catalog spelling (usdot, sdot4, vdotq_s32, ...)")
     p.add_argument("--target", help="checked for the instruction's availability (neoverse-v2, gfx942, RDNA3, ...)")
     p.add_argument("--inputs", metavar="FILE.npz", help="the model's inputs (default: seeded random values)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the random inputs, a non-negative integer (default 0)")
+    p.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        help="seed of the random inputs, a non-negative integer (default 0); not with --inputs",
+    )
     p.add_argument(
         "--requant",
         default="float32",
@@ -55,15 +60,23 @@ def _inputs(model, path, seed):
     """The feed, and where it came from."""
     import numpy as np
 
-    from ..core.errors import OperandError
+    from ..core.errors import OperandError, quote
 
     names = [i for i in model.graph.input if i.name not in {t.name for t in model.graph.initializer}]
     if path:
+        from .inputs import check_path, file_error
+
+        check_path(path, "--inputs")
         try:
             with np.load(path, allow_pickle=False) as z:
                 data = {k: z[k] for k in z.files}
-        except ValueError as exc:  # not an .npz, or pickled objects
-            raise OperandError(f"--inputs {path}: not a NumPy .npz file of arrays: {exc}") from None
+        except OSError as exc:
+            raise file_error("--inputs", path, exc) from None
+        except (ValueError, EOFError):  # NumPy's words for a file that is not an .npz are about pickles
+            raise OperandError(
+                f"--inputs {quote(path)}: not a NumPy .npz file of arrays (as numpy.savez writes); a pickled "
+                "object array is refused too"
+            ) from None
         if len(names) == 1 and list(data) == ["arr_0"]:
             data = {names[0].name: data["arr_0"]}
         return data, f"from {path}"
@@ -99,6 +112,16 @@ def run(args) -> int:
     from ..quant.model import INTEGER, integer_nodes, load
     from ..quant.model import run as run_model
 
+    if args.inputs is not None and args.seed is not None:
+        from .isa_option import conflict
+
+        conflict(f"--inputs {args.inputs}", "gives the inputs, so none are drawn at random", ["--seed"])
+    if args.seed is None:
+        args.seed = 0
+    if args.save is not None:  # before the model runs: a bad name should not cost the whole run
+        from .inputs import check_output
+
+        check_output(args.save, "--save", "y.npz", ("npz",))
     if args.seed < 0:
         from ..core.errors import OperandError
         from ..core.values import describe
@@ -121,7 +144,12 @@ def run(args) -> int:
             file=sys.stderr,
         )
     if args.save:
-        np.savez(args.save, **outputs)
+        from .inputs import file_error
+
+        try:
+            np.savez(args.save, **outputs)
+        except OSError as exc:
+            raise file_error("--save", args.save, exc, writing=True) from None
     if args.json:
         json.dump(
             {

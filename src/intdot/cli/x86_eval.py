@@ -15,31 +15,146 @@ import re
 
 import numpy as np
 
-from ..core.errors import AsmSyntaxError, OperandError
+from ..core.errors import AsmSyntaxError, OperandError, quote
 
-_CALL = re.compile(r"^\s*(?P<name>\w+)\s*\((?P<args>.*)\)\s*;?\s*$", re.S)
-
-
-def _split_args(text: str) -> list[str]:
-    parts, depth, cur = [], 0, ""
-    for ch in text:
-        depth += ch == "["
-        depth -= ch == "]"
-        if ch == "," and depth == 0:
-            parts.append(cur.strip())
-            cur = ""
-        else:
-            cur += ch
-    if cur.strip():
-        parts.append(cur.strip())
-    return parts
+# The call is read as Python would read it, token by token, so that an error can point at its column: names,
+# integers (decimal, 0x, 0b, 0o, '_' between digits), and the punctuation of a call and of list literals.
+_TOKEN = re.compile(
+    r"\s*(?:(?P<number>0[xX][0-9a-fA-F_]*|0[bB][01_]*|0[oO][0-7_]*|\d[\d_]*)|(?P<name>[A-Za-z_]\w*)"
+    r"|(?P<punct>[-+()\[\],*;])|(?P<other>\S))"
+)
+# No register holds an integer of more digits; Python refuses over 4300 in words of its own.
+_MAX_DIGITS = 80
 
 
-def _number(text: str, where: str) -> int:
-    try:
-        return int(text.replace("_", ""), 0)
-    except ValueError:
-        raise OperandError(f"{where}: {text!r} is not an integer (decimal, 0x hex or 0b binary)") from None
+class _Arg:
+    """One parsed argument: ``kind`` 'list' (``value``: the lanes), 'int', 'hex' (a 0x literal: a mask, or a
+    whole register when it has every digit) or 'name'; ``text`` and ``column`` (1-based) where it was written."""
+
+    def __init__(self, kind, value, text, column, digits=""):
+        self.kind, self.value, self.text, self.column, self.digits = kind, value, text, column, digits
+
+
+class _Parser:
+    """The call ``NAME(ARG, ...)``; an ARG is an integer, a name, a list ``[v, ...]`` or a repeated one ``[v]*n``.
+    ``lanes`` is the most lanes a register argument may have (its bytes): a repetition beyond it is refused
+    before the list is built."""
+
+    def __init__(self, text: str, lanes: int, what: str = ""):
+        self.text, self.lanes, self.what = text, lanes, what
+        self.tokens = []
+        for m in _TOKEN.finditer(text):
+            kind = m.lastgroup
+            if kind is None:  # trailing blanks
+                continue
+            self.tokens.append((kind, m[kind], m.start(kind)))
+        self.at = 0
+
+    def error(self, message: str, offset: int | None = None):
+        where = len(self.text) if offset is None else offset
+        raise AsmSyntaxError(f"{self.what}{message}", self.text, where + 1)
+
+    def peek(self):
+        return self.tokens[self.at] if self.at < len(self.tokens) else ("end", "", len(self.text.rstrip()))
+
+    def take(self, punct: str, expected: str):
+        kind, tok, offset = self.peek()
+        if (kind, tok) != ("punct", punct):
+            found = "the end of the text" if kind == "end" else quote(tok)
+            self.error(f"expected {expected}, found {found}", offset)
+        self.at += 1
+
+    def call(self, lanes_of) -> tuple[str, list[_Arg]]:
+        """The name and arguments; ``lanes_of(name)`` (which refuses an unknown name) sets :attr:`lanes`."""
+        kind, name, offset = self.peek()
+        if kind != "name":
+            self.error("expected an intrinsic call such as '_mm_dpbusd_epi32(src, a, b)'", offset)
+        self.at += 1
+        self.lanes = lanes_of(name)
+        self.take("(", f"'(' after {name}")
+        args = []
+        while self.peek()[1] != ")" or self.peek()[0] != "punct":
+            args.append(self.argument())
+            if self.peek()[:2] == ("punct", ","):
+                self.at += 1
+            elif self.peek()[:2] != ("punct", ")"):
+                self.take(")", "',' or ')' after an argument")
+        self.take(")", "')'")
+        if self.peek()[:2] == ("punct", ";"):
+            self.at += 1
+        self.end(f"nothing after the call to {name}")
+        return name, args
+
+    def end(self, expected: str):
+        kind, tok, offset = self.peek()
+        if kind != "end":
+            self.error(f"expected {expected}, found {quote(tok)}", offset)
+
+    def argument(self) -> _Arg:
+        start = self.peek()[2]
+        arg = self.primary()
+        if self.peek()[:2] == ("punct", "*"):  # [v]*16 (or 16*[v]), as in Python: the list repeated
+            self.at += 1
+            other = self.primary()
+            lst, count = (arg, other) if arg.kind == "list" else (other, arg)
+            if lst.kind != "list" or count.kind not in ("int", "hex"):
+                self.error("'*' repeats a list: write [v]*n", other.column - 1)
+            total = len(lst.value) * count.value
+            if total > self.lanes or count.value < 0:
+                self.error(
+                    f"{quote(self.text[start : self.peek()[2]].strip())} makes {total} lanes; a register "
+                    f"holds at most {self.lanes}",
+                    start,
+                )
+            arg = _Arg("list", lst.value * count.value, self.text[start : self.peek()[2]].strip(), start + 1)
+        return arg
+
+    def primary(self) -> _Arg:
+        kind, tok, offset = self.peek()
+        if kind == "punct" and tok == "[":
+            self.at += 1
+            values = []
+            while self.peek()[:2] != ("punct", "]"):
+                values.append(self.integer().value)
+                if len(values) > self.lanes:
+                    self.error(f"more than {self.lanes} lanes in a list; a register holds at most {self.lanes}", offset)
+                if self.peek()[:2] == ("punct", ","):
+                    self.at += 1
+                elif self.peek()[:2] != ("punct", "]"):
+                    self.take("]", "',' or ']' in a list")
+            self.take("]", "']'")
+            return _Arg("list", values, self.text[offset : self.peek()[2]].strip(), offset + 1)
+        if kind == "punct" and tok == "(":
+            self.error(
+                "a parenthesised value is not an argument: a register is a list [v, ...], a mask an integer", offset
+            )
+        if kind == "name":
+            self.at += 1
+            return _Arg("name", tok, tok, offset + 1)
+        return self.integer()
+
+    def integer(self) -> _Arg:
+        kind, tok, offset = self.peek()
+        sign = 1
+        if kind == "punct" and tok in "+-":
+            self.at += 1
+            sign = -1 if tok == "-" else 1
+            kind, tok, _ = self.peek()
+        if kind != "number":
+            found = "the end of the text" if kind == "end" else quote(tok)
+            self.error(f"expected an integer (decimal, 0x hex or 0b binary), found {found}", self.peek()[2])
+        self.at += 1
+        digits = tok.replace("_", "")
+        if len(digits) > _MAX_DIGITS:
+            self.error(f"{quote(tok)} has {len(digits)} digits: more than any register holds", offset)
+        try:
+            value = sign * int(digits, 0) if not re.fullmatch(r"0\d+", digits) else sign * int(digits, 10)
+        except ValueError:
+            self.error(f"{quote(tok)} is not an integer (decimal, 0x hex or 0b binary)", offset)
+        hexa = digits[2:] if digits[:2].lower() == "0x" and sign == 1 else ""
+        return _Arg(
+            "hex" if hexa else "int", value, self.text[offset : offset + len(tok) + (sign == -1)], offset + 1, hexa
+        )
 
 
 _PARAM = re.compile(r"(__m\d+i|__mmask\d+)\s+(\w+)")
@@ -58,56 +173,43 @@ def _register_forms(nbytes: int) -> str:
     )
 
 
-def _argument(text: str, ctype: str, where: str, names: dict, nbytes: int):
+def _argument(arg: _Arg, ctype: str, where: str, names: dict, nbytes: int):
     """One argument of the call: a register's bytes (or lane list) for ``__m...i``, an int for a mask."""
-    text = text.strip()
-    if text in names:
-        where = f"{where}, from --set {text}"
-        text = names[text].strip()
-    elif re.fullmatch(r"[A-Za-z_]\w*", text):
-        raise OperandError(f"{where}: {text!r} is not defined; give it with --set {text}=... or write the literal")
+    if arg.kind == "name":
+        if arg.value not in names:
+            raise OperandError(
+                f"{where}: {quote(arg.value)} is not defined; give it with --set {arg.value}=... or write the literal"
+            )
+        where = f"{where}, from --set {arg.value}"
+        arg = names[arg.value]
     if ctype.startswith("__mmask"):
-        if text.startswith("["):
-            raise OperandError(f"{where}: {text!r} is a list; a {ctype} is an integer (bit k masks lane k)")
-        return _number(text, where)
-    rep = re.fullmatch(r"\[(.*)\]\s*\*\s*(\d+)", text, re.S)
-    if rep:  # [v]*16, as in Python: the list repeated
-        return _lanes(rep[1], where) * int(rep[2])
-    if text.startswith("[") and text.endswith("]"):
-        return _lanes(text[1:-1], where)
-    hexa = re.fullmatch(r"0x([0-9a-fA-F_]+)", text)
-    digits = hexa[1].replace("_", "") if hexa else ""
-    if hexa and len(digits) == 2 * nbytes:  # a whole register: most significant byte first
-        return np.frombuffer(bytes.fromhex(digits)[::-1], dtype=np.uint8).copy()
-    got = (
-        f"a hex string of {len(digits)} digit{'s' * (len(digits) != 1)}"
-        if hexa
-        else "an integer"
-        if _is_number(text)
-        else "not a register"
-    )
-    raise OperandError(f"{where}: {text!r} is {got}; a {ctype} register is {_register_forms(nbytes)}")
+        if arg.kind == "list":
+            raise OperandError(f"{where}: {quote(arg.text)} is a list; a {ctype} is an integer (bit k masks lane k)")
+        return arg.value
+    if arg.kind == "list":
+        return arg.value
+    if arg.kind == "hex" and len(arg.digits) == 2 * nbytes:  # a whole register: most significant byte first
+        return np.frombuffer(bytes.fromhex(arg.digits)[::-1], dtype=np.uint8).copy()
+    n = len(arg.digits)
+    got = {"hex": f"a hex string of {n} digit{'s' * (n != 1)}", "int": "an integer"}.get(arg.kind, "a name")
+    raise OperandError(f"{where}: {quote(arg.text)} is {got}; a {ctype} register is {_register_forms(nbytes)}")
 
 
-def _is_number(text: str) -> bool:
-    try:
-        int(text.replace("_", ""), 0)
-    except ValueError:
-        return False
-    return True
-
-
-def _lanes(text: str, where: str) -> list[int]:
-    return [_number(t.strip(), where) for t in text.split(",") if t.strip()]
-
-
-def _bindings(args) -> dict:
+def _bindings(args, nbytes: int) -> dict:
+    """``--set NAME=VALUE``, each value parsed as an argument is (its errors point into the value)."""
     out = {}
     for item in getattr(args, "sets", None) or []:
         name, eq, value = item.partition("=")
         if not eq or not re.fullmatch(r"[A-Za-z_]\w*", name.strip()):
-            raise OperandError(f"--set {item!r}: expected NAME=VALUE (a vector literal, a hex register or an integer)")
-        out[name.strip()] = value
+            raise OperandError(
+                f"--set {quote(item)}: expected NAME=VALUE (a vector literal, a hex register or an integer)"
+            )
+        p = _Parser(value, nbytes, f"--set {name.strip()}: ")
+        if not p.tokens:
+            raise OperandError(f"--set {quote(item)}: no value after '='")
+        arg = p.argument()
+        p.end("nothing after the value")
+        out[name.strip()] = arg
     return out
 
 
@@ -188,28 +290,37 @@ def run(args) -> int:
     text = args.expr
     if text is None:
         raise OperandError("--isa x86 evaluates one call: give it as EXPR (-f is for AMD builtin calls)")
-    m = _CALL.match(text)
-    if not m:
-        raise AsmSyntaxError("expected an intrinsic call such as '_mm_dpbusd_epi32(src, a, b)'", text, 1)
-    name = m["name"]
-    row = intrinsics.INTRINSICS.get(name)
-    if row is None:
-        import difflib
 
-        close = difflib.get_close_matches(name, list(intrinsics.INTRINSICS), n=3)
-        hint = f" (did you mean {' or '.join(close)}?)" if close else ""
-        raise OperandError(
-            f"{name!r} is not an x86 dot intrinsic intdot knows{hint}; 'intdot list --isa x86' lists them"
-        )
+    def lanes_of(name: str) -> int:
+        if name not in intrinsics.INTRINSICS:
+            import difflib
+
+            close = difflib.get_close_matches(name, list(intrinsics.INTRINSICS), n=3)
+            hint = f" (did you mean {' or '.join(close)}?)" if close else ""
+            raise OperandError(
+                f"{quote(name)} is not an x86 dot intrinsic intdot knows{hint}; 'intdot list --isa x86' lists them"
+            )
+        return intrinsics.INTRINSICS[name].bits // 8
+
+    name, texts = _Parser(text, 0).call(lanes_of)
+    row = intrinsics.INTRINSICS[name]
+    nbytes = row.bits // 8
     where = _check_target(name, row, args.target) if args.target is not None else None
-    names = _bindings(args)
-    params, texts = _params(row), _split_args(m["args"])
+    names = _bindings(args, nbytes)
+    params = _params(row)
     if len(texts) != len(params):
         raise OperandError(
             f"{name} takes {len(params)} argument{'s' * (len(params) != 1)}, got {len(texts)}; expected {row.prototype}"
         )
+    used = {t.value for t in texts if t.kind == "name"}
+    unused = [n for n in names if n not in used]
+    if unused:  # a misspelt name would otherwise leave its --set unread and the call's name undefined
+        raise OperandError(
+            f"--set {unused[0]}: the call does not use {quote(unused[0])}; its names are "
+            f"{', '.join(sorted(used)) or 'none'}"
+        )
     values = [
-        _argument(t, ctype, f"{name} argument {k + 1} ({pname})", names, row.bits // 8)
+        _argument(t, ctype, f"{name} argument {k + 1} ({pname})", names, nbytes)
         for k, (t, (ctype, pname)) in enumerate(zip(texts, params))
     ]
     result = np.asarray(getattr(intrinsics, name)(*values))
