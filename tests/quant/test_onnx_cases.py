@@ -60,9 +60,9 @@ def _compute(node, inputs, attrs, op):
     if kind == "QLinearConv":
         return quant.qlinear_conv(*inputs, op=op, **attrs)
     if kind == "QuantizeLinear":
-        return quant.quantize_linear(*inputs, **{k: v for k, v in attrs.items() if k != "precision"})
+        return quant.quantize_linear(*inputs, **attrs)
     if kind == "DequantizeLinear":
-        return quant.dequantize_linear(*inputs, **{k: v for k, v in attrs.items() if k != "output_dtype"})
+        return quant.dequantize_linear(*inputs, **attrs)
     return quant.dynamic_quantize_linear(*inputs)
 
 
@@ -74,9 +74,6 @@ def _supported(case) -> str | None:
     odd = {n for n in names if "float8" in n or "float4" in n or "float6" in n or n in ("int2", "uint2", "bfloat16")}
     if odd:
         return f"{node.op_type} on {', '.join(sorted(odd))}: not an integer type intdot quantizes to"
-    attrs = _attrs(node)
-    if attrs.get("precision") or attrs.get("output_dtype") and node.op_type == "DequantizeLinear":
-        return f"{node.op_type} with output_dtype/precision attributes (opset 23+) is not modelled"
     return None
 
 

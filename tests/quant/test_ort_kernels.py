@@ -88,3 +88,63 @@ def test_onnx_runtime_conv_integer_is_exact_where_its_matmul_saturates():
         assert (direct == exact).all()
         idiom = quant.conv_integer(x, w, np.uint8(zx), np.int8(zw), op="vpmaddubsw", pads=[1, 1, 1, 1])
         assert (idiom != direct).mean() > 0.5
+
+
+def test_onnx_runtime_u8s8_qlinear_matmul_is_the_avx2_idiom():
+    _need_saturating_ort()
+    rng = np.random.default_rng(17)
+    a = rng.integers(200, 256, (3, 64)).astype(np.uint8)
+    b = rng.choice(np.array([-128, 127, 100, -100], np.int8), (64, 5))
+    inputs = [a, np.float32(1e-3), np.uint8(0), b, np.float32(1e-3), np.int8(0), np.float32(0.005), np.uint8(128)]
+    direct = ort.run("QLinearMatMul", inputs, out_type=2)
+    assert (quant.qlinear_matmul(*inputs, op="usdot") != direct).any()
+    assert (quant.qlinear_matmul(*inputs, op="vpmaddubsw") == direct).all()
+
+
+def _int8_qdq_matmul(w):
+    """x -> Q(int8) -> DQ -> MatMul(DQ(w int8)) -> Q(int8) -> DQ: the group onnxruntime.quantization writes with
+    int8 activations."""
+    from onnx import helper, numpy_helper
+
+    inits = {"w": w, "z": np.int8(0), "xs": np.float32(0.01), "ws": np.float32(0.01), "ys": np.float32(2.0)}
+    nodes = [
+        helper.make_node("QuantizeLinear", ["x", "xs", "z"], ["xq"]),
+        helper.make_node("DequantizeLinear", ["xq", "xs", "z"], ["xd"]),
+        helper.make_node("DequantizeLinear", ["w", "ws", "z"], ["wd"]),
+        helper.make_node("MatMul", ["xd", "wd"], ["yf"], name="mm"),
+        helper.make_node("QuantizeLinear", ["yf", "ys", "z"], ["yq"]),
+        helper.make_node("DequantizeLinear", ["yq", "ys", "z"], ["y"]),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "g",
+        [helper.make_tensor_value_info("x", 1, [16, w.shape[0]])],
+        [helper.make_tensor_value_info("y", 1, None)],
+        [numpy_helper.from_array(np.asarray(v), k) for k, v in inits.items()],
+    )
+    return helper.make_model(graph, ir_version=10, opset_imports=[helper.make_opsetid("", 21)])
+
+
+def test_onnx_runtime_int8_qdq_groups_become_the_avx2_idiom():
+    """On x86 ONNX Runtime moves int8 activations of a QDQ model to uint8 (docs/differences.md), so its int8 x int8
+    groups run on the uint8 x int8 kernel and saturate pairs: ``vpmaddubsw`` gives its bits, exact instructions
+    do not; with ``session.qdqisint8allowed`` (``qdq_int8_allowed=True``) its int8 kernel is exact."""
+    _need_saturating_ort()
+    import onnxruntime
+
+    rng = np.random.default_rng(18)
+    model = _int8_qdq_matmul(rng.choice(np.array([-127, 127, 120, -120], np.int8), (64, 8)))
+    x = (rng.choice([1.27, -1.27, 1.2], (16, 64)) + rng.uniform(-0.05, 0.05, (16, 64))).astype(np.float32)
+
+    def onnxruntime_y(int8_allowed):
+        so = onnxruntime.SessionOptions()
+        so.log_severity_level = 3
+        so.add_session_config_entry("session.qdqisint8allowed", "1" if int8_allowed else "0")
+        s = onnxruntime.InferenceSession(model.SerializeToString(), so, providers=["CPUExecutionProvider"])
+        return s.run(None, {"x": x})[0]
+
+    moved = onnxruntime_y(False)
+    assert not np.array_equal(quant.run(model, x, op="usdot")["y"], moved)
+    assert np.array_equal(quant.run(model, x, op="vpmaddubsw")["y"], moved)
+    kept = onnxruntime_y(True)
+    assert np.array_equal(quant.run(model, x, op="usdot", qdq_int8_allowed=True)["y"], kept)

@@ -143,3 +143,27 @@ def test_the_target_is_checked_even_where_no_node_reaches_the_instruction():
         quant.run(_float_model(), x, op="usdot", target="armv9-a+sme2")
     with pytest.raises(UnsupportedOnTarget, match=r"not available on armv9-a\+sme2"):
         gemm(np.ones((1, 4), np.uint8), np.ones((4, 1), np.int8), op="usdot", target="armv9-a+sme2")
+
+
+def test_a_type_error_inside_a_node_is_intdots_own(tmp_path, capsys):
+    """onnx.reference re-raises any TypeError of an operator as a bare TypeError("Issues with types ..."); the
+    error that comes out is intdot's, naming the node, and the command line reports it as bad input (exit 1)."""
+    from onnx import TensorProto, helper
+
+    from intdot.cli import main
+
+    q = helper.make_tensor("q", TensorProto.FLOAT8E4M3FN, [3], [1.0, 2.0, 3.0])
+    node = helper.make_node("DequantizeLinear", ["q", "s"], ["y"], name="dq")
+    graph = helper.make_graph(
+        [node], "g", [helper.make_tensor_value_info("s", 1, [])], [helper.make_tensor_value_info("y", 1, None)], [q]
+    )
+    model = helper.make_model(graph, ir_version=10, opset_imports=[helper.make_opsetid("", 21)])
+    with pytest.raises(OperandTypeError, match=r"^node 'dq' \(DequantizeLinear\): x=array\(.*float8_e4m3fn\)"):
+        quant.run(model, {"s": np.array(1.0, np.float32)}, op="usdot")
+    import onnx
+
+    onnx.save(model, tmp_path / "f8.onnx")
+    np.savez(tmp_path / "s.npz", s=np.array(1.0, np.float32))
+    assert main(["run", str(tmp_path / "f8.onnx"), "--op", "usdot", "--inputs", str(tmp_path / "s.npz")]) == 1
+    err = capsys.readouterr().err
+    assert "node 'dq' (DequantizeLinear)" in err and len(err.strip().splitlines()) == 1

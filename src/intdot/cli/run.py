@@ -51,6 +51,12 @@ def register(subparsers) -> None:
         help="requantization of QLinear nodes: float32 as ONNX Runtime (default), float64 as onnx.reference, "
         "fixed_point as TFLite/gemmlowp",
     )
+    p.add_argument(
+        "--qdq-int8-allowed",
+        action="store_true",
+        help="rewrite int8-activation QDQ groups into int8 x int8 integer nodes, as ONNX Runtime does on Arm "
+        "(session.qdqisint8allowed=1); default: as on x86, where it first moves int8 activations to uint8",
+    )
     p.add_argument("--save", metavar="FILE.npz", help="write the outputs to an .npz file")
     p.add_argument("--json", action="store_true", help="print one JSON object with the outputs' values")
     p.set_defaults(func=run)
@@ -130,12 +136,13 @@ def run(args) -> int:
         raise OperandError(f"--seed {describe(args.seed)}: expected a non-negative integer")
     model = load(args.model)
     feed, source = _inputs(model, args.inputs, args.seed)
-    outputs = run_model(model, feed, op=args.op, target=args.target, requant=args.requant)
+    int8 = args.qdq_int8_allowed
+    outputs = run_model(model, feed, op=args.op, target=args.target, requant=args.requant, qdq_int8_allowed=int8)
     try:
         rec = catalog.find(args.op)
     except catalog.AmbiguousInstruction:  # (sdot: 8- and 16-bit forms) the one 8-bit operands use
         rec = plan(args.op, np.int8, np.int8).record
-    nodes = integer_nodes(model)
+    nodes = integer_nodes(model, qdq_int8_allowed=int8)
     if not nodes:
         # Legal (the instruction computed nothing), but most likely the float model rather than its quantized one.
         print(
@@ -158,6 +165,7 @@ def run(args) -> int:
                 "instruction": rec.name,
                 "target": args.target,
                 "requant": args.requant,
+                "qdq_int8_allowed": int8,
                 "integer_nodes": [{"name": n, "type": t} for n, t in nodes],
                 "inputs": {
                     k: {"dtype": str(v.dtype), "shape": list(v.shape), "source": source} for k, v in feed.items()

@@ -19,11 +19,18 @@ def _example(x, dtype: np.dtype) -> str:
     return f"np.asarray(values, np.{dtype.name})"
 
 
+def native(arr: np.ndarray) -> np.ndarray:
+    """``arr`` in the machine's byte order: a big-endian ``>i4`` holds the same int32 values."""
+    if not arr.dtype.isnative:
+        return arr.astype(arr.dtype.newbyteorder("="))
+    return arr
+
+
 def tensor(x, name: str, allowed, what: str) -> np.ndarray:
     """``x`` as an array whose dtype is one of ``allowed``; ONNX tensors are typed, so a list is not guessed at."""
     if isinstance(x, (bool, np.bool_)) or x is None:
         raise OperandTypeError(f"{name}={describe(x)}: expected a NumPy array of {what}")
-    arr = np.asarray(x) if isinstance(x, (np.ndarray, np.generic)) else None
+    arr = native(np.asarray(x)) if isinstance(x, (np.ndarray, np.generic)) else None
     if arr is None:
         raise OperandTypeError(
             f"{name} is {a_or_an(type(x).__name__)}; expected a NumPy array of {what} (ONNX tensors are typed: "

@@ -5,8 +5,9 @@ The model runs in ONNX's own reference evaluator with its integer operators (``M
 ``QLinearMatMul``, ``ConvInteger``, ``QLinearConv``) overridden by :mod:`intdot.quant`'s, and its
 ``QuantizeLinear``/``DequantizeLinear``/``DynamicQuantizeLinear`` by intdot's (which compute as ONNX Runtime
 does, see :mod:`intdot.quant.linear`).  A QDQ model (``DequantizeLinear -> MatMul/Conv -> QuantizeLinear``, as
-``onnxruntime.quantization`` writes it by default) is first rewritten into ``QLinearMatMul``/``QLinearConv``
-nodes, as ONNX Runtime's graph optimizer does before running it: the integer product is what runs in both.
+``onnxruntime.quantization`` writes it by default) first has the groups that ONNX Runtime's graph optimizer turns
+into integer nodes turned into them, by its rules (:mod:`intdot.quant.qdq`); the rest runs in float, as in ONNX
+Runtime.
 """
 
 from __future__ import annotations
@@ -72,71 +73,6 @@ def _has_graph(m, what: str):
 
 
 # ---------------------------------------------------------------------------
-# QDQ -> QOperator, as ONNX Runtime's optimizer does for the integer operators.
-# ---------------------------------------------------------------------------
-
-
-def _const(graph, name):
-    for t in graph.initializer:
-        if t.name == name:
-            from onnx import numpy_helper
-
-            return numpy_helper.to_array(t)
-    return None
-
-
-def _fuse_qdq(model):
-    """``DQ(x), DQ(w)[, DQ(bias int32)] -> MatMul/Conv -> Q`` become one QLinearMatMul/QLinearConv node."""
-    from onnx import helper
-
-    graph = model.graph
-    producer = {o: n for n in graph.node for o in n.output}
-    consumers: dict[str, list] = {}
-    for n in graph.node:
-        for i in n.input:
-            consumers.setdefault(i, []).append(n)
-    outputs = {o.name for o in graph.output}
-    replace, drop = {}, set()
-    for n in graph.node:
-        if n.op_type not in ("MatMul", "Conv") or n.domain not in ("", "ai.onnx"):
-            continue
-        dqs = [producer.get(i) for i in n.input]
-        if len(dqs) < 2 or not all(d is not None and d.op_type == "DequantizeLinear" for d in dqs):
-            continue
-        users = consumers.get(n.output[0], [])
-        if len(users) != 1 or users[0].op_type != "QuantizeLinear" or n.output[0] in outputs:
-            continue
-        q = users[0]
-        x_dq, w_dq = dqs[0], dqs[1]
-        if any(len(d.input) < 3 for d in (x_dq, w_dq)) or len(q.input) < 3:
-            continue  # zero points left out: the types are not known here
-        ins = [x_dq.input[0], x_dq.input[1], x_dq.input[2], w_dq.input[0], w_dq.input[1], w_dq.input[2]]
-        ins += [q.input[1], q.input[2]]
-        if n.op_type == "Conv" and len(n.input) > 2 and n.input[2]:
-            b_dq = dqs[2]
-            bias = _const(graph, b_dq.input[0])
-            if bias is None or bias.dtype != np.int32:
-                continue
-            ins.append(b_dq.input[0])
-        kind = "QLinearMatMul" if n.op_type == "MatMul" else "QLinearConv"
-        attrs = {a.name: helper.get_attribute_value(a) for a in n.attribute}
-        fused = helper.make_node(kind, ins, [q.output[0]], name=n.name or q.name, **attrs)
-        replace[id(n)] = fused
-        drop.add(id(q))
-    if not replace:
-        return model
-    nodes = [replace.get(id(n), n) for n in graph.node if id(n) not in drop]
-    used = {i for n in nodes for i in n.input} | outputs
-    # DequantizeLinear nodes whose only reader was fused away are dropped too.
-    nodes = [n for n in nodes if n.op_type != "DequantizeLinear" or any(o in used for o in n.output)]
-    out = type(model)()
-    out.CopyFrom(model)
-    del out.graph.node[:]
-    out.graph.node.extend(nodes)
-    return out
-
-
-# ---------------------------------------------------------------------------
 # The evaluator's overrides.
 # ---------------------------------------------------------------------------
 
@@ -163,7 +99,7 @@ def _conv_attrs(node_run) -> dict:
     }
 
 
-def _overrides(op, target, requant):
+def _overrides(op, target, requant, opset):
     from onnx.reference.op_run import OpRun
 
     from . import conv, linear, matmul
@@ -201,11 +137,15 @@ def _overrides(op, target, requant):
             kw = {"axis": int(_attr(self, "axis", 1)), "block_size": int(_attr(self, "block_size", 0) or 0)}
             if getattr(self, "output_dtype", None):
                 kw["output_dtype"] = int(self.output_dtype)
+            if opset >= 23:  # the division's type: the precision attribute, else y_scale's (float32 before 23)
+                kw["precision"] = int(_attr(self, "precision", 0) or 0) or getattr(y_scale, "dtype", None)
             return (named(self, lambda: linear.quantize_linear(x, y_scale, y_zero_point, **kw)),)
 
     class DequantizeLinear(OpRun):
         def _run(self, x, x_scale, x_zero_point=None, **_):
             kw = {"axis": int(_attr(self, "axis", 1)), "block_size": int(_attr(self, "block_size", 0) or 0)}
+            if int(_attr(self, "output_dtype", 0) or 0):  # opset 23+
+                kw["output_dtype"] = int(self.output_dtype)
             return (named(self, lambda: linear.dequantize_linear(x, x_scale, x_zero_point, **kw)),)
 
     class DynamicQuantizeLinear(OpRun):
@@ -278,6 +218,8 @@ def _check_input(value_info, arr: np.ndarray) -> None:
 
 
 def _feed(model, inputs) -> dict:
+    from ._args import native
+
     names = [i.name for i in model.graph.input if i.name not in {t.name for t in model.graph.initializer}]
     if isinstance(inputs, np.ndarray):
         if len(names) != 1:
@@ -293,7 +235,8 @@ def _feed(model, inputs) -> dict:
             + (f"; missing {', '.join(missing)}" if missing else "")
             + (f"; not inputs of the model: {', '.join(map(str, extra))}" if extra else "")
         )
-    feed = {n: np.asarray(inputs[n]) for n in names}
+    # A big-endian array holds the same values: fed in the machine's byte order, as ONNX Runtime takes it.
+    feed = {n: native(np.asarray(inputs[n])) for n in names}
     for vi in model.graph.input:
         if vi.name in feed:
             _check_input(vi, feed[vi.name])
@@ -311,13 +254,36 @@ def _check_instruction(op, target) -> None:
         catalog.require_any(op, target, among=recs)
 
 
-def integer_nodes(model) -> list[tuple[str, str]]:
-    """(name, type) of the nodes that run through the instruction, after the QDQ rewrite."""
-    m = _fuse_qdq(load(model))
+def _fused(model, qdq_int8_allowed):
+    from ._args import flag
+    from .qdq import fuse
+
+    return fuse(load(model), int8_allowed=flag(qdq_int8_allowed, "qdq_int8_allowed"))
+
+
+def integer_nodes(model, *, qdq_int8_allowed: bool = False) -> list[tuple[str, str]]:
+    """(name, type) of the nodes that run through the instruction, after the QDQ rewrite (as :func:`run`)."""
+    m = _fused(model, qdq_int8_allowed)
     return [(n.name, n.op_type) for n in m.graph.node if n.op_type in INTEGER]
 
 
-def run(model, inputs, *, op, target=None, requant: str = "float32") -> dict:
+def _opset(model) -> int:
+    return max((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), default=1)
+
+
+def _intdot_cause(exc: BaseException):
+    """The intdot error that ``exc`` wraps, if any: onnx.reference re-raises every TypeError of an operator as a
+    bare ``TypeError("Issues with types ...")``, ours (an OperandTypeError naming the node) as its cause."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, IntdotError):
+            return exc
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return None
+
+
+def run(model, inputs, *, op, target=None, requant: str = "float32", qdq_int8_allowed: bool = False) -> dict:
     """Run a quantized ONNX model with every integer node computed through ``op`` (on ``target``).
 
     Parameters
@@ -336,6 +302,11 @@ def run(model, inputs, *, op, target=None, requant: str = "float32") -> dict:
         a node whose operands the instruction cannot take is an error naming the node.
     requant : {"float32", "float64", "fixed_point"}
         How QLinear nodes requantize (:mod:`intdot.quant.requant`); ``"float32"`` is ONNX Runtime's.
+    qdq_int8_allowed : bool
+        ONNX Runtime's session option ``session.qdqisint8allowed``, which decides which QDQ groups with int8
+        activations become integer nodes (:mod:`intdot.quant.qdq`): False, its default on x86, moves int8
+        activation pairs to uint8 first and leaves int8 x int8 groups it cannot move in float; True, its default
+        on Arm, runs them as int8.
 
     Returns
     -------
@@ -360,9 +331,15 @@ def run(model, inputs, *, op, target=None, requant: str = "float32") -> dict:
 
     choice(requant, "requant", ("float32", "float64", "fixed_point"))
     _check_instruction(op, target)
-    m = _fuse_qdq(load(model))
+    m = _fused(model, qdq_int8_allowed)
     _check_domains(m)
     feed = _feed(m, inputs)
-    ev = ReferenceEvaluator(m, new_ops=_overrides(op, target, requant))
-    results = ev.run(None, feed)
+    ev = ReferenceEvaluator(m, new_ops=_overrides(op, target, requant, _opset(m)))
+    try:
+        results = ev.run(None, feed)
+    except TypeError as exc:
+        ours = _intdot_cause(exc)
+        if ours is None:
+            raise
+        raise ours from None
     return {o.name: r for o, r in zip(m.graph.output, results)}
