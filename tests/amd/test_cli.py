@@ -122,7 +122,7 @@ def test_explain_mentions_neg_and_saturation(capsys):
             ["eval", "sudot4(true, 2, true, 3, 0, false)", "--target", "gfx1030", "--profile", "llvm"],
             "lacks target feature dot8-insts",
         ),
-        (["eval", "sdot4(1, 2, 3, false)", "--target", "gfx906"], "profile='llvm'"),
+        (["eval", "sdot4(1, 2, 3, false)", "--target", "gfx906"], "use --profile llvm (known there)"),
         (["eval", "sdot4(1, 2, 3, false)", "--target", "gfx2000", "--profile", "llvm"], "is not known"),
         (["eval", "sdot4(1, 2, 3, false)", "--profile", "llvm", "--clamp"], "drop --clamp"),
     ],
