@@ -1,4 +1,4 @@
-"""The console script's entry point: Ctrl-C means status 130 from the first moment.
+"""The console script's entry point: Ctrl-C means status 130 from the moment this module runs.
 
 The command line's own handling (intdot.cli.main) starts once intdot.cli is imported, and that import brings in
 NumPy, which turns an interrupt during its import into an ImportError.  Until then this handler answers for it,
@@ -6,8 +6,8 @@ the way main() does later: one line on stderr and status 130.  ``import intdot``
 before NumPy does.
 """
 
+import _signal  # the signal module's C half: the Python half imports enum, time an interrupt could land in
 import os
-import signal
 import sys
 
 
@@ -20,10 +20,10 @@ def _interrupted(signum, frame):
 
 
 def main() -> int:
-    before = signal.getsignal(signal.SIGINT)
-    if before is signal.default_int_handler:  # not where a parent made us ignore it (a shell's background job)
-        signal.signal(signal.SIGINT, _interrupted)
+    before = _signal.getsignal(_signal.SIGINT)
+    if before is _signal.default_int_handler:  # not where a parent made us ignore it (a shell's background job)
+        _signal.signal(_signal.SIGINT, _interrupted)
     from .cli import main as cli_main
 
-    signal.signal(signal.SIGINT, before)
+    _signal.signal(_signal.SIGINT, before)
     return cli_main()

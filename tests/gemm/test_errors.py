@@ -92,6 +92,8 @@ def test_numpy_bools_as_flags_and_float_tensors():
     # NumPy's conversion of a tensor that requires grad raises torch's RuntimeError; the dtype is refused first.
     with pytest.raises(OperandTypeError, match="a has dtype torch.float32"):
         gemm(torch.ones((2, 4), requires_grad=True), b, op="usdot")
+    with pytest.raises(OperandTypeError, match="a has dtype torch.float32"):  # a subclass, from torch.nn.parameter
+        gemm(torch.nn.Parameter(torch.ones((2, 4))), b, op="usdot")
 
 
 def test_empty_lists_are_k_zero():

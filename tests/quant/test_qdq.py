@@ -370,3 +370,94 @@ def test_the_command_line_takes_onnxruntimes_int8_setting(int8_allowed, tmp_path
     assert sorted(n["type"] for n in out["integer_nodes"]) == sorted(AS_INTDOT[k] for k in want)
     expect = _session(model, int8_allowed).run(None, {"x": x})
     assert [o["values"] for o in out["outputs"].values()] == [e.tolist() for e in expect]
+
+
+# --- cases from the review of the rules: ONNX Runtime's graph and outputs against intdot's ----------------------
+
+BIAS_N = (np.arange(8) / 8 - 0.5).astype(F32)  # dyadic, so that the float paths are exact
+
+
+def _as_constant_nodes(model, names):
+    """``model`` with the initializers ``names`` turned into Constant nodes (as exporters write them)."""
+    from onnx import helper
+
+    out = type(model)()
+    out.CopyFrom(model)
+    inits = {t.name: t for t in out.graph.initializer}
+    consts = [helper.make_node("Constant", [], [n], value=inits[n]) for n in names]
+    keep = [t for t in out.graph.initializer if t.name not in names]
+    del out.graph.initializer[:]
+    out.graph.initializer.extend(keep)
+    nodes = consts + list(out.graph.node)
+    del out.graph.node[:]
+    out.graph.node.extend(nodes)
+    return out
+
+
+def _ir3(model):
+    """``model`` as IR version 3 writes it: every initializer also a graph input (opset 10)."""
+    from onnx import helper
+
+    out = type(model)()
+    out.CopyFrom(model)
+    out.ir_version = 3
+    del out.opset_import[:]
+    out.opset_import.extend([helper.make_opsetid("", 10)])
+    out.graph.input.extend(
+        helper.make_tensor_value_info(t.name, t.data_type, list(t.dims)) for t in out.graph.initializer
+    )
+    return out
+
+
+REVIEWED = {
+    # ONNX Runtime's MatMulAddFusion makes MatMul + Add a float Gemm before its QDQ rules look (a QGemm with a Q).
+    "MatMul -> Add (N,): Gemm": (qdq(W, F32(1 / 32), i8z, F32(1 / 64), u8z, after=("Add", {"bias": BIAS_N})), (8, 16)),
+    "MatMul -> Add (N,) -> Q: QGemm": (
+        qdq(W, F32(1 / 32), i8z, F32(1 / 64), u8z, F32(1 / 4), u8z, after=("Add", {"bias": BIAS_N})),
+        (8, 16),
+    ),
+    "3-D x, MatMul -> Add (N,): Gemm": (
+        qdq(W, F32(1 / 32), i8z, F32(1 / 64), u8z, x_shape=(2, 8, 16), after=("Add", {"bias": BIAS_N})),
+        (2, 8, 16),
+    ),
+    "MatMul -> Add (1, 1): no Gemm": (
+        qdq(W, F32(1 / 32), i8z, F32(1 / 64), u8z, after=("Add", {"bias": np.full((1, 1), 0.25, F32)})),
+        (8, 16),
+    ),
+    "MatMul -> Add (M, 1): Gemm": (
+        qdq(W, F32(1 / 32), i8z, F32(1 / 64), u8z, after=("Add", {"bias": np.full((8, 1), 0.25, F32)})),
+        (8, 16),
+    ),
+    "3-D w per column": (
+        qdq(np.stack([W, W]), COLS, np.zeros(8, I8), F32(1 / 64), u8z, F32(1 / 4), u8z, w_axis=2, x_shape=(2, 8, 16)),
+        (2, 8, 16),
+    ),
+    "int8 zero points as Constant nodes": (
+        _as_constant_nodes(qdq(W, F32(1 / 32), i8z, F32(1 / 64), I8(0), F32(1 / 4), I8(0)), ["xz", "yz", "wz"]),
+        (8, 16),
+    ),
+    "conv, bias per channel, weights per tensor": (
+        qdq_conv(CONV_W, F32(1 / 32), i8z, bias=BIAS, bs=np.full(3, F32(1 / 64) * F32(1 / 32), F32)),
+        (1, 3, 6, 6),
+    ),
+    "IR 3: initializers listed as inputs": (
+        _ir3(qdq(W, F32(1 / 32), i8z, F32(1 / 64), I8(0), F32(1 / 4), I8(0))),
+        (8, 16),
+    ),
+    "Clip with a lower bound only": (
+        qdq(W, F32(1 / 32), i8z, F32(1 / 64), u8z, F32(1 / 4), U8(0), after=("Clip", {"lo": F32(0)})),
+        (8, 16),
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(REVIEWED))
+def test_reviewed_groups_are_fused_where_onnxruntime_fuses_them(case, tmp_path):
+    model, shape = REVIEWED[case]
+    want, kinds = _ort_fused(model, tmp_path, False)
+    assert sorted(t for _, t in integer_nodes(model)) == sorted(AS_INTDOT[k] for k in want), kinds
+    x = _dyadic_x(shape)
+    expect = _session(model).run(None, {"x": x})
+    got = quant.run(model, {"x": x}, op="usdot")
+    for (name, g), e in zip(got.items(), expect):
+        assert g.dtype == e.dtype and np.array_equal(g, e), name

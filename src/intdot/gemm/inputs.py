@@ -40,7 +40,7 @@ def _as_int_array(x, name: str, allowed: str = _LANE_DTYPES) -> np.ndarray:
         raise OperandTypeError(f"{name}={describe(x)} is a bool; expected an integer array")
     if x is None:
         raise OperandTypeError(f"{name}=None; expected an integer array")
-    if type(x).__module__ == "torch" and (x.is_floating_point() or x.is_complex()):
+    if type(x).__module__.partition(".")[0] == "torch" and (x.is_floating_point() or x.is_complex()):  # Parameter
         # Read by dtype first: NumPy's conversion of a tensor that requires grad fails with torch's own error.
         raise OperandTypeError(f"{name} has dtype {x.dtype}; expected an integer dtype ({allowed})")
     try:

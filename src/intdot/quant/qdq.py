@@ -20,6 +20,12 @@ differ in rounding, so whether a group is rewritten decides the bits.  What it r
   w_scale|`` of ``x_scale * w_scale`` in every channel (ONNX Runtime then adds the int32 bias as it is).
   (ONNX Runtime also rewrites one whose weight scales run along the input channels, or whose output is per
   channel, and reads them per output channel, or fails; those run in float here.)
+- A MatMul whose output only an ``Add`` reads is first merged with it into a float ``Gemm`` (ONNX Runtime's
+  MatMulAddFusion, which runs before its QDQ rules) where the Add's other operand has a shape Gemm takes
+  (``becomes_gemm``): neither MatMulIntegerToFloat nor, with a ``QuantizeLinear`` after the Add, its ``QGemm``
+  (not modelled) is an integer node here; both run in float.
+- Constants are initializers and ``Constant`` nodes (ONNX Runtime folds those into initializers); below IR version
+  4, initializers that are also listed as graph inputs are constants too.  Per-column weights are 2-D.
 - 16-bit and 4-bit groups are never rewritten; nor is a group whose MatMul/Conv output also goes elsewhere or is
   a graph output.  A ``Relu``, or a ``Clip`` whose range covers the output's, between the product and its
   ``QuantizeLinear`` is dropped first when the quantization makes it redundant.
@@ -46,12 +52,19 @@ class _Graph:
     """What the rules read from a graph: constants, element types, producers and readers of each value."""
 
     def __init__(self, model):
-        from onnx import numpy_helper
 
         g = model.graph
-        inputs = {i.name for i in g.input}
-        # An initializer that is also a graph input can be overridden by the feed: not a constant.
-        self.const = {t.name: numpy_helper.to_array(t) for t in g.initializer if t.name not in inputs}
+        # An initializer that is also a graph input can be overridden by the feed: not a constant (from IR
+        # version 4; before it, every initializer was listed as an input, and ONNX Runtime takes them as constants).
+        inputs = {i.name for i in g.input} if model.ir_version >= 4 else set()
+        tensors = {t.name: t for t in g.initializer if t.name not in inputs}
+        # ONNX Runtime makes Constant nodes initializers as it loads a model.
+        for n in g.node:
+            if _op(n, "Constant") and n.output and n.attribute:
+                value = _constant_value(n)
+                if value is not None:
+                    tensors[n.output[0]] = value
+        self.const = _Consts(tensors)
         self.producer = {o: n for n in g.node for o in n.output}
         self.readers: dict[str, list] = {}
         for n in g.node:
@@ -63,7 +76,7 @@ class _Graph:
 
     def dtype(self, name):
         if name in self.const:
-            return self.const[name].dtype
+            return self.const.dtype(name)
         if name in self.info:
             return self.info[name][0]
         q = self.producer.get(name)
@@ -77,7 +90,7 @@ class _Graph:
     def shape(self, name):
         """A constant's or an inferred value's shape; None where not known."""
         if name in self.const:
-            return self.const[name].shape
+            return self.const.shape(name)
         return self.info.get(name, (None, None))[1]
 
     def only_reader(self, name):
@@ -88,8 +101,87 @@ class _Graph:
         return r[0]
 
 
+def _constant_value(node):
+    """A Constant node's value as an array; None for the kinds that hold no number (sparse tensors, strings)."""
+    from onnx import numpy_helper
+
+    a = node.attribute[0]
+    if a.name == "value":
+        return numpy_helper.to_array(a.t)
+    kinds = {"value_float": (np.float32, a.f), "value_floats": (np.float32, list(a.floats))}
+    kinds.update({"value_int": (np.int64, a.i), "value_ints": (np.int64, list(a.ints))})
+    if a.name in kinds:
+        dtype, v = kinds[a.name]
+        return np.array(v, dtype)
+    return None
+
+
 # A QuantizeLinear's output type where it has no zero point: output_dtype, uint8 by default.
 _QTYPES = {0: np.dtype(np.uint8), 2: np.dtype(np.uint8), 3: np.dtype(np.int8)}
+
+
+def _without_weights(model):
+    """``model`` with each large initializer replaced by a declared input of its type and shape: shape inference
+    needs the values of small constants only (a Reshape's shape), and copying weights through it cost more than
+    the rest of a fusion.  The new model is built from the parts, so the weights are not copied either."""
+    from onnx import ModelProto, helper
+
+    g = model.graph
+    small = lambda t: np.prod(t.dims, dtype=np.int64) <= 64  # noqa: E731
+    if all(small(t) for t in g.initializer):
+        return model
+    declared = {i.name for i in g.input}
+    inputs = list(g.input) + [
+        helper.make_tensor_value_info(t.name, t.data_type, list(t.dims))
+        for t in g.initializer
+        if not small(t) and t.name not in declared
+    ]
+    graph = helper.make_graph(
+        g.node, g.name, inputs, g.output, [t for t in g.initializer if small(t)], value_info=g.value_info
+    )
+    out = ModelProto(ir_version=model.ir_version, graph=graph)
+    out.opset_import.extend(model.opset_import)
+    out.functions.extend(model.functions)
+    return out
+
+
+class _Consts:
+    """Initializers (and Constant nodes' values) as arrays, each converted when first asked for: a model's
+    weights are many megabytes, and the rules read scales and zero points."""
+
+    def __init__(self, tensors: dict):
+        self._tensors, self._arrays = tensors, {}
+
+    def get(self, name, default=None):
+        if name not in self._arrays:
+            if name not in self._tensors:
+                return default
+            from onnx import numpy_helper
+
+            t = self._tensors[name]
+            self._arrays[name] = t if isinstance(t, np.ndarray) else numpy_helper.to_array(t)
+        return self._arrays[name]
+
+    def __getitem__(self, name):
+        return self.get(name)
+
+    def __contains__(self, name) -> bool:
+        return name in self._tensors
+
+    def __iter__(self):
+        return iter(self._tensors)
+
+    def shape(self, name):
+        t = self._tensors[name]
+        return t.shape if isinstance(t, np.ndarray) else tuple(t.dims)
+
+    def dtype(self, name):
+        t = self._tensors[name]
+        if isinstance(t, np.ndarray):
+            return t.dtype
+        from onnx import helper
+
+        return np.dtype(helper.tensor_dtype_to_np_dtype(t.data_type))  # as to_array gives it, without the data
 
 
 def _value_info(model) -> dict:
@@ -98,7 +190,7 @@ def _value_info(model) -> dict:
     from onnx import helper
 
     try:
-        inferred = onnx.shape_inference.infer_shapes(model, strict_mode=False)
+        inferred = onnx.shape_inference.infer_shapes(_without_weights(model), strict_mode=False)
     except Exception:  # noqa: BLE001 - a model shape inference cannot read: only what the graph declares
         inferred = model
     g = inferred.graph
@@ -185,13 +277,16 @@ class _Rules:
             self.g.dtype(node.input[1]) == np.float32 and self._ones(node.input[1]) and (zp is None or self._ones(zp))
         )
 
-    def along(self, dq, axis_want: int) -> bool:
-        """A weight DQ per tensor, or per axis along ``axis_want`` of its input (float32 scales, not blocked)."""
+    def along(self, dq, axis_want: int, rank: int | None = None) -> bool:
+        """A weight DQ per tensor, or per axis along ``axis_want`` of its input (float32 scales, not blocked; where
+        ``rank`` is given, only for a weight of that rank)."""
         if self.per_tensor(dq):
             return True
         g = self.g
         w, s, zp = g.shape(dq.input[0]), g.shape(dq.input[1]), _zp(dq)
         if w is None or s is None or g.dtype(dq.input[1]) != np.float32 or int(_attr(dq, "block_size", 0)):
+            return False
+        if rank is not None and len(w) != rank:
             return False
         axis = int(_attr(dq, "axis", 1))
         if not -len(w) <= axis < len(w) or axis % len(w) != axis_want % len(w):
@@ -222,7 +317,8 @@ class _Rules:
         if zp is not None and lo - lower <= eps and upper - hi <= eps:  # ClipQuantFusion
             return True
         # The selectors' test, with C's float-to-int32 conversion on x86 (out of range: INT32_MIN).
-        qmin, qmax = (_to_int32(np.rint(np.float64(v / scale))) + zero for v in (lo, hi))
+        with np.errstate(over="ignore"):  # an absent bound is float32's largest: its quotient is inf, out of range
+            qmin, qmax = (_to_int32(np.rint(np.float64(v / scale))) + zero for v in (lo, hi))
         return _wrap32(qmin) <= info.min and _wrap32(qmax) >= info.max
 
     def _dropped(self, r):
@@ -270,9 +366,26 @@ class _Rules:
             return False
         want = np.float32(xs.ravel()[0]) * ws.astype(np.float32).ravel()
         got = bs.ravel()
-        if got.size not in (1, want.size):
-            return False
+        if 1 not in (got.size, want.size) and got.size != want.size:
+            return False  # per channel both, but not over the same channels
         return bool((np.abs(got - want) <= 1e-6 + 1e-2 * np.abs(want)).all())
+
+    def becomes_gemm(self, n, x_dq, w_dq) -> bool:
+        """Whether ONNX Runtime's MatMulAddFusion, which runs before its QDQ rules, turns MatMul ``n`` and the Add
+        that alone reads it into a float Gemm (measured, tests/quant/test_qdq.py): for a 2-D x, an Add of shape
+        (N,), or (1 or M, 1 or N) with M or N; for x of another rank, an Add of shape (N,) (reshaped around it)."""
+        g = self.g
+        add = g.only_reader(n.output[0])
+        if not _op(add, "Add"):
+            return False
+        other = add.input[1] if add.input[0] == n.output[0] else add.input[0]
+        xs, ws, bs = g.shape(x_dq.input[0]), g.shape(w_dq.input[0]), g.shape(other)
+        if xs is None or ws is None or bs is None or len(ws) != 2:
+            return False
+        m, nn = (xs[-2] if len(xs) >= 2 else 1), ws[1]
+        if bs == (nn,):
+            return True
+        return len(xs) == 2 and len(bs) == 2 and bs[0] in (1, m) and bs[1] in (1, nn) and (bs[0], bs[1]) != (1, 1)
 
     def group(self, n):
         """(kind, x_dq, w_dq, bias_dq or None, q, clip) where ONNX Runtime fuses ``n``, else None."""
@@ -290,12 +403,12 @@ class _Rules:
         if q is False or not self.per_tensor(x_dq):
             return None
         if q is None:  # MatMulIntegerToFloat; a Conv needs its QuantizeLinear
-            ok = n.op_type == "MatMul" and self.along(w_dq, -1)
+            ok = n.op_type == "MatMul" and self.along(w_dq, -1, rank=2) and not self.becomes_gemm(n, x_dq, w_dq)
             return ("MatMulIntegerToFloat", x_dq, w_dq, None, None, None) if ok else None
         if self.q_out_type(q) != tx or not self.per_tensor(q):
             return None
         if n.op_type == "MatMul":
-            return ("QLinearMatMul", x_dq, w_dq, None, q, clip) if self.along(w_dq, -1) else None
+            return ("QLinearMatMul", x_dq, w_dq, None, q, clip) if self.along(w_dq, -1, rank=2) else None
         b_dq = dqs[2] if len(dqs) == 3 else None
         if not self.along(w_dq, 0) or (b_dq is not None and not self.bias_ok(x_dq, w_dq, b_dq)):
             return None
