@@ -373,3 +373,25 @@ def test_require_any_gives_the_forms_a_spelling_names_that_the_target_has():
     with pytest.raises(UnsupportedOnTarget) as same:
         catalog.require("sdot4", "RDNA2")
     assert str(one.value) == str(same.value)
+
+
+@pytest.mark.parametrize("target", ["apple-m4", "armv8-a+sme2", "neoverse-n1", "neoverse-v2", "armv9.2-a+sme2+i8mm"])
+@pytest.mark.parametrize("streaming", [None, True, False])
+@pytest.mark.parametrize("name", ["usdot", "sudot"])
+def test_a_shared_mnemonic_is_available_where_any_of_its_forms_is(name, streaming, target):
+    """usdot names NEON, SVE and SME2 forms that compute one dot step: the mnemonic is available where one of them
+    is, in that mode (it used to answer for its first form, a NEON one, alone)."""
+    forms = catalog.find_all(name)
+    assert len(forms) > 1
+    want = any(catalog.available(r, target, streaming=streaming) for r in forms)
+    assert catalog.available(name, target, streaming=streaming) is want
+    if want:
+        assert catalog.require(name, target, streaming=streaming) in forms
+    if name == "usdot" and target == "apple-m4" and streaming is None:
+        assert catalog.status(name, target).mode == "both"
+
+
+def test_sme_lutv2_implies_nothing():
+    """clang-19: +sme-lutv2 enables FEAT_SME_LUTv2 alone; an SME2 dot form still needs +sme2."""
+    assert not catalog.available("sdot za.s[w8, 0, vgx2], {z0.b-z1.b}, z2.b", "armv9-a+sme-lutv2")
+    assert catalog.available("sdot za.s[w8, 0, vgx2], {z0.b-z1.b}, z2.b", "armv9-a+sme2")

@@ -46,7 +46,7 @@ DEPENDS: dict[str, tuple[str, ...]] = {
     "sve": ("fp16",), "sve2": ("sve",), "sve2p1": ("sve2",),
     "sme": ("bf16",), "sme2": ("sme",), "sme2p1": ("sme2",), "sme-i16i64": ("sme",),
     "sme-f64f64": ("sme",), "sme-f16f16": ("sme2",), "sme-b16b16": ("sme2", "sve-b16b16"),
-    "sme-f8f16": ("sme2", "fp8"), "sme-f8f32": ("sme2", "fp8"), "sme-lutv2": ("sme2",), "sme-fa64": ("sme", "sve2"),
+    "sme-f8f16": ("sme2", "fp8"), "sme-f8f32": ("sme2", "fp8"), "sme-lutv2": (), "sme-fa64": ("sme", "sve2"),
     "ssve-fp8dot2": ("sme2", "fp8"), "ssve-fp8dot4": ("sme2", "fp8"), "ssve-fp8fma": ("sme2", "fp8"),
     "f32mm": ("sve",), "f64mm": ("sve",), "sve-b16b16": ("bf16",), "b16b16": ("bf16",),
     "sve2-aes": ("sve2", "aes"), "sve2-bitperm": ("sve2",), "sve2-sha3": ("sve2", "sha3"), "sve2-sm4": ("sve2", "sm4"),
@@ -130,7 +130,8 @@ ALIASES: dict[str, str] = {
 
 
 def _spell_arch(word: str) -> str | None:
-    """clang's other spellings of an architecture version: ``v9.2a``, ``armv9.2a``, ``armv9.0-a``."""
+    """Other spellings of an architecture version: ``v9.2a``, ``armv9.2a`` (clang's), and ``armv9.0-a`` (clang refuses
+    it; taken here as ``armv9-a``)."""
     m = _ARCH_SPELLING.match(word)
     if not m:
         return None
