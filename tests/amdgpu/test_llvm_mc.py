@@ -267,3 +267,12 @@ def test_random_words_decode_as_llvm_mc(mcpu):
 @pytest.mark.parametrize("mcpu", KNOWN)
 def test_random_words_decode_as_llvm_mc_volume(mcpu):
     _compare_words(mcpu, 6000, seed=100 + PROCESSORS.index(mcpu))
+
+
+@pytest.mark.parametrize("line", ["v_dot4c_i32_i8_dpp v0, v1, v2", "v_dot4c_i32_i8_dpp v0, s1, v2"])
+def test_a_dpp_mnemonic_without_its_control_is_refused_as_llvm_mc_refuses_it(line):
+    # It used to go to the plain encoder: src0 kept its 9-bit source number (v257), an SGPR became a VGPR.
+    for mcpu in ("gfx908", "gfx1030"):
+        assert isinstance(mc.assemble([line], mcpu)[0], str)  # llvm-mc's error text
+        with pytest.raises(IntdotError, match="too few operands"):
+            amdgpu.parse(line, mcpu)

@@ -122,3 +122,18 @@ def test_a_remembered_front_never_answers_for_a_flag_of_another_type():
     h = hash(o)
     copy = pickle.loads(pickle.dumps(o))
     assert "_hash" not in copy.__dict__ and copy == o and hash(copy) == h
+
+
+@pytest.mark.parametrize(
+    ("op", "target", "lacks"),
+    [("_mm512_dpbusd_epi32", "alderlake", "avx512vnni"), ("_mm256_dpbusd_avx_epi32", "cascadelake", "avxvnni")],
+)
+def test_an_intrinsics_own_features_are_checked_against_the_target(op, target, lacks):
+    """vpdpbusd exists on both CPUs (VEX on one, EVEX on the other); the intrinsic asks for one encoding."""
+    from intdot import catalog
+
+    assert catalog.available("vpdpbusd", target) and not catalog.available(op, target)
+    a, b = np.ones((1, 64), np.uint8), np.ones((64, 1), np.int8)
+    with pytest.raises(UnsupportedOnTarget, match=lacks):
+        gemm(a, b, op=op, target=target)
+    assert gemm(a, b, op="vpdpbusd", target=target).tolist() == [[64]]

@@ -152,3 +152,10 @@ def test_catalog_availability_of_an_intrinsic_is_its_own(target):
             with pytest.raises(UnsupportedOnTarget, match=f"not available on {target}"):
                 catalog.require(name, target)
     assert not catalog.available("_mm_mask_dpbusd_epi32", "alderlake") and catalog.available("vpdpbusd", "alderlake")
+
+
+@pytest.mark.oracle
+def test_vaes_implies_avx2_as_in_clang(clang):
+    """LLVM 19 makes +vaes imply AES and AVX2 (not AVX alone)."""
+    mine = MODEL.target("x86-64-v2+vaes").features & set(MACROS)
+    assert mine == _defined(clang, "-march=x86-64-v2", "-mvaes")

@@ -422,6 +422,8 @@ def parse(text, mcpu: str) -> Insn:
         )
     if dpp_tokens:
         return _encode_dpp(base, mnemonic, ops, dpp_tokens, mods, mcpu, text)
+    if mnemonic.endswith("_dpp"):  # llvm-mc's words: a DPP form needs its control (quad_perm:[...], dpp8:[...])
+        raise AsmSyntaxError("too few operands for instruction: a _dpp form needs a DPP control", text, None)
     error: Exception | None = None
     for row in rows:
         try:

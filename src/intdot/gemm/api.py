@@ -199,7 +199,7 @@ def _front(op, a_signed, b_signed, clamp, neg, target, a_bits):
     if got is None:
         o = resolve(op, a_signed, b_signed, a_bits=a_bits)
         clamp, neg = o.rule(clamp, neg)
-        check_target(o, target)
+        check_target(o, target, op)
         got = o, clamp, neg
         if plain and len(_FRONT) < 1024:
             _FRONT[key] = got

@@ -199,10 +199,14 @@ def resolve(op, a_signed=None, b_signed=None, *, a_bits=None) -> GemmOp:
     return _from_record(rec, a_signed, b_signed, catalog.swapped(op))
 
 
-def check_target(op: GemmOp, target) -> None:
-    """Raise :class:`UnsupportedOnTarget` unless ``op`` exists on ``target`` (through the catalog)."""
+def check_target(op: GemmOp, target, spelling=None) -> None:
+    """Raise :class:`UnsupportedOnTarget` unless ``op`` exists on ``target`` (through the catalog), and so does
+    ``spelling``, the name the caller gave, where it needs more than its instruction (an x86 intrinsic's own
+    features: ``_mm512_dpbusd_epi32`` needs AVX-512 where ``vpdpbusd`` also has a VEX form)."""
     if target is None:
         return
     from .. import catalog
 
     catalog.require(op.name, target)
+    if isinstance(spelling, str) and len(catalog.find_all(spelling)) == 1:
+        catalog.require(spelling, target)

@@ -35,7 +35,7 @@ DEPENDS: dict[str, tuple[str, ...]] = {
     "sse": (), "sse2": ("sse",), "sse3": ("sse2",), "ssse3": ("sse3",), "sse4.1": ("ssse3",), "sse4.2": ("sse4.1",),
     "pclmul": ("sse2",), "aes": ("sse2",), "sha": ("sse2",), "gfni": ("sse2",),
     "avx": ("sse4.2",), "avx2": ("avx",), "f16c": ("avx",), "fma": ("avx",),
-    "vaes": ("aes", "avx"), "vpclmulqdq": ("avx", "pclmul"),
+    "vaes": ("aes", "avx2"), "vpclmulqdq": ("avx", "pclmul"),
     "avx512f": ("avx2", "f16c", "fma"),
     "avx512bw": ("avx512f",), "avx512cd": ("avx512f",), "avx512dq": ("avx512f",), "avx512vl": ("avx512f",),
     "avx512vnni": ("avx512f",), "avx512ifma": ("avx512f",), "avx512vpopcntdq": ("avx512f",),
