@@ -213,3 +213,23 @@ def test_read_object_refuses_what_is_not_bytes_or_a_path(tmp_path):
     (tmp_path / "text.o").write_bytes(b"not an ELF file at all")
     with pytest.raises(OperandError, match="not an ELF file"):
         read_object(tmp_path / "text.o")
+
+
+def test_a_damaged_code_object_is_an_error_not_a_traceback(tmp_path):
+    """Cut short or with bytes changed (past the header, which pyelftools checks first), a real object still gives
+    intdot's error: the section reads failed inside pyelftools and escaped as its own exceptions."""
+    import random
+
+    from intdot.errors import IntdotError
+
+    data = _compile("signed", "gfx1030", tmp_path).read_bytes()
+    rng = random.Random(0)
+    for i in range(120):
+        d = bytearray(data[: rng.randrange(64, len(data))] if i % 2 else data)
+        if i % 2 == 0:
+            for _ in range(8):
+                d[rng.randrange(64, len(d))] = rng.randrange(256)
+        try:
+            read_object(bytes(d))
+        except IntdotError:
+            pass

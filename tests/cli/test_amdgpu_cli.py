@@ -220,3 +220,15 @@ def test_a_code_object_refuses_another_processor_and_arm_options(cli, tmp_path):
 def test_no_instruction_is_an_error(cli, verb):
     rc, out, err = cli(verb, "--isa", "amdgpu", "--mcpu", "gfx942")
     assert rc == 1 and not out and "no instruction given" in err
+
+
+@pytest.mark.oracle
+def test_disasm_reads_llvm_mc_listings_by_their_encodings(capsys, tmp_path):
+    """A file of llvm-mc -show-encoding output: its hex operands (a literal, row_mask:0xf) are not code."""
+    _mc()
+    lines = ["v_dot4c_i32_i8 v0, 0x1a080702, v2", "v_dot4c_i32_i8 v5, v1, v2 row_shl:1"]
+    got = mc.assemble(lines, "gfx1030")
+    listing = "".join(f"\t{t} ; encoding: [{','.join(f'0x{b:02x}' for b in d)}]\n" for t, d in got)
+    (tmp_path / "k.s").write_text("\t.text\n" + listing)
+    assert main(["disasm", "--isa", "amdgpu", "--mcpu", "gfx1030", "-f", str(tmp_path / "k.s")]) == 0
+    assert capsys.readouterr().out.splitlines() == [t for t, _ in got]

@@ -204,6 +204,22 @@ class CodeObject:
         return "\n".join(out).lstrip("\n")
 
 
+def _text_and_names(elf):
+    """(the .text bytes, their address, function names by address), or None without a .text section."""
+    text = elf.get_section_by_name(".text")
+    if text is None:
+        return None
+    code, base = text.data(), text["sh_addr"]
+    names: dict[int, str] = {}
+    symtab = elf.get_section_by_name(".symtab")
+    index = elf.get_section_index(".text")
+    for sym in symtab.iter_symbols() if symtab is not None else ():
+        if sym["st_shndx"] == index and sym["st_info"]["type"] in ("STT_FUNC", "STT_NOTYPE") and sym.name:
+            if sym["st_info"]["type"] == "STT_FUNC" or sym["st_info"]["bind"] != "STB_LOCAL":
+                names.setdefault(sym["st_value"], sym.name)
+    return code, base, names
+
+
 def read_object(data) -> CodeObject:
     """The processor and the ``.text`` instructions of an AMDGPU ELF code object (bytes or a path: a ``str`` or
     ``os.PathLike``)."""
@@ -242,17 +258,13 @@ def read_object(data) -> CodeObject:
     mcpu = MACH.get(mach)
     if mcpu is None or mcpu not in LLVM_MC_KNOWS:
         raise UnknownTarget(f"the code object is for EF_AMDGPU_MACH {mach:#x}, a processor intdot cannot disassemble")
-    text = elf.get_section_by_name(".text")
-    if text is None:
+    try:
+        found = _text_and_names(elf)
+    except Exception as exc:  # noqa: BLE001 - pyelftools' ELFParseError, construct's and struct's errors alike
+        raise OperandError(f"data is a damaged ELF file: its sections cannot be read ({exc})") from None
+    if found is None:
         return CodeObject(mcpu, ())
-    code, base = text.data(), text["sh_addr"]
-    names: dict[int, str] = {}
-    symtab = elf.get_section_by_name(".symtab")
-    index = elf.get_section_index(".text")
-    for sym in symtab.iter_symbols() if symtab is not None else ():
-        if sym["st_shndx"] == index and sym["st_info"]["type"] in ("STT_FUNC", "STT_NOTYPE") and sym.name:
-            if sym["st_info"]["type"] == "STT_FUNC" or sym["st_info"]["bind"] != "STB_LOCAL":
-                names.setdefault(sym["st_value"], sym.name)
+    code, base, names = found
     g = GENERATION[mcpu]
     lines, at = [], 0
     while at + 4 <= len(code):

@@ -47,7 +47,8 @@ def _bytes(tokens: list[str]) -> bytes:
 
 
 def _text_bytes(data: bytes, name: str) -> bytes:
-    """The bytes a text file spells (byte lists or dwords); a file that is not text asks for --raw."""
+    """The bytes a text file spells (byte lists or dwords; of llvm-mc's -show-encoding output, its encoding lists
+    alone); a file that is not text asks for --raw."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
@@ -55,7 +56,10 @@ def _text_bytes(data: bytes, name: str) -> bytes:
             f"--file {quote(name)} is not text (byte lists or dwords) and not an ELF code object; for a raw "
             "binary add --raw"
         ) from None
-    found = _bytes(text.split())
+    # llvm-mc -show-encoding output: the bytes are its encoding lists, and the assembly beside them holds hex
+    # operands (literals, row_mask:0xf) that are not code.
+    lists = re.findall(r"encoding:\s*\[([^\]]*)\]", text)
+    found = _bytes(lists if lists else text.split())
     if not found:
         raise OperandError(
             f"--file {quote(name)} holds no byte list ('0x00,0x40,...') or 32-bit words; for a raw binary add --raw"
