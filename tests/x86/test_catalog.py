@@ -6,6 +6,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 from intdot import catalog
 from intdot.x86 import ROWS
 from intdot.x86 import intrinsics as X
@@ -50,3 +52,29 @@ def test_import_is_lazy():
     code = "import sys, intdot; print(any(m.startswith('intdot.x86') for m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize(
+    ("name", "target", "ok"),
+    [
+        ("{vex} vpdpbusd", "cascadelake", False),  # SDM: VEX.128/256.66.0F38.W0 50 is CPUID AVX-VNNI's alone
+        ("{vex} vpdpbusd", "alderlake", True),
+        ("vpdpbusd", "cascadelake", True),
+        ("{vex} vpdpwssds", "znver4", False),
+        ("vpmaddubsw", "core2", False),  # VEX needs AVX; the legacy pmaddubsw needs SSSE3
+        ("pmaddubsw", "core2", True),
+        ("_tile_dpbusd", "sapphirerapids", True),
+        ("_tile_dpbusd", "icelake-server", False),
+    ],
+)
+def test_a_spelling_needs_what_its_encoding_needs(name, target, ok):
+    assert catalog.available(name, target) is ok
+
+
+def test_tile_op_takes_amx_mnemonics_only():
+    from intdot.errors import UnknownInstruction
+    from intdot.x86 import amx
+
+    for bad in ("tdpfoo", "vpdpbusd"):
+        with pytest.raises(UnknownInstruction, match="not an AMX-INT8 tile instruction"):
+            amx.tile_op(bad, [[0]], [[0, 0, 0, 0]], [[0, 0, 0, 0]])

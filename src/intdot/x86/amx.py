@@ -27,8 +27,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.dot import dot_arrays
-from ..core.errors import OperandError
-from ..core.values import as_word_array
+from ..core.errors import OperandError, UnknownInstruction
+from ..core.values import as_word_array, describe
 from .instructions import row
 
 __all__ = ["MAX_ROWS", "MAX_COLSB", "tdpbssd", "tdpbsud", "tdpbusd", "tdpbuud", "tile_op"]
@@ -51,6 +51,11 @@ def _check(func: str, name: str, what: str, value: int, ok: bool, allowed: str) 
 
 def tile_op(mnemonic: str, c, a, b) -> np.ndarray:
     """The AMX instruction ``mnemonic`` on tiles ``c``, ``a``, ``b`` (see the module docstring)."""
+    tiles = ("tdpbssd", "tdpbsud", "tdpbusd", "tdpbuud")
+    if mnemonic not in tiles:
+        raise UnknownInstruction(
+            f"mnemonic={describe(mnemonic)} is not an AMX-INT8 tile instruction; expected one of {', '.join(tiles)}"
+        )
     rec = row(mnemonic)
     spec, func = rec.spec, mnemonic
     tc = _tile(c, "c", 32, func)

@@ -18,7 +18,11 @@ def records() -> list[Instruction]:
 
     out = []
     for r in ROWS:
-        names = (r.mnemonic, *r.spellings, *BY_INSTRUCTION.get(r.mnemonic, ()))
+        # AMX's intrinsics name tile registers by number (_tile_dpbusd(0, 1, 2)): the tile functions of
+        # intdot.x86.amx compute them; the idiom's parts (_mm*_maddubs_epi16, _mm*_madd_epi16) are not the
+        # idiom's dot step, so they are intrinsics of x86.eval alone, not spellings of a record.
+        amx = (f"_tile_{r.mnemonic[1:]}",) if r.kind == "tile" else ()
+        names = (r.mnemonic, *r.spellings, *BY_INSTRUCTION.get(r.mnemonic, ()), *amx)
         name = "vpmaddubsw_vpmaddwd_vpaddd" if r.kind == "idiom" else r.mnemonic
         out.append(
             Instruction(
@@ -41,11 +45,20 @@ def records() -> list[Instruction]:
 
 
 def spelling(name: str) -> tuple[str, str] | None:
-    """What intrinsic ``name`` needs of its own (clang-19's features for it), for the catalog's availability."""
+    """What the spelling ``name`` needs beyond its record, for the catalog's availability: an intrinsic's own
+    features (clang-19's), or an encoding's: ``{vex} vpdpbusd`` is AVX-VNNI's form alone, and the VEX-encoded
+    ``vpmaddubsw`` needs AVX where the legacy ``pmaddubsw`` needs SSSE3."""
     from .intrinsics import INTRINSICS
 
     row = INTRINSICS.get(name)
-    return None if row is None else (row.features, row.label)
+    if row is not None:
+        return row.features, row.label
+    text = " ".join(name.lower().split())
+    if text.startswith("{vex} "):
+        return "avxvnni", "its VEX encoding, AVX-VNNI's"
+    if text.startswith("vpmaddubsw"):
+        return "avx", "VEX-encoded"
+    return None
 
 
 FRONT_END = model_front_end(
