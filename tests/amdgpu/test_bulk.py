@@ -82,3 +82,17 @@ def test_bulk_errors():
     assert amdgpu.disassemble_array(np.zeros((0,), np.uint64), "gfx1100").shape == (0,)
     shaped = amdgpu.disassemble_array(np.full((2, 3), 0x1C0E0501CC174000, dtype=np.uint64), "gfx1100")
     assert shaped.shape == (2, 3) and shaped[1, 2] == "v_dot4_u32_u8 v0, v1, v2, v3"
+
+
+def test_literals_are_32_bit_dwords():
+    """A literal past 32 bits used to be printed whole (0x10000000000) or cut to its low bits (2**32 + 5 as 5)."""
+    from intdot import amdgpu
+    from intdot.amdgpu.bulk import disassemble_array
+    from intdot.errors import OperandError
+
+    code = amdgpu.assemble("v_dot4_u32_u8 v0, 0x12345678, v2, v3", "gfx1100")
+    words, lit = np.frombuffer(code[:8], "<u8"), np.frombuffer(code[8:12], "<u4")
+    assert disassemble_array(words, "gfx1100", literals=lit).tolist() == ["v_dot4_u32_u8 v0, 0x12345678, v2, v3"]
+    for bad in ([2**40], [2**32 + 5]):
+        with pytest.raises(OperandError, match="literals holds"):
+            disassemble_array(words, "gfx1100", literals=bad)

@@ -276,3 +276,10 @@ def test_a_dpp_mnemonic_without_its_control_is_refused_as_llvm_mc_refuses_it(lin
         assert isinstance(mc.assemble([line], mcpu)[0], str)  # llvm-mc's error text
         with pytest.raises(IntdotError, match="too few operands"):
             amdgpu.parse(line, mcpu)
+
+
+def test_a_tab_after_the_mnemonic_reads_as_a_space():
+    line = "v_dot4_i32_i8 v0, v1, v2, v3"
+    text, data = mc.assemble([line.replace(" ", "\t", 1)], "gfx1030")[0]
+    assert amdgpu.parse(line.replace(" ", "\t", 1), "gfx1030").to_bytes() == data
+    assert amdgpu.parse(line.replace(" ", "\t", 1), "gfx1030").text == text

@@ -233,7 +233,8 @@ def _split(text: str) -> tuple[str, list[str], dict, list[str]]:
     line = text.strip()
     if not line:
         raise AsmSyntaxError("empty line: expected an instruction", text, 1)
-    mnemonic, _, rest = line.partition(" ")
+    mnemonic, *tail = line.split(None, 1)  # any blank after the mnemonic, a tab too, as llvm-mc reads it
+    rest = tail[0] if tail else ""
     mods: dict = {}
     order = (*_MODS, "clamp")
     for m in _MOD_RE.finditer(" " + rest):

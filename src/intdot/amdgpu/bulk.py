@@ -18,6 +18,7 @@ from functools import cache
 import numpy as np
 
 from ..core.errors import OperandError, OperandTypeError, UndefinedEncoding
+from ..core.values import as_word_array
 from ..isa.bulk import Printer
 from ..isa.codec import Dispatch
 from . import dpp
@@ -159,7 +160,7 @@ def disassemble_array(words, mcpu: str, /, *, literals=None, errors: str = "rais
     flat = arr.ravel()
     lits = None
     if literals is not None:
-        lits = _as_words(literals, "literals").ravel()
+        lits = as_word_array(literals, "literals", 32).astype(np.uint64).ravel()  # dwords: 32 bits, either spelling
         if lits.shape != flat.shape:
             raise OperandError(f"literals has {lits.size} elements; expected one per word ({flat.size})")
     d32, d64 = _decoders(mcpu)
