@@ -27,7 +27,8 @@ from ..isa.targets import FeatureModel, Target
 __all__ = ["DEPENDS", "LEVELS", "MODEL", "PROCESSORS", "target"]
 
 # Feature -> the features it directly implies (LLVM 19's ImpliedFeatures); every name is one clang and gcc
-# accept as -mNAME, so a name outside the table is a typo, not a feature we forgot.
+# accept as -mNAME.  The features that matter to no dot instruction here are left out, and so are some that do
+# (avx10.x, which clang also takes): a name outside the table is refused as unknown.
 # fmt: off
 DEPENDS: dict[str, tuple[str, ...]] = {
     "x87": (), "mmx": (), "cx8": (), "fxsr": (), "cx16": (), "sahf": (), "popcnt": (), "bmi": (), "bmi2": (),
@@ -79,6 +80,11 @@ PROCESSORS: dict[str, str] = {
     "arrowlake-s": _INT16, "lunarlake": _INT16, "pantherlake": _INT16, "clearwaterforest": _INT16,
     "znver1": "x86-64-v3", "znver2": "x86-64-v3", "znver3": "x86-64-v3",
     "znver4": "x86-64-v4+avx512vnni+avx512bf16", "znver5": "x86-64-v4+avx512vnni+avx512bf16+avxvnni",
+    # clang's other names for some of these, and older cores it takes
+    "corei7": "x86-64-v2", "corei7-avx": "x86-64-v2+avx", "core-avx-i": "x86-64-v2+avx+f16c",
+    "core-avx2": "x86-64-v3", "skx": "x86-64-v4",
+    "goldmont": "x86-64-v2+pclmul", "tremont": "x86-64-v2+pclmul",
+    "knl": "x86-64-v3+avx512f+avx512cd", "btver2": "x86-64-v2+avx+f16c", "bdver4": "x86-64-v3",
 }
 # fmt: on
 
