@@ -330,37 +330,32 @@ def _status(name, target, profile, streaming=None) -> tuple[Instruction, Availab
         raise UnknownTarget(
             f"{rec.name} is an {fe.title} {fe.noun}, so the target is {fe.target_help}: {exc}"
         ) from None
-    if not fe.modes:
-        if streaming is not None:
-            raise OperandError(f"streaming={streaming}: {rec.name} is {fe.title}'s, which has no streaming mode")
+    if not fe.modes and streaming is not None:
+        raise OperandError(f"streaming={streaming}: {rec.name} is {fe.title}'s, which has no streaming mode")
+    mode = (streaming,) if fe.modes else ()
 
-        def ask(r):
-            return _spelling_status(fe, name, t, fe.status(r, t, profile))
-    else:
+    def ask(r):
+        return _spelling_status(fe, name, t, fe.status(r, t, profile, *mode))
 
-        def ask(r):
-            return _spelling_status(fe, name, t, fe.status(r, t, profile, streaming))
-
-    answer = ask(rec)
+    forms = find_all(name) if isinstance(name, str) else (rec,)  # rec is the first of them
+    if len(forms) == 1:
+        return rec, ask(rec)
     # A spelling shared by forms that compute the same thing (the mnemonic usdot: NEON, SVE and SME2 forms) is
     # available where any of them is, in the modes their answers cover together.
-    forms = find_all(name) if isinstance(name, str) else (rec,)
-    if len(forms) > 1:
-        answers = [(r, ask(r)) for r in forms]
-        ok = [(r, a) for r, a in answers if a.ok]
-        if ok:
-            modes = {a.mode for _, a in ok}
-            if len(ok) == 1 or len(modes) == 1:
-                return ok[0]
-            both = "both" if modes >= {"normal", "streaming"} or "both" in modes else ok[0][1].mode
-            first = next((ra for ra in ok if ra[1].mode == both), ok[0])
-            note = (
-                ""
-                if both != "both" or first[1].mode == "both"
-                else (f"some of its {len(forms)} forms outside streaming mode, others in it")
-            )
-            return first[0], Availability(True, "", note, both)
-    return rec, answer
+    answers = [(r, ask(r)) for r in forms]
+    ok = [(r, a) for r, a in answers if a.ok]
+    if not ok:
+        return answers[0]
+    if len({a.mode for _, a in ok}) == 1:
+        return ok[0]
+    # Modes that differ among available forms: one runs in both, or some outside streaming mode and others in it.
+    return next(
+        ((r, a) for r, a in ok if a.mode == "both"),
+        (
+            ok[0][0],
+            Availability(True, "", f"some of its {len(forms)} forms outside streaming mode, others in it", "both"),
+        ),
+    )
 
 
 def _spelled(fe, name) -> tuple[str, str] | None:

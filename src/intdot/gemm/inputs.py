@@ -30,6 +30,11 @@ def limits(dtype: np.dtype) -> tuple[int, int]:
     return int(info.min), int(info.max)
 
 
+def _first_outside(arr: np.ndarray, lo: int, hi: int) -> tuple[int, ...]:
+    """The index of ``arr``'s first element (in C order) outside ``[lo, hi]``; one must be."""
+    return tuple(int(i) for i in np.argwhere((arr < lo) | (arr > hi))[0])
+
+
 def is_dask(x) -> bool:
     """Whether ``x`` is a Dask collection (by its module: Dask is not imported to ask)."""
     return type(x).__module__.startswith("dask.")
@@ -81,7 +86,7 @@ def operand(x, name: str, op: GemmOp, which: str) -> np.ndarray:
     if arr.size and not fits:
         mn, mx = arr.min(), arr.max()
         if mn < lo or mx > hi:
-            at = tuple(int(i) for i in np.argwhere((arr < lo) | (arr > hi))[0])  # the first, in C order
+            at = _first_outside(arr, lo, hi)
             bad = arr[at]
             width, signed = (op.a_width, op.a_signed) if which == "a" else (op.b_width, op.b_signed)
             kind = "a signed" if signed else "an unsigned"
@@ -108,7 +113,7 @@ def accumulator(c, op: GemmOp, shape: tuple[int, ...]) -> np.ndarray | None:
     if arr.size:
         mn, mx = int(arr.min()), int(arr.max())
         if mn < lo or mx > hi:
-            at = tuple(int(i) for i in np.argwhere((arr < lo) | (arr > hi))[0])
+            at = _first_outside(arr, lo, hi)
             raise OperandError(
                 f"c[{', '.join(map(str, at))}]={int(arr[at])} is not a {n}-bit accumulator value of {op.name}; "
                 f"expected values in [{lo}, {hi}] (signed or unsigned spelling)"

@@ -207,6 +207,7 @@ def check_target(op: GemmOp, target, spelling=None) -> None:
         return
     from .. import catalog
 
-    catalog.require(op.name, target)
-    if isinstance(spelling, str) and len(catalog.find_all(spelling)) == 1:
-        catalog.require(spelling, target)
+    # A spelling of one record asks for that record and its own needs at once; one shared by several (sdot) for
+    # the record it resolved to.
+    one = isinstance(spelling, str) and len(catalog.find_all(spelling)) == 1
+    catalog.require(spelling if one else op.name, target)
