@@ -14,34 +14,18 @@ from __future__ import annotations
 import re
 
 from ..core.errors import OperandError, quote
+from .numbers import parse_int
 
 _SET = re.compile(r"^(v|s)(\d+)(?:\[(\d+)\])?=(.+)$|^(exec)=(.+)$|^(wave_size)=(.+)$", re.I)
 _FORMS = "vN=VALUE, vN=A,B,..., vN=A..B, vN[LANE]=VALUE, sN=VALUE, exec=MASK or wave_size=32|64"
 _VGPRS = 256
-_NUMBER = re.compile(r"-?(?:0x[0-9a-f]+|0b[01]+|0o[0-7]+|[0-9]+)", re.I)
+_PREFIXES = ("0x", "0b", "0o")
 
 
-def _int(text: str, what: str, bits: int = 32) -> int:
-    """An integer of ``bits`` bits, as spelt (signed or unsigned); anything wider is an error, never masked."""
-    text = text.strip()
-    if not _NUMBER.fullmatch(text):
-        raise OperandError(f"--set {what}: {quote(text)} is not an integer (decimal or 0x hex)")
-    # Python refuses decimal strings over 4300 digits in its own words; no register holds more than 40.
-    value = int(text, 0) if len(text) <= 80 and not re.fullmatch(r"-?0\d+", text) else None
-    if value is None and len(text) <= 80:
-        value = int(text, 10)  # a leading 0 is decimal, as in Arm's --set
-    if value is None or not -(1 << (bits - 1)) <= value < (1 << bits):
-        shown = quote(text, marks=False) if value is None else value
-        raise OperandError(
-            f"--set {what}: {shown} does not fit {bits} bits; expected an integer in "
-            f"[{-(1 << (bits - 1))}, {(1 << bits) - 1}] (signed or unsigned spelling)"
-        )
-    return value
-
-
-def _value(text: str, what: str, bits: int = 32) -> int:
-    """:func:`_int` as the register's unsigned bits."""
-    return _int(text, what, bits) & ((1 << bits) - 1)
+def _value(text: str, name: str, bits: int = 32) -> int:
+    """The integer ``text`` spells (:func:`~intdot.cli.numbers.parse_int`: ``bits`` wide, signed or unsigned
+    spelling, a leading 0 decimal) as the register's unsigned bits."""
+    return parse_int(text, name, prefixes=_PREFIXES, bits=bits) & ((1 << bits) - 1)
 
 
 def _index(n: str, count: int, what: str, prefix: str, kind: str) -> int:
@@ -52,11 +36,12 @@ def _index(n: str, count: int, what: str, prefix: str, kind: str) -> int:
     return int(n)
 
 
-def _lanes(text: str, what: str, wave_size: int) -> list[int]:
+def _lanes(text: str, what: str, name: str, wave_size: int) -> list[int]:
     """The lane values of ``vN=...``: one value (every lane), a list (lanes 0, 1, ...) or a range A..B."""
     if ".." in text:
         lo, _, hi = text.partition("..")
-        a, b = _int(lo, what), _int(hi, what)
+        # The ends as spelt (-2..1 runs upwards), each lane's value masked to its word below.
+        a, b = (parse_int(end, name, prefixes=_PREFIXES, bits=32) for end in (lo, hi))
         # Compare the ends before building the list: 0..999999999 would otherwise allocate a billion ints.
         if b < a or b - a + 1 > wave_size:
             raise OperandError(
@@ -67,7 +52,7 @@ def _lanes(text: str, what: str, wave_size: int) -> list[int]:
     items = text.split(",")
     if len(items) > wave_size:
         raise OperandError(f"--set {what}: {len(items)} values for a wave of {wave_size} lanes")
-    return [_value(t, what) for t in items]
+    return [_value(t, name) for t in items]
 
 
 def _sgprs(mcpu: str) -> int:
@@ -82,24 +67,26 @@ def load(w, items: list[str]) -> None:
     for item in items:
         m = _SET.match(item)
         what = quote(item, marks=False)
+        # A value's message names the register it was for (--set v1[3]), as Arm's names z1.b.
+        name = "--set " + quote(item.split("=", 1)[0], marks=False)
         if not m:
             raise OperandError(f"--set {quote(item)}: expected {_FORMS}")
         if m.group(7):
             continue
         if m.group(5):
-            w.exec = _value(m.group(6), what, bits=w.wave_size)
+            w.exec = _value(m.group(6), name, bits=w.wave_size)
             continue
         kind, lane = m.group(1).lower(), m.group(3)
         if kind == "s":
             if lane is not None:
                 raise OperandError(f"--set {what}: an SGPR has no lanes; expected sN=VALUE")
-            w.s[_index(m.group(2), _sgprs(w.mcpu), what, "s", "SGPR")] = _value(m.group(4), what)
+            w.s[_index(m.group(2), _sgprs(w.mcpu), what, "s", "SGPR")] = _value(m.group(4), name)
             continue
         n = _index(m.group(2), _VGPRS, what, "v", "VGPR")
         if lane is not None:
-            w.v[n, _index(lane, w.wave_size, what, "", f"wave{w.wave_size} lane")] = _value(m.group(4), what)
+            w.v[n, _index(lane, w.wave_size, what, "", f"wave{w.wave_size} lane")] = _value(m.group(4), name)
             continue
-        values = _lanes(m.group(4), what, w.wave_size)
+        values = _lanes(m.group(4), what, name, w.wave_size)
         if len(values) == 1 and ".." not in m.group(4):
             w.v[n] = values[0]
         else:
@@ -140,7 +127,7 @@ def run(args) -> int:
         raise OperandError("no instruction given; pass instruction text as an argument")
     items = [item.replace(" ", "") for item in getattr(args, "sets", None) or []]
     sizes = [m.group(8) for m in map(_SET.match, items) if m and m.group(7)]
-    w = Wave(mcpu_of(args), wave_size=int(_value(sizes[-1], "wave_size")) if sizes else None)
+    w = Wave(mcpu_of(args), wave_size=int(_value(sizes[-1], "--set wave_size")) if sizes else None)
     load(w, items)
     for insn in _insns(args.insns, w.mcpu):
         w.run(insn)

@@ -10,6 +10,7 @@ import sys
 from ..core.errors import IntdotError, OperandError, StateError, UndefinedEncoding, quote
 from . import isa_option
 from .inputs import at_line, check_path, file_error, pieces, read_text, source_name
+from .numbers import parse_int, pattern
 
 _HELP = """\
 Run AArch64 instructions on a register state and print the registers each one
@@ -122,31 +123,20 @@ def register(subparsers) -> None:
     p.set_defaults(func=lambda args: isa_option.dispatch(args, "exec", "arm", run_exec))
 
 
+_PREFIXES = ("0x",)  # as the help and docs/cli.md say: decimal or 0x hex
+
+
 def _expand(token: str, where: str) -> list[int]:
     token = token.strip()
-    number = r"-?(?:0x[0-9a-f]+|[0-9]+)"
+    number = pattern(_PREFIXES)
     m = re.fullmatch(rf"({number})\.\.({number})", token, re.IGNORECASE)
     if m:
-        lo, hi = _int(m[1]), _int(m[2])
+        lo, hi = parse_int(m[1], where, prefixes=_PREFIXES), parse_int(m[2], where, prefixes=_PREFIXES)
         if hi < lo or hi - lo > 4096:
             raise OperandError(f"{where}: range {quote(token)} must run upwards over at most 4097 values")
         return list(range(lo, hi + 1))
-    if not re.fullmatch(number, token, re.IGNORECASE):
-        raise OperandError(f"{where}: {quote(token)} is not an integer (decimal, 0x hex, or a range A..B)")
-    return [_int(token)]
-
-
-def _int(text: str) -> int:
-    """Decimal or 0x hex; a leading 0 is decimal (0..15 is not octal)."""
-    neg = text.startswith("-")
-    body = text[neg:]
-    if body[:2].lower() == "0x":
-        value = int(body, 16)
-    elif len(body) > 40:  # out of every register's range; Python refuses more than 4300 digits
-        raise OperandError(f"{text[:20]}... ({len(body)} digits) is out of range for any register")
-    else:
-        value = int(body, 10)
-    return -value if neg else value
+    # The element width comes with the register: State.set checks the value against it.
+    return [parse_int(token, where, prefixes=_PREFIXES, also="a range A..B")]
 
 
 def apply_set(state, text: str) -> None:
