@@ -29,7 +29,16 @@ from ..core.errors import quote
 from .builtins import BUILTINS, BY_NAME, PREFIX, Builtin, lookup
 from .functions import Packed, make, packed, short2, ushort2
 from .target import BuiltinUnavailable, Target, available, target, where_available
-from .targets import FAMILIES, FAMILY_PROCESSORS, FEATURES, PROCESSOR_FEATURES, PROFILES, processors
+from .targets import (
+    FAMILIES,
+    FAMILY_PROCESSORS,
+    FEATURES,
+    PROCESSOR_FEATURES,
+    PROFILES,
+    TARGET_ID_FEATURES,
+    processors,
+    target_id,
+)
 
 
 def builtin(name, profile: str = "reference"):
@@ -116,6 +125,7 @@ __all__ = [
     "FEATURES",
     "PROCESSOR_FEATURES",
     "PROFILES",
+    "TARGET_ID_FEATURES",
     "BuiltinUnavailable",
     "Packed",
     "Target",
@@ -127,6 +137,7 @@ __all__ = [
     "processors",
     "short2",
     "target",
+    "target_id",
     "ushort2",
     "where_available",
     "sdot2",

@@ -15,6 +15,7 @@ from .targets import (
     check_profile,
     compress,
     family_features,
+    parse_target_id,
     processors,
 )
 
@@ -47,7 +48,8 @@ def available(builtin, target, profile: str = "reference") -> bool:
     builtin : str
         ``"sdot4"`` or ``"__builtin_amdgcn_sdot4"``.
     target : str
-        A family (``"CDNA3"``) or processor (``"gfx942"``); case-insensitive.
+        A family (``"CDNA3"``) or processor (``"gfx942"``), or a clang target ID
+        (``"gfx90a:sramecc+:xnack-"``: its features change no builtin); case-insensitive.
     profile : {"reference", "llvm"}
         ``"reference"``: the reference document's table by family.
         ``"llvm"``: clang's target features; a family has a builtin when every
@@ -115,19 +117,25 @@ class Target:
     they raise :class:`~intdot.errors.UnsupportedOnTarget` saying where the
     builtin is available (and, in the llvm profile, which feature is missing).
 
+    A clang target ID (``gfx90a:sramecc+:xnack-``) names its processor: ``name`` is the processor,
+    ``target_id`` the ID as clang writes it (features sorted); the features change no builtin.
+
     Examples
     --------
     >>> from intdot import amd
     >>> t = amd.target("gfx942")
     >>> t.family, t.sdot4(0x01020304, 0x05060708, 10, False)
     ('CDNA3', 80)
+    >>> amd.target("gfx90a:xnack-:sramecc+", profile="llvm")
+    Target('gfx90a:sramecc+:xnack-', profile='llvm')
     >>> amd.target("RDNA3", profile="llvm").sudot4(True, -1, False, -1, 0, False)
     -1020
     """
 
     def __init__(self, name, profile: str = "reference"):
         self.profile = check_profile(profile)
-        self.name = canonical_name(name, profile)
+        self.name, features = parse_target_id(name, profile)
+        self.target_id = ":".join([self.name, *(f + sign for f, sign in features)])
         self.is_family = self.name in FAMILIES
         self.family = self.name if self.is_family else PROCESSOR_FAMILY.get(self.name)
         self.processors = FAMILY_PROCESSORS[self.name] if self.is_family else (self.name,)
@@ -161,13 +169,13 @@ class Target:
         return sorted(set(super().__dir__()) | set(self.builtins))
 
     def __repr__(self):
-        return f"Target({self.name!r}, profile={self.profile!r})"
+        return f"Target({self.target_id!r}, profile={self.profile!r})"
 
     def __eq__(self, other):
-        return isinstance(other, Target) and (self.name, self.profile) == (other.name, other.profile)
+        return isinstance(other, Target) and (self.target_id, self.profile) == (other.target_id, other.profile)
 
     def __hash__(self):
-        return hash((self.name, self.profile))
+        return hash((self.target_id, self.profile))
 
 
 def target(name, profile: str = "reference") -> Target:

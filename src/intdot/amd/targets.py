@@ -47,24 +47,37 @@ _DOT127 = frozenset({"dot1-insts", "dot2-insts", "dot7-insts"})
 _DOT78 = frozenset({"dot7-insts", "dot8-insts"})
 _NONE: frozenset = frozenset()
 
-# Processor -> the dot target features clang gives it (llvm profile), in
-# the order the processors are listed by ``intdot table --processors``.
-PROCESSOR_FEATURES: dict[str, frozenset] = {
-    "gfx900": _NONE,
-    "gfx906": _DOT127,
-    "gfx908": _DOT127,
-    "gfx90a": _DOT127,
-    "gfx940": _DOT127,
-    "gfx941": _DOT127,
-    "gfx942": _DOT127,
-    "gfx950": _DOT127,
-    "gfx1010": _NONE,
-    "gfx1011": _DOT127,
-    "gfx1012": _DOT127,
-    "gfx1013": _NONE,
-    **{p: _DOT127 for p in _gfx(1030, 1036)},
-    **{p: _DOT78 for p in _gfx(1100, 1103) + _gfx(1150, 1153) + ("gfx1200", "gfx1201", "gfx1250", "gfx1251")},
+# Target ID features (clang's ``--offload-arch`` / ``-mcpu`` suffixes ``:sramecc+``, ``:xnack-``): what each
+# processor takes.  They change no dot builtin's availability; they are checked so that a target ID clang
+# refuses is refused here too.
+_X = ("xnack",)
+_SX = ("sramecc", "xnack")
+
+# Processor -> (the dot target features clang gives it (llvm profile), the target ID features it takes), in
+# the order the processors are listed by ``intdot table --processors``.  The ``-generic`` targets are clang's
+# generic processors (code that runs on every processor of a generation range); each follows its range.
+# fmt: off
+_TABLE: dict[str, tuple[frozenset, tuple[str, ...]]] = {
+    "gfx900": (_NONE, _X), "gfx902": (_NONE, _X), "gfx904": (_NONE, _X),
+    "gfx906": (_DOT127, _SX), "gfx908": (_DOT127, _SX), "gfx909": (_NONE, _X), "gfx90a": (_DOT127, _SX),
+    "gfx90c": (_NONE, _X),
+    "gfx940": (_DOT127, _SX), "gfx941": (_DOT127, _SX), "gfx942": (_DOT127, _SX), "gfx950": (_DOT127, _SX),
+    "gfx9-generic": (_NONE, _X),
+    "gfx1010": (_NONE, _X), "gfx1011": (_DOT127, _X), "gfx1012": (_DOT127, _X), "gfx1013": (_NONE, _X),
+    "gfx10-1-generic": (_NONE, _X),
+    **{p: (_DOT127, ()) for p in _gfx(1030, 1036)},
+    "gfx10-3-generic": (_DOT127, ()),
+    **{p: (_DOT78, ()) for p in _gfx(1100, 1103) + _gfx(1150, 1153)},
+    "gfx11-generic": (_DOT78, ()),
+    **{p: (_DOT78, ()) for p in ("gfx1200", "gfx1201", "gfx1250", "gfx1251")},
+    "gfx12-generic": (_DOT78, ()),
 }
+# fmt: on
+
+#: Processor -> the dot target features clang gives it (llvm profile).
+PROCESSOR_FEATURES: dict[str, frozenset] = {p: f for p, (f, _) in _TABLE.items()}
+#: Processor -> the target ID features clang takes after its name (``gfx90a:sramecc+:xnack-``).
+TARGET_ID_FEATURES: dict[str, tuple[str, ...]] = {p: t for p, (_, t) in _TABLE.items()}
 
 PROCESSOR_FAMILY: dict[str, str] = {p: fam for fam, procs in FAMILY_PROCESSORS.items() for p in procs}
 
@@ -122,22 +135,14 @@ def compress(names) -> str:
     return ", ".join(out)
 
 
-def canonical_name(name, profile: str = "reference") -> str:
-    """The canonical spelling of a family or processor name (case-insensitive),
-    or :class:`~intdot.errors.UnknownTarget` listing what is accepted."""
-    check_profile(profile)
-    if not isinstance(name, str):
-        raise UnknownTarget(
-            f"target={describe(name)} is not a target name; expected a family or processor name "
-            "such as 'CDNA3' or 'gfx942'"
-        )
-    key = name.strip().lower()
+def _check_name(key: str, name: str, profile: str) -> str:
+    """The canonical spelling of family or processor ``key`` (lower case, no target ID features) of the
+    user's text ``name``."""
     for fam in FAMILIES:
         if fam.lower() == key:
             return fam
-    for proc in processors(profile):
-        if proc == key:
-            return proc
+    if key in processors(profile):
+        return key
     if profile == "reference" and key in PROCESSOR_FEATURES:
         raise UnknownTarget(
             f"target={quote(name)} belongs to none of the reference's families, so the reference profile does not "
@@ -150,6 +155,76 @@ def canonical_name(name, profile: str = "reference") -> str:
         f"target={quote(name)} is not known in the {profile} profile{hint}; expected a family "
         f"({', '.join(FAMILIES)}) or a processor ({compress(processors(profile))})"
     )
+
+
+def _id_features(text: str, argument: str, head: str, parts: list[str]) -> tuple[tuple[str, str], ...]:
+    """The ``(feature, sign)`` pairs of a target ID's ``:feature+`` / ``:feature-`` parts, as clang checks them."""
+    allowed = TARGET_ID_FEATURES[head]
+    takes = (
+        f"{head} takes {' and '.join(f'{f}+ or {f}-' for f in allowed)}, each at most once"
+        if allowed
+        else f"{head} takes no target ID features"
+    )
+    example = f" (as in {head}:{':'.join(f + '+' for f in allowed)})" if allowed else ""
+    if parts and parts[-1] == "":
+        parts = parts[:-1]  # clang reads 'gfx90a:' and 'gfx90a:xnack+:' as if the last ':' were not there
+    seen: dict[str, str] = {}
+    for part in parts:
+        name, sign = part[:-1], part[-1:]
+        if sign not in ("+", "-") or name not in allowed or name in seen:
+            why = (
+                f"feature {quote(name)} is given twice"
+                if name in seen and sign in ("+", "-")
+                else f"{quote(part)} is not a target ID feature of {head}"
+            )
+            raise UnknownTarget(f"{argument}={quote(text)}: {why}; {takes}{example}")
+        seen[name] = sign
+    return tuple(sorted(seen.items()))
+
+
+def parse_target_id(name, profile: str = "reference", *, argument: str = "target") -> tuple[str, tuple]:
+    """A target name or clang target ID split into its canonical family or processor name and its
+    target ID features, sorted as clang writes them: ``"gfx90a:xnack-:sramecc+"`` ->
+    ``("gfx90a", (("sramecc", "+"), ("xnack", "-")))``.
+
+    A target ID is a processor, then ``:feature+`` or ``:feature-`` for each feature the processor takes
+    (:data:`TARGET_ID_FEATURES`), each at most once, as clang's ``--offload-arch`` and ``-mcpu`` take them.
+    The features change no dot builtin's availability.  :class:`~intdot.errors.UnknownTarget` for a name
+    the profile does not know, a family with features, or a feature the processor does not take.
+
+    >>> parse_target_id("gfx90a:xnack-:sramecc+", "llvm")
+    ('gfx90a', (('sramecc', '+'), ('xnack', '-')))
+    """
+    check_profile(profile)
+    if not isinstance(name, str):
+        raise UnknownTarget(
+            f"{argument}={describe(name)} is not a target name; expected a family or processor name "
+            "such as 'CDNA3' or 'gfx942', or a target ID such as 'gfx90a:sramecc+:xnack-'"
+        )
+    head, *parts = name.strip().lower().split(":")
+    canonical = _check_name(head, name, profile)
+    if not parts:
+        return canonical, ()
+    if canonical in FAMILIES:
+        raise UnknownTarget(
+            f"{argument}={quote(name)}: target ID features follow a processor, not a family; "
+            f"name one of {canonical}'s processors ({compress(FAMILY_PROCESSORS[canonical])})"
+        )
+    return canonical, _id_features(name, argument, canonical, parts)
+
+
+def target_id(name, profile: str = "reference") -> str:
+    """The canonical spelling of a target name or target ID: ``"GFX90A:xnack-:sramecc+"`` ->
+    ``"gfx90a:sramecc+:xnack-"`` (features in clang's order)."""
+    head, features = parse_target_id(name, profile)
+    return ":".join([head, *(f + sign for f, sign in features)])
+
+
+def canonical_name(name, profile: str = "reference") -> str:
+    """The canonical spelling of a family or processor name (case-insensitive), or
+    :class:`~intdot.errors.UnknownTarget` listing what is accepted.  A target ID (``gfx90a:xnack+``) names
+    its processor; its features are checked (:func:`parse_target_id`) and left out."""
+    return parse_target_id(name, profile)[0]
 
 
 def family_features(family: str) -> frozenset:

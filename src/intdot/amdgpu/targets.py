@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import difflib
 
-from ..amd.targets import PROCESSOR_FEATURES
+from ..amd.targets import PROCESSOR_FEATURES, parse_target_id
 from ..core.errors import UnknownTarget
 
 GENERATIONS = ("gfx9", "gfx10", "gfx11", "gfx12")
@@ -29,24 +29,33 @@ _RDNA3 = frozenset({"dot7-insts", "dot8-insts"})
 # fmt: off
 _TABLE: dict[str, tuple[str, frozenset, bool]] = {
     "gfx900": ("gfx9", _NONE, True),
+    "gfx902": ("gfx9", _NONE, True),
+    "gfx904": ("gfx9", _NONE, True),
     "gfx906": ("gfx9", _GFX906, True),
     "gfx908": ("gfx9", _CDNA, True),
+    "gfx909": ("gfx9", _NONE, True),
     "gfx90a": ("gfx9", _CDNA, True),
+    "gfx90c": ("gfx9", _NONE, True),
     "gfx940": ("gfx9", _CDNA, True),
     "gfx941": ("gfx9", _CDNA, True),
     "gfx942": ("gfx9", _CDNA, True),
     "gfx950": ("gfx9", _CDNA, False),
+    "gfx9-generic": ("gfx9", _NONE, True),
     "gfx1010": ("gfx10", _NONE, True),
     "gfx1011": ("gfx10", _RDNA2, True),
     "gfx1012": ("gfx10", _RDNA2, True),
     "gfx1013": ("gfx10", _NONE, True),
+    "gfx10-1-generic": ("gfx10", _NONE, True),
     **{f"gfx{n}": ("gfx10", _RDNA2, True) for n in range(1030, 1037)},
+    "gfx10-3-generic": ("gfx10", _RDNA2, True),
     **{f"gfx{n}": ("gfx11", _RDNA3, True) for n in (1100, 1101, 1102, 1103, 1150, 1151, 1152)},
     "gfx1153": ("gfx11", _RDNA3, False),
+    "gfx11-generic": ("gfx11", _RDNA3, True),
     "gfx1200": ("gfx12", _RDNA3, True),
     "gfx1201": ("gfx12", _RDNA3, True),
     "gfx1250": ("gfx12", _RDNA3, False),
     "gfx1251": ("gfx12", _RDNA3, False),
+    "gfx12-generic": ("gfx12", _RDNA3, True),
 }
 # fmt: on
 
@@ -67,10 +76,14 @@ def wave_sizes(mcpu: str) -> tuple[int, ...]:
 def check_mcpu(mcpu, *, encodings: bool = False) -> str:
     """A processor name as this table spells it, or :class:`~intdot.errors.UnknownTarget`.
 
-    With ``encodings=True`` a processor that llvm-mc 19 does not know is refused too: its encodings
-    could not be checked here.
+    A clang target ID (``gfx90a:sramecc+:xnack-``) names its processor; its features are checked as clang
+    checks them (:func:`intdot.amd.targets.parse_target_id`) and change no instruction.  With
+    ``encodings=True`` a processor that llvm-mc 19 does not know is refused too: its encodings could not be
+    checked here.
     """
     key = mcpu.strip().lower() if isinstance(mcpu, str) else None
+    if key is not None and ":" in key and key.split(":")[0] in _TABLE:
+        key = parse_target_id(mcpu, "llvm", argument="mcpu")[0]
     if key in _TABLE:
         if encodings and key not in LLVM_MC_KNOWS:
             raise UnknownTarget(
@@ -78,7 +91,7 @@ def check_mcpu(mcpu, *, encodings: bool = False) -> str:
                 f"expected one of {', '.join(p for p in PROCESSORS if p in LLVM_MC_KNOWS)}"
             )
         return key
-    close = difflib.get_close_matches(key or "", PROCESSORS, n=3, cutoff=0.75)
+    close = difflib.get_close_matches((key or "").split(":")[0], PROCESSORS, n=3, cutoff=0.75)
     hint = f" (did you mean {' or '.join(close)}?)" if close else ""
     raise UnknownTarget(
         f"mcpu={mcpu!r} is not a known AMD GPU processor{hint}; expected one of {', '.join(PROCESSORS)}"
