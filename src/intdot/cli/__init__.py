@@ -9,13 +9,13 @@ of this package.
 from __future__ import annotations
 
 import argparse
-import ast
 import importlib
 import os
 import re
 import sys
 
 from ..core.errors import QUOTE_LIMIT, IntdotError, quote
+from .messages import bounded, error_text
 
 # Modules of this package that add subcommands, in the order --help lists them.
 COMMAND_MODULES = ("amd", "arm", "disasm", "arm_exec", "catalog", "demo", "run")
@@ -60,25 +60,6 @@ class Parser(argparse.ArgumentParser):
             file.write(message)
         else:
             super()._print_message(message, file)
-
-
-_QUOTED = re.compile(r"'(?:[^'\\\n]|\\.)*'|\"(?:[^\"\\\n]|\\.)*\"")
-
-
-def bounded(message: str) -> str:
-    """``message`` with every long quoted value (a Python repr) and every long bare word cut by :func:`quote`."""
-
-    def quoted(m: re.Match) -> str:
-        if len(m[0]) <= 2 * QUOTE_LIMIT:
-            return m[0]
-        try:
-            value = ast.literal_eval(m[0])
-        except (ValueError, SyntaxError, MemoryError, RecursionError):
-            value = m[0][1:-1]
-        return quote(value)
-
-    message = _QUOTED.sub(quoted, message)
-    return re.sub(rf"\S{{{2 * QUOTE_LIMIT + 1},}}", lambda m: quote(m[0], marks=False), message)
 
 
 def build_parser(modules=COMMAND_MODULES) -> argparse.ArgumentParser:
@@ -209,7 +190,7 @@ def _main(argv: list[str] | None) -> int:
         return status
     except IntdotError as exc:
         # The first line is the message; AsmSyntaxError adds a caret line under the text.
-        _say(f"intdot {args.command}: error: {exc}")
+        _say(f"intdot {args.command}: error: {error_text(exc)}")
         return EXIT_ERROR
     except BrokenPipeError:
         _quiet_stdout()
@@ -229,7 +210,7 @@ def _main(argv: list[str] | None) -> int:
     except Exception as exc:  # noqa: BLE001 - the promise is: no traceback, whatever happened
         if os.environ.get("INTDOT_DEBUG", "") not in ("", "0"):
             raise
-        first = (str(exc).splitlines() or [""])[0]
+        first = bounded((str(exc).splitlines() or [""])[0])  # a bug's message may echo the input too
         _say(
             f"intdot {args.command}: internal error: {type(exc).__name__}: {first} (a bug in intdot; "
             "please report it with the command line; INTDOT_DEBUG=1 shows the traceback)"

@@ -11,6 +11,7 @@ import sys
 from ..core.errors import IntdotError, OperandError, quote
 from . import isa_option
 from .inputs import at_line, read_text, source_name
+from .messages import error_text
 
 EVAL_EPILOG = r"""examples:
   intdot eval 'sdot4(0x01020304, 0x05060708, 10, false)'
@@ -207,11 +208,11 @@ def _batch(args) -> int:
             failed += 1
             err = at_line(exc, source, n)
             if args.json:
-                print(json.dumps({"line": n, "expr": text.strip(), "error": str(err).splitlines()[0]}))
+                print(json.dumps({"line": n, "expr": text.strip(), "error": error_text(err).splitlines()[0]}))
             else:
                 print("error")
             sys.stdout.flush()  # so that a terminal or 2>&1 shows the message after its line's output
-            print(f"intdot eval: error: {err}", file=sys.stderr)
+            print(f"intdot eval: error: {error_text(err)}", file=sys.stderr)
             if args.fail_fast:
                 break
             continue

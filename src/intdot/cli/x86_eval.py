@@ -176,11 +176,12 @@ def _register_forms(nbytes: int) -> str:
 def _argument(arg: _Arg, ctype: str, where: str, names: dict, nbytes: int):
     """One argument of the call: a register's bytes (or lane list) for ``__m...i``, an int for a mask."""
     if arg.kind == "name":
+        name = quote(arg.value, marks=False)  # a name is echoed bare, but cut like any value
         if arg.value not in names:
             raise OperandError(
-                f"{where}: {quote(arg.value)} is not defined; give it with --set {arg.value}=... or write the literal"
+                f"{where}: {quote(arg.value)} is not defined; give it with --set {name}=... or write the literal"
             )
-        where = f"{where}, from --set {arg.value}"
+        where = f"{where}, from --set {name}"
         arg = names[arg.value]
     if ctype.startswith("__mmask"):
         if arg.kind == "list":
