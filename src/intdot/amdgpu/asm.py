@@ -11,7 +11,6 @@ v_dot4c_i32_i8 v0, 0x1234, v2
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from functools import cache
 
@@ -27,7 +26,7 @@ from ..core.errors import (
 )
 from ..isa.codec import Dispatch
 from ..isa.encoding import Row
-from . import dpp
+from . import dpp, syntax
 from . import operands as opnd
 from .encodings import ROWS, SYNTAX, mnemonic_of, rows_for
 from .instructions import ROWS as INSTRUCTIONS
@@ -223,40 +222,6 @@ def disassemble(data, mcpu: str, *, errors: str = "raise") -> str:
 
 # ---------------------------------------------------------------- assembly
 
-_DPP_TOKEN = re.compile(
-    r"\s+(dpp8:\[[^\]]*\]|quad_perm:\[[^\]]*\]|row_\w+(?::\w+)?|wave_\w+:\w+|bank_mask:\w+|bound_ctrl:\w+|fi:\w+)"
-)
-_MOD_RE = re.compile(r"\s+(op_sel_hi|op_sel|neg_lo|neg_hi):\[([^\]]*)\]|\s+(clamp)\b", re.IGNORECASE)
-
-
-def _split(text: str) -> tuple[str, list[str], dict, list[str]]:
-    line = text.strip()
-    if not line:
-        raise AsmSyntaxError("empty line: expected an instruction", text, 1)
-    mnemonic, *tail = line.split(None, 1)  # any blank after the mnemonic, a tab too, as llvm-mc reads it
-    rest = tail[0] if tail else ""
-    mods: dict = {}
-    order = (*_MODS, "clamp")
-    for m in _MOD_RE.finditer(" " + rest):
-        key = (m.group(1) or m.group(3)).lower()
-        if key in mods or any(order.index(k) > order.index(key) for k in mods):
-            # llvm-mc 19 reads the modifiers in one order only: op_sel, op_sel_hi, neg_lo, neg_hi, clamp
-            raise AsmSyntaxError(f"not a valid operand: {key} (write {', '.join(order)} in that order)", text, None)
-        if key == "clamp":
-            mods[key] = 1
-            continue
-        # llvm-mc takes 1 to 4 bits: those not written are 0 (op_sel_hi's too); a fourth has no field (but
-        # gfx940 refuses op_sel:[0,0,0,1] as any other non-zero op_sel)
-        bits = [b.strip() for b in m.group(2).split(",")]
-        if not 1 <= len(bits) <= 4 or any(b not in ("0", "1") for b in bits):
-            raise AsmSyntaxError(f"{key}:[{m.group(2)}]: expected 1 to 4 bits, as {key}:[1,0,0]", text, None)
-        mods[key] = sum(int(b) << i for i, b in enumerate(bits))  # bit 3 is dropped when encoding
-    rest = _MOD_RE.sub("", " " + rest).strip()
-    dpp_tokens = _DPP_TOKEN.findall(" " + rest)
-    rest = _DPP_TOKEN.sub("", " " + rest).strip()
-    ops = [o.strip() for o in rest.split(",")] if rest else []
-    return mnemonic.lower(), ops, mods, dpp_tokens
-
 
 def _candidates(mnemonic: str, generation: str) -> list[Row]:
     base = mnemonic.removesuffix("_e32").removesuffix("_e64").removesuffix("_dpp")
@@ -276,22 +241,6 @@ def _candidates(mnemonic: str, generation: str) -> list[Row]:
     return [ROWS[generation, base + s] for s in suffixes if (generation, base + s) in ROWS]
 
 
-def _constant_bus(values: list, generation: str, text: str) -> None:
-    null = 124 if generation in ("gfx11", "gfx12") else 125
-    scalars = {v for v in values if isinstance(v, int) and opnd.is_scalar(v) and v != null}
-    lits = {v[1] for v in values if isinstance(v, tuple)}
-    if len(lits) > 1:
-        raise AsmSyntaxError("only one unique literal operand is allowed", text, None)
-    limit = 1 if generation == "gfx9" else 2
-    if len(scalars) + len(lits) > limit:
-        raise AsmSyntaxError(
-            f"invalid operand (violates constant bus restrictions): at most {limit} scalar value(s) on "
-            f"{generation}, SGPRs and literals together",
-            text,
-            None,
-        )
-
-
 # What llvm-mc 19's assembler refuses beyond the encoding (its diagnostics, checked in tests/amdgpu):
 _CDNA3 = frozenset({"gfx940", "gfx941", "gfx942", "gfx950"})  # VOP3P dots take no op_sel there
 
@@ -307,111 +256,163 @@ def _refused(v: int, mcpu: str, generation: str) -> str | None:
     return None
 
 
-def _encode(row: Row, ops: list[str], mods: dict, mcpu: str, text: str) -> Insn:
+def _constant_bus(values: list, cols: list[int], generation: str, st: syntax.Statement) -> None:
+    null = 124 if generation in ("gfx11", "gfx12") else 125
+    scalars: set = set()
+    lits: set = set()
+    limit = 1 if generation == "gfx9" else 2
+    for v, col in zip(values, cols):
+        if isinstance(v, tuple):
+            lits.add(v[1])
+            if len(lits) > 1:
+                raise st.error("only one unique literal operand is allowed", col)
+        elif opnd.is_scalar(v) and v != null:
+            scalars.add(v)
+        else:
+            continue
+        if len(scalars) + len(lits) > limit:
+            raise st.error(
+                f"invalid operand (violates constant bus restrictions): at most {limit} scalar value(s) on "
+                f"{generation}, SGPRs and literals together",
+                col,
+            )
+
+
+def _source(op: syntax.Operand, generation: str, st: syntax.Statement, *, gpr_only: bool = False):
+    """The 9-bit source value of an operand, or ``(255, literal)``."""
+    if op.kind == "reg":
+        try:
+            return opnd.value_of(op.value, generation, gpr_only=gpr_only)
+        except AsmSyntaxError as exc:
+            raise st.error(f"invalid operand for instruction: {exc.reason}", op.col) from None
+    if gpr_only:
+        raise st.error(f"invalid operand for instruction: {op.text} is not a VGPR", op.col)
+    if op.kind == "int" and not -(1 << 31) <= op.value < 1 << 32:
+        raise st.error(
+            f"invalid operand for instruction: {op.text} is {op.value}, which does not fit 32 bits "
+            "(-2147483648 .. 4294967295)",
+            op.col,
+        )
+    bits = op.value & 0xFFFFFFFF
+    inline = opnd.inline_of(bits)
+    return inline if inline is not None else (opnd.LITERAL, bits)
+
+
+def _encode(row: Row, st: syntax.Statement, mcpu: str) -> Insn:
     generation = GENERATION[mcpu]
     kinds = SYNTAX[row.layout.family]
-    if len(ops) != len(kinds):
-        raise AsmSyntaxError(f"{row.name.split('.')[1]} takes {len(kinds)} operands; got {len(ops)}", text, None)
+    ops = st.operands
+    if len(ops) > len(kinds):
+        raise st.error(f"invalid operand for instruction: {row.name.split('.')[1]} takes {len(kinds)} operands; "
+                       f"got {len(ops)}", ops[len(kinds)].col)  # fmt: skip
+    if len(ops) < len(kinds):
+        raise st.error(f"too few operands for instruction: {row.name.split('.')[1]} takes {len(kinds)} operands; "
+                       f"got {len(ops)}")  # fmt: skip
     allowed = (
         set(_MODS) | {"clamp"}
         if row.layout.family.startswith("vop3p")
         else ({"clamp"} if "vop3" in row.layout.family else set())
     )
-    if set(mods) - allowed:
-        raise AsmSyntaxError(f"{', '.join(sorted(set(mods) - allowed))} is not allowed here", text, None)
+    for name, (_, col) in st.mods.items():
+        if name not in allowed:
+            raise st.error(f"invalid operand for instruction: {name} is not allowed here", col)
+    mods = {k: v for k, (v, _) in st.mods.items()}
     fields = {k: 0 for k in row.layout.fields}
     fields.update({k: _DEFAULT[k] for k in _MODS if k in row.layout.fields})
     fields.update({k: v & 7 for k, v in mods.items()})
-    values = []
+    values, cols = [], []
     for kind, o in zip(kinds, ops):
         if kind in ("vdst", "vsrc1"):
-            v = opnd.value_of(o, generation, gpr_only=True)
+            v = _source(o, generation, st, gpr_only=True)
             if v < 256:
-                raise AsmSyntaxError(f"{o!r}: {kind} must be a VGPR", text, None)
+                raise st.error(f"invalid operand for instruction: {o.text}: {kind} must be a VGPR", o.col)
             fields[kind] = v - 256
             continue
-        v = opnd.value_of(o, generation)
+        v = _source(o, generation, st)
         refused = isinstance(v, int) and _refused(v, mcpu, generation)
         if refused:
-            raise AsmSyntaxError(f"{o!r}: {refused}", text, None)
+            raise st.error(f"{o.text}: {refused}", o.col)
         if v == 254 and kind != "src0":
-            raise AsmSyntaxError(f"{o!r}: lds_direct may be used as src0 only", text, None)
-        values.append(v)
+            raise st.error(f"{o.text}: lds_direct may be used as src0 only", o.col)
         if isinstance(v, tuple) and not _literal_ok(row):
-            raise AsmSyntaxError(f"{o!r}: literal operands are not supported here", text, None)
+            raise st.error(f"literal operands are not supported: {o.text} is no inline constant", o.col)
+        values.append(v)
+        cols.append(o.col)
         fields[kind] = v[0] if isinstance(v, tuple) else v
     if row.layout.family != "vop2":
-        _constant_bus(values, generation, text)
+        _constant_bus(values, cols, generation, st)
     if row.layout.family.startswith("vop3p") and mcpu in _CDNA3 and (mods.get("op_sel") or "op_sel_hi" in mods):
-        raise AsmSyntaxError(f"invalid op_sel operand: {mcpu} takes no op_sel or op_sel_hi on dot instructions", text)
+        col = st.mods["op_sel" if mods.get("op_sel") else "op_sel_hi"][1]
+        raise st.error(f"invalid op_sel operand: {mcpu} takes no op_sel or op_sel_hi on dot instructions", col)
     lits = [v[1] for v in values if isinstance(v, tuple)]
     return Insn(row, fields, lits[0] if lits else None)
 
 
-def _number(text: str, token: str, top: int, line: str) -> int:
-    try:
-        n = int(text, 0)
-    except ValueError:
-        n = -1
-    if not 0 <= n <= top:
-        raise AsmSyntaxError(f"{token}: expected a value from 0 to {top}", line, None)
-    return n
+def _in_range(st: syntax.Statement, name: str, value: int, col: int, *, top: int) -> int:
+    if not 0 <= value <= top:
+        raise st.error(f"invalid {name} value: {value} (expected 0 to {top})", col)
+    return value
 
 
-def _encode_dpp(base: str, mnemonic: str, ops: list[str], tokens: list[str], mods: dict, mcpu: str, text: str) -> Insn:
+def _encode_dpp(base: str, st: syntax.Statement, mcpu: str) -> Insn:
     """A DPP form: ``ctrl [row_mask:N] [bank_mask:N] [bound_ctrl:B] [fi:B]`` or ``dpp8:[...] [fi:B]``, in that order."""
     g = GENERATION[mcpu]
-    if mods or mnemonic.endswith(("_e32", "_e64")):
-        raise AsmSyntaxError("invalid operand for instruction: a DPP form takes no other modifier or suffix", text)
-    if len(ops) != 3:
-        raise AsmSyntaxError(f"{mnemonic} takes 3 operands; got {len(ops)}", text)
-    vgprs = [opnd.value_of(o, g, gpr_only=True) for o in ops]
-    if any(v < 256 for v in vgprs):
-        raise AsmSyntaxError("invalid operand for instruction: the operands of a DPP form are VGPRs", text)
-    vdst, vsrc0, vsrc1 = (v - 256 for v in vgprs)
-    head, *rest = tokens
-    names = [t.split(":")[0] for t in rest]
+    if st.mods or st.mnemonic.endswith(("_e32", "_e64")):
+        col = min([c for _, c in st.mods.values()] or [st.col])
+        raise st.error("invalid operand for instruction: a DPP form takes no other modifier or suffix", col)
+    if len(st.operands) != 3:
+        col = st.operands[3].col if len(st.operands) > 3 else st.col
+        raise st.error(f"{st.mnemonic} takes 3 operands; got {len(st.operands)}", col)
+    vgprs = []
+    for o in st.operands:
+        v = _source(o, g, st, gpr_only=True)
+        if v < 256:
+            raise st.error("invalid operand for instruction: the operands of a DPP form are VGPRs", o.col)
+        vgprs.append(v - 256)
+    vdst, vsrc0, vsrc1 = vgprs
+    (head, value, col), *rest = st.dpp
+    names = [n for n, _, _ in rest]
     fields: dict = {"vdst": vdst, "vsrc0": vsrc0, "vsrc1": vsrc1}
-    if head.startswith("dpp8:"):
-        sels = [x.strip() for x in head[6:-1].split(",")]
-        if (
-            g == "gfx9"
-            or len(sels) != 8
-            or any(x not in "01234567" or not x for x in sels)
-            or names not in ([], ["fi"])
-        ):
-            raise AsmSyntaxError(f"not a valid operand: {head} {' '.join(rest)}", text)
-        fi = _number(rest[0].split(":")[1], rest[0], 1, text) if rest else 0
+    if head == "dpp8":
+        if g == "gfx9" or names not in ([], ["fi"]):
+            raise st.error(f"not a valid operand: dpp8 {'with ' + ', '.join(names) if names else 'on gfx9'}",
+                           rest[0][2] if rest and g != "gfx9" else col)  # fmt: skip
+        for k, v in enumerate(value):
+            if not 0 <= v <= 7:
+                raise st.error(f"expected a 3-bit value: dpp8 lane {k} selects lane {v}", col)
+        fi = _in_range(st, "fi", rest[0][1], rest[0][2], top=1) if rest else 0
         row = ROWS[g, f"{base}_dpp8{'fi' if fi else ''}"]
-        fields["sels"] = sum(int(x) << (3 * i) for i, x in enumerate(sels))
+        fields["sels"] = sum(v << (3 * i) for i, v in enumerate(value))
         return Insn(row, fields, None, mcpu)
     allowed = ["row_mask", "bank_mask", "bound_ctrl"] + (["fi"] if g != "gfx9" else [])
-    if (
-        len(set(names)) != len(names)
-        or any(n not in allowed for n in names)
-        or names != sorted(names, key=allowed.index)
-    ):
-        raise AsmSyntaxError(f"not a valid operand: {' '.join(rest)} (write {', '.join(allowed)} in that order)", text)
-    values = {n: t.split(":", 1)[1] for n, t in zip(names, rest)}
+    for k, (n, _, c) in enumerate(rest):
+        if n not in allowed or n in names[:k] or any(allowed.index(m) > allowed.index(n) for m in names[:k]):
+            raise st.error(f"not a valid operand: {n} (write {', '.join(allowed)} after the control, in that "
+                           "order, each once)", c)  # fmt: skip
+    if head in syntax.DPP_LISTS:
+        ctrl = f"{head}:[{','.join(str(v) for v in value)}]"
+    else:
+        ctrl = head if value is None else f"{head}:{value}"
+    try:
+        dpp_ctrl = dpp.parse_ctrl(ctrl, mcpu)
+    except AsmSyntaxError as exc:
+        raise st.error(f"not a valid operand: {exc.reason}", col) from None
+    values = {n: (v, c) for n, v, c in rest}
     row = ROWS[g, f"{base}_dpp"]
     fields.update({k: 0 for k in row.layout.fields if k.startswith(("x", "z"))})
-    fields["dpp_ctrl"] = dpp.parse_ctrl(head, mcpu)
-    fields["row_mask"] = _number(values.get("row_mask", "15"), "row_mask", 15, text)
-    fields["bank_mask"] = _number(values.get("bank_mask", "15"), "bank_mask", 15, text)
-    _number(values.get("bound_ctrl", "0"), "bound_ctrl", 1, text)
+    fields["dpp_ctrl"] = dpp_ctrl
+    fields["row_mask"] = _in_range(st, "row_mask", *values.get("row_mask", (15, col)), top=15)
+    fields["bank_mask"] = _in_range(st, "bank_mask", *values.get("bank_mask", (15, col)), top=15)
+    _in_range(st, "bound_ctrl", *values.get("bound_ctrl", (0, col)), top=1)
     fields["bound_ctrl"] = int("bound_ctrl" in values)  # llvm-mc sets the bit for bound_ctrl:0 as for bound_ctrl:1
     if g != "gfx9":
-        fields["fi"] = _number(values.get("fi", "0"), "fi", 1, text)
+        fields["fi"] = _in_range(st, "fi", *values.get("fi", (0, col)), top=1)
     return Insn(row, fields, None, mcpu)
 
 
-def parse(text, mcpu: str) -> Insn:
-    """The instruction one line of assembly spells on ``mcpu``."""
-    if not isinstance(text, str):
-        raise OperandTypeError(f"text={text!r} has type {type(text).__name__}; expected a line of assembly")
-    mcpu = check_mcpu(mcpu, encodings=True)
+def _parse_statement(st: syntax.Statement, mcpu: str) -> Insn:
     g = GENERATION[mcpu]
-    mnemonic, ops, mods, dpp_tokens = _split(text)
+    mnemonic = st.mnemonic
     base = mnemonic.removesuffix("_e32").removesuffix("_e64").removesuffix("_dpp")
     rows = _candidates(mnemonic, g)
     if not rows or not _available(base, mcpu):
@@ -421,25 +422,82 @@ def parse(text, mcpu: str) -> Insn:
             f"{mnemonic} is not available on {mcpu}: it needs target feature {ins.feature} and one of the "
             f"encodings of {', '.join(ins.opcodes)}; {mcpu} is {g} with {has}"
         )
-    if dpp_tokens:
-        return _encode_dpp(base, mnemonic, ops, dpp_tokens, mods, mcpu, text)
+    if st.dpp:
+        return _encode_dpp(base, st, mcpu)
     if mnemonic.endswith("_dpp"):  # llvm-mc's words: a DPP form needs its control (quad_perm:[...], dpp8:[...])
-        raise AsmSyntaxError("too few operands for instruction: a _dpp form needs a DPP control", text, None)
+        raise st.error("too few operands for instruction: a _dpp form needs a DPP control")
     error: Exception | None = None
     for row in rows:
         try:
-            return _encode(row, ops, mods, mcpu, text)
+            return _encode(row, st, mcpu)
         except AsmSyntaxError as exc:
             error = error or exc
     raise error  # type: ignore[misc]
 
 
-def assemble(text, mcpu: str) -> bytes:
-    """The bytes (as in memory) of one or more lines of assembly (separated by newlines or ``;``)."""
+def _statements(text, mcpu: str):
+    """(line number, raw line, Insn) of each statement of ``text``; an error names its line where there are
+    several."""
     if not isinstance(text, str):
         raise OperandTypeError(f"text={text!r} has type {type(text).__name__}; expected assembly text")
-    lines = [ln for part in text.splitlines() for ln in part.split(";") if ln.strip()]
-    return b"".join(parse(ln, mcpu).to_bytes() for ln in lines)
+    mcpu = check_mcpu(mcpu, encodings=True)
+    several = "\n" in text.rstrip("\n")
+    raws = text.split("\n")
+    try:
+        lines = syntax.strip_comments(text)
+    except AsmSyntaxError as exc:
+        raise _where(exc, exc.text, several, getattr(exc, "line", None)) from None
+    for n, (raw, line) in enumerate(zip(raws, lines), 1):
+        if not line.strip():
+            continue
+        try:
+            yield n, raw, _parse_statement(syntax.read(line), mcpu)
+        except (AsmSyntaxError, UnsupportedOnTarget, UnknownInstruction) as exc:
+            raise _where(exc, raw, several, n) from None
 
 
-__all__ = ["Insn", "assemble", "decode_one", "disassemble", "parse"]
+def _where(exc: Exception, raw: str, several: bool, n: int | None = None) -> Exception:
+    """``exc`` with the input's own line (comments and all) under its caret, and its line number if there are
+    several lines."""
+    prefix = f"line {n}: " if several and n is not None else ""
+    if isinstance(exc, AsmSyntaxError):
+        if exc.column is not None and n is not None:
+            return type(exc)(prefix + exc.reason, raw, exc.column)
+        return type(exc)(prefix + exc.reason, exc.text, exc.column)
+    return type(exc)(prefix + str(exc))
+
+
+def parse(text, mcpu: str) -> Insn:
+    """The instruction one line of assembly spells on ``mcpu`` (comments as llvm-mc reads them: ``;`` and
+    ``//`` to the end of the line, ``/* ... */``)."""
+    if not isinstance(text, str):
+        raise OperandTypeError(f"text={text!r} has type {type(text).__name__}; expected a line of assembly")
+    found = list(_statements(text, mcpu))
+    if not found:
+        raise AsmSyntaxError("empty line: expected an instruction", text, 1)
+    if len(found) > 1:
+        raise AsmSyntaxError(
+            f"{len(found)} instructions (lines {', '.join(str(n) for n, _, _ in found)}); parse reads one: "
+            "use assemble for several",
+            found[1][1],
+            1,
+        )
+    return found[0][2]
+
+
+def parse_lines(text, mcpu: str) -> list[tuple[int, Insn]]:
+    """(line number, instruction) of each statement in ``text``: one a line, as llvm-mc reads them (blank
+    lines and comments left out)."""
+    return [(n, insn) for n, _, insn in _statements(text, mcpu)]
+
+
+def assemble(text, mcpu: str) -> bytes:
+    """The bytes (as in memory) of one or more lines of assembly, one instruction a line.
+
+    As llvm-mc reads AMDGPU assembly, ``;`` starts a comment (so ``intdot asm``'s and llvm-mc's own
+    ``... ; encoding: [...]`` lines read back), as do ``//`` and, at the start of a line, ``#``.
+    """
+    return b"".join(insn.to_bytes() for _, insn in parse_lines(text, mcpu))
+
+
+__all__ = ["Insn", "assemble", "decode_one", "disassemble", "parse", "parse_lines"]
