@@ -18,6 +18,9 @@ from tests.oracles import find_tool, missing
 DOC = Path(__file__).resolve().parents[2] / "docs" / "cli.md"
 TOOLS = ("clang-19", "llvm-objdump-19", "llvm-objcopy-19", "llvm-mc-19")
 MARK = "@@intdot-docs-command@@"
+# argparse wraps usage and help to $COLUMNS, and to 80 where there is no terminal (a pipe, a file): the
+# width a reader sees when they run the page's commands, whatever the terminal of whoever runs the tests.
+HELP_COLUMNS = 80
 
 
 def blocks() -> list[tuple[int, list[tuple[str, list[str]]]]]:
@@ -55,7 +58,7 @@ def run_block(cmds, cwd) -> list[list[str]]:
     for k, (cmd, _) in enumerate(cmds):
         # Print a marker between commands, keeping $? for an 'echo $?' that follows.
         script += [f'__s=$?; echo "{MARK} {k}"; (exit $__s)', cmd]
-    env = {**os.environ, "COLUMNS": "100"}
+    env = {**os.environ, "COLUMNS": str(HELP_COLUMNS)}
     src = str(Path(__file__).resolve().parents[2] / "src")
     env["PYTHONPATH"] = src + os.pathsep + env.get("PYTHONPATH", "")
     res = subprocess.run(
@@ -86,3 +89,21 @@ def test_documented_examples(start, cmds, tmp_path):
         if os.environ.get("INTDOT_DOCS_SHOW"):
             print(f"$ {cmd}\n" + "\n".join(lines))
         assert [ln.rstrip() for ln in lines] == [ln.rstrip() for ln in want], f"docs/cli.md:{start}: {cmd}"
+
+
+def test_usage_shown_is_the_help_of_its_command():
+    """Each ``usage: intdot CMD`` on the page is, line for line, what ``intdot CMD --help`` starts with."""
+    text = DOC.read_text().splitlines()
+    starts = [i for i, line in enumerate(text) if line.startswith("usage: intdot ")]
+    assert starts, "docs/cli.md shows no usage"
+    env = {**os.environ, "COLUMNS": str(HELP_COLUMNS)}
+    env["PYTHONPATH"] = str(DOC.parents[1] / "src") + os.pathsep + env.get("PYTHONPATH", "")
+    for i in starts:
+        shown = [text[i]]
+        while text[i + len(shown)].startswith(" "):  # usage's continuation lines are indented
+            shown.append(text[i + len(shown)])
+        command = text[i].split()[2]
+        out = subprocess.run(
+            [sys.executable, "-m", "intdot", command, "--help"], env=env, capture_output=True, text=True, check=True
+        ).stdout.splitlines()
+        assert shown == out[: len(shown)] and not out[len(shown)].startswith(" "), f"docs/cli.md:{i + 1}"
