@@ -16,9 +16,9 @@ from intdot.quant.model import integer_nodes
 from . import ort
 
 F32, U8, I8 = np.float32, np.uint8, np.int8
-INTEGER_ORT = {"QLinearMatMul", "QLinearConv", "MatMulIntegerToFloat"}
+INTEGER_ORT = {"QLinearMatMul", "QLinearConv", "MatMulIntegerToFloat", "QGemm"}
 # intdot runs ONNX Runtime's MatMulIntegerToFloat as MatMulInteger -> Cast -> Mul.
-AS_INTDOT = {"QLinearMatMul": "QLinearMatMul", "QLinearConv": "QLinearConv", "MatMulIntegerToFloat": "MatMulInteger"}
+AS_INTDOT = {k: k for k in INTEGER_ORT} | {"MatMulIntegerToFloat": "MatMulInteger"}
 
 
 @pytest.fixture(autouse=True)

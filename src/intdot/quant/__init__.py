@@ -11,6 +11,7 @@ from .linear import dequantize_linear, dynamic_quantize_linear, quantize_linear
 from .matmul import matmul_integer, qlinear_matmul
 from .model import run
 from .plan import Plan, exact, fitting, plan
+from .quant_gemm import qgemm
 from .requant import METHODS, fixed_point_multiply, quantize_multiplier, requantize
 
 __all__ = [
@@ -24,6 +25,7 @@ __all__ = [
     "fixed_point_multiply",
     "matmul_integer",
     "plan",
+    "qgemm",
     "qlinear_conv",
     "qlinear_matmul",
     "quantize_linear",

@@ -19,7 +19,10 @@ import numpy as np
 from ..core.errors import IntdotError, OperandError, OperandTypeError, quote
 from ..core.values import describe
 
-INTEGER = ("MatMulInteger", "QLinearMatMul", "ConvInteger", "QLinearConv")
+INTEGER = ("MatMulInteger", "QLinearMatMul", "ConvInteger", "QLinearConv", "QGemm")
+# ONNX Runtime's own operators that run here (its QGemm: what its optimizer makes of QDQ Gemm groups).
+_MS_DOMAIN = "com.microsoft"
+_MS_OPS = ("QGemm",)
 
 
 def _onnx():
@@ -102,7 +105,7 @@ def _conv_attrs(node_run) -> dict:
 def _overrides(op, target, requant, opset):
     from onnx.reference.op_run import OpRun
 
-    from . import conv, linear, matmul
+    from . import conv, linear, matmul, quant_gemm
 
     def named(node_run, fn):
         """Bad input to an integer node is reported with the node's name and type."""
@@ -132,6 +135,13 @@ def _overrides(op, target, requant, opset):
             kw = _conv_attrs(self)
             return (named(self, lambda: conv.qlinear_conv(*args, op=op, target=target, requant=requant, **kw)),)
 
+    class QGemm(OpRun):
+        op_domain = _MS_DOMAIN
+
+        def _run(self, *args, **_):
+            kw = {k: _attr(self, k, d) for k, d in (("alpha", 1.0), ("transA", 0), ("transB", 0))}
+            return (named(self, lambda: quant_gemm.qgemm(*args, op=op, target=target, requant=requant, **kw)),)
+
     class QuantizeLinear(OpRun):
         def _run(self, x, y_scale, y_zero_point=None, **_):
             kw = {"axis": int(_attr(self, "axis", 1)), "block_size": int(_attr(self, "block_size", 0) or 0)}
@@ -157,6 +167,7 @@ def _overrides(op, target, requant, opset):
         QLinearMatMul,
         ConvInteger,
         QLinearConv,
+        QGemm,
         QuantizeLinear,
         DequantizeLinear,
         DynamicQuantizeLinear,
@@ -165,11 +176,12 @@ def _overrides(op, target, requant, opset):
 
 def _check_domains(model) -> None:
     for n in model.graph.node:
-        if n.domain not in ("", "ai.onnx"):
+        if n.domain not in ("", "ai.onnx") and not (n.domain == _MS_DOMAIN and n.op_type in _MS_OPS):
             raise OperandError(
                 f"node {n.name or '(unnamed)'!r} is {n.domain}:{n.op_type}, an operator outside ONNX that "
-                f"onnx.reference does not define; quantize so that the model has none (onnxruntime.quantization: "
-                f"QDQ format, or QOperator with op_types_to_quantize=['MatMul', 'Conv'])"
+                f"onnx.reference does not define (of ONNX Runtime's, intdot runs {', '.join(_MS_OPS)}); quantize so "
+                f"that the model has none (onnxruntime.quantization: QDQ format, or QOperator with "
+                f"op_types_to_quantize=['MatMul', 'Conv', 'Gemm'])"
             )
 
 

@@ -20,10 +20,13 @@ differ in rounding, so whether a group is rewritten decides the bits.  What it r
   w_scale|`` of ``x_scale * w_scale`` in every channel (ONNX Runtime then adds the int32 bias as it is).
   (ONNX Runtime also rewrites one whose weight scales run along the input channels, or whose output is per
   channel, and reads them per output channel, or fails; those run in float here.)
-- A MatMul whose output only an ``Add`` reads is first merged with it into a float ``Gemm`` (ONNX Runtime's
-  MatMulAddFusion, which runs before its QDQ rules) where the Add's other operand has a shape Gemm takes
-  (``becomes_gemm``): neither MatMulIntegerToFloat nor, with a ``QuantizeLinear`` after the Add, its ``QGemm``
-  (not modelled) is an integer node here; both run in float.
+- ``DQ(x), DQ(w)[, DQ(bias int32)] -> Gemm [-> Q]`` becomes ``com.microsoft:QGemm`` (with a float output where
+  no ``QuantizeLinear`` follows), and so does a MatMul whose output only an ``Add`` reads, which ONNX Runtime's
+  MatMulAddFusion first merges into a Gemm where the Add's other operand has a shape Gemm takes
+  (``becomes_gemm``); a constant 1-D float bias of a Gemm or Conv whose output reaches a ``QuantizeLinear`` is
+  first rounded onto ``x_scale * w_scale``'s int32 grid (its WeightBiasQuantization).  The rules, and where they
+  differ from the MatMul ones (no ``int8_allowed`` test; the bias's scale and zero point not read), are in
+  :mod:`intdot.quant.qdq_gemm`.
 - Constants are initializers and ``Constant`` nodes (ONNX Runtime folds those into initializers); below IR version
   4, initializers that are also listed as graph inputs are constants too.  Per-column weights are 2-D.
 - 16-bit and 4-bit groups are never rewritten; nor is a group whose MatMul/Conv output also goes elsewhere or is
@@ -36,8 +39,8 @@ differ in rounding, so whether a group is rewritten decides the bits.  What it r
   output pair was moved and whose input was not.  True is its default on Arm.
 
 What ONNX Runtime does that is not modelled, so that those parts run in float here and its bits may differ, is
-listed in docs/differences.md (its other QDQ fusions: ``QGemm``, ``QLinearAdd``..., ``MatMulNBits`` for
-weight-only and 16-bit groups).
+listed in docs/differences.md (its other QDQ fusions: ``QLinearAdd``..., ``MatMulNBits`` for weight-only and
+16-bit groups; float weights of a Gemm or Conv, which it quantizes to int8 first).
 """
 
 from __future__ import annotations
@@ -443,7 +446,12 @@ def fuse(model, *, int8_allowed: bool = False):
     """``model`` with the QDQ groups ONNX Runtime rewrites into integer nodes rewritten (module docstring)."""
     from onnx import helper, numpy_helper
 
+    from .qdq_gemm import gemm_group, gemm_view, qgemm_nodes, quantize_biases
+
     rules = _Rules(model, int8_allowed)
+    biased = quantize_biases(model, rules)
+    if biased is not model:  # the new bias DequantizeLinear nodes are part of the groups below
+        model, rules = biased, _Rules(biased, int8_allowed)
     replace, drop, extra = {}, set(), []
     names = {v for n in model.graph.node for v in (*n.input, *n.output)} | set(rules.g.const)
     names |= {t.name for t in model.graph.initializer}
@@ -465,8 +473,17 @@ def fuse(model, *, int8_allowed: bool = False):
         return name
 
     for n in model.graph.node:
-        if n.op_type not in ("MatMul", "Conv") or n.domain not in ("", "ai.onnx"):
+        if n.op_type not in ("MatMul", "Conv", "Gemm") or n.domain not in ("", "ai.onnx"):
             continue
+        view = gemm_view(rules, n)
+        if view is not None:
+            found = gemm_group(rules, view)
+            if found is not None:
+                q, clip = found[3], found[4]
+                replace[id(n)] = qgemm_nodes(rules, view, found, fresh, zero_point, extra)
+                drop.update(id(m) for m in (*view.nodes[1:], q, clip) if m is not None)
+            if n.op_type == "Gemm" or found is not None:
+                continue
         found = rules.group(n)
         if found is None:
             continue
@@ -502,4 +519,8 @@ def fuse(model, *, int8_allowed: bool = False):
     del out.graph.node[:]
     out.graph.node.extend(nodes)
     out.graph.initializer.extend(extra)
+    if any(n.domain == "com.microsoft" for n in nodes) and not any(
+        o.domain == "com.microsoft" for o in out.opset_import
+    ):
+        out.opset_import.extend([helper.make_opsetid("com.microsoft", 1)])
     return out
