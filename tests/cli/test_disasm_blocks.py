@@ -17,7 +17,7 @@ import sys
 
 import pytest
 
-from intdot.cli import disasm
+from intdot.cli import arm_disasm
 from tests.cli.disasm_oracle import assert_same_listing, build, intdot_records, objdump_records, tool
 
 MARCH = "-march=armv9.2-a+sme2+i8mm+sme-i16i64"
@@ -160,13 +160,13 @@ def test_output_does_not_depend_on_the_blocks(cli, small_object, monkeypatch, fl
     whole = cli("disasm", "-f", small_object, *flags)
     assert whole[0] == 0 and whole[1]
     for block in (1, 2, 3, 5, 7):
-        monkeypatch.setattr(disasm, "BLOCK", block)
+        monkeypatch.setattr(arm_disasm, "BLOCK", block)
         assert cli("disasm", "-f", small_object, *flags) == whole, block
 
 
 @pytest.mark.parametrize("block", [1, 3, 7])
 def test_small_blocks_list_what_objdump_lists(cli, small_object, monkeypatch, block):
-    monkeypatch.setattr(disasm, "BLOCK", block)
+    monkeypatch.setattr(arm_disasm, "BLOCK", block)
     theirs = objdump_records(small_object)
     assert [r["symbol"] for r in theirs][:3] == [".text", "f", "f"]  # the section's start, then f
     assert_same_listing(intdot_records(cli, "-f", small_object), theirs)
@@ -176,7 +176,7 @@ def test_a_file_of_many_blocks_lists_what_objdump_lists(cli, tmp_path):
     """Four blocks of the default size, and symbols that do not start on a block's first word."""
     obj = big_object(tmp_path, 1, function_kb=12)
     theirs = objdump_records(obj)
-    assert len(theirs) > 3 * disasm.BLOCK
+    assert len(theirs) > 3 * arm_disasm.BLOCK
     assert_same_listing(intdot_records(cli, "-f", obj), theirs)
     rc, out, _ = cli("disasm", "-f", obj, "--only-dot")
     assert rc == 0 and out.count(":\n") == 1 + (1 << 20) // (12 << 10)  # the section, each function

@@ -5,11 +5,15 @@ from __future__ import annotations
 import argparse
 import json
 
-from ..catalog import PROFILES
 from ..core.errors import UnknownTarget, UnsupportedOnTarget, quote
-from ..core.values import a_or_an
 from ..isa.registry import ISAS
 from .isa_option import NotForISA, conflict
+
+# intdot.catalog.PROFILES, written out: importing the catalog (and NumPy with it) to build --help is what
+# these parsers avoid; tests/cli/test_help_imports.py checks that the two agree.
+PROFILES = ("reference", "llvm")
+# One or more targets of each ISA, for --target's help (tests/cli/test_help_imports.py checks them).
+TARGET_EXAMPLES = ("gfx942", "CDNA3", "neoverse-v2", "armv9.2-a+sme2", "sapphirerapids", "x86-64-v3+avxvnni", "sm_90")
 
 LIST_EPILOG = """\
 examples:
@@ -57,16 +61,14 @@ def register(subparsers) -> None:
         help="only the instructions these names spell (builtin, ACLE intrinsic, mnemonic, assembly line)",
     )
     p.add_argument("--isa", choices=ISAS, help="only this ISA")
-    target = p.add_argument("--target", metavar="T", help="only what target T has")
-    # Each ISA's words for its targets come from its front end, whose import costs more than building every
-    # other parser together: they are read when this help is printed, not on every command line.
-    own_help = p.format_help
-
-    def format_help():
-        target.help = "only what target T has: " + "; ".join(f"{fe.title}: {fe.target_help}" for fe in _front_ends())
-        return own_help()
-
-    p.format_help = format_help
+    # Named by example, not by each front end's words for its targets: importing the five front ends to print
+    # this line tripled the time of 'list --help' (tests/cli/test_help_imports.py holds every ISA to an example).
+    p.add_argument(
+        "--target",
+        metavar="T",
+        help=f"only what target T has: a processor, family, core or architecture of any ISA, with +feature and "
+        f"+nofeature where the ISA reads them ({', '.join(TARGET_EXAMPLES)}); --targets lists every one",
+    )
     p.add_argument(
         "--profile",
         choices=PROFILES,
@@ -112,6 +114,12 @@ def register(subparsers) -> None:
         "mode, or in a streaming (__arm_streaming) function",
     )
     a.set_defaults(func=_available)
+
+
+def _a_or_an(word: str) -> str:
+    from ..core.values import a_or_an
+
+    return a_or_an(word)
 
 
 def _front_ends():
@@ -174,7 +182,7 @@ def _rows(args):
             others = " and ".join(sorted({_title(r.isa) for r in recs})) or "no"
             raise UnsupportedOnTarget(
                 f"{quote(' '.join(args.names))} names only {others} instructions, and --target {args.target} is "
-                f"{a_or_an(_title(isa))} target; expected a target of the names' ISA, or {_title(isa)} names"
+                f"{_a_or_an(_title(isa))} target; expected a target of the names' ISA, or {_title(isa)} names"
             )
         recs = [r for r in total if catalog.available(r, args.target, profile=args.profile)]
         where = f"{args.target} ({args.profile} profile)" if _profiled(isa) else args.target
@@ -314,7 +322,7 @@ def _mode(args, isa: str):
     if not front_end(isa).modes:
         raise NotForISA(
             f"--mode {args.mode} applies to an ISA with a streaming mode (Arm) only; {quote(args.name)} is "
-            f"{a_or_an(_title(isa))} name, which has one mode: leave --mode out"
+            f"{_a_or_an(_title(isa))} name, which has one mode: leave --mode out"
         )
     return args.mode == "streaming"
 
