@@ -380,7 +380,7 @@ def _encode_dpp(base: str, st: syntax.Statement, mcpu: str) -> Insn:
         for k, v in enumerate(value):
             if not 0 <= v <= 7:
                 raise st.error(f"expected a 3-bit value: dpp8 lane {k} selects lane {v}", col)
-        fi = _in_range(st, "fi", rest[0][1], rest[0][2], top=1) if rest else 0
+        fi = int(rest[0][1] != 0) if rest else 0  # llvm-mc picks the fi form for any value but 0
         row = ROWS[g, f"{base}_dpp8{'fi' if fi else ''}"]
         fields["sels"] = sum(v << (3 * i) for i, v in enumerate(value))
         return Insn(row, fields, None, mcpu)
@@ -401,12 +401,13 @@ def _encode_dpp(base: str, st: syntax.Statement, mcpu: str) -> Insn:
     row = ROWS[g, f"{base}_dpp"]
     fields.update({k: 0 for k in row.layout.fields if k.startswith(("x", "z"))})
     fields["dpp_ctrl"] = dpp_ctrl
-    fields["row_mask"] = _in_range(st, "row_mask", *values.get("row_mask", (15, col)), top=15)
-    fields["bank_mask"] = _in_range(st, "bank_mask", *values.get("bank_mask", (15, col)), top=15)
+    # llvm-mc 19 keeps the low 4 bits of any row_mask/bank_mask value (row_mask:16 is 0) and the low bit of fi
+    fields["row_mask"] = values.get("row_mask", (15, col))[0] & 15
+    fields["bank_mask"] = values.get("bank_mask", (15, col))[0] & 15
     _in_range(st, "bound_ctrl", *values.get("bound_ctrl", (0, col)), top=1)
     fields["bound_ctrl"] = int("bound_ctrl" in values)  # llvm-mc sets the bit for bound_ctrl:0 as for bound_ctrl:1
     if g != "gfx9":
-        fields["fi"] = _in_range(st, "fi", *values.get("fi", (0, col)), top=1)
+        fields["fi"] = values.get("fi", (0, col))[0] & 1
     return Insn(row, fields, None, mcpu)
 
 
@@ -442,12 +443,11 @@ def _statements(text, mcpu: str):
         raise OperandTypeError(f"text={text!r} has type {type(text).__name__}; expected assembly text")
     mcpu = check_mcpu(mcpu, encodings=True)
     several = "\n" in text.rstrip("\n")
-    raws = text.split("\n")
     try:
         lines = syntax.strip_comments(text)
     except AsmSyntaxError as exc:
         raise _where(exc, exc.text, several, getattr(exc, "line", None)) from None
-    for n, (raw, line) in enumerate(zip(raws, lines), 1):
+    for n, raw, line in lines:
         if not line.strip():
             continue
         try:

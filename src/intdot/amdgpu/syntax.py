@@ -30,50 +30,62 @@ from ..core.errors import AsmSyntaxError
 # ---------------------------------------------------------------- comments
 
 
-def strip_comments(text: str) -> list[str]:
-    """The lines of ``text`` with every comment replaced by blanks (so columns stay those of the input)."""
-    out, line, i, n = [], [], 0, len(text)
-    in_block, block_at = False, (0, 0)
+def strip_comments(text: str) -> list[tuple[int, str, str]]:
+    """``(line number, line, line without comments)`` for each statement of ``text``, comments blanked out so
+    that columns stay those of the input. A ``/* */`` comment that spans lines joins them into one statement,
+    as llvm-mc reads it (their text joined by a blank where the line breaks were)."""
+    out: list[tuple[int, str, str]] = []
+    raw: list[str] = []
+    line: list[str] = []
+    first = physical = 1
+    i, n = 0, len(text)
+    in_block, block_at = False, (0, 0, "")
     start_of_line = True
     while i < n:
         c = text[i]
         if in_block:
             if text.startswith("*/", i):
-                line += "  "
+                raw.append("*/")
+                line.append("  ")
                 i += 2
                 in_block = False
                 continue
             if c == "\n":
-                out.append("".join(line))
-                line = []
-            else:
-                line.append(" " if c != "\t" else "\t")
+                physical += 1
+            raw.append(" " if c == "\n" else c)
+            line.append("\t" if c == "\t" else " ")
             i += 1
             continue
         if c == "\n":
-            out.append("".join(line))
-            line, start_of_line = [], True
+            out.append((first, "".join(raw), "".join(line)))
+            raw, line, start_of_line = [], [], True
+            physical += 1
+            first = physical
             i += 1
             continue
         if text.startswith("/*", i):
-            in_block, block_at = True, (len(out) + 1, len(line) + 1)
-            line += "  "
+            in_block, block_at = True, (physical, len("".join(line)) + 1, text.split("\n")[physical - 1])
+            raw.append("/*")
+            line.append("  ")
             i += 2
             continue
         if c == ";" or text.startswith("//", i) or (c == "#" and start_of_line):
             end = text.find("\n", i)
-            i = n if end < 0 else end
+            end = n if end < 0 else end
+            raw.append(text[i:end])
+            i = end
             continue
         if not c.isspace():
             start_of_line = False
+        raw.append(c)
         line.append(c)
         i += 1
     if in_block:
-        row, col = block_at
-        exc = AsmSyntaxError("unterminated comment: '/*' without '*/'", text.split("\n")[row - 1], col)
+        row, col, shown = block_at
+        exc = AsmSyntaxError("unterminated comment: '/*' without '*/'", shown, col if row == first else None)
         exc.line = row
         raise exc
-    out.append("".join(line))
+    out.append((first, "".join(raw), "".join(line)))
     return out
 
 
