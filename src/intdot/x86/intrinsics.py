@@ -58,7 +58,8 @@ def _rows() -> list[Row]:
         op = mn[2:]  # dpbusd
         for bits in (512, 256, 128):
             r, p, m = _REG[bits], _PREFIX[bits], "__mmask16" if bits == 512 else "__mmask8"
-            evex = "avx512vnni" if bits == 512 else "avx512vnni+avx512vl"
+            # A 512-bit intrinsic needs evex512 as well (clang-19: absent under avx10.1-256 alone).
+            evex = "avx512vnni+evex512" if bits == 512 else "avx512vnni+avx512vl"
             # clang defines the unmasked 128/256-bit names for AVX-VNNI too (a macro on the same builtin).
             plain = evex if bits == 512 else f"{evex}|avxvnni"
             out.append(Row(f"{r} {p}_{op}_epi32({r} src, {r} a, {r} b)", mn, bits, "", plain))
@@ -74,7 +75,11 @@ def _rows() -> list[Row]:
         for bits in (256, 128):
             r, p = _REG[bits], _PREFIX[bits]
             out.append(Row(f"{r} {p}_{mn[2:]}_epi32({r} W, {r} A, {r} B)", mn, bits, "", feature))
-    for bits, maddubs, madd in ((128, "ssse3", "sse2"), (256, "avx2", "avx2"), (512, "avx512bw", "avx512bw")):
+    for bits, maddubs, madd in (
+        (128, "ssse3", "sse2"),
+        (256, "avx2", "avx2"),
+        (512, "avx512bw+evex512", "avx512bw+evex512"),
+    ):
         r, p = _REG[bits], _PREFIX[bits]
         out.append(Row(f"{r} {p}_maddubs_epi16({r} a, {r} b)", "pmaddubsw", bits, "", maddubs))
         out.append(Row(f"{r} {p}_madd_epi16({r} a, {r} b)", "pmaddwd", bits, "", madd))
