@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from intdot import quant
+from intdot.core.errors import OperandError
 from intdot.quant.model import integer_nodes
 
 from . import ort
@@ -276,3 +277,65 @@ def test_a_convs_float_bias_is_quantized_too(relu, tmp_path):
     want = _session(model).run(None, {"x": x})[0]
     assert not np.array_equal(want, _session(model, optimize=False).run(None, {"x": x})[0])
     assert np.array_equal(quant.run(model, {"x": x}, op="usdot")["y"], want)
+
+
+@pytest.mark.parametrize("acts", ["uint8", "int8"])
+def test_a_linear_model_from_quantize_static(acts, tmp_path):
+    """Two Linear layers (Gemm with a bias, Relu, Gemm) quantized by onnxruntime.quantization in QDQ format: both
+    become QGemm, and the outputs are ONNX Runtime's (uint8 activations on x86's default, through the AVX2 idiom
+    where its kernel saturates pairs; int8 ones with qdqisint8allowed, on its exact int8 kernel)."""
+    from onnx import helper, numpy_helper
+    from onnxruntime.quantization import QuantFormat, QuantType
+
+    from .test_run import _quantize
+
+    rng = np.random.default_rng(0)
+    w = {
+        "w1": rng.normal(0, 0.05, (32, 64)),
+        "b1": rng.normal(0, 0.1, 32),
+        "w2": rng.normal(0, 0.2, (32, 10)),
+        "b2": rng.normal(0, 0.1, 10),
+    }
+    nodes = [
+        helper.make_node("Gemm", ["pixels", "w1", "b1"], ["h"], transB=1),
+        helper.make_node("Relu", ["h"], ["r"]),
+        helper.make_node("Gemm", ["r", "w2", "b2"], ["logits"]),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "linear",
+        [helper.make_tensor_value_info("pixels", 1, [16, 64])],
+        [helper.make_tensor_value_info("logits", 1, [16, 10])],
+        [numpy_helper.from_array(v.astype(F32), k) for k, v in w.items()],
+    )
+    model = helper.make_model(graph, ir_version=10, opset_imports=[helper.make_opsetid("", 21)])
+    kind = QuantType.QUInt8 if acts == "uint8" else QuantType.QInt8
+    path = _quantize(tmp_path, model, "qdq", quant_format=QuantFormat.QDQ, activation_type=kind)
+    int8 = acts == "int8"
+    import onnx
+
+    kinds = _ort_kinds(onnx.load(str(path)), tmp_path, int8)
+    assert kinds.count("QGemm") == 2
+    assert [t for _, t in integer_nodes(path, qdq_int8_allowed=int8)] == ["QGemm", "QGemm"]
+    x = rng.uniform(0, 16, (16, 64)).astype(F32)
+    want = _session(onnx.load(str(path)), int8).run(None, {"pixels": x})[0]
+    op = "vpmaddubsw" if acts == "uint8" and ort.saturates_u8s8() else "usdot"
+    assert np.array_equal(quant.run(path, x, op=op, qdq_int8_allowed=int8)["logits"], want)
+
+
+def test_a_prepared_model_is_rewritten_once(monkeypatch):
+    """``intdot run`` asks for the outputs and for the integer nodes: with ``prepare`` the QDQ rewrite runs once."""
+    from intdot.quant import model as qmodel
+    from intdot.quant import qdq
+
+    calls = []
+    fuse = qdq.fuse
+    monkeypatch.setattr(qdq, "fuse", lambda *a, **k: calls.append(1) or fuse(*a, **k))
+    model = GEMMS["MatMul + Add (N,)"][0]
+    prepared = qmodel.prepare(model)
+    x = _dyadic_x((8, 16), seed=3)
+    assert qmodel.integer_nodes(prepared) == qmodel.integer_nodes(model)
+    assert np.array_equal(quant.run(prepared, x, op="usdot")["y"], _session(model).run(None, {"x": x})[0])
+    assert len(calls) == 2  # prepare and the integer_nodes of the plain model
+    with pytest.raises(OperandError, match=r"prepared with qdq_int8_allowed=False: expected the same"):
+        quant.run(prepared, x, op="usdot", qdq_int8_allowed=True)

@@ -9,7 +9,7 @@ wrap modulo 2**32), bit for bit, whichever instruction computes them: see :mod:`
 from .conv import conv_integer, qlinear_conv
 from .linear import dequantize_linear, dynamic_quantize_linear, quantize_linear
 from .matmul import matmul_integer, qlinear_matmul
-from .model import run
+from .model import prepare, run
 from .plan import Plan, exact, fitting, plan
 from .quant_gemm import qgemm
 from .requant import METHODS, fixed_point_multiply, quantize_multiplier, requantize
@@ -25,6 +25,7 @@ __all__ = [
     "fixed_point_multiply",
     "matmul_integer",
     "plan",
+    "prepare",
     "qgemm",
     "qlinear_conv",
     "qlinear_matmul",

@@ -266,15 +266,42 @@ def _check_instruction(op, target) -> None:
         catalog.require_any(op, target, among=recs)
 
 
-def _fused(model, qdq_int8_allowed):
+class Prepared:
+    """A model whose QDQ groups are already rewritten (:func:`prepare`): :func:`run` and :func:`integer_nodes` take
+    it in place of the model and do not rewrite it again."""
+
+    __slots__ = ("model", "qdq_int8_allowed")
+
+    def __init__(self, model, qdq_int8_allowed: bool):
+        self.model, self.qdq_int8_allowed = model, qdq_int8_allowed
+
+
+def prepare(model, *, qdq_int8_allowed: bool = False) -> Prepared:
+    """``model`` loaded and its QDQ groups rewritten once, for several calls of :func:`run` and
+    :func:`integer_nodes` (the rewrite reads every node and infers every shape)."""
     from ._args import flag
     from .qdq import fuse
 
-    return fuse(load(model), int8_allowed=flag(qdq_int8_allowed, "qdq_int8_allowed"))
+    int8 = flag(qdq_int8_allowed, "qdq_int8_allowed")
+    return Prepared(fuse(load(model), int8_allowed=int8), int8)
+
+
+def _fused(model, qdq_int8_allowed):
+    from ._args import flag
+
+    if not isinstance(model, Prepared):
+        return prepare(model, qdq_int8_allowed=qdq_int8_allowed).model
+    if flag(qdq_int8_allowed, "qdq_int8_allowed") != model.qdq_int8_allowed:
+        raise OperandError(
+            f"qdq_int8_allowed={qdq_int8_allowed!r}, but the model was prepared with "
+            f"qdq_int8_allowed={model.qdq_int8_allowed}: expected the same setting (or prepare it again)"
+        )
+    return model.model
 
 
 def integer_nodes(model, *, qdq_int8_allowed: bool = False) -> list[tuple[str, str]]:
-    """(name, type) of the nodes that run through the instruction, after the QDQ rewrite (as :func:`run`)."""
+    """(name, type) of the nodes that run through the instruction, after the QDQ rewrite (as :func:`run`); ``model``
+    may be a :class:`Prepared` one."""
     m = _fused(model, qdq_int8_allowed)
     return [(n.name, n.op_type) for n in m.graph.node if n.op_type in INTEGER]
 
@@ -300,8 +327,9 @@ def run(model, inputs, *, op, target=None, requant: str = "float32", qdq_int8_al
 
     Parameters
     ----------
-    model : onnx.ModelProto, path or bytes
-        QOperator or QDQ format, as ``onnxruntime.quantization`` writes them.  A file that cannot be read, bytes
+    model : onnx.ModelProto, path, bytes or Prepared
+        QOperator or QDQ format, as ``onnxruntime.quantization`` writes them (a :func:`prepare`'d one is not
+        rewritten again).  A file that cannot be read, bytes
         that do not parse, and a model without a graph or without nodes (what an empty file parses as) are
         :class:`~intdot.errors.OperandError`.
     inputs : dict of name -> numpy.ndarray, or one array for a model with one input
