@@ -1,6 +1,5 @@
 """``intdot COMMAND --help`` is start-up time only: it builds one parser and imports no ISA front end
-(nor, where the layers below allow it, NumPy).  Each case runs in a fresh interpreter, since this
-process has long imported everything."""
+nor NumPy.  Each case runs in a fresh interpreter, since this process has long imported everything."""
 
 from __future__ import annotations
 
@@ -39,11 +38,6 @@ def test_help_imports_no_front_end(argv):
     assert not {"intdot.cli.arm_disasm", "intdot.cli.binary", "intdot.cli.listing"} & modules
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="intdot/core/__init__.py imports core.dot (and NumPy) eagerly, and isa/registry.py imports "
-    "core.values (NumPy) for --isa's choices; with both lazy, the command line's --help imports no NumPy",
-)
 @pytest.mark.parametrize("argv", HELPS, ids=[" ".join(a) or "intdot" for a in HELPS])
 def test_help_imports_no_numpy(argv):
     assert "numpy" not in imported_by_help(argv)

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -76,3 +79,23 @@ def test_pack_errors():
         pack([1, 2, 3, 256], 8)
     with pytest.raises(OperandTypeError):
         unpack(1.5, 8)
+
+
+def test_core_names_load_lazily_and_stay_what_they_are():
+    """intdot.core loads its modules on first use (the command line imports core.errors without NumPy); every
+    public name is still there, and `dot` stays the function once every submodule is loaded."""
+    code = (
+        "import sys, importlib, pkgutil, intdot.core as c\n"
+        "assert 'numpy' not in sys.modules\n"
+        "c.OperandError\n"
+        "assert 'numpy' not in sys.modules\n"
+        "for m in pkgutil.iter_modules(c.__path__):\n"
+        "    importlib.import_module('intdot.core.' + m.name)\n"
+        "import intdot\n"
+        "assert callable(c.dot) and c.dot is intdot.dot, c.dot\n"
+        "for name in c.__all__:\n"
+        "    getattr(c, name)\n"
+        "from intdot.core import dot, OperandError\n"
+        "assert dot(0x01010101, 0x01010101, 0, a_width=8, b_width=8) == 4\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)

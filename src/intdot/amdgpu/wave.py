@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.dot import dot_function
+from ..core.dotstep import dot_function
 from ..core.errors import OperandError, OperandTypeError, UndefinedEncoding, UnsupportedOnTarget
 from ..core.spec import DotSpec
 from . import dpp

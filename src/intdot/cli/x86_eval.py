@@ -216,7 +216,7 @@ def _bindings(args, nbytes: int) -> dict:
 
 def _explain(row, result: np.ndarray, call_args: list) -> list[dict]:
     """Per result lane: the lanes read, products and accumulation (the core's trace of that lane's step)."""
-    from ..core.dot import trace
+    from ..core.dotstep import trace
     from ..x86.instructions import PMADDUBSW, PMADDWD
     from ..x86.instructions import row as instruction
     from ..x86.vectors import register

@@ -19,7 +19,6 @@ from functools import cache
 from typing import TYPE_CHECKING
 
 from ..core.errors import OperandError
-from ..core.values import describe
 
 if TYPE_CHECKING:  # annotations only: the command line reads ISAS at start-up, and pays for what this imports
     from .record import Instruction
@@ -134,6 +133,8 @@ def front_end(isa: str) -> FrontEnd:
             if fe.isa != isa:
                 raise RuntimeError(f"{module}.FRONT_END says isa={fe.isa!r}, registered as {isa!r}")  # a table bug
             return fe
+    from ..core.values import describe  # NumPy: only for the error, not at every start-up
+
     raise OperandError(f"isa={describe(isa)} is not known; expected one of {', '.join(ISAS)}")
 
 
@@ -146,6 +147,8 @@ def check_isa(isa) -> str:
     """``isa`` in its registry spelling (case-insensitive), or an error listing the ISAs."""
     if isinstance(isa, str) and isa.lower() in ISAS:
         return isa.lower()
+    from ..core.values import describe  # NumPy: only for the error, not at every start-up
+
     raise OperandError(f"isa={describe(isa)} is not known; expected one of {', '.join(ISAS)}")
 
 

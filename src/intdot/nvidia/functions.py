@@ -9,7 +9,7 @@ from functools import cache
 
 import numpy as np
 
-from ..core.dot import dot_function
+from ..core.dotstep import dot_function
 from ..core.errors import OperandError, OperandTypeError
 from ..core.lanes import int_array, pack
 from ..core.values import a_or_an, as_word_array, check_flag, describe

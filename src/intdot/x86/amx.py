@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.dot import dot_arrays
+from ..core.dotstep import dot_arrays
 from ..core.errors import OperandError, UnknownInstruction
 from ..core.values import as_word_array, describe
 from .instructions import row

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.dot import dot_arrays
+from ..core.dotstep import dot_arrays
 from ..core.errors import OperandError, OperandTypeError
 from ..core.spec import DotSpec
 from ..core.values import a_or_an, asarray_exact, check_int, describe, is_int_scalar
