@@ -146,8 +146,13 @@ def test_a_node_the_instruction_cannot_compute_is_named(models, tmp_path):
         quant.run(path, {"x": _pixels(2)}, op="usdot")
 
 
-def test_cli_run(models, tmp_path, capsys):
+def test_cli_run(models, tmp_path, capsys, monkeypatch):
     from onnxruntime.quantization import QuantFormat
+
+    from intdot.quant import qdq
+
+    fuse, calls = qdq.fuse, []  # the QDQ rewrite reads every node and infers every shape: once a run
+    monkeypatch.setattr(qdq, "fuse", lambda *a, **k: calls.append(1) or fuse(*a, **k))
 
     path = _quantize(tmp_path, models["mlp"], "qdq", quant_format=QuantFormat.QDQ)
     x = _pixels(5)
@@ -155,6 +160,7 @@ def test_cli_run(models, tmp_path, capsys):
     want = _ort(path).run(None, {"pixels": x})[0]
     args = ["run", str(path), "--op", "usdot", "--target", "neoverse-v2", "--inputs", str(tmp_path / "x.npz")]
     assert main([*args, "--json", "--save", str(tmp_path / "y.npz")]) == 0
+    assert len(calls) == 1
     out = json.loads(capsys.readouterr().out)
     assert out["instruction"] == "arm.usdot_neon_vec_64" and len(out["integer_nodes"]) == 2
     assert np.array_equal(np.array(out["outputs"]["logits"]["values"], np.float32), want)

@@ -115,7 +115,7 @@ def run(args) -> int:
 
     from .. import catalog
     from ..quant import plan
-    from ..quant.model import INTEGER, integer_nodes, load
+    from ..quant.model import INTEGER, integer_nodes, load, prepare
     from ..quant.model import run as run_model
 
     if args.inputs is not None and args.seed is not None:
@@ -137,6 +137,7 @@ def run(args) -> int:
     model = load(args.model)
     feed, source = _inputs(model, args.inputs, args.seed)
     int8 = args.qdq_int8_allowed
+    model = prepare(model, qdq_int8_allowed=int8)  # its QDQ groups rewritten once, for the run and the report
     outputs = run_model(model, feed, op=args.op, target=args.target, requant=args.requant, qdq_int8_allowed=int8)
     try:
         rec = catalog.find(args.op)
