@@ -14,7 +14,7 @@ import random
 import pytest
 
 from intdot import amdgpu
-from intdot.amdgpu.targets import GENERATION, LLVM_MC_KNOWS, PROCESSORS
+from intdot.amdgpu.targets import FEATURES, GENERATION, LLVM_MC_KNOWS, PROCESSORS
 from intdot.errors import IntdotError
 from tests.oracles import llvm_mc_amdgpu as mc
 from tests.oracles import missing
@@ -216,7 +216,7 @@ def _words(mcpu: str, n: int, seed: int) -> list[bytes]:
     """Valid encodings (from llvm-mc) with random bits flipped, and random fields under fixed opcode bits."""
     rng = random.Random(seed)
     # a processor without dot instructions is probed with the encodings of one of its generation that has them
-    like = {"gfx900": "gfx906", "gfx1010": "gfx1030", "gfx1013": "gfx1030"}.get(mcpu, mcpu)
+    like = {"gfx9": "gfx906", "gfx10": "gfx1030"}[GENERATION[mcpu]] if not FEATURES[mcpu] else mcpu
     seeds = [a[1] for a in mc.assemble(_lines(like, 200, seed), like) if isinstance(a, tuple)]
     out = []
     for _ in range(n):

@@ -233,3 +233,18 @@ def test_a_damaged_code_object_is_an_error_not_a_traceback(tmp_path):
             read_object(bytes(d))
         except IntdotError:
             pass
+
+
+def test_every_processor_llvm_mc_knows_has_its_mach_number(tmp_path):
+    """A code object names its processor by EF_AMDGPU_MACH: the number llvm-mc writes for each processor must read
+    back as that processor."""
+    from intdot.amdgpu.objects import MACH
+
+    wrong = {}
+    for mcpu in sorted(LLVM_MC_KNOWS):
+        obj = _assemble("s_nop 0", mcpu, tmp_path)
+        data = obj.read_bytes()
+        flags = int.from_bytes(data[48:52], "little")  # e_flags of a 64-bit ELF header
+        if MACH.get(flags & 0xFF) != mcpu:
+            wrong[mcpu] = (flags & 0xFF, MACH.get(flags & 0xFF))
+    assert wrong == {}

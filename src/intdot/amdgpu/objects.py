@@ -29,7 +29,9 @@ MACH = {
     0x4F: "gfx950", 0x33: "gfx1010", 0x34: "gfx1011", 0x35: "gfx1012", 0x42: "gfx1013", 0x36: "gfx1030",
     0x37: "gfx1031", 0x38: "gfx1032", 0x39: "gfx1033", 0x3E: "gfx1034", 0x3D: "gfx1035", 0x45: "gfx1036",
     0x41: "gfx1100", 0x46: "gfx1101", 0x47: "gfx1102", 0x44: "gfx1103", 0x43: "gfx1150", 0x4A: "gfx1151",
-    0x55: "gfx1152", 0x58: "gfx1153", 0x48: "gfx1200", 0x4E: "gfx1201",
+    0x55: "gfx1152", 0x58: "gfx1153", 0x48: "gfx1200", 0x4E: "gfx1201", 0x2D: "gfx902", 0x2E: "gfx904",
+    0x31: "gfx909", 0x32: "gfx90c", 0x51: "gfx9-generic", 0x52: "gfx10-1-generic", 0x53: "gfx10-3-generic",
+    0x54: "gfx11-generic", 0x59: "gfx12-generic",
 }  # fmt: skip
 
 # (mask, match, class) of the first dword, tried in order, per generation
