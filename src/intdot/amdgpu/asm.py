@@ -23,7 +23,9 @@ from ..core.errors import (
     UndefinedEncoding,
     UnknownInstruction,
     UnsupportedOnTarget,
+    quote,
 )
+from ..core.values import describe
 from ..isa.codec import Dispatch
 from ..isa.encoding import Row
 from . import dpp, syntax
@@ -181,7 +183,7 @@ def _as_bytes(data) -> bytes:
         return bytes(data)
     if isinstance(data, str):
         raise OperandTypeError(
-            f"data={data!r} is a str; expected bytes: pass bytes.fromhex(...) for hex text, "
+            f"data={quote(data)} is a str; expected bytes: pass bytes.fromhex(...) for hex text, "
             "or use the command line: intdot disasm --isa amdgpu"
         )
     arr = np.asarray(data)
@@ -197,7 +199,7 @@ def disassemble(data, mcpu: str, *, errors: str = "raise") -> str:
     these instructions on ``mcpu``; ``errors="mark"`` writes ``.long 0x........`` for it and goes on.
     """
     if errors not in ("raise", "mark"):
-        raise OperandError(f"errors={errors!r}; expected 'raise' or 'mark'")
+        raise OperandError(f"errors={describe(errors)}; expected 'raise' or 'mark'")
     mcpu = check_mcpu(mcpu, encodings=True)
     data = _as_bytes(data)
     if len(data) % 4:
@@ -231,7 +233,7 @@ def _candidates(mnemonic: str, generation: str) -> list[Row]:
         close = difflib.get_close_matches(base, INSTRUCTIONS, n=2, cutoff=0.75)
         hint = f" (did you mean {' or '.join(close)}?)" if close else ""
         raise UnknownInstruction(
-            f"mnemonic={mnemonic!r} is not an AMD GPU integer dot instruction{hint}; "
+            f"mnemonic={quote(mnemonic)} is not an AMD GPU integer dot instruction{hint}; "
             f"expected one of {', '.join(INSTRUCTIONS)}"
         )
     if INSTRUCTIONS[base].kind == "vop3p":
@@ -286,10 +288,10 @@ def _source(op: syntax.Operand, generation: str, st: syntax.Statement, *, gpr_on
         except AsmSyntaxError as exc:
             raise st.error(f"invalid operand for instruction: {exc.reason}", op.col) from None
     if gpr_only:
-        raise st.error(f"invalid operand for instruction: {op.text} is not a VGPR", op.col)
+        raise st.error(f"invalid operand for instruction: {quote(op.text, marks=False)} is not a VGPR", op.col)
     if op.kind == "int" and not -(1 << 31) <= op.value < 1 << 32:
         raise st.error(
-            f"invalid operand for instruction: {op.text} is {op.value}, which does not fit 32 bits "
+            f"invalid operand for instruction: {quote(op.text, marks=False)} is {op.value}, which does not fit 32 bits "
             "(-2147483648 .. 4294967295)",
             op.col,
         )
@@ -325,17 +327,21 @@ def _encode(row: Row, st: syntax.Statement, mcpu: str) -> Insn:
         if kind in ("vdst", "vsrc1"):
             v = _source(o, generation, st, gpr_only=True)
             if v < 256:
-                raise st.error(f"invalid operand for instruction: {o.text}: {kind} must be a VGPR", o.col)
+                raise st.error(
+                    f"invalid operand for instruction: {quote(o.text, marks=False)}: {kind} must be a VGPR", o.col
+                )
             fields[kind] = v - 256
             continue
         v = _source(o, generation, st)
         refused = isinstance(v, int) and _refused(v, mcpu, generation)
         if refused:
-            raise st.error(f"{o.text}: {refused}", o.col)
+            raise st.error(f"{quote(o.text, marks=False)}: {refused}", o.col)
         if v == 254 and kind != "src0":
-            raise st.error(f"{o.text}: lds_direct may be used as src0 only", o.col)
+            raise st.error(f"{quote(o.text, marks=False)}: lds_direct may be used as src0 only", o.col)
         if isinstance(v, tuple) and not _literal_ok(row):
-            raise st.error(f"literal operands are not supported: {o.text} is no inline constant", o.col)
+            raise st.error(
+                f"literal operands are not supported: {quote(o.text, marks=False)} is no inline constant", o.col
+            )
         values.append(v)
         cols.append(o.col)
         fields[kind] = v[0] if isinstance(v, tuple) else v
@@ -440,7 +446,7 @@ def _statements(text, mcpu: str):
     """(line number, raw line, Insn) of each statement of ``text``; an error names its line where there are
     several."""
     if not isinstance(text, str):
-        raise OperandTypeError(f"text={text!r} has type {type(text).__name__}; expected assembly text")
+        raise OperandTypeError(f"text={describe(text)} has type {type(text).__name__}; expected assembly text")
     mcpu = check_mcpu(mcpu, encodings=True)
     several = "\n" in text.rstrip("\n")
     try:
@@ -471,7 +477,7 @@ def parse(text, mcpu: str) -> Insn:
     """The instruction one line of assembly spells on ``mcpu`` (comments as llvm-mc reads them: ``;`` and
     ``//`` to the end of the line, ``/* ... */``)."""
     if not isinstance(text, str):
-        raise OperandTypeError(f"text={text!r} has type {type(text).__name__}; expected a line of assembly")
+        raise OperandTypeError(f"text={describe(text)} has type {type(text).__name__}; expected a line of assembly")
     found = list(_statements(text, mcpu))
     if not found:
         raise AsmSyntaxError("empty line: expected an instruction", text, 1)

@@ -17,7 +17,7 @@ import re
 
 import numpy as np
 
-from ..core.errors import AsmSyntaxError
+from ..core.errors import AsmSyntaxError, quote
 from .targets import GENERATION
 
 _GFX90A_UP = frozenset({"gfx90a", "gfx940", "gfx941", "gfx942", "gfx950"})
@@ -93,7 +93,7 @@ def parse_ctrl(token: str, mcpu: str) -> int:
     elif m:
         value = 0x140 if m.group(8) == "row_mirror" else 0x141
     if value is None or not valid(value, mcpu):
-        raise AsmSyntaxError(f"{token!r} is not a DPP control of {mcpu}")
+        raise AsmSyntaxError(f"{quote(token)} is not a DPP control of {mcpu}")
     return value
 
 

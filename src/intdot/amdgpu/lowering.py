@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from ..amd.builtins import lookup
 from ..core.errors import OperandTypeError, UnsupportedOnTarget
-from ..core.values import check_flag
+from ..core.values import check_flag, describe
 from .instructions import ROWS
 from .targets import FEATURES, GENERATION, check_mcpu
 
@@ -91,7 +91,8 @@ def lowering(builtin, target, *, clamp=False, src0_signed=None, src1_signed=None
     if row.layout == "sudot":
         if not isinstance(src0_signed, bool) or not isinstance(src1_signed, bool):
             raise OperandTypeError(
-                f"src0_signed={src0_signed!r}, src1_signed={src1_signed!r}: {row.name} needs both flags (bools)"
+                f"src0_signed={describe(src0_signed)}, src1_signed={describe(src1_signed)}: {row.name} needs both "
+                "flags (bools)"
             )
         return Lowering(row.name, mcpu, vop3p, clamp, (int(src0_signed), int(src1_signed), 0))
     if src0_signed is not None or src1_signed is not None:

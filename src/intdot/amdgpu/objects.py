@@ -17,10 +17,13 @@ import collections
 import os
 from dataclasses import dataclass
 
-from ..core.errors import OperandError, OperandTypeError, UnknownTarget
+from ..core.errors import OperandError, OperandTypeError, UnknownTarget, quote
 from ..core.values import describe
 from .asm import decode_one
 from .targets import GENERATION, LLVM_MC_KNOWS
+
+# A path is shown up to this many characters: its end names the file, and a real path is shorter.
+PATH_SHOWN = 1000
 
 EM_AMDGPU = 224
 # EF_AMDGPU_MACH (e_flags & 0xff) -> processor, for the processors intdot knows
@@ -239,7 +242,9 @@ def read_object(data) -> CodeObject:
             with open(data, "rb") as fh:
                 data = fh.read()
         except OSError as exc:
-            raise OperandError(f"data={os.fspath(data)!r} cannot be read: {exc.strerror or exc}") from None
+            raise OperandError(
+                f"data={quote(os.fspath(data), limit=PATH_SHOWN)} cannot be read: {exc.strerror or exc}"
+            ) from None
     else:  # an int would be taken by open() as a file descriptor, and closed
         raise OperandTypeError(
             f"data={describe(data)} is a {type(data).__name__}; expected the code object's bytes or a path to it"

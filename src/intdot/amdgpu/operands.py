@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from ..core.errors import AsmSyntaxError
+from ..core.errors import AsmSyntaxError, quote
 
 LITERAL = 255
 INLINE_FLOATS = {
@@ -118,7 +118,7 @@ def value_of(text: str, generation: str, *, gpr_only: bool = False) -> int | tup
             return 256 + n
         if m.group(1) == "s" and n < _SGPRS[generation]:
             return n
-        raise AsmSyntaxError(f"{text!r} is not a register of {generation}")
+        raise AsmSyntaxError(f"{quote(text)} is not a register of {generation}")
     m = re.fullmatch(r"ttmp(\d+)", t)
     if m and int(m.group(1)) < 16:
         return 108 + int(m.group(1))
@@ -129,16 +129,16 @@ def value_of(text: str, generation: str, *, gpr_only: bool = False) -> int | tup
                 break
             return v
     if gpr_only:
-        raise AsmSyntaxError(f"{text!r} is not an operand here")
+        raise AsmSyntaxError(f"{quote(text)} is not an operand here")
     if t in _BY_FLOAT_TEXT:
         return _BY_FLOAT_TEXT[t]
     if _INT.match(t):
         n = int(t, 0) if not t.startswith("-") else -int(t[1:], 0)
         if not -(1 << 31) <= n < (1 << 32):
-            raise AsmSyntaxError(f"{text!r} does not fit 32 bits")
+            raise AsmSyntaxError(f"{quote(text)} does not fit 32 bits")
         inline = inline_of(n & 0xFFFFFFFF)
         return inline if inline is not None else (LITERAL, n & 0xFFFFFFFF)
-    raise AsmSyntaxError(f"{text!r} is not an operand")
+    raise AsmSyntaxError(f"{quote(text)} is not an operand")
 
 
 __all__ = [

@@ -25,7 +25,7 @@ import re
 import struct
 from dataclasses import dataclass, field
 
-from ..core.errors import AsmSyntaxError
+from ..core.errors import AsmSyntaxError, quote
 
 # ---------------------------------------------------------------- comments
 
@@ -130,7 +130,7 @@ def tokens(line: str) -> list[Tok]:
             out.append(Tok("real", m.group(0), col, float(t.rstrip(".") or "0") if t != "." else 0.0))
             i = m.end()
             if i < len(line) and (line[i].isalnum() or line[i] in "_$."):
-                raise AsmSyntaxError(f"not a number: {line[col - 1 : i + 1]!r}", line, col)
+                raise AsmSyntaxError(f"not a number: {quote(line[col - 1 : i + 1])}", line, col)
             continue
         if c.isdigit():
             m = _INT.match(line, i)
@@ -138,18 +138,18 @@ def tokens(line: str) -> list[Tok]:
             end = m.end()
             if end < len(line) and (line[end].isalnum() or line[end] in "_$."):
                 raise AsmSyntaxError(
-                    f"not a number: {line[i : end + 1]!r} (integers are decimal, 0x hex, 0b binary or 0 octal)",
+                    f"not a number: {quote(line[i : end + 1])} (integers are decimal, 0x hex, 0b binary or 0 octal)",
                     line,
                     col,
                 )
             if len(t) > 1 and t[0] == "0" and t[1].isdigit():
                 if any(d in "89" for d in t):
-                    raise AsmSyntaxError(f"not a number: {t!r} (a leading 0 makes it octal)", line, col)
+                    raise AsmSyntaxError(f"not a number: {quote(t)} (a leading 0 makes it octal)", line, col)
                 value = int(t, 8)
             else:
                 value = int(t, 0)
             if value >= 1 << 64:
-                raise AsmSyntaxError(f"{t} does not fit 64 bits", line, col)
+                raise AsmSyntaxError(f"{quote(t, marks=False)} does not fit 64 bits", line, col)
             out.append(Tok("int", t, col, value))
             i = end
             continue
@@ -236,7 +236,7 @@ class Reader:
 
     def expect(self, text: str, what: str) -> Tok:
         if not self.is_(text):
-            raise self.error(f"expected {what}" + (f", found {self.tok.text!r}" if self.tok.text else ""))
+            raise self.error(f"expected {what}" + (f", found {quote(self.tok.text)}" if self.tok.text else ""))
         return self.next()
 
     def expr(self, min_prec: int = 1) -> int:
@@ -266,12 +266,12 @@ class Reader:
             self.next()
             return _s64(struct.unpack("<q", struct.pack("<d", t.value))[0])
         if t.kind == "ident" and (t.text in NAMED or re.fullmatch(r"(v|s|ttmp|a)[0-9]*", t.text)):
-            raise self.error(f"not a valid operand: the register {t.text!r} cannot be negated or computed with")
+            raise self.error(f"not a valid operand: the register {quote(t.text)} cannot be negated or computed with")
         if t.kind == "ident":
             raise self.error(
-                f"{t.text!r} is a symbol: intdot reads constant expressions only (llvm-mc would emit a relocation)"
+                f"{quote(t.text)} is a symbol: intdot reads constant expressions only (llvm-mc would emit a relocation)"
             )
-        raise self.error(f"expected a number or an expression, found {t.text or 'the end of the line'!r}")
+        raise self.error(f"expected a number or an expression, found {quote(t.text or 'the end of the line')}")
 
 
 def f32_bits(x: float) -> int | None:
@@ -411,8 +411,9 @@ def _value(r: Reader) -> Operand:
         real = r.next()
         bits = f32_bits(-real.value if neg else real.value)
         if bits is None:
+            shown = quote(r.line[t.col - 1 : real.col - 1 + len(real.text)], marks=False)
             raise AsmSyntaxError(
-                f"invalid operand for instruction: {r.line[t.col - 1 : real.col - 1 + len(real.text)]} is out of "
+                f"invalid operand for instruction: {shown} is out of "
                 "the range of a 32-bit float (it overflows, or underflows to a value that is not exact)",
                 r.line,
                 t.col,
@@ -511,7 +512,7 @@ def _not_valid(t: Tok, where: str) -> str:
             hint = f" (registers are lower case: {t.text.lower()})"
         else:
             hint = " (a symbol: intdot reads constant expressions only, where llvm-mc would emit a relocation)"
-    return f"not a valid operand {where}: {t.text!r}{hint}"
+    return f"not a valid operand {where}: {quote(t.text)}{hint}"
 
 
 __all__ = ["Operand", "Statement", "f32_bits", "read", "strip_comments", "tokens"]

@@ -15,7 +15,7 @@ from __future__ import annotations
 import difflib
 
 from ..amd.targets import PROCESSOR_FEATURES, parse_target_id
-from ..core.errors import UnknownTarget
+from ..core.errors import UnknownTarget, quote
 
 GENERATIONS = ("gfx9", "gfx10", "gfx11", "gfx12")
 
@@ -87,14 +87,16 @@ def check_mcpu(mcpu, *, encodings: bool = False) -> str:
     if key in _TABLE:
         if encodings and key not in LLVM_MC_KNOWS:
             raise UnknownTarget(
-                f"mcpu={mcpu!r}: llvm-mc 19 does not know {key}, so intdot has no checked encodings for it; "
+                f"mcpu={quote(mcpu)}: llvm-mc 19 does not know {key}, so intdot has no checked encodings for it; "
                 f"expected one of {', '.join(p for p in PROCESSORS if p in LLVM_MC_KNOWS)}"
             )
         return key
     close = difflib.get_close_matches((key or "").split(":")[0], PROCESSORS, n=3, cutoff=0.75)
     hint = f" (did you mean {' or '.join(close)}?)" if close else ""
+    from ..core.values import describe  # imports NumPy: only for the error
+
     raise UnknownTarget(
-        f"mcpu={mcpu!r} is not a known AMD GPU processor{hint}; expected one of {', '.join(PROCESSORS)}"
+        f"mcpu={describe(mcpu)} is not a known AMD GPU processor{hint}; expected one of {', '.join(PROCESSORS)}"
     )
 
 

@@ -36,8 +36,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.dotstep import dot_function
-from ..core.errors import OperandError, OperandTypeError, UndefinedEncoding, UnsupportedOnTarget
+from ..core.errors import OperandError, OperandTypeError, UndefinedEncoding, UnsupportedOnTarget, quote
 from ..core.spec import DotSpec
+from ..core.values import describe
 from . import dpp
 from . import operands as opnd
 from .asm import _ANY, Insn, _available, decode_one, parse
@@ -115,7 +116,9 @@ class Wave:
         if wave_size is None:
             wave_size = sizes[0]
         if wave_size not in sizes:
-            raise OperandError(f"wave_size={wave_size!r} is not allowed on {self.mcpu}; expected one of {sizes}")
+            raise OperandError(
+                f"wave_size={describe(wave_size)} is not allowed on {self.mcpu}; expected one of {sizes}"
+            )
         self.wave_size = wave_size
         self.v = np.zeros((256, wave_size), dtype=np.uint32)
         self.s = np.zeros(106, dtype=np.uint32)
@@ -183,10 +186,12 @@ class Wave:
         if isinstance(instruction, (bytes, bytearray)):
             insn = decode_one(bytes(instruction), 0, self.mcpu)
             if insn is None or insn.size != len(instruction):
-                raise UndefinedEncoding(f"{bytes(instruction).hex()} is not one integer dot instruction on {self.mcpu}")
+                raise UndefinedEncoding(
+                    f"{quote(bytes(instruction).hex(), marks=False)} is not one integer dot instruction on {self.mcpu}"
+                )
             return insn
         raise OperandTypeError(
-            f"instruction={instruction!r} has type {type(instruction).__name__}; expected assembly text, bytes "
+            f"instruction={describe(instruction)} has type {type(instruction).__name__}; expected assembly text, bytes "
             "or an intdot.amdgpu.Insn"
         )
 
