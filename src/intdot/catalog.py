@@ -323,7 +323,7 @@ def _status(name, target, profile, streaming=None) -> tuple[Instruction, Availab
     profile = _check_profile(profile)
     fe = front_end(rec.isa)
     if streaming is not None and not isinstance(streaming, bool):
-        raise OperandError(f"streaming={streaming!r} is not a bool; expected True, False or None (either mode)")
+        raise OperandError(f"streaming={describe(streaming)} is not a bool; expected True, False or None (either mode)")
     try:
         t = fe.target(target, profile)
     except UnknownTarget as exc:

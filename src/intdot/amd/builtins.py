@@ -111,7 +111,7 @@ class Builtin:
         b = self.src1 == "s" if self.src1 != "flag" else src1_signed
         if a is None or b is None:
             raise OperandTypeError(
-                f"src0_signed={src0_signed!r}, src1_signed={src1_signed!r}: {self.name} reads "
+                f"src0_signed={describe(src0_signed)}, src1_signed={describe(src1_signed)}: {self.name} reads "
                 f"its operands' signedness from flags; expected True or False for each"
             )
         return DotSpec.packed32(self.width, a, b, self.result_signed)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..core.errors import OperandError, UnsupportedOnTarget
+from ..core.errors import OperandError, UnsupportedOnTarget, quote
 from ..core.values import describe
 from .builtins import BUILTINS, PREFIX, Builtin, lookup
 from .functions import make
@@ -162,7 +162,7 @@ class Target:
         try:
             lookup(attr)
         except ValueError:
-            raise AttributeError(f"Target has no attribute {attr!r}") from None
+            raise AttributeError(f"Target has no attribute {quote(attr)}") from None
         return self.builtin(attr)
 
     def __dir__(self):

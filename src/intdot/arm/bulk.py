@@ -10,6 +10,7 @@ from functools import cache
 import numpy as np
 
 from ..core.errors import OperandError, OperandTypeError, UndefinedEncoding
+from ..core.values import describe
 from ..isa.bulk import Printer
 from .codec import dispatch
 
@@ -58,7 +59,7 @@ def disassemble_array(words, /, *, errors: str = "raise") -> np.ndarray:
     ['sudot z0.s, z1.b, z2.b[3]', '.inst 0x00000000']
     """
     if errors not in ("raise", "mark"):
-        raise OperandError(f"errors={errors!r}; expected 'raise' or 'mark'")
+        raise OperandError(f"errors={describe(errors)}; expected 'raise' or 'mark'")
     arr = _as_words(words)
     flat = arr.ravel()
     out, idx = printer().texts(flat)

@@ -49,7 +49,8 @@ def check_word(word, name: str = "word") -> int:
     if w < 0 and getattr(word, "dtype", None) is not None and word.dtype.kind == "i" and word.dtype.itemsize == 4:
         w &= 0xFFFFFFFF  # an element of an int32 array of words: its bit pattern, as the bulk path reads it
     if not 0 <= w <= 0xFFFFFFFF:
-        raise OperandError(f"{name}={w:#x} is out of range; expected an instruction word in [0, 0xffffffff]")
+        shown = f"{w:#x}" if w.bit_length() <= 128 else describe(w)  # hex, unless too long to read
+        raise OperandError(f"{name}={shown} is out of range; expected an instruction word in [0, 0xffffffff]")
     return w
 
 

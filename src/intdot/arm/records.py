@@ -33,7 +33,7 @@ from typing import Any
 
 from ..core.errors import OperandError, OperandTypeError
 from ..core.spec import DotSpec
-from ..core.values import describe, is_int_scalar
+from ..core.values import describe, describe_all, is_int_scalar
 
 SEMANTIC_KINDS = (
     "neon_dot_vec",
@@ -164,7 +164,7 @@ def checked_ops(insn) -> dict:
     extra = [k for k in ops if k not in known]
     if extra:
         raise OperandError(
-            f"insn.ops has operands {', '.join(map(repr, extra))} that form {form.name} does not "
+            f"insn.ops has operands {describe_all(extra)} that form {form.name} does not "
             f"have (it has {', '.join(list(lay.fields) + list(lay.consts))})"
         )
     out = {}

@@ -11,7 +11,7 @@ import re
 import numpy as np
 
 from ..core.errors import OperandError, OperandTypeError, StateError
-from ..core.values import check_flag, describe, is_int_scalar, small_decimal
+from ..core.values import check_flag, describe, describe_all, is_int_scalar, small_decimal
 
 #: The vector lengths (bits) a State accepts for VL and SVL.
 LENGTHS = (128, 256, 512, 1024, 2048)
@@ -42,7 +42,7 @@ def _check_length(value, name: str) -> int:
         raise OperandTypeError(f"{name}={describe(value)} is not an integer; expected one of {LENGTHS} (bits)")
     value = int(value)
     if value not in LENGTHS:
-        raise StateError(f"{name}={value} is not a legal vector length; expected one of {LENGTHS} (bits)")
+        raise StateError(f"{name}={describe(value)} is not a legal vector length; expected one of {LENGTHS} (bits)")
     return value
 
 
@@ -58,7 +58,9 @@ class _WRegs:
         return int(self._x[_gpr_number(n, "w")]) & 0xFFFFFFFF
 
     def __setitem__(self, n, value) -> None:
-        self._x[_gpr_number(n, "w")] = _check_scalar(value, 32, f"w{n}")
+        # The value is checked first (as ever), under a name that does not print a huge or foreign index whole.
+        name = f"w{n}" if is_int_scalar(n) and 0 <= n <= 30 else f"w[{describe(n)}]"
+        self._x[_gpr_number(n, "w")] = _check_scalar(value, 32, name)
 
     def __len__(self) -> int:
         return 31
@@ -75,7 +77,7 @@ def _gpr_number(n, letter: str) -> int:
     if not is_int_scalar(n):
         raise OperandTypeError(f"register number {describe(n)} of {letter}[...] is not an integer; expected 0-30")
     if not 0 <= int(n) <= 30:
-        raise OperandError(f"register {letter}{n!r} does not exist; expected {letter}0-{letter}30")
+        raise OperandError(f"register {letter}{describe(int(n))} does not exist; expected {letter}0-{letter}30")
     return int(n)
 
 
@@ -90,7 +92,7 @@ def _check_scalar(value, bits: int, name: str) -> int:
     value = int(value)
     if not -(1 << (bits - 1)) <= value < (1 << bits):
         raise OperandError(
-            f"{name}={value} does not fit {bits} bits; expected an integer in "
+            f"{name}={describe(value)} does not fit {bits} bits; expected an integer in "
             f"[{-(1 << (bits - 1))}, {(1 << bits) - 1}] (signed or unsigned spelling)"
         )
     return value & ((1 << bits) - 1)
@@ -429,7 +431,10 @@ class State:
             raise OperandTypeError(f"state data {describe(data)} is not a JSON object")
         unknown = set(data) - {"vl", "svl", "streaming", "regs"}
         if unknown:
-            raise OperandError(f"state data has unknown key(s) {sorted(unknown)}; expected vl, svl, streaming, regs")
+            raise OperandError(
+                f"state data has unknown key(s) [{describe_all(sorted(unknown, key=describe))}]; expected vl, svl, "
+                "streaming, regs"
+            )
         state = cls(data.get("vl", 128), data.get("svl", 128), streaming=data.get("streaming", False))
         regs = data.get("regs", {})
         if not isinstance(regs, dict):

@@ -17,7 +17,7 @@ import re
 import shutil
 import subprocess
 
-from ..core.errors import OperandError
+from ..core.errors import OperandError, quote
 
 ENV = "INTDOT_CXXFILT"
 TOOLS = ("llvm-cxxfilt", *(f"llvm-cxxfilt-{v}" for v in range(22, 13, -1)), "c++filt")
@@ -31,7 +31,7 @@ def tool() -> str:
     if env:
         found = shutil.which(env)
         if found is None:
-            raise OperandError(f"{ENV}={env!r} is not an executable; expected llvm-cxxfilt or c++filt")
+            raise OperandError(f"{ENV}={quote(env)} is not an executable; expected llvm-cxxfilt or c++filt")
         return found
     for name in TOOLS:
         found = shutil.which(name)

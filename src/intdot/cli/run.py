@@ -100,7 +100,7 @@ def _inputs(model, path, seed):
             info = np.iinfo(dtype)
             feed[i.name] = rng.integers(max(info.min, -128), min(info.max, 255) + 1, shape).astype(dtype)
         else:
-            raise OperandError(f"input {i.name!r} has type {dtype}; pass its values with --inputs")
+            raise OperandError(f"input {quote(i.name)} has type {dtype}; pass its values with --inputs")
     return feed, f"random (seed {seed})"
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import os
 
-from .errors import ConfigError, OperandError
+from .errors import ConfigError, OperandError, quote
 
 BACKENDS = ("auto", "numpy", "numba")
 ENV = "INTDOT_BACKEND"
@@ -56,7 +56,7 @@ def check_environment() -> str:
     value = os.environ.get(ENV, "auto")
     if value not in BACKENDS:
         raise ConfigError(
-            f"the environment variable {ENV}={value!r} is not known; expected one of "
+            f"the environment variable {ENV}={quote(value)} is not known; expected one of "
             f"{', '.join(BACKENDS)} (or leave it unset for auto)"
         )
     return value
@@ -67,7 +67,9 @@ def kernel_for(spec, n: int, backend: str = "auto"):
     if backend == "auto":
         backend = check_environment()
     elif not isinstance(backend, str) or backend not in BACKENDS:
-        raise OperandError(f"backend={backend!r} is not known; expected one of {', '.join(BACKENDS)}")
+        from .values import describe  # imports NumPy: only for the error
+
+        raise OperandError(f"backend={describe(backend)} is not known; expected one of {', '.join(BACKENDS)}")
     if backend == "numpy":
         return None
     if backend == "auto" and spec not in _loaded:

@@ -28,7 +28,7 @@ from . import _numpy_path
 from .errors import OperandError
 from .lanes import _lanes, check_width
 from .spec import DotSpec
-from .values import as_word_array, check_flag, check_word
+from .values import as_word_array, check_flag, check_word, describe
 
 
 def _byte_table_word32(spec: DotSpec) -> bool:
@@ -403,8 +403,8 @@ def dot(
     """
     if width is not None and (a_width is not None or b_width is not None):
         raise OperandError(
-            f"width={width!r} was given with a_width={a_width!r}, b_width={b_width!r}; expected "
-            f"either width (both operands) or a_width and b_width"
+            f"width={describe(width)} was given with a_width={describe(a_width)}, b_width={describe(b_width)}; "
+            f"expected either width (both operands) or a_width and b_width"
         )
     if width is None and a_width is None and b_width is None:
         width = 8
@@ -413,7 +413,7 @@ def dot(
     a_width = width if a_width is None else a_width
     b_width = width if b_width is None else b_width
     if a_width is None or b_width is None:
-        raise OperandError(f"a_width={a_width!r}, b_width={b_width!r}: give both (or width for both)")
+        raise OperandError(f"a_width={describe(a_width)}, b_width={describe(b_width)}: give both (or width for both)")
     a_signed, b_signed = check_flag(a_signed, "a_signed"), check_flag(b_signed, "b_signed")
     if acc_signed is None:
         acc_signed = a_signed or b_signed

@@ -167,8 +167,10 @@ def parse(expr) -> FeatureExpr:
     if isinstance(expr, FeatureExpr):
         return expr
     if not isinstance(expr, str):
+        from .values import describe  # imports NumPy: only for the error (a raw repr of 10**5000 raises)
+
         raise FeatureExpressionError(
-            f"expected a string such as 'i8mm+(sve|sme)', got {type(expr).__name__}", repr(expr), 1
+            f"expected a string such as 'i8mm+(sve|sme)', got {type(expr).__name__}", describe(expr), 1
         )
     return _parse_text(expr)
 

@@ -52,8 +52,10 @@ class Instruction:
                 raise OperandError(f"{self.name} fixes its operands' signedness; pass no a_signed/b_signed")
             return self.spec
         if not isinstance(a_signed, bool) or not isinstance(b_signed, bool):
+            from ..core.values import describe  # imports NumPy: only for the error
+
             raise OperandError(
-                f"a_signed={a_signed!r}, b_signed={b_signed!r}: {self.name} takes its operands' "
+                f"a_signed={describe(a_signed)}, b_signed={describe(b_signed)}: {self.name} takes its operands' "
                 f"signedness as arguments; expected True or False for each"
             )
         return replace(self.spec, a_signed=a_signed, b_signed=b_signed)

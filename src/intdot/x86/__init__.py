@@ -24,11 +24,13 @@ from .targets import MODEL, target
 
 # The intrinsics (generated from their rows by intdot.x86.intrinsics) load on first use.
 def __getattr__(name):
+    from ..core.errors import quote
+
     if not name.startswith("_mm"):
-        raise AttributeError(f"module 'intdot.x86' has no attribute {name!r}")
+        raise AttributeError(f"module 'intdot.x86' has no attribute {quote(name)}")
     module = importlib.import_module(".intrinsics", __name__)
     if name not in module.INTRINSICS:
-        raise AttributeError(f"module 'intdot.x86' has no attribute {name!r} (nor has intdot.x86.intrinsics)")
+        raise AttributeError(f"module 'intdot.x86' has no attribute {quote(name)} (nor has intdot.x86.intrinsics)")
     value = getattr(module, name)
     globals()[name] = value
     return value
