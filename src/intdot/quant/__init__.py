@@ -11,6 +11,7 @@ from .linear import dequantize_linear, dynamic_quantize_linear, quantize_linear
 from .matmul import matmul_integer, qlinear_matmul
 from .model import prepare, run
 from .plan import Plan, exact, fitting, plan
+from .qlinear_binary import qlinear_add, qlinear_mul
 from .quant_gemm import qgemm
 from .requant import METHODS, fixed_point_multiply, quantize_multiplier, requantize
 
@@ -27,8 +28,10 @@ __all__ = [
     "plan",
     "prepare",
     "qgemm",
+    "qlinear_add",
     "qlinear_conv",
     "qlinear_matmul",
+    "qlinear_mul",
     "quantize_linear",
     "quantize_multiplier",
     "requantize",
