@@ -2,7 +2,8 @@
 ``onnx.reference``.
 
 The model runs in ONNX's own reference evaluator with its integer operators (``MatMulInteger``,
-``QLinearMatMul``, ``ConvInteger``, ``QLinearConv``) overridden by :mod:`intdot.quant`'s, and its
+``QLinearMatMul``, ``ConvInteger``, ``QLinearConv``, and ONNX Runtime's ``QGemm``, ``QLinearAdd`` and
+``QLinearMul``) overridden by :mod:`intdot.quant`'s, and its
 ``QuantizeLinear``/``DequantizeLinear``/``DynamicQuantizeLinear`` by intdot's (which compute as ONNX Runtime
 does, see :mod:`intdot.quant.linear`).  A QDQ model (``DequantizeLinear -> MatMul/Conv -> QuantizeLinear``, as
 ``onnxruntime.quantization`` writes it by default) first has the groups that ONNX Runtime's graph optimizer turns
@@ -20,9 +21,9 @@ from ..core.errors import IntdotError, OperandError, OperandTypeError, quote
 from ..core.values import describe
 
 INTEGER = ("MatMulInteger", "QLinearMatMul", "ConvInteger", "QLinearConv", "QGemm")
-# ONNX Runtime's own operators that run here (its QGemm: what its optimizer makes of QDQ Gemm groups).
+# ONNX Runtime's own operators that run here (what its optimizer makes of QDQ Gemm, Add and Mul groups).
 _MS_DOMAIN = "com.microsoft"
-_MS_OPS = ("QGemm",)
+_MS_OPS = ("QGemm", "QLinearAdd", "QLinearMul")
 
 
 def _onnx():
@@ -105,7 +106,7 @@ def _conv_attrs(node_run) -> dict:
 def _overrides(op, target, requant, opset):
     from onnx.reference.op_run import OpRun
 
-    from . import conv, linear, matmul, quant_gemm
+    from . import conv, linear, matmul, qlinear_binary, quant_gemm
 
     def named(node_run, fn):
         """Bad input to an integer node is reported with the node's name and type."""
@@ -142,6 +143,18 @@ def _overrides(op, target, requant, opset):
             kw = {k: _attr(self, k, d) for k, d in (("alpha", 1.0), ("transA", 0), ("transB", 0))}
             return (named(self, lambda: quant_gemm.qgemm(*args, op=op, target=target, requant=requant, **kw)),)
 
+    class QLinearAdd(OpRun):
+        op_domain = _MS_DOMAIN
+
+        def _run(self, *args):
+            return (named(self, lambda: qlinear_binary.qlinear_add(*args)),)
+
+    class QLinearMul(OpRun):
+        op_domain = _MS_DOMAIN
+
+        def _run(self, *args):
+            return (named(self, lambda: qlinear_binary.qlinear_mul(*args)),)
+
     class QuantizeLinear(OpRun):
         def _run(self, x, y_scale, y_zero_point=None, **_):
             kw = {"axis": int(_attr(self, "axis", 1)), "block_size": int(_attr(self, "block_size", 0) or 0)}
@@ -168,6 +181,8 @@ def _overrides(op, target, requant, opset):
         ConvInteger,
         QLinearConv,
         QGemm,
+        QLinearAdd,
+        QLinearMul,
         QuantizeLinear,
         DequantizeLinear,
         DynamicQuantizeLinear,

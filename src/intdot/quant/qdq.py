@@ -54,8 +54,7 @@ _FLOAT_TYPE = 1  # TensorProto.FLOAT
 class _Graph:
     """What the rules read from a graph: constants, element types, producers and readers of each value."""
 
-    def __init__(self, model):
-
+    def __init__(self, model, info=None):
         g = model.graph
         # An initializer that is also a graph input can be overridden by the feed: not a constant (from IR
         # version 4; before it, every initializer was listed as an input, and ONNX Runtime takes them as constants).
@@ -75,7 +74,7 @@ class _Graph:
                 if i:
                     self.readers.setdefault(i, []).append(n)
         self.outputs = {o.name for o in g.output}
-        self.info = _value_info(model)
+        self.info = _value_info(model) if info is None else info
 
     def dtype(self, name):
         if name in self.const:
@@ -232,8 +231,8 @@ def _zp(node):
 
 
 class _Rules:
-    def __init__(self, model, int8_allowed: bool):
-        self.g = _Graph(model)
+    def __init__(self, model, int8_allowed: bool, info=None):
+        self.g = _Graph(model, info)
         self.int8_allowed = int8_allowed
         self.moved = set() if int8_allowed else self._moved_to_uint8()
 
@@ -446,9 +445,17 @@ def fuse(model, *, int8_allowed: bool = False):
     """``model`` with the QDQ groups ONNX Runtime rewrites into integer nodes rewritten (module docstring)."""
     from onnx import helper, numpy_helper
 
+    from .qdq_binary import binary_group, binary_node
     from .qdq_gemm import gemm_group, gemm_view, qgemm_nodes, quantize_biases
+    from .qdq_s8u8 import move_to_uint8
 
     rules = _Rules(model, int8_allowed)
+    # ONNX Runtime moves int8 activation pairs to uint8 before it fuses (x86): QLinearAdd's bits depend on it, and
+    # a QLinearAdd/QLinearMul node takes one type.
+    binaries = [f for f in (binary_group(rules, n) for n in model.graph.node) if f is not None]
+    near = {v for f in binaries for v in (f[1].input[0], f[2].input[0], f[3].output[0])} & rules.moved
+    if near:
+        model, rules = move_to_uint8(model, rules, near)
     biased = quantize_biases(model, rules)
     if biased is not model:  # the new bias DequantizeLinear nodes are part of the groups below
         model, rules = biased, _Rules(biased, int8_allowed)
@@ -473,6 +480,12 @@ def fuse(model, *, int8_allowed: bool = False):
         return name
 
     for n in model.graph.node:
+        found = binary_group(rules, n)
+        if found is not None:
+            q, clip = found[3], found[4]
+            replace[id(n)] = [binary_node(rules, found, n.name or q.name, zero_point)]
+            drop.update(id(m) for m in (q, clip) if m is not None)
+            continue
         if n.op_type not in ("MatMul", "Conv", "Gemm") or n.domain not in ("", "ai.onnx"):
             continue
         view = gemm_view(rules, n)

@@ -1,0 +1,262 @@
+"""QDQ Add and Mul groups: intdot turns exactly those ONNX Runtime turns into ``com.microsoft:QLinearAdd`` /
+``QLinearMul`` (the graph it writes with ``optimized_model_filepath`` is the oracle), and ``intdot.quant.run``
+gives ONNX Runtime's bits for the whole model, fused or not; QOperator models holding those nodes run too."""
+
+import numpy as np
+import pytest
+
+from intdot import quant
+
+from . import ort
+from .test_qdq import _session
+
+F32, U8, I8 = np.float32, np.uint8, np.int8
+FUSED = {"QLinearAdd", "QLinearMul"}
+
+
+@pytest.fixture(autouse=True)
+def _oracle():
+    ort.need()
+
+
+def _elem(dtype):
+    from onnx import helper
+
+    return helper.np_dtype_to_tensor_dtype(np.dtype(dtype))
+
+
+def binary_qdq(
+    op,
+    a_shape=(1, 8, 5, 5),
+    b_shape=(1, 8, 5, 5),
+    *,
+    dtypes=(U8, U8, U8),
+    scales=(0.05, 0.03, 0.07),
+    zps=(None, None, None),
+    b_const=None,
+    a_axis=None,
+    after=None,
+    extra_reader=False,
+    no_q=False,
+    same_dq=False,
+    scale_input=False,
+):
+    """x0 -> Q -> DQ, x1 -> Q -> DQ (or DQ of constant codes ``b_const``) -> ``op`` [-> after] -> Q -> DQ -> y.
+
+    ``zps``: zero points (None: the middle of the type); ``a_axis``: x0's pair per channel along that axis;
+    ``extra_reader``: the op's output is also a graph output; ``no_q``: no output QuantizeLinear;
+    ``same_dq``: both inputs read x0's DequantizeLinear; ``scale_input``: x0's scale is a graph input."""
+    from onnx import helper, numpy_helper
+
+    inits, nodes = {}, []
+    graph_in = [helper.make_tensor_value_info("x0", 1, list(a_shape))]
+    outputs = []
+    for k, (dtype, scale, zp) in enumerate(zip(dtypes, scales, zps)):
+        zp = (0 if dtype == I8 else 128) if zp is None else zp
+        if k == 0 and a_axis is not None:
+            n = a_shape[a_axis]
+            inits["s0"] = np.full(n, scale, F32)
+            inits["z0"] = np.full(n, zp, dtype)
+        else:
+            inits[f"s{k}"] = F32(scale)
+            inits[f"z{k}"] = np.array(zp, dtype)
+    if scale_input:
+        graph_in.append(helper.make_tensor_value_info("s0", 1, []))
+        del inits["s0"]
+    ax = {} if a_axis is None else {"axis": a_axis}
+    nodes += [
+        helper.make_node("QuantizeLinear", ["x0", "s0", "z0"], ["q0"], **ax),
+        helper.make_node("DequantizeLinear", ["q0", "s0", "z0"], ["d0"], **ax),
+    ]
+    if b_const is not None:
+        inits["c1"] = b_const
+        nodes.append(helper.make_node("DequantizeLinear", ["c1", "s1", "z1"], ["d1"]))
+    elif not same_dq:
+        graph_in.append(helper.make_tensor_value_info("x1", 1, list(b_shape)))
+        nodes += [
+            helper.make_node("QuantizeLinear", ["x1", "s1", "z1"], ["q1"]),
+            helper.make_node("DequantizeLinear", ["q1", "s1", "z1"], ["d1"]),
+        ]
+    nodes.append(helper.make_node(op, ["d0", "d0" if same_dq else "d1"], ["t"], name="binary"))
+    last = "t"
+    if after is not None:
+        nodes.append(helper.make_node(after, ["t"], ["r"]))
+        last = "r"
+    if extra_reader:
+        outputs.append(helper.make_tensor_value_info(last, 1, None))
+    if no_q:
+        outputs.append(helper.make_tensor_value_info(last, 1, None)) if not extra_reader else None
+    else:
+        nodes += [
+            helper.make_node("QuantizeLinear", [last, "s2", "z2"], ["q2"]),
+            helper.make_node("DequantizeLinear", ["q2", "s2", "z2"], ["y"]),
+        ]
+        outputs.append(helper.make_tensor_value_info("y", 1, None))
+    graph = helper.make_graph(
+        nodes, "g", graph_in, outputs, [numpy_helper.from_array(np.asarray(v), k) for k, v in inits.items()]
+    )
+    return helper.make_model(graph, ir_version=10, opset_imports=[helper.make_opsetid("", 21)])
+
+
+def _feed(model, seed=0, spread=6.0):
+    rng = np.random.default_rng(seed)
+    feed = {}
+    for vi in model.graph.input:
+        shape = [d.dim_value for d in vi.type.tensor_type.shape.dim]
+        feed[vi.name] = np.array(0.05, F32) if vi.name == "s0" else rng.uniform(-spread, spread, shape).astype(F32)
+    return feed
+
+
+def _ort_kinds(model, tmp_path, int8_allowed=False):
+    import onnx
+
+    path = tmp_path / "optimized.onnx"
+    _session(model, int8_allowed, path=path)
+    return sorted(n.op_type for n in onnx.load(str(path)).graph.node if n.op_type in FUSED)
+
+
+def _intdot_kinds(model, int8_allowed=False):
+    prepared = quant.prepare(model, qdq_int8_allowed=int8_allowed)
+    return sorted(n.op_type for n in prepared.model.graph.node if n.op_type in FUSED)
+
+
+def _same_bits(model, int8_allowed=False, seed=0):
+    feed = _feed(model, seed)
+    want = _session(model, int8_allowed).run(None, feed)
+    got = quant.run(model, feed, op="usdot", qdq_int8_allowed=int8_allowed)
+    for w, (name, g) in zip(want, got.items()):
+        np.testing.assert_array_equal(g, w, err_msg=name)
+
+
+RULES = {
+    "Add uint8": (binary_qdq("Add"), ["QLinearAdd"]),
+    "Mul uint8": (binary_qdq("Mul"), ["QLinearMul"]),
+    "Add int8 (moved to uint8)": (binary_qdq("Add", dtypes=(I8, I8, I8)), ["QLinearAdd"]),
+    "Mul int8 (moved to uint8)": (binary_qdq("Mul", dtypes=(I8, I8, I8), zps=(3, -7, 5)), ["QLinearMul"]),
+    "Add, zero points not the middle": (binary_qdq("Add", zps=(3, 250, 17)), ["QLinearAdd"]),
+    "Add row broadcast": (binary_qdq("Add", (2, 8, 5, 5), (5,)), ["QLinearAdd"]),
+    "Add column broadcast": (binary_qdq("Add", (1, 8, 5, 5), (1, 8, 1, 1)), ["QLinearAdd"]),
+    "Add, A broadcast": (binary_qdq("Add", (8, 1, 1), (1, 8, 5, 5)), ["QLinearAdd"]),
+    "Mul by a scalar": (binary_qdq("Mul", (1, 8, 5, 5), ()), ["QLinearMul"]),
+    "Add of constant codes": (binary_qdq("Add", b_const=np.arange(40, 80, dtype=U8).reshape(8, 1, 5)), ["QLinearAdd"]),
+    "Mul, scale a graph input": (binary_qdq("Mul", scale_input=True), ["QLinearMul"]),
+    "Add, redundant Relu (zero point 0)": (
+        binary_qdq("Add", after="Relu", zps=(None, None, 0)),
+        ["QLinearAdd"],
+    ),
+    "Add, Relu kept (zero point 128)": (binary_qdq("Add", after="Relu"), []),
+    "Add, one DequantizeLinear read twice": (binary_qdq("Add", same_dq=True), ["QLinearAdd"]),
+    "int8 b moved to uint8": (binary_qdq("Add", dtypes=(U8, I8, U8)), ["QLinearAdd"]),
+    "int8 output moved to uint8": (binary_qdq("Mul", dtypes=(U8, U8, I8)), ["QLinearMul"]),
+    "no QuantizeLinear": (binary_qdq("Add", no_q=True), []),
+    "output also a graph output": (binary_qdq("Add", extra_reader=True), []),
+    "Sub (not fused)": (binary_qdq("Sub"), []),
+}
+
+
+@pytest.mark.parametrize("name", list(RULES))
+def test_groups_fused_as_onnx_runtime_fuses_them(name, tmp_path):
+    model, want = RULES[name]
+    assert _ort_kinds(model, tmp_path) == want, "ONNX Runtime changed: update the rule"
+    assert _intdot_kinds(model) == want
+    _same_bits(model)
+
+
+def test_int8_kept_with_qdqisint8allowed(tmp_path):
+    """With int8 allowed, ONNX Runtime moves nothing and fuses int8 QLinearAdd/QLinearMul; the bits differ from
+    the moved uint8 form, and intdot follows the setting."""
+    for op, kind in (("Add", "QLinearAdd"), ("Mul", "QLinearMul")):
+        model = binary_qdq(op, dtypes=(I8, I8, I8), zps=(3, -7, 5))
+        assert _ort_kinds(model, tmp_path, int8_allowed=True) == [kind]
+        assert _intdot_kinds(model, int8_allowed=True) == [kind]
+        _same_bits(model, int8_allowed=True)
+
+
+def test_mixed_types_with_int8_allowed(tmp_path):
+    """With int8 allowed nothing moves, so uint8 and int8 operands stay apart: no fusion."""
+    for dtypes in ((U8, I8, U8), (U8, U8, I8)):
+        model = binary_qdq("Add", dtypes=dtypes)
+        assert _ort_kinds(model, tmp_path, int8_allowed=True) == []
+        assert _intdot_kinds(model, int8_allowed=True) == []
+        _same_bits(model, int8_allowed=True)
+
+
+@pytest.mark.parametrize("name", ["s0", "z0", "s1", "z1", "s2", "z2"])
+def test_one_element_or_per_channel_parameters_run_in_float(name, tmp_path):
+    """A scale or zero point of shape (1,) anywhere in the group, or per channel, leaves it in float in ONNX
+    Runtime (measured), and here."""
+    from onnx import numpy_helper
+
+    for model in (binary_qdq("Add"), binary_qdq("Mul", a_axis=1)):
+        for t in model.graph.initializer:
+            if t.name == name and not t.dims:
+                t.CopyFrom(numpy_helper.from_array(numpy_helper.to_array(t).reshape(1), name))
+        assert _ort_kinds(model, tmp_path) == []
+        assert _intdot_kinds(model) == []
+        _same_bits(model)
+
+
+@pytest.mark.parametrize("dtype", [U8, I8])
+@pytest.mark.parametrize("op", ["Add", "Mul"])
+def test_fused_bits_on_many_values(op, dtype):
+    """The fused groups on 102,400 values per run, random scales (ratios up to about 30) and zero points, with
+    column broadcasting; ONNX Runtime's answers are its fused kernels' (checked above) and intdot's agree."""
+    rng = np.random.default_rng(3 + (dtype == I8) + 2 * (op == "Mul"))
+    info = np.iinfo(dtype)
+    for k in range(2):
+        scales = tuple(float(np.exp(rng.uniform(-4, -1))) for _ in range(3))
+        zps = tuple(int(rng.integers(info.min // 2, info.max // 2)) for _ in range(3))
+        shape_b = (1, 64, 40, 40) if k == 0 else (1, 64, 1, 1)
+        model = binary_qdq(op, (1, 64, 40, 40), shape_b, dtypes=(dtype,) * 3, scales=scales, zps=zps)
+        _same_bits(model, seed=k)
+
+
+def test_fusing_changes_the_bits():
+    """Where ONNX Runtime fuses, its bits differ from the float graph the model states: the fused kernel's, which
+    intdot now computes, not the float path's."""
+    scales = (0.053578123450279236, 0.1017322912812233, 0.04810390993952751)  # found by search: 5 values differ
+    model = binary_qdq("Add", (1, 64, 40, 40), (1, 64, 40, 40), scales=scales, zps=(120, 131, 127))
+    feed = _feed(model)
+    fused = _session(model).run(None, feed)[0]
+    floated = _session(model, optimize=False).run(None, feed)[0]
+    assert (fused != floated).any(), "no rounding difference on these values: pick others"
+    np.testing.assert_array_equal(quant.run(model, feed, op="usdot")["y"], fused)
+
+
+def _qoperator(op_type, dtype):
+    """A QOperator model: x (uint8/int8) QLinearAdd/QLinearMul'd with a constant, then with itself."""
+    from onnx import helper, numpy_helper
+
+    c = np.arange(-20, 20).astype(np.int16).reshape(1, 40) + (128 if dtype == U8 else 0)
+    inits = {
+        "sa": F32(0.04),
+        "za": np.array(3 if dtype == I8 else 130, dtype),
+        "c": c.astype(dtype),
+        "sc": F32(0.02),
+        "zc": np.array(-2 if dtype == I8 else 126, dtype),
+        "sy": F32(0.05),
+        "zy": np.array(1 if dtype == I8 else 129, dtype),
+    }
+    nodes = [
+        helper.make_node(op_type, ["x", "sa", "za", "c", "sc", "zc", "sy", "zy"], ["t"], domain="com.microsoft"),
+        helper.make_node(op_type, ["t", "sy", "zy", "t", "sy", "zy", "sa", "za"], ["y"], domain="com.microsoft"),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "g",
+        [helper.make_tensor_value_info("x", _elem(dtype), [16, 40])],
+        [helper.make_tensor_value_info("y", _elem(dtype), None)],
+        [numpy_helper.from_array(np.asarray(v), k) for k, v in inits.items()],
+    )
+    opsets = [helper.make_opsetid("", 21), helper.make_opsetid("com.microsoft", 1)]
+    return helper.make_model(graph, ir_version=10, opset_imports=opsets)
+
+
+@pytest.mark.parametrize("dtype", [U8, I8])
+@pytest.mark.parametrize("op_type", ["QLinearAdd", "QLinearMul"])
+def test_qoperator_models_run(op_type, dtype):
+    model = _qoperator(op_type, dtype)
+    info = np.iinfo(dtype)
+    x = np.random.default_rng(1).integers(info.min, info.max + 1, (16, 40)).astype(dtype)
+    want = ort.session(model).run(None, {"x": x})[0]
+    np.testing.assert_array_equal(quant.run(model, x, op="usdot")["y"], want)
