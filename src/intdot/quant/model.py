@@ -196,7 +196,7 @@ def _check_domains(model) -> None:
                 f"node {n.name or '(unnamed)'!r} is {n.domain}:{n.op_type}, an operator outside ONNX that "
                 f"onnx.reference does not define (of ONNX Runtime's, intdot runs {', '.join(_MS_OPS)}); quantize so "
                 f"that the model has none (onnxruntime.quantization: QDQ format, or QOperator with "
-                f"op_types_to_quantize=['MatMul', 'Conv', 'Gemm'])"
+                f"op_types_to_quantize=['MatMul', 'Conv', 'Gemm', 'Add', 'Mul'])"
             )
 
 

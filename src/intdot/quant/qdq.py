@@ -27,6 +27,11 @@ differ in rounding, so whether a group is rewritten decides the bits.  What it r
   first rounded onto ``x_scale * w_scale``'s int32 grid (its WeightBiasQuantization).  The rules, and where they
   differ from the MatMul ones (no ``int8_allowed`` test; the bias's scale and zero point not read), are in
   :mod:`intdot.quant.qdq_gemm`.
+- ``DQ(a), DQ(b) -> Add/Mul -> Q`` becomes ``com.microsoft:QLinearAdd`` / ``QLinearMul`` when a, b and the output
+  have one 8-bit type (after the int8 move below; no ``int8_allowed`` test) and every scale and zero point is a
+  scalar; the int8 pairs next to such a group are moved to uint8 in the graph, as ONNX Runtime moves them, since
+  QLinearAdd's kernel rounds differently for the moved codes (:mod:`intdot.quant.qdq_binary`,
+  :mod:`intdot.quant.qlinear_binary`).
 - Constants are initializers and ``Constant`` nodes (ONNX Runtime folds those into initializers); below IR version
   4, initializers that are also listed as graph inputs are constants too.  Per-column weights are 2-D.
 - 16-bit and 4-bit groups are never rewritten; nor is a group whose MatMul/Conv output also goes elsewhere or is
@@ -39,8 +44,10 @@ differ in rounding, so whether a group is rewritten decides the bits.  What it r
   output pair was moved and whose input was not.  True is its default on Arm.
 
 What ONNX Runtime does that is not modelled, so that those parts run in float here and its bits may differ, is
-listed in docs/differences.md (its other QDQ fusions: ``QLinearAdd``..., ``MatMulNBits`` for weight-only and
-16-bit groups; float weights of a Gemm or Conv, which it quantizes to int8 first).
+listed in docs/differences.md (its other QDQ fusions: ``QLinearSigmoid``, ``QLinearLeakyRelu``,
+``QLinearAveragePool``, ``QLinearGlobalAveragePool``, ``QLinearConcat``, ``QLinearSoftmax``, ``QLinearWhere``,
+``MatMulNBits`` for weight-only and 16-bit groups; float weights of a Gemm or Conv, which it quantizes to int8
+first).
 """
 
 from __future__ import annotations
