@@ -289,7 +289,10 @@ def form_named(name: str) -> Form:
     if form is None:
         import difflib
 
-        close = difflib.get_close_matches(str(name), list(_BY_NAME), n=3) if len(str(name)) <= 100 else []
+        # Only a short string can be a near miss (and str() of a 5000-digit int raises).
+        close = (
+            difflib.get_close_matches(name, list(_BY_NAME), n=3) if isinstance(name, str) and len(name) <= 100 else []
+        )
         hint = f"; did you mean {', '.join(close)}?" if close else ""
         raise UnknownInstruction(
             f"name={describe(name)} is not the id of a row of intdot.arm.FORMS{hint} "

@@ -85,7 +85,7 @@ class DotSpec:
         longest = max(self.a_width, self.b_width)
         if not 1 <= self.lanes <= MAX_OPERAND_BITS // longest:
             raise OperandError(
-                f"lanes={self.lanes} is not allowed with {longest}-bit lanes; expected 1 to "
+                f"lanes={describe(self.lanes)} is not allowed with {longest}-bit lanes; expected 1 to "
                 f"{MAX_OPERAND_BITS // longest}, so that each operand fits in {MAX_OPERAND_BITS} bits"
             )
         for op in ("a", "b"):

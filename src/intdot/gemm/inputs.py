@@ -91,7 +91,7 @@ def operand(x, name: str, op: GemmOp, which: str) -> np.ndarray:
             width, signed = (op.a_width, op.a_signed) if which == "a" else (op.b_width, op.b_signed)
             kind = "a signed" if signed else "an unsigned"
             raise OperandError(
-                f"{name}[{', '.join(map(str, at))}]={int(bad)} does not fit {kind} {width}-bit "
+                f"{name}[{', '.join(map(str, at))}]={describe(int(bad))} does not fit {kind} {width}-bit "
                 f"lane of {op.name}; expected values in [{lo}, {hi}]"
             )
     want = _SMALL[(op.a_signed, op.a_width) if which == "a" else (op.b_signed, op.b_width)]
@@ -115,8 +115,8 @@ def accumulator(c, op: GemmOp, shape: tuple[int, ...]) -> np.ndarray | None:
         if mn < lo or mx > hi:
             at = _first_outside(arr, lo, hi)
             raise OperandError(
-                f"c[{', '.join(map(str, at))}]={int(arr[at])} is not a {n}-bit accumulator value of {op.name}; "
-                f"expected values in [{lo}, {hi}] (signed or unsigned spelling)"
+                f"c[{', '.join(map(str, at))}]={describe(int(arr[at]))} is not a {n}-bit accumulator value of "
+                f"{op.name}; expected values in [{lo}, {hi}] (signed or unsigned spelling)"
             )
     try:
         if np.broadcast_shapes(arr.shape, shape) != tuple(shape):  # c may not add axes to the result
