@@ -12,6 +12,7 @@ from .matmul import matmul_integer, qlinear_matmul
 from .model import prepare, run
 from .plan import Plan, exact, fitting, plan
 from .qlinear_binary import qlinear_add, qlinear_mul
+from .qlinear_pool import qlinear_average_pool, qlinear_global_average_pool
 from .quant_gemm import qgemm
 from .requant import METHODS, fixed_point_multiply, quantize_multiplier, requantize
 
@@ -29,7 +30,9 @@ __all__ = [
     "prepare",
     "qgemm",
     "qlinear_add",
+    "qlinear_average_pool",
     "qlinear_conv",
+    "qlinear_global_average_pool",
     "qlinear_matmul",
     "qlinear_mul",
     "quantize_linear",

@@ -2,8 +2,8 @@
 ``onnx.reference``.
 
 The model runs in ONNX's own reference evaluator with its integer operators (``MatMulInteger``,
-``QLinearMatMul``, ``ConvInteger``, ``QLinearConv``, and ONNX Runtime's ``QGemm``, ``QLinearAdd`` and
-``QLinearMul``) overridden by :mod:`intdot.quant`'s, and its
+``QLinearMatMul``, ``ConvInteger``, ``QLinearConv``, and ONNX Runtime's ``QGemm``, ``QLinearAdd``,
+``QLinearMul``, ``QLinearGlobalAveragePool`` and ``QLinearAveragePool``) overridden by :mod:`intdot.quant`'s, and its
 ``QuantizeLinear``/``DequantizeLinear``/``DynamicQuantizeLinear`` by intdot's (which compute as ONNX Runtime
 does, see :mod:`intdot.quant.linear`).  A QDQ model (``DequantizeLinear -> MatMul/Conv -> QuantizeLinear``, as
 ``onnxruntime.quantization`` writes it by default) first has the groups that ONNX Runtime's graph optimizer turns
@@ -23,7 +23,7 @@ from ..core.values import describe
 INTEGER = ("MatMulInteger", "QLinearMatMul", "ConvInteger", "QLinearConv", "QGemm")
 # ONNX Runtime's own operators that run here (what its optimizer makes of QDQ Gemm, Add and Mul groups).
 _MS_DOMAIN = "com.microsoft"
-_MS_OPS = ("QGemm", "QLinearAdd", "QLinearMul")
+_MS_OPS = ("QGemm", "QLinearAdd", "QLinearMul", "QLinearGlobalAveragePool", "QLinearAveragePool")
 
 
 def _onnx():
@@ -106,7 +106,7 @@ def _conv_attrs(node_run) -> dict:
 def _overrides(op, target, requant, opset):
     from onnx.reference.op_run import OpRun
 
-    from . import conv, linear, matmul, qlinear_binary, quant_gemm
+    from . import conv, linear, matmul, qlinear_binary, qlinear_pool, quant_gemm
 
     def named(node_run, fn):
         """Bad input to an integer node is reported with the node's name and type."""
@@ -155,6 +155,32 @@ def _overrides(op, target, requant, opset):
         def _run(self, *args):
             return (named(self, lambda: qlinear_binary.qlinear_mul(*args)),)
 
+    class QLinearGlobalAveragePool(OpRun):
+        op_domain = _MS_DOMAIN
+
+        def _run(self, *args, **_):
+            last = int(_attr(self, "channels_last", 0))
+            return (named(self, lambda: qlinear_pool.qlinear_global_average_pool(*args, channels_last=last)),)
+
+    class QLinearAveragePool(OpRun):
+        op_domain = _MS_DOMAIN
+
+        def _run(self, *args, **_):
+            kw = {
+                k: _attr(self, k, d)
+                for k, d in (
+                    ("auto_pad", "NOTSET"),
+                    ("ceil_mode", 0),
+                    ("count_include_pad", 0),
+                    ("dilations", None),
+                    ("kernel_shape", None),
+                    ("pads", None),
+                    ("strides", None),
+                    ("channels_last", 0),
+                )
+            }
+            return (named(self, lambda: qlinear_pool.qlinear_average_pool(*args, **kw)),)
+
     class QuantizeLinear(OpRun):
         def _run(self, x, y_scale, y_zero_point=None, **_):
             kw = {"axis": int(_attr(self, "axis", 1)), "block_size": int(_attr(self, "block_size", 0) or 0)}
@@ -183,6 +209,8 @@ def _overrides(op, target, requant, opset):
         QGemm,
         QLinearAdd,
         QLinearMul,
+        QLinearGlobalAveragePool,
+        QLinearAveragePool,
         QuantizeLinear,
         DequantizeLinear,
         DynamicQuantizeLinear,
@@ -196,7 +224,8 @@ def _check_domains(model) -> None:
                 f"node {n.name or '(unnamed)'!r} is {n.domain}:{n.op_type}, an operator outside ONNX that "
                 f"onnx.reference does not define (of ONNX Runtime's, intdot runs {', '.join(_MS_OPS)}); quantize so "
                 f"that the model has none (onnxruntime.quantization: QDQ format, or QOperator with "
-                f"op_types_to_quantize=['MatMul', 'Conv', 'Gemm', 'Add', 'Mul'])"
+                f"op_types_to_quantize=['MatMul', 'Conv', 'Gemm', 'Add', 'Mul', 'GlobalAveragePool', "
+                f"'AveragePool'])"
             )
 
 

@@ -32,6 +32,10 @@ differ in rounding, so whether a group is rewritten decides the bits.  What it r
   scalar; the int8 pairs next to such a group are moved to uint8 in the graph, as ONNX Runtime moves them, since
   QLinearAdd's kernel rounds differently for the moved codes (:mod:`intdot.quant.qdq_binary`,
   :mod:`intdot.quant.qlinear_binary`).
+- ``DQ(x) -> GlobalAveragePool/AveragePool -> Q`` becomes ``com.microsoft:QLinearGlobalAveragePool`` /
+  ``QLinearAveragePool`` when x and the output have one 8-bit type (uint8 after the int8 move; int8 only with
+  ``int8_allowed``) and one-element parameters; its int8 pairs are moved too, since QLinearAveragePool adds the
+  zero point in float32 (:mod:`intdot.quant.qdq_unary`, :mod:`intdot.quant.qlinear_pool`).
 - Constants are initializers and ``Constant`` nodes (ONNX Runtime folds those into initializers); below IR version
   4, initializers that are also listed as graph inputs are constants too.  Per-column weights are 2-D.
 - 16-bit and 4-bit groups are never rewritten; nor is a group whose MatMul/Conv output also goes elsewhere or is
@@ -45,7 +49,7 @@ differ in rounding, so whether a group is rewritten decides the bits.  What it r
 
 What ONNX Runtime does that is not modelled, so that those parts run in float here and its bits may differ, is
 listed in docs/differences.md (its other QDQ fusions: ``QLinearSigmoid``, ``QLinearLeakyRelu``,
-``QLinearAveragePool``, ``QLinearGlobalAveragePool``, ``QLinearConcat``, ``QLinearSoftmax``, ``QLinearWhere``,
+``QLinearConcat``, ``QLinearSoftmax``, ``QLinearWhere``,
 ``MatMulNBits`` for weight-only and 16-bit groups; float weights of a Gemm or Conv, which it quantizes to int8
 first).
 """
@@ -455,12 +459,17 @@ def fuse(model, *, int8_allowed: bool = False):
     from .qdq_binary import binary_group, binary_node
     from .qdq_gemm import gemm_group, gemm_view, qgemm_nodes, quantize_biases
     from .qdq_s8u8 import move_to_uint8
+    from .qdq_unary import unary_group, unary_node
 
     rules = _Rules(model, int8_allowed)
-    # ONNX Runtime moves int8 activation pairs to uint8 before it fuses (x86): QLinearAdd's bits depend on it, and
-    # a QLinearAdd/QLinearMul node takes one type.
+    # ONNX Runtime moves int8 activation pairs to uint8 before it fuses (x86): QLinearAdd's and QLinearAveragePool's
+    # bits depend on it (they add the zero point in float), a QLinearAdd/QLinearMul node takes one type, and the
+    # pooling groups are fused only as uint8.
     binaries = [f for f in (binary_group(rules, n) for n in model.graph.node) if f is not None]
-    near = {v for f in binaries for v in (f[1].input[0], f[2].input[0], f[3].output[0])} & rules.moved
+    near = {v for f in binaries for v in (f[1].input[0], f[2].input[0], f[3].output[0])}
+    unaries = [f for f in (unary_group(rules, n) for n in model.graph.node) if f is not None]
+    near |= {v for f in unaries for v in (f[1].input[0], f[2].output[0])}
+    near &= rules.moved
     if near:
         model, rules = move_to_uint8(model, rules, near)
     biased = quantize_biases(model, rules)
@@ -491,6 +500,12 @@ def fuse(model, *, int8_allowed: bool = False):
         if found is not None:
             q, clip = found[3], found[4]
             replace[id(n)] = [binary_node(rules, found, n.name or q.name, zero_point)]
+            drop.update(id(m) for m in (q, clip) if m is not None)
+            continue
+        found = unary_group(rules, n)
+        if found is not None:
+            q, clip = found[2], found[3]
+            replace[id(n)] = [unary_node(rules, found, n, n.name or q.name, zero_point)]
             drop.update(id(m) for m in (q, clip) if m is not None)
             continue
         if n.op_type not in ("MatMul", "Conv", "Gemm") or n.domain not in ("", "ai.onnx"):

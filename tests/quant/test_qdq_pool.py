@@ -1,0 +1,266 @@
+"""QDQ GlobalAveragePool and AveragePool groups: intdot turns exactly those ONNX Runtime turns into
+``com.microsoft:QLinearGlobalAveragePool`` / ``QLinearAveragePool`` (the graph it writes with
+``optimized_model_filepath`` is the oracle), and ``intdot.quant.run`` gives ONNX Runtime's bits for the whole model,
+fused or not; QOperator models holding those nodes run too."""
+
+import numpy as np
+import pytest
+
+from intdot import quant
+
+from . import ort
+from .test_qdq import _session
+
+F32, U8, I8 = np.float32, np.uint8, np.int8
+FUSED = {"QLinearGlobalAveragePool", "QLinearAveragePool"}
+
+
+@pytest.fixture(autouse=True)
+def _oracle():
+    ort.need()
+
+
+def pool_qdq(
+    op,
+    shape=(1, 8, 6, 6),
+    *,
+    dtypes=(U8, U8),
+    scales=(0.05, 0.03),
+    zps=(None, None),
+    attrs=None,
+    x_axis=None,
+    after=None,
+    extra_reader=False,
+    scale_input=False,
+    one_element=None,
+):
+    """x -> Q -> DQ -> ``op`` [-> after] -> Q -> DQ -> y.
+
+    ``zps``: zero points (None: the middle of the type); ``x_axis``: x's pair per channel along that axis;
+    ``extra_reader``: the op's output is also a graph output; ``scale_input``: x's scale is a graph input;
+    ``one_element``: the name of a parameter (s0, z0, s1, z1) given as a 1-element 1-D tensor."""
+    from onnx import helper, numpy_helper
+
+    inits = {}
+    graph_in = [helper.make_tensor_value_info("x", 1, list(shape))]
+    for k, (dtype, scale, zp) in enumerate(zip(dtypes, scales, zps)):
+        zp = (0 if dtype == I8 else 128) if zp is None else zp
+        if k == 0 and x_axis is not None:
+            inits["s0"] = np.full(shape[x_axis], scale, F32)
+            inits["z0"] = np.full(shape[x_axis], zp, dtype)
+        else:
+            inits[f"s{k}"] = np.array(scale, F32)
+            inits[f"z{k}"] = np.array(zp, dtype)
+    if one_element is not None:
+        inits[one_element] = inits[one_element].reshape(1)
+    if scale_input:
+        graph_in.append(helper.make_tensor_value_info("s0", 1, []))
+        del inits["s0"]
+    ax = {} if x_axis is None else {"axis": x_axis}
+    nodes = [
+        helper.make_node("QuantizeLinear", ["x", "s0", "z0"], ["q0"], **ax),
+        helper.make_node("DequantizeLinear", ["q0", "s0", "z0"], ["d0"], **ax),
+        helper.make_node(op, ["d0"], ["t"], name="pool", **(attrs or {})),
+    ]
+    last, outputs = "t", []
+    if after is not None:
+        nodes.append(helper.make_node(after, ["t"], ["r"]))
+        last = "r"
+    if extra_reader:
+        outputs.append(helper.make_tensor_value_info(last, 1, None))
+    nodes += [
+        helper.make_node("QuantizeLinear", [last, "s1", "z1"], ["q1"]),
+        helper.make_node("DequantizeLinear", ["q1", "s1", "z1"], ["y"]),
+    ]
+    outputs.append(helper.make_tensor_value_info("y", 1, None))
+    graph = helper.make_graph(
+        nodes, "g", graph_in, outputs, [numpy_helper.from_array(np.asarray(v), k) for k, v in inits.items()]
+    )
+    return helper.make_model(graph, ir_version=10, opset_imports=[helper.make_opsetid("", 21)])
+
+
+def _feed(model, seed=0, spread=6.0):
+    rng = np.random.default_rng(seed)
+    feed = {}
+    for vi in model.graph.input:
+        shape = [d.dim_value for d in vi.type.tensor_type.shape.dim]
+        feed[vi.name] = np.array(0.05, F32) if vi.name == "s0" else rng.uniform(-spread, spread, shape).astype(F32)
+    return feed
+
+
+def _ort_kinds(model, tmp_path, int8_allowed=False):
+    import onnx
+
+    path = tmp_path / "optimized.onnx"
+    _session(model, int8_allowed, path=path)
+    return sorted(n.op_type for n in onnx.load(str(path)).graph.node if n.op_type in FUSED)
+
+
+def _intdot_kinds(model, int8_allowed=False):
+    prepared = quant.prepare(model, qdq_int8_allowed=int8_allowed)
+    return sorted(n.op_type for n in prepared.model.graph.node if n.op_type in FUSED)
+
+
+def _same_bits(model, int8_allowed=False, seed=0):
+    """The quantized output ``y`` as ONNX Runtime gives it (a float pooling output that is also a graph output
+    is summed in another order by ONNX Runtime's float kernel: docs/differences.md, row 15)."""
+    feed = _feed(model, seed)
+    want = _session(model, int8_allowed).run(["y"], feed)[0]
+    got = quant.run(model, feed, op="usdot", qdq_int8_allowed=int8_allowed)["y"]
+    np.testing.assert_array_equal(got, want)
+
+
+AVG = {"kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 1, 1, 1]}
+AVG3 = {"kernel_shape": [3, 3], "pads": [1, 1, 1, 1]}
+GAP, AP = ["QLinearGlobalAveragePool"], ["QLinearAveragePool"]
+
+RULES = {
+    "GlobalAveragePool uint8": (pool_qdq("GlobalAveragePool"), GAP),
+    "AveragePool uint8": (pool_qdq("AveragePool", attrs=AVG), AP),
+    "AveragePool, count_include_pad, ceil_mode": (
+        pool_qdq("AveragePool", (1, 4, 7, 7), attrs={**AVG, "count_include_pad": 1, "ceil_mode": 1}),
+        AP,
+    ),
+    "AveragePool SAME_UPPER 1-D": (
+        pool_qdq("AveragePool", (2, 4, 9), attrs={"kernel_shape": [4], "auto_pad": "SAME_UPPER"}),
+        AP,
+    ),
+    "AveragePool 3-D": (pool_qdq("AveragePool", (1, 3, 4, 5, 6), attrs={"kernel_shape": [2, 3, 2]}), AP),
+    "AveragePool over the whole image (global kernel)": (
+        pool_qdq("AveragePool", (1, 8, 5, 5), attrs={"kernel_shape": [5, 5]}),
+        AP,
+    ),
+    "GlobalAveragePool int8 (moved to uint8)": (pool_qdq("GlobalAveragePool", dtypes=(I8, I8), zps=(3, -7)), GAP),
+    "AveragePool int8 (moved to uint8)": (pool_qdq("AveragePool", dtypes=(I8, I8), zps=(-20, 9), attrs=AVG), AP),
+    "int8 input moved, uint8 output": (pool_qdq("GlobalAveragePool", dtypes=(I8, U8)), GAP),
+    "zero points not the middle": (pool_qdq("AveragePool", zps=(3, 250), attrs=AVG), AP),
+    "scale a graph input": (pool_qdq("GlobalAveragePool", scale_input=True), GAP),
+    "redundant Relu (zero point 0)": (pool_qdq("GlobalAveragePool", after="Relu", zps=(None, 0)), GAP),
+    "Relu kept (zero point 128)": (pool_qdq("GlobalAveragePool", after="Relu"), []),
+    "output also a graph output": (pool_qdq("GlobalAveragePool", extra_reader=True), []),
+    "x scale of shape (1,)": (pool_qdq("GlobalAveragePool", one_element="s0"), GAP),
+    "y zero point of shape (1,)": (pool_qdq("GlobalAveragePool", one_element="z1"), GAP),
+    "u8 in, int8 out (moved)": (pool_qdq("AveragePool", dtypes=(U8, I8), attrs=AVG), AP),
+    "MaxPool (its pair dropped, not fused)": (pool_qdq("MaxPool", attrs={"kernel_shape": [2, 2]}), []),
+}
+
+
+@pytest.mark.parametrize("name", list(RULES))
+def test_groups_fused_as_onnx_runtime_fuses_them(name, tmp_path):
+    model, want = RULES[name]
+    assert _ort_kinds(model, tmp_path) == want, "ONNX Runtime changed: update the rule"
+    assert _intdot_kinds(model) == want
+    _same_bits(model)
+
+
+@pytest.mark.parametrize("op", ["GlobalAveragePool", "AveragePool"])
+def test_qdqisint8allowed(op, tmp_path):
+    """With int8 allowed nothing is moved: int8 groups are fused as int8, groups mixing int8 and uint8 not."""
+    attrs = AVG if op == "AveragePool" else None
+    kind = GAP if op == "GlobalAveragePool" else AP
+    for dtypes, want in (((I8, I8), kind), ((U8, I8), []), ((I8, U8), [])):
+        model = pool_qdq(
+            op, dtypes=dtypes, zps=(3 if dtypes[0] == I8 else 130, -7 if dtypes[1] == I8 else 120), attrs=attrs
+        )
+        assert _ort_kinds(model, tmp_path, int8_allowed=True) == want
+        assert _intdot_kinds(model, int8_allowed=True) == want
+        _same_bits(model, int8_allowed=True)
+
+
+FAILING = {
+    "GlobalAveragePool, x per channel": pool_qdq("GlobalAveragePool", x_axis=1),
+    "AveragePool, x per channel": pool_qdq("AveragePool", x_axis=1, attrs=AVG),
+    "AveragePool, x scale of shape (1,)": pool_qdq("AveragePool", one_element="s0", attrs=AVG),
+    "AveragePool, y zero point of shape (1,)": pool_qdq("AveragePool", one_element="z1", attrs=AVG),
+}
+
+
+@pytest.mark.parametrize("name", list(FAILING))
+def test_groups_onnx_runtime_fuses_and_then_fails_on_run_in_float(name):
+    """ONNX Runtime fuses these and its kernel (or the operator's schema) then refuses the parameters' shapes:
+    intdot leaves them in float, and computes what ONNX Runtime computes for that float graph."""
+    model = FAILING[name]
+    feed = _feed(model)
+    with pytest.raises(Exception, match="scalar"):
+        _session(model).run(None, feed)
+    assert _intdot_kinds(model) == []
+    want = _session(model, optimize=False).run(["y"], feed)[0]
+    np.testing.assert_array_equal(quant.run(model, feed, op="usdot")["y"], want)
+
+
+@pytest.mark.parametrize("dtype", [U8, I8])
+@pytest.mark.parametrize("op", ["GlobalAveragePool", "AveragePool"])
+def test_fused_bits_on_many_values(op, dtype):
+    """Fused groups on 64 x 20 x 20 values per run under random scales and zero points."""
+    rng = np.random.default_rng(7 + (dtype == I8) + 2 * (op == "AveragePool"))
+    info = np.iinfo(dtype)
+    attrs = AVG3 if op == "AveragePool" else None
+    for k in range(3):
+        scales = (float(np.exp(rng.uniform(-4, -1))), float(np.exp(rng.uniform(-5, -2))))
+        zps = tuple(int(rng.integers(info.min // 2, info.max // 2)) for _ in range(2))
+        model = pool_qdq(op, (2, 64, 20, 20), dtypes=(dtype, dtype), scales=scales, zps=zps, attrs=attrs)
+        _same_bits(model, seed=k)
+
+
+def test_fusing_changes_the_bits():
+    """Where ONNX Runtime fuses an AveragePool, its bits differ from the float graph the model states (scales found
+    by search; the fused kernel adds the zero point in float32 before it rounds), and intdot gives the fused ones.
+    (A GlobalAveragePool's integer sum rarely rounds apart from the float path: none in 300 random sets.)"""
+    model = pool_qdq("AveragePool", (1, 16, 14, 14), scales=(0.0207259152084589, 0.012384372763335705), attrs=AVG3)
+    feed = _feed(model)
+    fused = _session(model).run(None, feed)[0]
+    floated = _session(model, optimize=False).run(None, feed)[0]
+    assert (fused != floated).any(), "no rounding difference on these values: pick others"
+    np.testing.assert_array_equal(quant.run(model, feed, op="usdot")["y"], fused)
+
+
+def _qoperator(dtype, channels_last):
+    """A QOperator model: x -> QLinearAveragePool (3x3, stride 2) -> QLinearGlobalAveragePool."""
+    from onnx import helper, numpy_helper
+
+    mid = 0 if dtype == I8 else 128
+    inits = {
+        "sx": F32(0.04),
+        "zx": np.array(mid + 3, dtype),
+        "sm": F32(0.03),
+        "zm": np.array(mid - 5, dtype),
+        "sy": F32(0.011),
+        "zy": np.array(mid + 1, dtype),
+    }
+    last = {"channels_last": channels_last}
+    nodes = [
+        helper.make_node(
+            "QLinearAveragePool",
+            ["x", "sx", "zx", "sm", "zm"],
+            ["t"],
+            domain="com.microsoft",
+            kernel_shape=[3, 3],
+            strides=[2, 2],
+            pads=[1, 1, 1, 1],
+            **last,
+        ),
+        helper.make_node(
+            "QLinearGlobalAveragePool", ["t", "sm", "zm", "sy", "zy"], ["y"], domain="com.microsoft", **last
+        ),
+    ]
+    elem = helper.np_dtype_to_tensor_dtype(np.dtype(dtype))
+    shape = [2, 9, 9, 16] if channels_last else [2, 16, 9, 9]
+    graph = helper.make_graph(
+        nodes,
+        "g",
+        [helper.make_tensor_value_info("x", elem, shape)],
+        [helper.make_tensor_value_info("y", elem, None)],
+        [numpy_helper.from_array(np.asarray(v), k) for k, v in inits.items()],
+    )
+    opsets = [helper.make_opsetid("", 21), helper.make_opsetid("com.microsoft", 1)]
+    return helper.make_model(graph, ir_version=10, opset_imports=opsets), shape
+
+
+@pytest.mark.parametrize("channels_last", [0, 1])
+@pytest.mark.parametrize("dtype", [U8, I8])
+def test_qoperator_models_run(dtype, channels_last):
+    model, shape = _qoperator(dtype, channels_last)
+    info = np.iinfo(dtype)
+    x = np.random.default_rng(2).integers(info.min, info.max + 1, shape).astype(dtype)
+    want = ort.session(model).run(None, {"x": x})[0]
+    np.testing.assert_array_equal(quant.run(model, x, op="usdot")["y"], want)

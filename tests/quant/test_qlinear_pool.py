@@ -1,0 +1,245 @@
+"""``qlinear_global_average_pool`` / ``qlinear_average_pool`` against ONNX Runtime's own
+``com.microsoft:QLinearGlobalAveragePool`` / ``QLinearAveragePool`` nodes, one node at a time: random shapes,
+geometries (1 to 3 spatial axes, strides, pads, every ``auto_pad``, ``ceil_mode``, ``count_include_pad``, both
+layouts), scales and zero points; sums past 2**24 (where int32 -> float32 rounds); scales at the edges of what the
+global kernel accepts; and the parameters both refuse."""
+
+import numpy as np
+import pytest
+
+from intdot.core.errors import OperandError, OperandTypeError
+from intdot.quant.qlinear_pool import _geometry, qlinear_average_pool, qlinear_global_average_pool
+
+from . import ort
+
+F32, U8, I8 = np.float32, np.uint8, np.int8
+
+
+@pytest.fixture(autouse=True)
+def _oracle():
+    ort.need()
+
+
+def onnxruntime_node(op_type, ins, attrs=None):
+    """ONNX Runtime's kernel on ``ins`` (X, x_scale, x_zp, y_scale, y_zp), all fed as inputs."""
+    from onnx import helper
+
+    names = [f"in{i}" for i in range(len(ins))]
+    graph_in = [helper.make_tensor_value_info(n, ort._elem(np.asarray(v)), np.shape(v)) for n, v in zip(names, ins)]
+    node = helper.make_node(op_type, names, ["y"], domain="com.microsoft", **(attrs or {}))
+    out = helper.make_tensor_value_info("y", ort._elem(np.asarray(ins[0])), None)
+    graph = helper.make_graph([node], op_type, graph_in, [out])
+    opsets = [helper.make_opsetid("", 21), helper.make_opsetid("com.microsoft", 1)]
+    model = helper.make_model(graph, ir_version=10, opset_imports=opsets)
+    return ort.session(model).run(None, {n: np.asarray(v) for n, v in zip(names, ins)})[0]
+
+
+def _agree(op_type, ins, attrs=None):
+    """intdot's bits are ONNX Runtime's; where ONNX Runtime refuses the scales (its global kernel, which
+    QLinearAveragePool also takes for a kernel over the whole image), intdot refuses them too."""
+    fn = qlinear_global_average_pool if op_type == "QLinearGlobalAveragePool" else qlinear_average_pool
+    try:
+        want = onnxruntime_node(op_type, ins, attrs)
+    except Exception as exc:
+        if "out of computation range" not in str(exc):
+            raise
+        with pytest.raises(OperandError, match=r"in \[2\*\*-32, 256\)"):
+            fn(*ins, **(attrs or {}))
+        return 0
+    got = fn(*ins, **(attrs or {}))
+    assert got.dtype == want.dtype and got.shape == want.shape, (attrs, got.shape, want.shape)
+    bad = np.flatnonzero(got.ravel() != want.ravel())
+    assert bad.size == 0, (op_type, attrs, bad[:5], got.ravel()[bad[:5]], want.ravel()[bad[:5]])
+    return want.size
+
+
+def _params(rng, dtype, lo=-5, hi=0):
+    info = np.iinfo(dtype)
+    sx, sy = (F32(np.exp(rng.uniform(lo, hi))) for _ in range(2))
+    zx, zy = (dtype(rng.integers(info.min, info.max + 1)) for _ in range(2))
+    return sx, zx, sy, zy
+
+
+@pytest.mark.parametrize("dtype", [U8, I8])
+def test_global_average_pool_random(dtype):
+    """300 random (N, C, H, W) tensors per type, both layouts, random scales and zero points."""
+    rng = np.random.default_rng(1 + (dtype == I8))
+    info = np.iinfo(dtype)
+    n = 0
+    for k in range(300):
+        shape = [int(rng.integers(1, 3)), int(rng.integers(1, 20))] + [int(rng.integers(1, 9)) for _ in range(2)]
+        last = k % 2
+        if last:
+            shape = [shape[0], *shape[2:], shape[1]]
+        x = rng.integers(info.min, info.max + 1, shape).astype(dtype)
+        n += _agree("QLinearGlobalAveragePool", [x, *_params(rng, dtype)], {"channels_last": last})
+    assert n > 1000
+
+
+@pytest.mark.parametrize("dtype", [U8, I8])
+def test_global_average_pool_large_sums_and_edge_scales(dtype):
+    """300 x 300 images of the extreme codes (sums past 2**24, rounded by int32 -> float32), 1-D and 3-D images,
+    and scales just inside [2**-32, 256) (saturation both ways)."""
+    info = np.iinfo(dtype)
+    rng = np.random.default_rng(3)
+    for code in (info.min, info.max):
+        x = np.full((1, 3, 300, 300), code, dtype)
+        x[0, 1] = rng.integers(info.min, info.max + 1, (300, 300))
+        _agree("QLinearGlobalAveragePool", [x, F32(0.02), dtype(0), F32(0.01), dtype(1)])
+        _agree(
+            "QLinearGlobalAveragePool",
+            [x, F32(1.0), dtype(info.max), F32(1.0 / 90000), dtype(-1 if dtype == I8 else 1)],
+        )
+    x = rng.integers(info.min, info.max + 1, (2, 5, 7)).astype(dtype)
+    _agree("QLinearGlobalAveragePool", [x, *_params(rng, dtype)])
+    x = rng.integers(info.min, info.max + 1, (1, 4, 3, 4, 5)).astype(dtype)
+    _agree("QLinearGlobalAveragePool", [x, *_params(rng, dtype)])
+    x = rng.integers(info.min, info.max + 1, (1, 8, 4, 4)).astype(dtype)
+    mid = dtype(0 if dtype == I8 else 128)
+    for sx, sy in ((F32(2.0**-31), F32(1.0 / 16)), (F32(255.0 * 16), F32(1.0)), (F32(1.0), F32(2.0**-4 / 255.9))):
+        _agree("QLinearGlobalAveragePool", [x, sx, mid, sy, mid])
+
+
+@pytest.mark.parametrize("sx, sy", [(0.0, 1.0), (-0.5, 1.0), (1.0, 0.0), (2.0**-40, 1.0), (4096.0, 1.0)])
+def test_global_average_pool_scales_onnx_runtime_refuses(sx, sy):
+    """A combined scale outside [2**-32, 256) (zero, negative, too small, too large) is refused by both."""
+    x = np.arange(16, dtype=U8).reshape(1, 1, 4, 4)
+    ins = [x, F32(sx), U8(0), F32(sy), U8(0)]
+    with pytest.raises(Exception, match="out of computation range"):
+        onnxruntime_node("QLinearGlobalAveragePool", ins)
+    with pytest.raises(OperandError, match=r"x_scale=.* in \[2\*\*-32, 256\)"):
+        qlinear_global_average_pool(*ins)
+
+
+def _random_geometry(rng):
+    nsp = int(rng.integers(1, 4))
+    spatial = [int(rng.integers(1, 9)) for _ in range(nsp)]
+    kernel = [min(int(rng.integers(1, s + 2)), 4) for s in spatial]
+    strides = [int(rng.integers(1, 4)) for _ in range(nsp)]
+    pads = [int(rng.integers(0, k)) for k in kernel] * 1 + [int(rng.integers(0, k)) for k in kernel]
+    auto_pad = ["NOTSET", "NOTSET", "VALID", "SAME_UPPER", "SAME_LOWER"][int(rng.integers(0, 5))]
+    attrs = {
+        "kernel_shape": kernel,
+        "strides": strides,
+        "ceil_mode": int(rng.integers(0, 2)),
+        "count_include_pad": int(rng.integers(0, 2)),
+        "channels_last": int(rng.integers(0, 2)),
+    }
+    if auto_pad == "NOTSET":
+        attrs["pads"] = pads
+    else:
+        attrs["auto_pad"] = auto_pad
+    return spatial, attrs
+
+
+@pytest.mark.parametrize("dtype", [U8, I8])
+def test_average_pool_random_geometries(dtype):
+    """400 random geometries per type (ONNX Runtime's NHWC kernels divide by zero on an empty output, so those
+    are left out)."""
+    rng = np.random.default_rng(10 + (dtype == I8))
+    info = np.iinfo(dtype)
+    done = 0
+    while done < 400:
+        spatial, attrs = _random_geometry(rng)
+        pads = attrs.get("pads", [0] * 2 * len(spatial))
+        out, _ = _geometry(
+            spatial, attrs["kernel_shape"], attrs["strides"], pads, attrs.get("auto_pad", "NOTSET"), attrs["ceil_mode"]
+        )
+        if min(out) <= 0:
+            continue
+        n, c = int(rng.integers(1, 3)), int(rng.integers(1, 5))
+        shape = [n, *spatial, c] if attrs["channels_last"] else [n, c, *spatial]
+        x = rng.integers(info.min, info.max + 1, shape).astype(dtype)
+        _agree("QLinearAveragePool", [x, *_params(rng, dtype)], attrs)
+        done += 1
+
+
+@pytest.mark.parametrize("dtype", [U8, I8])
+def test_average_pool_many_values_and_extreme_scales(dtype):
+    """A 3x3 pool over 32 x 24 x 24 values under scale ratios from 2**-20 to 2**20, zero and negative scales."""
+    rng = np.random.default_rng(20 + (dtype == I8))
+    info = np.iinfo(dtype)
+    x = rng.integers(info.min, info.max + 1, (1, 32, 24, 24)).astype(dtype)
+    attrs = {"kernel_shape": [3, 3], "pads": [1, 1, 1, 1]}
+    sets = [(2.0**-20, 1.0), (1.0, 2.0**-20), (2.0**20, 1.0), (0.5, 0.0), (0.0, 0.0), (-0.3, 0.02), (0.02, -0.3)]
+    for sx, sy in sets:
+        _, zx, _, zy = _params(rng, dtype)
+        _agree("QLinearAveragePool", [x, F32(sx), zx, F32(sy), zy], attrs)
+    for _ in range(4):
+        _agree("QLinearAveragePool", [x, *_params(rng, dtype, -8, 2)], attrs)
+
+
+# Parameter sets (kernel, what they tell apart, x_scale and y_scale as float32 in hex, zero points) on which other
+# orders of the kernels' float32 arithmetic give other bits, on the stored data below (found by search; the
+# expected bits still come from ONNX Runtime at test time).  Global: "ratio", the scale as (x_scale / y_scale) / n;
+# "div", acc * x_scale / (y_scale * n); "f64", exact arithmetic.  Average: "zp", the zero point added after
+# rounding (also float64 and the window summed column by column); "recip", times 1 / count; "joint", divided by
+# count * y_scale at once.
+STORED = [
+    ("global", "ratio", "0x1.7edcc2p-6", "0x1.24e00ep-6", 35, 114),
+    ("global", "ratio", "0x1.0abd38p-4", "0x1.660548p-5", 31, 24),
+    ("global", "div", "0x1.a6a1d8p-3", "0x1.0897ccp-3", 166, 169),
+    ("global", "div", "0x1.13e976p-4", "0x1.c77946p-6", 125, 46),
+    ("global", "f64", "0x1.1a94e2p-3", "0x1.6ab274p-4", 226, 213),
+    ("global", "f64", "0x1.ecaefcp-4", "0x1.7014b0p-2", 254, 84),
+    ("average", "zp", "0x1.1d27d0p-3", "0x1.844016p-2", 183, 161),
+    ("average", "zp", "0x1.a1b74ep-4", "0x1.396ad6p-3", 33, 148),
+    ("average", "recip", "0x1.7b94f4p-3", "0x1.2efa18p-7", 119, 128),
+    ("average", "joint", "0x1.8b8974p-2", "0x1.f57d86p-5", 147, 182),
+]
+
+
+@pytest.mark.parametrize("case", STORED, ids=[f"{c[0]}-{c[1]}-{i}" for i, c in enumerate(STORED)])
+def test_stored_cases_that_tell_the_orders_apart(case):
+    kind, _, sx, sy, zx, zy = case
+    ins = [F32(float.fromhex(sx)), U8(zx), F32(float.fromhex(sy)), U8(zy)]
+    if kind == "global":
+        x = np.random.default_rng(42).integers(0, 256, (1, 4096, 7, 7)).astype(U8)
+        _agree("QLinearGlobalAveragePool", [x, *ins])
+    else:
+        x = np.random.default_rng(43).integers(0, 256, (1, 64, 16, 16)).astype(U8)
+        _agree("QLinearAveragePool", [x, *ins], {"kernel_shape": [3, 3], "pads": [1, 1, 1, 1]})
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("dtype", [U8, I8])
+def test_average_pool_random_geometries_volume(dtype):
+    """4,000 more random geometries per type."""
+    rng = np.random.default_rng(100 + (dtype == I8))
+    info = np.iinfo(dtype)
+    done = 0
+    while done < 4000:
+        spatial, attrs = _random_geometry(rng)
+        pads = attrs.get("pads", [0] * 2 * len(spatial))
+        out, _ = _geometry(
+            spatial, attrs["kernel_shape"], attrs["strides"], pads, attrs.get("auto_pad", "NOTSET"), attrs["ceil_mode"]
+        )
+        if min(out) <= 0:
+            continue
+        shape = [1, *spatial, 3] if attrs["channels_last"] else [1, 3, *spatial]
+        x = rng.integers(info.min, info.max + 1, shape).astype(dtype)
+        _agree("QLinearAveragePool", [x, *_params(rng, dtype, -8, 2)], attrs)
+        done += 1
+
+
+def test_errors_name_the_argument():
+    x = np.zeros((1, 2, 4, 4), U8)
+    s, z = F32(0.5), U8(0)
+    with pytest.raises(OperandTypeError, match="X has dtype int32"):
+        qlinear_global_average_pool(x.astype(np.int32), s, z, s, z)
+    with pytest.raises(OperandError, match=r"X has shape \(4, 4\); expected at least 3 dimensions"):
+        qlinear_global_average_pool(x[0, 0], s, z, s, z)
+    with pytest.raises(OperandTypeError, match="y_zero_point has dtype int8; expected uint8"):
+        qlinear_average_pool(x, s, z, s, I8(0), kernel_shape=[2, 2])
+    with pytest.raises(OperandError, match=r"kernel_shape=\[2\] for X of shape \(1, 2, 4, 4\): expected 2 integers"):
+        qlinear_average_pool(x, s, z, s, z, kernel_shape=[2])
+    with pytest.raises(OperandError, match=r"dilations=\[2, 2\]: ONNX Runtime's QLinearAveragePool does not read"):
+        qlinear_average_pool(x, s, z, s, z, kernel_shape=[2, 2], dilations=[2, 2])
+    with pytest.raises(OperandError, match="auto_pad='SAME' is not known"):
+        qlinear_average_pool(x, s, z, s, z, kernel_shape=[2, 2], auto_pad="SAME")
+    with pytest.raises(OperandError, match=r"pads=\[2, 0, 0, 0\]: each pad must be smaller than the kernel"):
+        qlinear_average_pool(x, s, z, s, z, kernel_shape=[2, 2], pads=[2, 0, 0, 0])
+    with pytest.raises(OperandError, match="negative output size along spatial axis 0"):
+        qlinear_average_pool(x, s, z, s, z, kernel_shape=[6, 1], auto_pad="VALID")
+    with pytest.raises(OperandError, match="channels_last=2: expected 0 or 1"):
+        qlinear_global_average_pool(x, s, z, s, z, channels_last=2)
