@@ -429,3 +429,66 @@ def test_parse_reads_one_instruction():
         amdgpu.parse("v_dot4_u32_u8 v0, v1, v2, v3\nv_dot4_u32_u8 v0, v1, v2, v3", "gfx1030")
     with pytest.raises(AsmSyntaxError, match="empty"):
         amdgpu.parse("  ; only a comment", "gfx1030")
+
+
+# Decimal numbers past Python's 4,300-digit limit on int(str): Python's ValueError escaped (the command line's
+# "internal error") where llvm-mc says "literal value out of range"; leading zeros, as many as they come, it reads
+# as nothing (v<4,400 zeros>1 is v1).
+_LONG, _ZEROS = "1" * 4400, "0" * 4400
+LONG_DECIMALS = [
+    # (line, where the error points, or None where llvm-mc accepts the line)
+    (f"v_dot4_u32_u8 v0, {_LONG}, v2, v3", _LONG),
+    (f"v_dot4_u32_u8 v{_LONG}, v1, v2, v3", "v" + _LONG),
+    (f"v_dot4_u32_u8 v0, v{_LONG}, v2, v3", "v" + _LONG),
+    (f"v_dot4_u32_u8 v0, s{_LONG}, v2, v3", "s" + _LONG),
+    (f"v_dot4_u32_u8 v0, ttmp{_LONG}, v2, v3", "ttmp" + _LONG),
+    (f"v_dot4_u32_u8 v0, v[{_LONG}], v2, v3", _LONG),
+    (f"v_dot4_u32_u8 v0, v1, v2, v3 op_sel:[{_LONG},0,0]", _LONG),
+    (f"v_dot4c_i32_i8 v0, v1, v2 row_shl:{_LONG}", _LONG),
+    (f"v_dot4c_i32_i8 v0, v1, v2 quad_perm:[{_LONG},0,0,0]", _LONG),
+    (f"v_dot4c_i32_i8 v0, v1, v2 dpp8:[{_LONG},6,5,4,3,2,1,0]", _LONG),
+    (f"v_dot4c_i32_i8 v0, v1, v2 row_shl:1 row_mask:{_LONG}", _LONG),
+    (f"v_dot4_u32_u8 v{_ZEROS}1, v1, v2, v3", None),
+    (f"v_dot4_u32_u8 v0, v{_ZEROS}1, v2, v3", None),
+    (f"v_dot4_u32_u8 v0, s{_ZEROS}1, v2, v3", None),
+    (f"v_dot4_u32_u8 v0, ttmp{_ZEROS}1, v2, v3", None),
+    (f"v_dot4_u32_u8 v0, v[{_ZEROS}1], v2, v3", None),
+    (f"v_dot4_u32_u8 v0, v1, v2, 0{_ZEROS}1", None),
+    (f"v_dot4_u32_u8 v0, v1, v2, v3 op_sel:[{_ZEROS}1,0,0]", None),
+    (f"v_dot4c_i32_i8 v0, v1, v2 row_shl:{_ZEROS}1", None),
+    (f"v_dot4c_i32_i8 v0, v1, v2 quad_perm:[{_ZEROS}1,0,0,0]", None),
+]
+
+
+@pytest.mark.parametrize("line, at", LONG_DECIMALS, ids=range(len(LONG_DECIMALS)))
+def test_long_decimals_are_syntax_errors_with_the_column(line, at):
+    if at is None:
+        assert amdgpu.assemble(line, "gfx1030") == amdgpu.assemble(line.replace(_ZEROS, ""), "gfx1030")
+        return
+    with pytest.raises(AsmSyntaxError) as info:
+        amdgpu.assemble(line, "gfx1030")
+    assert info.value.column == line.index(at) + 1, str(info.value)[:300]
+    assert len(str(info.value)) < 1000
+
+
+@pytest.mark.parametrize("mcpu", ["gfx906", "gfx1030", "gfx1100"])
+def test_long_decimals_match_llvm_mc(mcpu):
+    _oracle()
+    lines = [line for line, _ in LONG_DECIMALS] + [f"v_dot4_u32_u8 v0, v1, v2, v{_LONG}"]  # the last: a symbol
+    bad = _compare(lines, mcpu)
+    assert not bad, [(line[:60], theirs, str(mine)[:100]) for line, theirs, mine in bad]
+
+
+def test_long_decimals_in_the_operand_and_dpp_tables():
+    from intdot.amdgpu import dpp
+    from intdot.amdgpu import operands as opnd
+
+    for text in (f"v{_LONG}", f"s{_LONG}", f"ttmp{_LONG}", _LONG, f"-{_LONG}", "09"):
+        with pytest.raises(AsmSyntaxError):
+            opnd.value_of(text, "gfx10")
+    assert opnd.value_of(f"v{_ZEROS}1", "gfx10") == 257
+    assert opnd.value_of("0123", "gfx10") == (opnd.LITERAL, 0o123)  # octal, as llvm-mc reads it
+    assert opnd.value_of(f"0x{_ZEROS}41", "gfx10") == (opnd.LITERAL, 0x41)
+    with pytest.raises(AsmSyntaxError, match="not a DPP control"):
+        dpp.parse_ctrl(f"row_shl:{_LONG}", "gfx1030")
+    assert dpp.parse_ctrl(f"row_shl:{_ZEROS}1", "gfx1030") == dpp.parse_ctrl("row_shl:1", "gfx1030")

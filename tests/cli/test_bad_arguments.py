@@ -81,6 +81,10 @@ CASES = {
         ["--endian", "middle"],
         ["-f", ELF_X86],
         ["-f", ELF_X86, "--raw", "--offset", "99999999999"],
+        # offsets Python cannot print or read (more than 4300 digits): 'internal error' before
+        ["-f", ELF_X86, "--raw", "--offset", "0x1" + "0" * 5000],
+        ["-f", ELF_X86, "--raw", "--offset", "1" * 4400],
+        ["-f", ELF_X86, "--raw", "--isa", "amdgpu", "--mcpu", "gfx1030", "--offset", "0x1" + "0" * 5000],
         ["[0x1,0x2,0x3]"],
         ["[0x1,0x2,0x3,0x4,0x5]"],
         ["--stats"],

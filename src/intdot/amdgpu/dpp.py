@@ -18,6 +18,7 @@ import re
 import numpy as np
 
 from ..core.errors import AsmSyntaxError, quote
+from ..core.values import small_decimal
 from .targets import GENERATION
 
 _GFX90A_UP = frozenset({"gfx90a", "gfx940", "gfx941", "gfx942", "gfx950"})
@@ -63,8 +64,8 @@ def valid(ctrl: int, mcpu: str) -> bool:
 
 
 _CTRL = re.compile(
-    r"^(quad_perm):\[(\d),(\d),(\d),(\d)\]$|^(row_shl|row_shr|row_ror|row_share|row_xmask|row_newbcast|row_bcast"
-    r"|wave_shl|wave_rol|wave_shr|wave_ror):(\d+)$|^(row_mirror|row_half_mirror)$"
+    r"^(quad_perm):\[([0-9]),([0-9]),([0-9]),([0-9])\]$|^(row_shl|row_shr|row_ror|row_share|row_xmask|row_newbcast"
+    r"|row_bcast|wave_shl|wave_rol|wave_shr|wave_ror):([0-9]+)$|^(row_mirror|row_half_mirror)$"
 )
 
 
@@ -73,11 +74,11 @@ def parse_ctrl(token: str, mcpu: str) -> int:
     m = _CTRL.match(token.replace(" ", ""))
     value = None
     if m and m.group(1):
-        lanes = [int(m.group(k)) for k in range(2, 6)]
+        lanes = [small_decimal(m.group(k)) for k in range(2, 6)]
         if max(lanes) <= 3:
             value = sum(v << (2 * i) for i, v in enumerate(lanes))
     elif m and m.group(6):
-        name, n = m.group(6), int(m.group(7))
+        name, n = m.group(6), small_decimal(m.group(7))
         shifts = {"row_shl": 0x100, "row_shr": 0x110, "row_ror": 0x120}
         lanes = {"row_share": 0x150, "row_newbcast": 0x150, "row_xmask": 0x160}
         if name in shifts and 1 <= n <= 15:

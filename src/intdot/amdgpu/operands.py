@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 
 from ..core.errors import AsmSyntaxError, quote
+from ..core.values import small_decimal
 
 LITERAL = 255
 INLINE_FLOATS = {
@@ -100,7 +101,7 @@ def is_scalar(value: int) -> bool:
 
 
 _BY_FLOAT_BITS = {bits: v for v, (_, bits) in INLINE_FLOATS.items()}
-_INT = re.compile(r"^-?(0x[0-9a-f]+|\d+)$")
+_INT = re.compile(r"^-?(0x[0-9a-f]+|[0-9]+)$")
 _BY_FLOAT_TEXT = {text: v for v, (text, _) in INLINE_FLOATS.items()}
 _SGPRS = {"gfx9": 102, "gfx10": 106, "gfx11": 106, "gfx12": 106}
 
@@ -111,17 +112,17 @@ def value_of(text: str, generation: str, *, gpr_only: bool = False) -> int | tup
     Raises :class:`~intdot.errors.AsmSyntaxError` for text that is no operand here.
     """
     t = text.strip()  # llvm-mc reads register names in lower case only
-    m = re.fullmatch(r"([vs])(\d+)", t)
+    m = re.fullmatch(r"([vs])([0-9]+)", t)
     if m:
-        n = int(m.group(2))
+        n = small_decimal(m.group(2))
         if m.group(1) == "v" and n < 256:
             return 256 + n
         if m.group(1) == "s" and n < _SGPRS[generation]:
             return n
         raise AsmSyntaxError(f"{quote(text)} is not a register of {generation}")
-    m = re.fullmatch(r"ttmp(\d+)", t)
-    if m and int(m.group(1)) < 16:
-        return 108 + int(m.group(1))
+    m = re.fullmatch(r"ttmp([0-9]+)", t)
+    if m and small_decimal(m.group(1)) < 16:
+        return 108 + small_decimal(m.group(1))
     names = {**SPECIAL, **_m0_null(generation), **(_GFX9_HIGH if generation == "gfx9" else {})}
     for v, n in names.items():
         if n == t:
@@ -133,7 +134,16 @@ def value_of(text: str, generation: str, *, gpr_only: bool = False) -> int | tup
     if t in _BY_FLOAT_TEXT:
         return _BY_FLOAT_TEXT[t]
     if _INT.match(t):
-        n = int(t, 0) if not t.startswith("-") else -int(t[1:], 0)
+        digits = t.lstrip("-")
+        if digits.startswith("0x"):
+            n = int(digits, 16)  # no limit on the digits of a power-of-two base
+        elif len(digits) > 1 and digits[0] == "0":  # octal, as llvm-mc reads it
+            if any(d in "89" for d in digits):
+                raise AsmSyntaxError(f"{quote(text)} is not a number (a leading 0 makes it octal)")
+            n = int(digits, 8)
+        else:
+            n = small_decimal(digits)  # past 40 digits: 10**40, which fails the check below
+        n = -n if t.startswith("-") else n
         if not -(1 << 31) <= n < (1 << 32):
             raise AsmSyntaxError(f"{quote(text)} does not fit 32 bits")
         inline = inline_of(n & 0xFFFFFFFF)

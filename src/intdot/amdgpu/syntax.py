@@ -26,6 +26,7 @@ import struct
 from dataclasses import dataclass, field
 
 from ..core.errors import AsmSyntaxError, quote
+from ..core.values import small_decimal
 
 # ---------------------------------------------------------------- comments
 
@@ -146,8 +147,10 @@ def tokens(line: str) -> list[Tok]:
                 if any(d in "89" for d in t):
                     raise AsmSyntaxError(f"not a number: {quote(t)} (a leading 0 makes it octal)", line, col)
                 value = int(t, 8)
+            elif t[:2].lower() in ("0x", "0b"):
+                value = int(t, 0)  # no limit on the digits of a power-of-two base
             else:
-                value = int(t, 0)
+                value = small_decimal(t)  # past 40 digits: 10**40, which fails the 64-bit check below
             if value >= 1 << 64:
                 raise AsmSyntaxError(f"{quote(t, marks=False)} does not fit 64 bits", line, col)
             out.append(Tok("int", t, col, value))
@@ -364,7 +367,7 @@ def _register(r: Reader) -> Operand | None:
     m = re.fullmatch(r"(v|s|ttmp|a)([0-9]+)", t.text)
     if m:
         r.next()
-        return Operand("reg", f"{m.group(1)}{int(m.group(2))}", t.col, t.text)
+        return Operand("reg", m.group(1) + (m.group(2).lstrip("0") or "0"), t.col, t.text)  # v01 is v1
     if t.text in _REG_FILES and r.peek().kind == "punct" and r.peek().text == "[":
         r.next()
         r.next()

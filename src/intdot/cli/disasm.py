@@ -103,11 +103,20 @@ def _run_arm(args) -> int:
     return arm_disasm.run(args)
 
 
+_MAX_OFFSET = 1 << 64  # no file is longer; an offset this long would print as thousands of digits
+
+
 def _offset(text: str) -> int:
-    try:
-        value = int(text, 0)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{quote(text)} is not a byte offset (decimal or 0x hex)") from None
+    body = text.strip().replace("_", "")
+    if body.lstrip("+-").isdigit() and len(body.lstrip("+-").lstrip("0")) > 40:
+        value = -_MAX_OFFSET if body.startswith("-") else _MAX_OFFSET  # Python reads at most 4300 decimal digits
+    else:
+        try:
+            value = int(text, 0)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{quote(text)} is not a byte offset (decimal or 0x hex)") from None
     if value < 0:
         raise argparse.ArgumentTypeError(f"{quote(text)} is negative; expected a byte offset >= 0")
+    if value >= _MAX_OFFSET:
+        raise argparse.ArgumentTypeError(f"{quote(text)} is past the end of any file; expected a byte offset < 2**64")
     return value

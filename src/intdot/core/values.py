@@ -126,14 +126,16 @@ def check_word(x, name: str, bits: int = 32) -> int:
 def small_decimal(digits: str) -> int:
     """A decimal digit string read as an int for a range check (a register, row or index number).
 
-    Past 40 digits the value is out of every range intdot checks, so only its
-    size matters: it comes back as 10**40 (Python refuses to convert more than
-    4300 digits at all).
+    Past 40 significant digits the value is out of every range intdot checks,
+    so only its size matters: it comes back as 10**40 (Python refuses to
+    convert more than 4300 digits at all).  Leading zeros do not count, as
+    llvm-mc reads ``v`` followed by 5000 zeros and a 1 as ``v1``.
 
-    >>> small_decimal("07"), small_decimal("9" * 5000) == 10**40
-    (7, True)
+    >>> small_decimal("07"), small_decimal("9" * 5000) == 10**40, small_decimal("0" * 5000 + "1")
+    (7, True, 1)
     """
-    return int(digits) if len(digits) <= 40 else 10**40
+    significant = digits.lstrip("0")
+    return int(significant or "0") if len(significant) <= 40 else 10**40
 
 
 def check_int(x, name: str, lo: int, hi: int, what: str | None = None) -> int:
