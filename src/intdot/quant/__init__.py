@@ -12,6 +12,7 @@ from .matmul import matmul_integer, qlinear_matmul
 from .model import prepare, run
 from .plan import Plan, exact, fitting, plan
 from .qlinear_binary import qlinear_add, qlinear_mul
+from .qlinear_concat import qlinear_concat
 from .qlinear_pool import qlinear_average_pool, qlinear_global_average_pool
 from .quant_gemm import qgemm
 from .requant import METHODS, fixed_point_multiply, quantize_multiplier, requantize
@@ -31,6 +32,7 @@ __all__ = [
     "qgemm",
     "qlinear_add",
     "qlinear_average_pool",
+    "qlinear_concat",
     "qlinear_conv",
     "qlinear_global_average_pool",
     "qlinear_matmul",

@@ -36,6 +36,9 @@ differ in rounding, so whether a group is rewritten decides the bits.  What it r
   ``QLinearAveragePool`` when x and the output have one 8-bit type (uint8 after the int8 move; int8 only with
   ``int8_allowed``) and one-element parameters; its int8 pairs are moved too, since QLinearAveragePool adds the
   zero point in float32 (:mod:`intdot.quant.qdq_unary`, :mod:`intdot.quant.qlinear_pool`).
+- ``DQ(x0), DQ(x1), ... -> Concat -> Q`` becomes ``com.microsoft:QLinearConcat`` when every input is dequantized,
+  all inputs and the output have one 8-bit type (after the int8 move; no ``int8_allowed`` test) and one-element
+  parameters (:mod:`intdot.quant.qdq_concat`, :mod:`intdot.quant.qlinear_concat`).
 - Constants are initializers and ``Constant`` nodes (ONNX Runtime folds those into initializers); below IR version
   4, initializers that are also listed as graph inputs are constants too.  Per-column weights are 2-D.
 - 16-bit and 4-bit groups are never rewritten; nor is a group whose MatMul/Conv output also goes elsewhere or is
@@ -49,7 +52,7 @@ differ in rounding, so whether a group is rewritten decides the bits.  What it r
 
 What ONNX Runtime does that is not modelled, so that those parts run in float here and its bits may differ, is
 listed in docs/differences.md (its other QDQ fusions: ``QLinearSigmoid``, ``QLinearLeakyRelu``,
-``QLinearConcat``, ``QLinearSoftmax``, ``QLinearWhere``,
+``QLinearSoftmax``, ``QLinearWhere``,
 ``MatMulNBits`` for weight-only and 16-bit groups; float weights of a Gemm or Conv, which it quantizes to int8
 first).
 """
@@ -457,18 +460,21 @@ def fuse(model, *, int8_allowed: bool = False):
     from onnx import helper, numpy_helper
 
     from .qdq_binary import binary_group, binary_node
+    from .qdq_concat import concat_group, concat_node
     from .qdq_gemm import gemm_group, gemm_view, qgemm_nodes, quantize_biases
     from .qdq_s8u8 import move_to_uint8
     from .qdq_unary import unary_group, unary_node
 
     rules = _Rules(model, int8_allowed)
     # ONNX Runtime moves int8 activation pairs to uint8 before it fuses (x86): QLinearAdd's and QLinearAveragePool's
-    # bits depend on it (they add the zero point in float), a QLinearAdd/QLinearMul node takes one type, and the
-    # pooling groups are fused only as uint8.
+    # bits depend on it (they add the zero point in float), QLinearAdd/QLinearMul/QLinearConcat nodes take one
+    # type, and the pooling groups are fused only as uint8.
     binaries = [f for f in (binary_group(rules, n) for n in model.graph.node) if f is not None]
     near = {v for f in binaries for v in (f[1].input[0], f[2].input[0], f[3].output[0])}
     unaries = [f for f in (unary_group(rules, n) for n in model.graph.node) if f is not None]
     near |= {v for f in unaries for v in (f[1].input[0], f[2].output[0])}
+    concats = [f for f in (concat_group(rules, n) for n in model.graph.node) if f is not None]
+    near |= {v for f in concats for v in (*(d.input[0] for d in f[0]), f[1].output[0])}
     near &= rules.moved
     if near:
         model, rules = move_to_uint8(model, rules, near)
@@ -506,6 +512,12 @@ def fuse(model, *, int8_allowed: bool = False):
         if found is not None:
             q, clip = found[2], found[3]
             replace[id(n)] = [unary_node(rules, found, n, n.name or q.name, zero_point)]
+            drop.update(id(m) for m in (q, clip) if m is not None)
+            continue
+        found = concat_group(rules, n)
+        if found is not None:
+            q, clip = found[1], found[2]
+            replace[id(n)] = [concat_node(rules, found, n, n.name or q.name, zero_point)]
             drop.update(id(m) for m in (q, clip) if m is not None)
             continue
         if n.op_type not in ("MatMul", "Conv", "Gemm") or n.domain not in ("", "ai.onnx"):
