@@ -20,7 +20,7 @@ def _oracle():
     ort.need()
 
 
-def pool_qdq(
+def unary_qdq(
     op,
     shape=(1, 8, 6, 6),
     *,
@@ -115,33 +115,33 @@ AVG3 = {"kernel_shape": [3, 3], "pads": [1, 1, 1, 1]}
 GAP, AP = ["QLinearGlobalAveragePool"], ["QLinearAveragePool"]
 
 RULES = {
-    "GlobalAveragePool uint8": (pool_qdq("GlobalAveragePool"), GAP),
-    "AveragePool uint8": (pool_qdq("AveragePool", attrs=AVG), AP),
+    "GlobalAveragePool uint8": (unary_qdq("GlobalAveragePool"), GAP),
+    "AveragePool uint8": (unary_qdq("AveragePool", attrs=AVG), AP),
     "AveragePool, count_include_pad, ceil_mode": (
-        pool_qdq("AveragePool", (1, 4, 7, 7), attrs={**AVG, "count_include_pad": 1, "ceil_mode": 1}),
+        unary_qdq("AveragePool", (1, 4, 7, 7), attrs={**AVG, "count_include_pad": 1, "ceil_mode": 1}),
         AP,
     ),
     "AveragePool SAME_UPPER 1-D": (
-        pool_qdq("AveragePool", (2, 4, 9), attrs={"kernel_shape": [4], "auto_pad": "SAME_UPPER"}),
+        unary_qdq("AveragePool", (2, 4, 9), attrs={"kernel_shape": [4], "auto_pad": "SAME_UPPER"}),
         AP,
     ),
-    "AveragePool 3-D": (pool_qdq("AveragePool", (1, 3, 4, 5, 6), attrs={"kernel_shape": [2, 3, 2]}), AP),
+    "AveragePool 3-D": (unary_qdq("AveragePool", (1, 3, 4, 5, 6), attrs={"kernel_shape": [2, 3, 2]}), AP),
     "AveragePool over the whole image (global kernel)": (
-        pool_qdq("AveragePool", (1, 8, 5, 5), attrs={"kernel_shape": [5, 5]}),
+        unary_qdq("AveragePool", (1, 8, 5, 5), attrs={"kernel_shape": [5, 5]}),
         AP,
     ),
-    "GlobalAveragePool int8 (moved to uint8)": (pool_qdq("GlobalAveragePool", dtypes=(I8, I8), zps=(3, -7)), GAP),
-    "AveragePool int8 (moved to uint8)": (pool_qdq("AveragePool", dtypes=(I8, I8), zps=(-20, 9), attrs=AVG), AP),
-    "int8 input moved, uint8 output": (pool_qdq("GlobalAveragePool", dtypes=(I8, U8)), GAP),
-    "zero points not the middle": (pool_qdq("AveragePool", zps=(3, 250), attrs=AVG), AP),
-    "scale a graph input": (pool_qdq("GlobalAveragePool", scale_input=True), GAP),
-    "redundant Relu (zero point 0)": (pool_qdq("GlobalAveragePool", after="Relu", zps=(None, 0)), GAP),
-    "Relu kept (zero point 128)": (pool_qdq("GlobalAveragePool", after="Relu"), []),
-    "output also a graph output": (pool_qdq("GlobalAveragePool", extra_reader=True), []),
-    "x scale of shape (1,)": (pool_qdq("GlobalAveragePool", one_element="s0"), GAP),
-    "y zero point of shape (1,)": (pool_qdq("GlobalAveragePool", one_element="z1"), GAP),
-    "u8 in, int8 out (moved)": (pool_qdq("AveragePool", dtypes=(U8, I8), attrs=AVG), AP),
-    "MaxPool (its pair dropped, not fused)": (pool_qdq("MaxPool", attrs={"kernel_shape": [2, 2]}), []),
+    "GlobalAveragePool int8 (moved to uint8)": (unary_qdq("GlobalAveragePool", dtypes=(I8, I8), zps=(3, -7)), GAP),
+    "AveragePool int8 (moved to uint8)": (unary_qdq("AveragePool", dtypes=(I8, I8), zps=(-20, 9), attrs=AVG), AP),
+    "int8 input moved, uint8 output": (unary_qdq("GlobalAveragePool", dtypes=(I8, U8)), GAP),
+    "zero points not the middle": (unary_qdq("AveragePool", zps=(3, 250), attrs=AVG), AP),
+    "scale a graph input": (unary_qdq("GlobalAveragePool", scale_input=True), GAP),
+    "redundant Relu (zero point 0)": (unary_qdq("GlobalAveragePool", after="Relu", zps=(None, 0)), GAP),
+    "Relu kept (zero point 128)": (unary_qdq("GlobalAveragePool", after="Relu"), []),
+    "output also a graph output": (unary_qdq("GlobalAveragePool", extra_reader=True), []),
+    "x scale of shape (1,)": (unary_qdq("GlobalAveragePool", one_element="s0"), GAP),
+    "y zero point of shape (1,)": (unary_qdq("GlobalAveragePool", one_element="z1"), GAP),
+    "u8 in, int8 out (moved)": (unary_qdq("AveragePool", dtypes=(U8, I8), attrs=AVG), AP),
+    "MaxPool (its pair dropped, not fused)": (unary_qdq("MaxPool", attrs={"kernel_shape": [2, 2]}), []),
 }
 
 
@@ -159,7 +159,7 @@ def test_qdqisint8allowed(op, tmp_path):
     attrs = AVG if op == "AveragePool" else None
     kind = GAP if op == "GlobalAveragePool" else AP
     for dtypes, want in (((I8, I8), kind), ((U8, I8), []), ((I8, U8), [])):
-        model = pool_qdq(
+        model = unary_qdq(
             op, dtypes=dtypes, zps=(3 if dtypes[0] == I8 else 130, -7 if dtypes[1] == I8 else 120), attrs=attrs
         )
         assert _ort_kinds(model, tmp_path, int8_allowed=True) == want
@@ -168,10 +168,10 @@ def test_qdqisint8allowed(op, tmp_path):
 
 
 FAILING = {
-    "GlobalAveragePool, x per channel": pool_qdq("GlobalAveragePool", x_axis=1),
-    "AveragePool, x per channel": pool_qdq("AveragePool", x_axis=1, attrs=AVG),
-    "AveragePool, x scale of shape (1,)": pool_qdq("AveragePool", one_element="s0", attrs=AVG),
-    "AveragePool, y zero point of shape (1,)": pool_qdq("AveragePool", one_element="z1", attrs=AVG),
+    "GlobalAveragePool, x per channel": unary_qdq("GlobalAveragePool", x_axis=1),
+    "AveragePool, x per channel": unary_qdq("AveragePool", x_axis=1, attrs=AVG),
+    "AveragePool, x scale of shape (1,)": unary_qdq("AveragePool", one_element="s0", attrs=AVG),
+    "AveragePool, y zero point of shape (1,)": unary_qdq("AveragePool", one_element="z1", attrs=AVG),
 }
 
 
@@ -198,7 +198,7 @@ def test_fused_bits_on_many_values(op, dtype):
     for k in range(3):
         scales = (float(np.exp(rng.uniform(-4, -1))), float(np.exp(rng.uniform(-5, -2))))
         zps = tuple(int(rng.integers(info.min // 2, info.max // 2)) for _ in range(2))
-        model = pool_qdq(op, (2, 64, 20, 20), dtypes=(dtype, dtype), scales=scales, zps=zps, attrs=attrs)
+        model = unary_qdq(op, (2, 64, 20, 20), dtypes=(dtype, dtype), scales=scales, zps=zps, attrs=attrs)
         _same_bits(model, seed=k)
 
 
@@ -206,7 +206,7 @@ def test_fusing_changes_the_bits():
     """Where ONNX Runtime fuses an AveragePool, its bits differ from the float graph the model states (scales found
     by search; the fused kernel adds the zero point in float32 before it rounds), and intdot gives the fused ones.
     (A GlobalAveragePool's integer sum rarely rounds apart from the float path: none in 300 random sets.)"""
-    model = pool_qdq("AveragePool", (1, 16, 14, 14), scales=(0.0207259152084589, 0.012384372763335705), attrs=AVG3)
+    model = unary_qdq("AveragePool", (1, 16, 14, 14), scales=(0.0207259152084589, 0.012384372763335705), attrs=AVG3)
     feed = _feed(model)
     fused = _session(model).run(None, feed)[0]
     floated = _session(model, optimize=False).run(None, feed)[0]

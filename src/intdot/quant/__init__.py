@@ -13,6 +13,7 @@ from .model import prepare, run
 from .plan import Plan, exact, fitting, plan
 from .qlinear_binary import qlinear_add, qlinear_mul
 from .qlinear_concat import qlinear_concat
+from .qlinear_lookup import qlinear_leaky_relu, qlinear_sigmoid
 from .qlinear_pool import qlinear_average_pool, qlinear_global_average_pool
 from .quant_gemm import qgemm
 from .requant import METHODS, fixed_point_multiply, quantize_multiplier, requantize
@@ -35,8 +36,10 @@ __all__ = [
     "qlinear_concat",
     "qlinear_conv",
     "qlinear_global_average_pool",
+    "qlinear_leaky_relu",
     "qlinear_matmul",
     "qlinear_mul",
+    "qlinear_sigmoid",
     "quantize_linear",
     "quantize_multiplier",
     "requantize",

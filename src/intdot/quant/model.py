@@ -3,8 +3,8 @@
 
 The model runs in ONNX's own reference evaluator with its integer operators (``MatMulInteger``,
 ``QLinearMatMul``, ``ConvInteger``, ``QLinearConv``, and ONNX Runtime's ``QGemm``, ``QLinearAdd``,
-``QLinearMul``, ``QLinearGlobalAveragePool``, ``QLinearAveragePool`` and ``QLinearConcat``) overridden by
-:mod:`intdot.quant`'s, and its
+``QLinearMul``, ``QLinearGlobalAveragePool``, ``QLinearAveragePool``, ``QLinearConcat``, ``QLinearSigmoid``
+and ``QLinearLeakyRelu``) overridden by :mod:`intdot.quant`'s, and its
 ``QuantizeLinear``/``DequantizeLinear``/``DynamicQuantizeLinear`` by intdot's (which compute as ONNX Runtime
 does, see :mod:`intdot.quant.linear`).  A QDQ model (``DequantizeLinear -> MatMul/Conv -> QuantizeLinear``, as
 ``onnxruntime.quantization`` writes it by default) first has the groups that ONNX Runtime's graph optimizer turns
@@ -24,7 +24,16 @@ from ..core.values import describe
 INTEGER = ("MatMulInteger", "QLinearMatMul", "ConvInteger", "QLinearConv", "QGemm")
 # ONNX Runtime's own operators that run here (what its optimizer makes of QDQ Gemm, Add and Mul groups).
 _MS_DOMAIN = "com.microsoft"
-_MS_OPS = ("QGemm", "QLinearAdd", "QLinearMul", "QLinearGlobalAveragePool", "QLinearAveragePool", "QLinearConcat")
+_MS_OPS = (
+    "QGemm",
+    "QLinearAdd",
+    "QLinearMul",
+    "QLinearGlobalAveragePool",
+    "QLinearAveragePool",
+    "QLinearConcat",
+    "QLinearSigmoid",
+    "QLinearLeakyRelu",
+)
 
 
 def _onnx():
@@ -107,7 +116,7 @@ def _conv_attrs(node_run) -> dict:
 def _overrides(op, target, requant, opset):
     from onnx.reference.op_run import OpRun
 
-    from . import conv, linear, matmul, qlinear_binary, qlinear_pool, quant_gemm
+    from . import conv, linear, matmul, qlinear_binary, qlinear_lookup, qlinear_pool, quant_gemm
     from .qlinear_concat import qlinear_concat  # the package exports the function under the module's name
 
     def named(node_run, fn):
@@ -190,6 +199,19 @@ def _overrides(op, target, requant, opset):
             axis = _attr(self, "axis", None)
             return (named(self, lambda: qlinear_concat(*args, axis=axis)),)
 
+    class QLinearSigmoid(OpRun):
+        op_domain = _MS_DOMAIN
+
+        def _run(self, *args, **_):
+            return (named(self, lambda: qlinear_lookup.qlinear_sigmoid(*args)),)
+
+    class QLinearLeakyRelu(OpRun):
+        op_domain = _MS_DOMAIN
+
+        def _run(self, *args, **_):
+            alpha = _attr(self, "alpha", 0.01)
+            return (named(self, lambda: qlinear_lookup.qlinear_leaky_relu(*args, alpha=alpha)),)
+
     class QuantizeLinear(OpRun):
         def _run(self, x, y_scale, y_zero_point=None, **_):
             kw = {"axis": int(_attr(self, "axis", 1)), "block_size": int(_attr(self, "block_size", 0) or 0)}
@@ -221,6 +243,8 @@ def _overrides(op, target, requant, opset):
         QLinearGlobalAveragePool,
         QLinearAveragePool,
         QLinearConcat,
+        QLinearSigmoid,
+        QLinearLeakyRelu,
         QuantizeLinear,
         DequantizeLinear,
         DynamicQuantizeLinear,
@@ -235,7 +259,7 @@ def _check_domains(model) -> None:
                 f"onnx.reference does not define (of ONNX Runtime's, intdot runs {', '.join(_MS_OPS)}); quantize so "
                 f"that the model has none (onnxruntime.quantization: QDQ format, or QOperator with "
                 f"op_types_to_quantize=['MatMul', 'Conv', 'Gemm', 'Add', 'Mul', 'GlobalAveragePool', "
-                f"'AveragePool', 'Concat'])"
+                f"'AveragePool', 'Concat', 'Sigmoid', 'LeakyRelu'])"
             )
 
 

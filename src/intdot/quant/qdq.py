@@ -32,10 +32,11 @@ differ in rounding, so whether a group is rewritten decides the bits.  What it r
   scalar; the int8 pairs next to such a group are moved to uint8 in the graph, as ONNX Runtime moves them, since
   QLinearAdd's kernel rounds differently for the moved codes (:mod:`intdot.quant.qdq_binary`,
   :mod:`intdot.quant.qlinear_binary`).
-- ``DQ(x) -> GlobalAveragePool/AveragePool -> Q`` becomes ``com.microsoft:QLinearGlobalAveragePool`` /
-  ``QLinearAveragePool`` when x and the output have one 8-bit type (uint8 after the int8 move; int8 only with
-  ``int8_allowed``) and one-element parameters; its int8 pairs are moved too, since QLinearAveragePool adds the
-  zero point in float32 (:mod:`intdot.quant.qdq_unary`, :mod:`intdot.quant.qlinear_pool`).
+- ``DQ(x) -> GlobalAveragePool/AveragePool/Sigmoid/LeakyRelu -> Q`` becomes ``com.microsoft:QLinearGlobalAveragePool``
+  / ``QLinearAveragePool`` / ``QLinearSigmoid`` / ``QLinearLeakyRelu`` when x and the output have one 8-bit type
+  (uint8 after the int8 move; int8 only with ``int8_allowed``) and one-element parameters; its int8 pairs are moved
+  too, since QLinearAveragePool adds the zero point in float32 (:mod:`intdot.quant.qdq_unary`,
+  :mod:`intdot.quant.qlinear_pool`, :mod:`intdot.quant.qlinear_lookup`).
 - ``DQ(x0), DQ(x1), ... -> Concat -> Q`` becomes ``com.microsoft:QLinearConcat`` when every input is dequantized,
   all inputs and the output have one 8-bit type (after the int8 move; no ``int8_allowed`` test) and one-element
   parameters (:mod:`intdot.quant.qdq_concat`, :mod:`intdot.quant.qlinear_concat`).
@@ -51,8 +52,7 @@ differ in rounding, so whether a group is rewritten decides the bits.  What it r
   output pair was moved and whose input was not.  True is its default on Arm.
 
 What ONNX Runtime does that is not modelled, so that those parts run in float here and its bits may differ, is
-listed in docs/differences.md (its other QDQ fusions: ``QLinearSigmoid``, ``QLinearLeakyRelu``,
-``QLinearSoftmax``, ``QLinearWhere``,
+listed in docs/differences.md (its other QDQ fusions: ``QLinearSoftmax``, ``QLinearWhere``,
 ``MatMulNBits`` for weight-only and 16-bit groups; float weights of a Gemm or Conv, which it quantizes to int8
 first).
 """

@@ -1,7 +1,8 @@
-"""One-input groups by ONNX Runtime's rules (1.32, CPU): ``DQ(x) -> GlobalAveragePool/AveragePool [-> redundant
-Relu/Clip] -> Q`` becomes ``com.microsoft:QLinearGlobalAveragePool`` / ``QLinearAveragePool`` (its UnarySelector
-and UnaryReplaceWithQLinear; ``tests/quant/test_qdq_pool.py`` checks each condition against the graph ONNX Runtime
-writes):
+"""One-input groups by ONNX Runtime's rules (1.32, CPU): ``DQ(x) -> GlobalAveragePool/AveragePool/Sigmoid/LeakyRelu
+[-> redundant Relu/Clip] -> Q`` becomes ``com.microsoft:QLinearGlobalAveragePool`` / ``QLinearAveragePool`` /
+``QLinearSigmoid`` / ``QLinearLeakyRelu`` (its UnarySelector and UnaryReplaceWithQLinear, the node's attributes
+kept; ``tests/quant/test_qdq_pool.py`` and ``test_qdq_activations.py`` check each condition against the graph ONNX
+Runtime writes):
 
 - the operator's input comes from a ``DequantizeLinear`` (one read elsewhere too still counts: ONNX Runtime first
   gives each reader its own copy);
@@ -16,9 +17,8 @@ writes):
   be a scalar"), and an AveragePool group with any 1-element 1-D scale or zero point fails the same way as the
   session loads (QLinearGlobalAveragePool takes those); such groups run in float here, as the model states.
 
-ONNX Runtime's selector also takes Sigmoid, LeakyRelu and Softmax groups the same way (``QLinearSigmoid``,
-``QLinearLeakyRelu``, ``QLinearSoftmax``); those kernels are not modelled here, so those groups run in float
-(docs/differences.md, row 14).
+ONNX Runtime's selector also takes Softmax groups the same way (``QLinearSoftmax``); that kernel is not modelled
+here, so those groups run in float (docs/differences.md, row 14).
 """
 
 from __future__ import annotations
@@ -28,7 +28,12 @@ import numpy as np
 from .qdq import EIGHT_BIT, _op
 from .qdq_binary import _rank0
 
-KINDS = {"GlobalAveragePool": "QLinearGlobalAveragePool", "AveragePool": "QLinearAveragePool"}
+KINDS = {
+    "GlobalAveragePool": "QLinearGlobalAveragePool",
+    "AveragePool": "QLinearAveragePool",
+    "Sigmoid": "QLinearSigmoid",
+    "LeakyRelu": "QLinearLeakyRelu",
+}
 _U8 = np.dtype(np.uint8)
 
 

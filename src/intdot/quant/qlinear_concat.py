@@ -15,19 +15,9 @@ import numpy as np
 from ..core.errors import OperandError, OperandTypeError
 from ..core.values import describe
 from . import _args
+from .qlinear_lookup import lookup_table
 
 F32 = np.float32
-
-
-def _table(sx, zx, sy, zy, dtype) -> np.ndarray:
-    """The output code of every input code, indexed by ``code - lowest``."""
-    from .linear import quantize_linear
-
-    info = np.iinfo(dtype)
-    codes = np.arange(info.min, info.max + 1)
-    with np.errstate(over="ignore", invalid="ignore"):
-        deq = (F32(sx) * (codes - int(zx)).astype(F32)).astype(F32)
-    return quantize_linear(deq, np.asarray(sy, F32), np.asarray(zy, dtype))
 
 
 def qlinear_concat(Y_scale, Y_zero_point, *inputs, axis) -> np.ndarray:
@@ -75,7 +65,8 @@ def qlinear_concat(Y_scale, Y_zero_point, *inputs, axis) -> np.ndarray:
         if sx == sy and int(zx) == int(zy_arr):
             parts.append(x)  # ONNX Runtime copies these bytes
         else:
-            parts.append(_table(sx, zx, sy, zy_arr, dtype)[x.astype(np.int32) - np.iinfo(dtype).min])
+            table = lookup_table(sx, zx, sy, zy_arr, dtype, lambda v: v)  # the identity, requantized
+            parts.append(table[x.astype(np.int32) - np.iinfo(dtype).min])
     ndim = parts[0].ndim
     if not -ndim <= int(axis) < max(ndim, 1):
         raise OperandError(f"axis={int(axis)} for inputs of {ndim} dimensions; expected -{ndim} to {ndim - 1}")

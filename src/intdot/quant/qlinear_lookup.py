@@ -1,0 +1,145 @@
+"""ONNX Runtime's lookup-table operators, ``com.microsoft:QLinearSigmoid`` and ``QLinearLeakyRelu``, bit for bit
+as its x86 CPU kernels build their tables.
+
+Its optimizer writes them for ``DequantizeLinear -> Sigmoid/LeakyRelu -> QuantizeLinear`` groups
+(:mod:`intdot.quant.qdq_unary`).  Read from ``qlinear_activations.cc``, ``qlinear_lookup_table.cc`` and MLAS's
+``logistic.cpp`` / ``x86_64/LogisticKernelFma3.S``, checked on every code against ONNX Runtime in
+``tests/quant/test_qlinear_lookup.py``: each of the 256 codes is dequantized, ``x_scale * float32(code -
+x_zero_point)``, put through the float function, and quantized by MLAS's QuantizeLinear
+(:func:`intdot.quant.quantize_linear`); the tensor is then looked up code by code.
+
+LeakyRelu
+    ``v if v >= 0 else alpha * v``, float32.
+Sigmoid
+    MLAS's logistic approximation (Eigen's rational polynomial), as its FMA3 kernel computes it, which x86 CPUs
+    with AVX2 run (AVX-512 ones included): ``x`` clamped to [-18, 18]; ``x2 = x * x``; the numerator
+    ``x * (((a9 * x2 + a7) * x2 + a5) * x2 + a3) * x2 + a1)`` and the denominator ``((((b10 * x2 + b8) * x2 + b6) *
+    x2 + b4) * x2 + b2) * x2 + b0`` with each ``* x2 +`` one fused multiply-add; then ``p / q + 0.5``, clamped below
+    at 0 (not above: the kernel has no upper clamp).  A CPU without FMA (and Arm) runs MLAS's C version, which
+    rounds each product apart and clamps to [0, 1], so its tables may differ by a code.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.errors import OperandError
+from ..core.values import describe
+from . import _args
+from .fma import fma32
+
+F32 = np.float32
+
+# MLAS's logistic constants (float32): the clamp range, the numerator's and the denominator's coefficients.
+_RANGE = F32(18.0)
+_ALPHA = [
+    F32(v)
+    for v in (
+        4.37031012579801e-11,
+        1.15627324459942e-07,
+        6.08574864600143e-05,
+        8.51377133304701e-03,
+        2.48287947061529e-01,
+    )
+]
+_BETA = [
+    F32(v)
+    for v in (
+        6.10247389755681e-13,
+        5.76102136993427e-09,
+        6.29106785017040e-06,
+        1.70198817374094e-03,
+        1.16817656904453e-01,
+        9.93151921023180e-01,
+    )
+]
+
+
+def mlas_logistic(x) -> np.ndarray:
+    """MLAS's float32 logistic function as its FMA3 kernel computes it (module docstring)."""
+    v = np.minimum(np.maximum(np.asarray(x, F32), -_RANGE), _RANGE)
+    x2 = (v * v).astype(F32)
+    p = fma32(x2, _ALPHA[0], _ALPHA[1])
+    for a in _ALPHA[2:]:
+        p = fma32(x2, p, a)
+    p = (v * p).astype(F32)
+    q = fma32(x2, _BETA[0], _BETA[1])
+    for b in _BETA[2:]:
+        q = fma32(x2, q, b)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r = ((p / q).astype(F32) + F32(0.5)).astype(F32)
+    return np.maximum(r, F32(0))
+
+
+def lookup_table(x_scale, x_zero_point, y_scale, y_zero_point, dtype, fn) -> np.ndarray:
+    """ONNX Runtime's table: the output code of every input code (indexed by ``code - lowest``) for the float32
+    function ``fn`` of arrays."""
+    from .linear import quantize_linear
+
+    info = np.iinfo(dtype)
+    codes = np.arange(info.min, info.max + 1)
+    with np.errstate(over="ignore", invalid="ignore"):
+        deq = (F32(x_scale) * (codes - int(x_zero_point)).astype(F32)).astype(F32)
+        out = np.asarray(fn(deq), F32)
+    return quantize_linear(out, np.asarray(y_scale, F32), np.asarray(y_zero_point, dtype))
+
+
+def _params(X, x_scale, x_zero_point, y_scale, y_zero_point):
+    x = _args.operand8(X, "X")
+    out = [x]
+    for s, z, name in ((x_scale, x_zero_point, "X"), (y_scale, y_zero_point, "Y")):
+        out.append(F32(_args.per_tensor(_args.scale(s, f"{name}_scale"), f"{name}_scale")))
+        out.append(_args.per_tensor(_args.zero_point(z, f"{name}_zero_point", x.dtype), f"{name}_zero_point"))
+    return out
+
+
+def is_real(v) -> bool:
+    return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_))
+
+
+def _apply(x, table) -> np.ndarray:
+    return table[x.astype(np.int32) - np.iinfo(x.dtype).min]
+
+
+def qlinear_sigmoid(X, X_scale, X_zero_point, Y_scale, Y_zero_point=None) -> np.ndarray:
+    """ONNX Runtime's ``com.microsoft:QLinearSigmoid`` (module docstring).
+
+    Parameters
+    ----------
+    X : numpy.ndarray of int8 or uint8
+    X_scale, Y_scale : float32, per tensor
+    X_zero_point, Y_zero_point : of X's type, per tensor, optional (0)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from intdot.quant import qlinear_sigmoid
+    >>> x = np.array([0, 64, 128, 192, 255], np.uint8)
+    >>> qlinear_sigmoid(x, np.float32(0.05), np.uint8(128), np.float32(1 / 256), np.uint8(0)).tolist()
+    [0, 10, 128, 246, 255]
+    """
+    x, sx, zx, sy, zy = _params(X, X_scale, X_zero_point, Y_scale, Y_zero_point)
+    return _apply(x, lookup_table(sx, zx, sy, zy, x.dtype, mlas_logistic))
+
+
+def qlinear_leaky_relu(X, X_scale, X_zero_point, Y_scale, Y_zero_point=None, *, alpha=0.01) -> np.ndarray:
+    """ONNX Runtime's ``com.microsoft:QLinearLeakyRelu`` (module docstring); ``alpha`` is rounded to float32, as
+    ONNX stores it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from intdot.quant import qlinear_leaky_relu
+    >>> x = np.array([-100, -10, 0, 10], np.int8)
+    >>> qlinear_leaky_relu(x, np.float32(0.1), np.int8(0), np.float32(0.1), np.int8(0), alpha=0.25).tolist()
+    [-25, -2, 0, 10]
+    """
+    x, sx, zx, sy, zy = _params(X, X_scale, X_zero_point, Y_scale, Y_zero_point)
+    if not is_real(alpha) or not np.isfinite(float(alpha)):
+        raise OperandError(f"alpha={describe(alpha)}: expected a finite number (LeakyRelu's slope below 0)")
+    a = F32(alpha)
+
+    def leaky(v):
+        return np.where(v >= 0, v, (a * v).astype(F32))
+
+    return _apply(x, lookup_table(sx, zx, sy, zy, x.dtype, leaky))
