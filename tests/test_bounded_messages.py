@@ -207,7 +207,7 @@ VALUE_CASES = [
     ("arm.encode ops", "insn.ops", lambda v: arm.encode(arm.Insn(_arm_form(), {v: 1})), ("str", "int")),
     ("catalog.available streaming", "streaming", lambda v: catalog.available("sdot4", "gfx942", streaming=v), ANY),
     ("catalog spec_for", "a_signed", lambda v: catalog.find("amd.sudot4").spec_for(v, True), ANY),
-    ("gemm.resolve a_bits", "op", lambda v: intdot.gemm.resolve("sdot", a_bits=v), ("str", "bytes", "int")),
+    ("gemm.resolve a_bits", "a_bits", lambda v: intdot.gemm.resolve("sdot", a_bits=v), ("str", "bytes", "int")),
     ("intdot.dot a_width", "a_width", lambda v: intdot.dot(1, 1, 2, a_width=v), ANY),
     ("intdot.dot width and a_width", "a_width", lambda v: intdot.dot(1, 1, 2, width=8, a_width=v), ANY),
     ("arm.form_named", "name", lambda v: arm.form_named(v), ("int", "-int")),

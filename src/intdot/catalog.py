@@ -33,7 +33,7 @@ from .core.errors import (
     quote,
 )
 from .core.features import missing, parse
-from .core.values import describe
+from .core.values import a_or_an, check_flag, describe
 from .isa.record import Instruction, spec_fields
 from .isa.registry import ISAS, Availability, check_isa, front_end, front_ends
 
@@ -292,6 +292,7 @@ def equivalents(name, *, swap: bool = True) -> tuple[Equivalent, ...]:
     amd.sudot4 (sources exchanged; a_signed=False, b_signed=True; clamp=False)
     """
     me = find(name)
+    swap = check_flag(swap, "swap")  # before 'if swap': NumPy refuses the truth value of an array
     index = _equivalence_index()
     out: dict = {}
     for spec, c, a, b, carg in _configurations(me):
@@ -425,7 +426,7 @@ def require_any(spelling: str, target, *, profile: str = "reference", among=None
     """The records that ``spelling`` names (one, or the forms a shared mnemonic names: Arm ``sdot``, 28 of them),
     or only those ``among`` them, which ``target`` has; :class:`~intdot.errors.UnsupportedOnTarget` where none
     has it, saying why the first does not."""
-    recs = find_all(spelling) if among is None else tuple(among)
+    recs = find_all(spelling) if among is None else _among(among)
     ok = tuple(r for r in recs if available(r, target, profile=profile))
     if ok:
         return ok
@@ -435,9 +436,26 @@ def require_any(spelling: str, target, *, profile: str = "reference", among=None
         if len(recs) == 1:
             raise
         raise UnsupportedOnTarget(
-            f"none of the {len(recs)} instructions {quote(spelling)} names is available on {target}; the first: {exc}"
+            f"none of the {len(recs)} instructions {describe(spelling)} names is available on {target}; the first: "
+            f"{exc}"
         ) from None
     raise AssertionError(f"{recs[0].name} is available on {target} yet was not")  # pragma: no cover
+
+
+def _among(among) -> tuple:
+    """``require_any``'s ``among``: a non-empty collection of records or names."""
+    expected = (
+        "a tuple or list of catalog records or names (as find_all gives), or None for all that the spelling names"
+    )
+    if not isinstance(among, (tuple, list, set, frozenset)):
+        raise OperandTypeError(f"among={describe(among)} is {a_or_an(type(among).__name__)}; expected {expected}")
+    recs = tuple(among)
+    if not recs:
+        raise OperandError(f"among={describe(among)} is empty; expected {expected}")
+    bad = next((r for r in recs if not isinstance(r, (str, Instruction))), None)
+    if bad is not None:
+        raise OperandTypeError(f"among holds {describe(bad)}, {a_or_an(type(bad).__name__)}; expected {expected}")
+    return recs
 
 
 def where_available(name, *, profile: str = "reference") -> tuple[str, ...]:

@@ -24,8 +24,8 @@ from dataclasses import dataclass
 
 from ..core import DotSpec
 from ..core.errors import OperandTypeError, UnknownInstruction
-from ..core.values import describe
-from .targets import FAMILIES, FEATURES
+from ..core.values import check_flag, describe
+from .targets import FAMILIES, FEATURES, check_profile
 
 PREFIX = "__builtin_amdgcn_"
 LAYOUTS = ("plain", "short2", "sudot")
@@ -87,7 +87,7 @@ class Builtin:
 
     def params(self, profile: str) -> tuple[str, ...]:
         """Parameter names in C order, for ``profile`` ("reference": neg, "llvm": clamp)."""
-        last = "neg" if profile == "reference" else "clamp"
+        last = "neg" if check_profile(profile) == "reference" else "clamp"
         if self.layout == "sudot":
             return ("src0_neg", "src0", "src1_neg", "src1", "src2", last)
         return ("src0", "src1", "src2", last)
@@ -107,6 +107,10 @@ class Builtin:
 
     def spec(self, src0_signed: bool | None = None, src1_signed: bool | None = None) -> DotSpec:
         """The core's parameters; for ``sudot`` rows the two signedness flags are needed."""
+        src0_signed, src1_signed = (
+            None if v is None else check_flag(v, name)
+            for v, name in ((src0_signed, "src0_signed"), (src1_signed, "src1_signed"))
+        )
         a = self.src0 == "s" if self.src0 != "flag" else src0_signed
         b = self.src1 == "s" if self.src1 != "flag" else src1_signed
         if a is None or b is None:

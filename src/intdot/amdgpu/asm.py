@@ -25,7 +25,7 @@ from ..core.errors import (
     UnsupportedOnTarget,
     quote,
 )
-from ..core.values import describe
+from ..core.values import check_choice, describe
 from ..isa.codec import Dispatch
 from ..isa.encoding import Row
 from . import dpp, syntax
@@ -198,8 +198,7 @@ def disassemble(data, mcpu: str, *, errors: str = "raise") -> str:
     ``errors="raise"`` raises :class:`~intdot.errors.UndefinedEncoding` at the first dword that is none of
     these instructions on ``mcpu``; ``errors="mark"`` writes ``.long 0x........`` for it and goes on.
     """
-    if errors not in ("raise", "mark"):
-        raise OperandError(f"errors={describe(errors)}; expected 'raise' or 'mark'")
+    check_choice(errors, "errors", ("raise", "mark"))
     mcpu = check_mcpu(mcpu, encodings=True)
     data = _as_bytes(data)
     if len(data) % 4:

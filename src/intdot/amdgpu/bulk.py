@@ -18,7 +18,7 @@ from functools import cache
 import numpy as np
 
 from ..core.errors import OperandError, OperandTypeError, UndefinedEncoding
-from ..core.values import as_word_array, describe
+from ..core.values import as_word_array, check_choice
 from ..isa.bulk import Printer
 from ..isa.codec import Dispatch
 from . import dpp
@@ -152,8 +152,7 @@ def disassemble_array(words, mcpu: str, /, *, literals=None, errors: str = "rais
     >>> disassemble_array(words, "gfx1100").tolist()
     ['v_dot4_i32_iu8 v0, v1, v2, v3 neg_lo:[1,0,0]', 'v_dot4_u32_u8 v0, v1, v2, v3 clamp']
     """
-    if errors not in ("raise", "mark"):
-        raise OperandError(f"errors={describe(errors)}; expected 'raise' or 'mark'")
+    check_choice(errors, "errors", ("raise", "mark"))
     mcpu = check_mcpu(mcpu, encodings=True)
     g = GENERATION[mcpu]
     arr = _as_words(words, "words")

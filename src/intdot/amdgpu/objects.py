@@ -18,7 +18,7 @@ import os
 from dataclasses import dataclass
 
 from ..core.errors import OperandError, OperandTypeError, UnknownTarget, quote
-from ..core.values import describe
+from ..core.values import check_flag, describe
 from .asm import decode_one
 from .targets import GENERATION, LLVM_MC_KNOWS
 
@@ -198,6 +198,7 @@ class CodeObject:
     def listing(self, *, only_dot: bool = False) -> str:
         """The instructions as ``llvm-objdump -d`` lays them out (symbols as ``<name>:``); an instruction that is
         not a dot shows only its words."""
+        only_dot = check_flag(only_dot, "only_dot")
         out = []
         for ln in self.lines:
             if ln.symbol is not None and not only_dot:

@@ -38,7 +38,7 @@ import numpy as np
 from ..core.dotstep import dot_function
 from ..core.errors import OperandError, OperandTypeError, UndefinedEncoding, UnsupportedOnTarget, quote
 from ..core.spec import DotSpec
-from ..core.values import describe
+from ..core.values import a_or_an, describe, is_int_scalar
 from . import dpp
 from . import operands as opnd
 from .asm import _ANY, Insn, _available, decode_one, parse
@@ -115,6 +115,12 @@ class Wave:
         sizes = wave_sizes(self.mcpu)
         if wave_size is None:
             wave_size = sizes[0]
+        if not is_int_scalar(wave_size):  # before 'in': NumPy refuses the truth value of an array's ==
+            raise OperandTypeError(
+                f"wave_size={describe(wave_size)} is {a_or_an(type(wave_size).__name__)}, not an int; expected "
+                f"one of {sizes} on {self.mcpu}"
+            )
+        wave_size = int(wave_size)
         if wave_size not in sizes:
             raise OperandError(
                 f"wave_size={describe(wave_size)} is not allowed on {self.mcpu}; expected one of {sizes}"

@@ -15,8 +15,7 @@ import numbers
 
 import numpy as np
 
-from ..core.errors import OperandError
-from ..core.values import describe
+from ..core.values import check_choice
 from .bulk import disassemble_array
 from .codec import check_word, decode, encode, match_form
 from .syntax import format_insn, parse
@@ -53,8 +52,7 @@ def disassemble(words, /, *, errors: str = "raise"):
     >>> disassemble([0x4F22F83F, 0x44BA1C20]).tolist()
     ['sudot v31.4s, v1.16b, v2.4b[3]', 'sudot z0.s, z1.b, z2.b[3]']
     """
-    if errors not in ("raise", "mark"):
-        raise OperandError(f"errors={describe(errors)}; expected 'raise' or 'mark'")
+    check_choice(errors, "errors", ("raise", "mark"))
     if isinstance(words, (numbers.Integral, str)) and not isinstance(words, bool):
         return format_insn(decode(check_word(words, "words")), check=False)
     if isinstance(words, np.generic) or not isinstance(words, (list, tuple, range)) and not hasattr(words, "__array__"):

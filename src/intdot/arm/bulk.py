@@ -10,7 +10,7 @@ from functools import cache
 import numpy as np
 
 from ..core.errors import OperandError, OperandTypeError, UndefinedEncoding
-from ..core.values import describe
+from ..core.values import check_choice
 from ..isa.bulk import Printer
 from .codec import dispatch
 
@@ -58,8 +58,7 @@ def disassemble_array(words, /, *, errors: str = "raise") -> np.ndarray:
     >>> disassemble_array(np.array([0x44BA1C20, 0], dtype=np.uint32), errors="mark").tolist()
     ['sudot z0.s, z1.b, z2.b[3]', '.inst 0x00000000']
     """
-    if errors not in ("raise", "mark"):
-        raise OperandError(f"errors={describe(errors)}; expected 'raise' or 'mark'")
+    check_choice(errors, "errors", ("raise", "mark"))
     arr = _as_words(words)
     flat = arr.ravel()
     out, idx = printer().texts(flat)

@@ -160,6 +160,24 @@ def check_flag(x, name: str) -> bool:
     raise OperandTypeError(f"{name}={describe(x)} is not a bool; expected True or False")
 
 
+def check_choice(x, name: str, choices: tuple[str, ...]) -> str:
+    """``x`` if it is one of the strings ``choices``.
+
+    The type is checked first: a NumPy array compared with ``in`` raises NumPy's "truth value of an array is
+    ambiguous" ValueError, so anything but a str is an :class:`OperandTypeError`; a str not among ``choices``
+    an :class:`OperandError`.
+
+    >>> check_choice("mark", "errors", ("raise", "mark"))
+    'mark'
+    """
+    expected = " or ".join(map(repr, choices)) if len(choices) <= 2 else "one of " + ", ".join(map(repr, choices))
+    if not isinstance(x, str):
+        raise OperandTypeError(f"{name}={describe(x)} is {a_or_an(type(x).__name__)}, not a str; expected {expected}")
+    if x not in choices:
+        raise OperandError(f"{name}={describe(x)}; expected {expected}")
+    return x
+
+
 def asarray_exact(x) -> np.ndarray:
     """``np.asarray(x)``, except that a sequence of integers stays integers.
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, fields
 import numpy as np
 
 from ..core.errors import OperandError, OperandTypeError
-from ..core.values import describe
+from ..core.values import a_or_an, describe, is_int_scalar
 
 
 @dataclass(frozen=True)
@@ -163,9 +163,9 @@ def _ambiguous(op, found, bits):
     for r in fit:
         one.setdefault((r.lanes, r.acc), r)
     listing = "; ".join(f"{r.name} ({lanes} -> {acc})" for (lanes, acc), r in one.items())
-    held = f" with {describe(bits)}-bit elements in a" if bits else ""
+    held = f" with a_bits={describe(bits)} (the element width of a)" if bits is not None else ""
     return catalog.AmbiguousInstruction(
-        f"op={op!r}{held} names instructions that compute different things: {listing}; pass one of these names "
+        f"op={describe(op)}{held} names instructions that compute different things: {listing}; pass one of these names "
         f"(or another spelling of one, as 'intdot list {op}' shows)",
         tuple(fit),
     )
@@ -190,6 +190,13 @@ def resolve(op, a_signed=None, b_signed=None, *, a_bits=None) -> GemmOp:
         if v is not None and not isinstance(v, (bool, np.bool_)):  # NumPy's bool too, as clamp= takes it
             raise OperandTypeError(f"{flag}={describe(v)} is not a bool; expected True, False or None")
     a_signed, b_signed = (None if v is None else bool(v) for v in (a_signed, b_signed))
+    if a_bits is not None:  # before 'if bits' and '==': NumPy refuses the truth value of an array
+        if not is_int_scalar(a_bits):
+            raise OperandTypeError(
+                f"a_bits={describe(a_bits)} is {a_or_an(type(a_bits).__name__)}, not an int; expected the element "
+                "width of a in bits (8 or 16), or None"
+            )
+        a_bits = int(a_bits)
     try:
         rec = catalog.find(op)
     except catalog.AmbiguousInstruction as exc:

@@ -122,9 +122,13 @@ def overload(spelling: str):
     >>> int(f([255, 255, 255, 255], [255, 255, 255, 255], 0))
     260100
     """
+    known = ", ".join(s for s in _BY_CUDA if "(" in s)
+    if not isinstance(spelling, str):  # before the dict lookup: a list or an array is unhashable
+        raise OperandTypeError(
+            f"spelling={describe(spelling)} is {a_or_an(type(spelling).__name__)}, not a str; expected one of {known}"
+        )
     row = _BY_CUDA.get(spelling)
     if row is None or "(" not in spelling:
-        known = ", ".join(s for s in _BY_CUDA if "(" in s)
         raise OperandError(f"spelling={describe(spelling)} is not a CUDA overload; expected one of {known}")
     ta, tb, _ = _signature(spelling)
     f = _function(row)

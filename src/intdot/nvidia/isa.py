@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from functools import cache
 
-from ..core.errors import AmbiguousInstruction, UnknownInstruction
-from ..core.values import describe
+from ..core.errors import AmbiguousInstruction, OperandTypeError, UnknownInstruction
+from ..core.values import a_or_an, describe
 from ..isa.record import Instruction, k_step
 from ..isa.registry import model_front_end
 from .tables import DP_ROWS, MMA_ROWS
@@ -68,7 +68,12 @@ def _by_spelling() -> dict[str, str]:
 
 def find(name: str) -> Instruction:
     """The record of an NVIDIA spelling (``dp4a.u32.s32``, ``__dp4a(int, int, int)``, ``mma.s8.s8``)."""
-    text = " ".join(str(name).split()).lower()
+    if not isinstance(name, str):
+        raise OperandTypeError(
+            f"name={describe(name)} is {a_or_an(type(name).__name__)}, not an instruction name; expected a PTX or "
+            "CUDA spelling (a str) such as 'dp4a.u32.s32', '__dp2a_hi' or 'mma.s8.u8.satfinite'"
+        )
+    text = " ".join(name.split()).lower()
     hits = [r for r in _records() if text == r.name.lower() or text in (s.lower() for s in r.spellings)]
     if len(hits) > 1:  # a bare mnemonic: dp4a, dp2a, mma
         listing = ", ".join(r.name for r in hits)
@@ -78,7 +83,7 @@ def find(name: str) -> Instruction:
         )
     if hits:
         return hits[0]
-    hit = parse_text(text) if isinstance(name, str) else None
+    hit = parse_text(text)
     if hit is not None:
         return next(r for r in _records() if r.name == hit)
     raise UnknownInstruction(
