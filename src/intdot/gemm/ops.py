@@ -163,7 +163,7 @@ def _ambiguous(op, found, bits):
     for r in fit:
         one.setdefault((r.lanes, r.acc), r)
     listing = "; ".join(f"{r.name} ({lanes} -> {acc})" for (lanes, acc), r in one.items())
-    held = f" with a_bits={describe(bits)} (the element width of a)" if bits is not None else ""
+    held = f" with {describe(bits)}-bit elements in a" if bits is not None else ""
     return catalog.AmbiguousInstruction(
         f"op={describe(op)}{held} names instructions that compute different things: {listing}; pass one of these names "
         f"(or another spelling of one, as 'intdot list {op}' shows)",
