@@ -108,10 +108,6 @@ def qlinear_global_average_pool(X, x_scale, x_zero_point, y_scale, y_zero_point,
     return np.moveaxis(y, 1, -1) if last else y
 
 
-def _ints(value, name, n, default, lo):
-    return _args.ints(value, name, n, default, lo)
-
-
 def _trunc_div(n: int, d: int) -> int:
     """C's integer division (toward zero)."""
     q = abs(n) // d
@@ -187,10 +183,10 @@ def qlinear_average_pool(
             f"kernel_shape={describe(kernel_shape)} for X of shape {X.shape}: expected {nsp} integers, one per "
             f"spatial axis (ONNX Runtime's kernel takes 1 to 3)"
         )
-    kernel = _ints(kernel_shape, "kernel_shape", nsp, 1, 1)
-    strides = _ints(strides, "strides", nsp, 1, 1)
-    pads = _ints(pads, "pads", 2 * nsp, 0, 0)
-    if dilations is not None and _ints(dilations, "dilations", nsp, 1, 1) != (1,) * nsp:
+    kernel = _args.ints(kernel_shape, "kernel_shape", nsp, 1, 1)
+    strides = _args.ints(strides, "strides", nsp, 1, 1)
+    pads = _args.ints(pads, "pads", 2 * nsp, 0, 0)
+    if dilations is not None and _args.ints(dilations, "dilations", nsp, 1, 1) != (1,) * nsp:
         raise OperandError(
             f"dilations={describe(dilations)}: ONNX Runtime's QLinearAveragePool does not read dilations (its "
             f"output size counts them, its windows do not); expected all 1"
