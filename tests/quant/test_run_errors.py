@@ -167,3 +167,27 @@ def test_a_type_error_inside_a_node_is_intdots_own(tmp_path, capsys):
     assert main(["run", str(tmp_path / "f8.onnx"), "--op", "usdot", "--inputs", str(tmp_path / "s.npz")]) == 1
     err = capsys.readouterr().err
     assert "node 'dq' (DequantizeLinear)" in err and len(err.strip().splitlines()) == 1
+
+
+def test_names_from_the_model_file_are_cut_in_messages():
+    """Node names, operator types and input names come from the file: a megabyte of one gives a short message."""
+    from onnx import TensorProto, helper
+
+    long = "n" * 10**6
+    node = helper.make_node("Frob", ["x"], ["y"], name=long, domain="custom." + long)
+    graph = helper.make_graph(
+        [node],
+        "g",
+        [helper.make_tensor_value_info(long, TensorProto.FLOAT, [2])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])],
+    )
+    graph.node[0].input[0] = long
+    model = helper.make_model(
+        graph, ir_version=10, opset_imports=[helper.make_opsetid("", 21), helper.make_opsetid("custom." + long, 1)]
+    )
+    with pytest.raises(OperandError) as info:
+        quant.run(model, {long: np.ones(2, np.float32)}, op="sdot4")
+    assert len(str(info.value)) < 2000 and "an operator outside ONNX" in str(info.value)
+    with pytest.raises(OperandError) as info:
+        quant.run(_model(), {"A": U8, "B": B8, long: U8}, op="sdot4")
+    assert len(str(info.value)) < 2000 and "not inputs of the model: nnn" in str(info.value)

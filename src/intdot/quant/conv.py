@@ -50,7 +50,7 @@ def _geometry(x_shape, w_shape, auto_pad, dilations, group, kernel_shape, pads, 
         begin = end = (0,) * n
     else:
         if pads is not None:
-            raise OperandError(f"pads={describe(pads)} with auto_pad={auto_pad!r}: ONNX takes one or the other")
+            raise OperandError(f"pads={describe(pads)} with auto_pad={describe(auto_pad)}: ONNX takes one or the other")
         total = [max(0, (-(-s // t) - 1) * t + e - s) for s, t, e in zip(size, st, span)]
         head = [(p + 1) // 2 if auto_pad == "SAME_LOWER" else p // 2 for p in total]
         begin, end = tuple(head), tuple(p - h for p, h in zip(total, head))

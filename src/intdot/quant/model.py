@@ -21,6 +21,19 @@ import numpy as np
 from ..core.errors import IntdotError, OperandError, OperandTypeError, quote
 from ..core.values import describe
 
+
+def _label(node) -> str:
+    """A node as messages name it: names come from the model file, so they are quoted (and cut) like any input."""
+    return quote(node.name) if node.name else "(unnamed)"
+
+
+def _names(names, limit: int = 8) -> str:
+    """Input names as messages list them: each cut, and the first ``limit`` of them with the count."""
+    names = list(names)
+    shown = ", ".join(quote(str(n), marks=False) for n in names[:limit])
+    return shown + (f", ... ({len(names)} in all)" if len(names) > limit else "")
+
+
 INTEGER = ("MatMulInteger", "QLinearMatMul", "ConvInteger", "QLinearConv", "QGemm")
 # ONNX Runtime's own operators that run here (what its optimizer makes of QDQ Gemm, Add and Mul groups).
 _MS_DOMAIN = "com.microsoft"
@@ -125,7 +138,7 @@ def _overrides(op, target, requant, opset):
             return fn()
         except IntdotError as exc:
             node = node_run.onnx_node
-            raise type(exc)(f"node {node.name or '(unnamed)'!r} ({node.op_type}): {exc}") from None
+            raise type(exc)(f"node {_label(node)} ({quote(node.op_type, marks=False)}): {exc}") from None
 
     class MatMulInteger(OpRun):
         def _run(self, a, b, a_zero_point=None, b_zero_point=None):
@@ -255,7 +268,7 @@ def _check_domains(model) -> None:
     for n in model.graph.node:
         if n.domain not in ("", "ai.onnx") and not (n.domain == _MS_DOMAIN and n.op_type in _MS_OPS):
             raise OperandError(
-                f"node {n.name or '(unnamed)'!r} is {n.domain}:{n.op_type}, an operator outside ONNX that "
+                f"node {_label(n)} is {quote(n.domain + ':' + n.op_type, marks=False)}, an operator outside ONNX that "
                 f"onnx.reference does not define (of ONNX Runtime's, intdot runs {', '.join(_MS_OPS)}); quantize so "
                 f"that the model has none (onnxruntime.quantization: QDQ format, or QOperator with "
                 f"op_types_to_quantize=['MatMul', 'Conv', 'Gemm', 'Add', 'Mul', 'GlobalAveragePool', "
@@ -290,20 +303,21 @@ def _check_input(value_info, arr: np.ndarray) -> None:
     name = value_info.name
     dtype, shape = declared(value_info)
     if dtype is not None and arr.dtype != dtype and not (dtype.kind == "O" and arr.dtype.kind in "OUS"):
-        raise OperandTypeError(f"input {name!r} has dtype {arr.dtype}; the model declares {dtype}")
+        raise OperandTypeError(f"input {quote(name)} has dtype {arr.dtype}; the model declares {dtype}")
     if shape is None:
         return
     shown = "[" + ", ".join("?" if d is None else str(d) for d in shape) + "]"
     if arr.ndim != len(shape):
         dims = lambda n: f"{n} dimension{'s' if n != 1 else ''}"  # noqa: E731
         raise OperandError(
-            f"input {name!r} has shape {list(arr.shape)} ({dims(arr.ndim)}); the model declares {shown} "
+            f"input {quote(name)} has shape {list(arr.shape)} ({dims(arr.ndim)}); the model declares {shown} "
             f"({dims(len(shape))})"
         )
     for axis, (got, want) in enumerate(zip(arr.shape, shape)):
         if isinstance(want, int) and want > 0 and got != want:
             raise OperandError(
-                f"input {name!r} has shape {list(arr.shape)}; the model declares {shown} (dimension {axis} is {want})"
+                f"input {quote(name)} has shape {list(arr.shape)}; the model declares {shown} "
+                f"(dimension {axis} is {want})"
             )
 
 
@@ -313,7 +327,7 @@ def _feed(model, inputs) -> dict:
     names = [i.name for i in model.graph.input if i.name not in {t.name for t in model.graph.initializer}]
     if isinstance(inputs, np.ndarray):
         if len(names) != 1:
-            raise OperandError(f"the model has {len(names)} inputs ({', '.join(names)}); pass a dict of arrays")
+            raise OperandError(f"the model has {len(names)} inputs ({_names(names)}); pass a dict of arrays")
         inputs = {names[0]: inputs}
     if not isinstance(inputs, dict):
         raise OperandTypeError(f"inputs={describe(inputs)}: expected a dict of input name -> array (or one array)")
@@ -321,9 +335,9 @@ def _feed(model, inputs) -> dict:
     extra = [n for n in inputs if n not in names]
     if missing or extra:
         raise OperandError(
-            f"inputs: the model takes {', '.join(names) or 'no inputs'}"
-            + (f"; missing {', '.join(missing)}" if missing else "")
-            + (f"; not inputs of the model: {', '.join(map(str, extra))}" if extra else "")
+            f"inputs: the model takes {_names(names) or 'no inputs'}"
+            + (f"; missing {_names(missing)}" if missing else "")
+            + (f"; not inputs of the model: {_names(extra)}" if extra else "")
         )
     # A big-endian array holds the same values: fed in the machine's byte order, as ONNX Runtime takes it.
     feed = {n: native(np.asarray(inputs[n])) for n in names}
@@ -371,7 +385,7 @@ def _fused(model, qdq_int8_allowed):
         return prepare(model, qdq_int8_allowed=qdq_int8_allowed).model
     if flag(qdq_int8_allowed, "qdq_int8_allowed") != model.qdq_int8_allowed:
         raise OperandError(
-            f"qdq_int8_allowed={qdq_int8_allowed!r}, but the model was prepared with "
+            f"qdq_int8_allowed={describe(qdq_int8_allowed)}, but the model was prepared with "
             f"qdq_int8_allowed={model.qdq_int8_allowed}: expected the same setting (or prepare it again)"
         )
     return model.model
