@@ -3,35 +3,25 @@
 the whole model; Softmax groups, which ONNX Runtime also fuses, stay in float here (its kernel is not modelled).
 The group builder and checks are the pooling tests' (the same selector)."""
 
+from functools import partial
+
 import numpy as np
 import pytest
 
-from . import ort
+from . import ort, qdq_harness
 from .test_qdq import _session
 from .test_qdq_pool import I8, U8, _feed, _same_bits, unary_qdq
 
 F32 = np.float32
 FUSED = {"QLinearSigmoid", "QLinearLeakyRelu", "QLinearSoftmax"}
 
+_kinds = partial(qdq_harness.ort_kinds, fused=FUSED)
+_ours = partial(qdq_harness.intdot_kinds, fused=FUSED)
+
 
 @pytest.fixture(autouse=True)
 def _oracle():
     ort.need()
-
-
-def _kinds(model, tmp_path, int8_allowed=False):
-    import onnx
-
-    path = tmp_path / "optimized.onnx"
-    _session(model, int8_allowed, path=path)
-    return sorted(n.op_type for n in onnx.load(str(path)).graph.node if n.op_type in FUSED)
-
-
-def _ours(model, int8_allowed=False):
-    import intdot.quant as quant
-
-    prepared = quant.prepare(model, qdq_int8_allowed=int8_allowed)
-    return sorted(n.op_type for n in prepared.model.graph.node if n.op_type in FUSED)
 
 
 SIG, LR = ["QLinearSigmoid"], ["QLinearLeakyRelu"]

@@ -2,16 +2,23 @@
 it writes with ``optimized_model_filepath`` is the oracle), and ``intdot.quant.run`` gives ONNX Runtime's bits for
 the whole model, fused or not; QOperator models holding the node run too."""
 
+from functools import partial
+
 import numpy as np
 import pytest
 
 from intdot import quant
 
-from . import ort
-from .test_qdq import _session
+from . import ort, qdq_harness
 
 F32, U8, I8 = np.float32, np.uint8, np.int8
 FUSED = {"QLinearConcat"}
+
+
+_feed = qdq_harness.feed
+_ort_kinds = partial(qdq_harness.ort_kinds, fused=FUSED)
+_intdot_kinds = partial(qdq_harness.intdot_kinds, fused=FUSED)
+_same_bits = partial(qdq_harness.same_bits, only="y")
 
 
 @pytest.fixture(autouse=True)
@@ -92,35 +99,6 @@ def concat_qdq(
         nodes, "g", graph_in, outputs, [numpy_helper.from_array(np.asarray(v), k) for k, v in inits.items()]
     )
     return helper.make_model(graph, ir_version=10, opset_imports=[helper.make_opsetid("", 21)])
-
-
-def _feed(model, seed=0, spread=6.0):
-    rng = np.random.default_rng(seed)
-    feed = {}
-    for vi in model.graph.input:
-        shape = [d.dim_value for d in vi.type.tensor_type.shape.dim]
-        feed[vi.name] = np.array(0.05, F32) if vi.name == "s0" else rng.uniform(-spread, spread, shape).astype(F32)
-    return feed
-
-
-def _ort_kinds(model, tmp_path, int8_allowed=False):
-    import onnx
-
-    path = tmp_path / "optimized.onnx"
-    _session(model, int8_allowed, path=path)
-    return sorted(n.op_type for n in onnx.load(str(path)).graph.node if n.op_type in FUSED)
-
-
-def _intdot_kinds(model, int8_allowed=False):
-    prepared = quant.prepare(model, qdq_int8_allowed=int8_allowed)
-    return sorted(n.op_type for n in prepared.model.graph.node if n.op_type in FUSED)
-
-
-def _same_bits(model, int8_allowed=False, seed=0):
-    feed = _feed(model, seed)
-    want = _session(model, int8_allowed).run(["y"], feed)[0]
-    got = quant.run(model, feed, op="usdot", qdq_int8_allowed=int8_allowed)["y"]
-    np.testing.assert_array_equal(got, want)
 
 
 C = ["QLinearConcat"]
