@@ -14,7 +14,7 @@ Q`` becomes ``com.microsoft:QLinearAdd`` / ``QLinearMul`` (its BinarySelector an
 
 from __future__ import annotations
 
-from .qdq import EIGHT_BIT, _op
+from .qdq_rules import EIGHT_BIT, _op
 
 KINDS = {"Add": "QLinearAdd", "Mul": "QLinearMul"}
 

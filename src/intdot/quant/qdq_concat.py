@@ -15,7 +15,7 @@ Concat's ``axis``.
 
 from __future__ import annotations
 
-from .qdq import EIGHT_BIT, _op
+from .qdq_rules import EIGHT_BIT, _op
 
 
 def concat_group(rules, n):

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .qdq import _attr, _op, _zp
+from .qdq_rules import _attr, _op, _zp
 
 MS_DOMAIN = "com.microsoft"
 INT32_MIN = -(2**31)

@@ -4,7 +4,7 @@ DequantizeLinear`` pairs of activations become uint8 pairs, each zero point plus
 The values the pair carries are the same (``q + 128`` with the zero point ``z + 128``), so MatMul and Conv
 products, which read only ``q - z``, do not change.  QLinearAdd does: its kernel computes with the codes and the
 zero points apart (:mod:`intdot.quant.qlinear_binary`), so the pair must be moved as ONNX Runtime moves it for its
-bits to be ONNX Runtime's.  Which pairs move is :meth:`intdot.quant.qdq._Rules._moved_to_uint8`; here only
+bits to be ONNX Runtime's.  Which pairs move is :meth:`intdot.quant.qdq_rules._Rules._moved_to_uint8`; here only
 those next to an Add or Mul group are moved in the graph (the others keep their int8 codes, which give the same values
 and products), so that the rest of a model keeps the types it states.
 """
@@ -20,7 +20,7 @@ def move_to_uint8(model, rules, names):
     costly part of the rules)."""
     from onnx import numpy_helper
 
-    from .qdq import _Rules, _zp
+    from .qdq_rules import _Rules, _zp
 
     g = rules.g
     out = type(model)()

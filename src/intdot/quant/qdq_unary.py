@@ -25,8 +25,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .qdq import EIGHT_BIT, _op
 from .qdq_binary import _rank0
+from .qdq_rules import EIGHT_BIT, _op
 
 KINDS = {
     "GlobalAveragePool": "QLinearGlobalAveragePool",
