@@ -217,7 +217,7 @@ def _words(mcpu: str, n: int, seed: int) -> list[bytes]:
     rng = random.Random(seed)
     # a processor without dot instructions is probed with the encodings of one of its generation that has them
     like = {"gfx9": "gfx906", "gfx10": "gfx1030"}[GENERATION[mcpu]] if not FEATURES[mcpu] else mcpu
-    seeds = [a[1] for a in mc.assemble(_lines(like, 200, seed), like) if isinstance(a, tuple)]
+    seeds = [a[1] for a in mc.assemble(_lines(like, 200, seed), like) if isinstance(a, tuple) and a[1] is not None]
     out = []
     for _ in range(n):
         base = bytearray(rng.choice(seeds)[:8].ljust(8, b"\0"))

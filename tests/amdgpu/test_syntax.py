@@ -492,3 +492,11 @@ def test_long_decimals_in_the_operand_and_dpp_tables():
     with pytest.raises(AsmSyntaxError, match="not a DPP control"):
         dpp.parse_ctrl(f"row_shl:{_LONG}", "gfx1030")
     assert dpp.parse_ctrl(f"row_shl:{_ZEROS}1", "gfx1030") == dpp.parse_ctrl("row_shl:1", "gfx1030")
+
+
+def test_the_oracle_leaves_relocated_bytes_undecided():
+    """llvm-mc prints a symbol's literal bytes as ``A`` (a fixup): the oracle gives None for them, never bytes."""
+    if mc.tool() is None:
+        missing("llvm-mc-19 (the AMDGPU assembler oracle)")
+    symbol, number = mc.assemble(["v_dot4_i32_i8 v0, x, v1, v2", "v_dot4_i32_i8 v0, 1, v1, v2"], "gfx1030")
+    assert symbol[1] is None and isinstance(number[1], bytes) and len(number[1]) == 8
