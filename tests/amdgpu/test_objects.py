@@ -109,6 +109,8 @@ def _compile(name: str, mcpu: str, tmp_path):
     obj = tmp_path / "k.o"
     args = [clang.tool(), "-O2", "-nogpulib", "-target", "amdgcn-amd-amdpal" if ir else "amdgcn-amd-amdhsa"]
     args += [f"-mcpu={mcpu}", "-x", "ir" if ir else "cl"]
+    if mcpu.endswith("-generic"):  # clang-19 writes generic targets only into version 6 code objects
+        args += ["-mcode-object-version=6"]
     if not ir:
         args += ["-cl-std=CL2.0", "-Xclang", "-finclude-default-header", f"-DDOT(x,y,z)={_dot_macro(mcpu)}"]
     subprocess.run([*args, str(src), "-c", "-o", str(obj)], check=True, capture_output=True)
