@@ -23,6 +23,8 @@ def compile_c(source: str, mcpu: str) -> subprocess.CompletedProcess:
     if exe is None:
         raise FileNotFoundError("clang")
     args = [exe, "-S", "-O2", "-nogpulib", "-target", "amdgcn-amd-amdhsa", f"-mcpu={mcpu}", "-x", "c", "-", "-o", "-"]
+    if mcpu.endswith("-generic"):  # clang-19 compiles for generic targets only into version 6 code objects
+        args.insert(1, "-mcode-object-version=6")
     return subprocess.run(args, input=PRELUDE + source, capture_output=True, text=True, timeout=300)
 
 
