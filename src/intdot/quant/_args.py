@@ -96,6 +96,14 @@ def per_tensor(x: np.ndarray, name: str) -> np.ndarray:
     return x.reshape(())
 
 
+def per_tensor_params(s, z, name: str, dtype) -> tuple[np.float32, int]:
+    """``{name}_scale`` and ``{name}_zero_point`` per tensor, as a float32 and an int (the zero point of
+    ``dtype``; None is 0)."""
+    sv = per_tensor(scale(s, f"{name}_scale"), f"{name}_scale")
+    zv = per_tensor(zero_point(z, f"{name}_zero_point", dtype), f"{name}_zero_point")
+    return np.float32(sv), int(zv)
+
+
 def along(x: np.ndarray, name: str, ndim: int, axis: int, length: int, what: str) -> np.ndarray:
     """A per-tensor value (scalar or 1 element) or a 1-D one of ``length`` elements laid along ``axis`` of an
     ``ndim``-dimensional result, so that it broadcasts; anything else is an error naming ``what`` it may be."""

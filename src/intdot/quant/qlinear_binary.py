@@ -51,9 +51,8 @@ def _operands(A, B):
 
 
 def _params(scale, zero_point, name: str, dtype) -> tuple[np.float32, np.float32]:
-    s = _args.per_tensor(_args.scale(scale, f"{name}_scale"), f"{name}_scale")
-    z = _args.per_tensor(_args.zero_point(zero_point, f"{name}_zero_point", dtype), f"{name}_zero_point")
-    return F32(s), F32(int(z))
+    s, z = _args.per_tensor_params(scale, zero_point, name, dtype)
+    return s, F32(z)
 
 
 def a_is_broadcast(a_shape, b_shape) -> bool:
@@ -72,7 +71,7 @@ def a_is_broadcast(a_shape, b_shape) -> bool:
     return False  # not reached: the loop returns at i == common
 
 
-def _codes(v: np.ndarray, dtype) -> np.ndarray:
+def to_codes(v: np.ndarray, dtype) -> np.ndarray:
     """cvtps2dq (half to even; NaN and values past int32 give INT32_MIN), then saturating packs to ``dtype``."""
     with np.errstate(invalid="ignore"):
         ok = np.isfinite(v) & (v >= -(2.0**31)) & (v < 2.0**31)
@@ -116,7 +115,7 @@ def qlinear_add(A, A_scale, A_zero_point, B, B_scale, B_zero_point, C_scale, C_z
         fixed = F32(zc - fma32(rx, zx, F32(ry * zy)))
     xs = np.broadcast_to(x, shape).astype(F32)
     ys = np.broadcast_to(y, shape).astype(F32)
-    return _codes(fma32(xs, rx, fma32(ys, ry, fixed)), a.dtype)
+    return to_codes(fma32(xs, rx, fma32(ys, ry, fixed)), a.dtype)
 
 
 def qlinear_mul(A, A_scale, A_zero_point, B, B_scale, B_zero_point, C_scale, C_zero_point=None) -> np.ndarray:
@@ -143,4 +142,4 @@ def qlinear_mul(A, A_scale, A_zero_point, B, B_scale, B_zero_point, C_scale, C_z
             np.broadcast_to(b, shape).astype(np.int32) - np.int32(zb)
         )
         v = (p.astype(F32) * ratio).astype(F32) + zc
-    return _codes(v, a.dtype)
+    return to_codes(v, a.dtype)

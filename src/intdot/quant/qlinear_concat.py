@@ -15,7 +15,7 @@ import numpy as np
 from ..core.errors import OperandError, OperandTypeError
 from ..core.values import describe
 from . import _args
-from .qlinear_lookup import lookup_table
+from .qlinear_lookup import apply_table, lookup_table
 
 F32 = np.float32
 
@@ -60,13 +60,12 @@ def qlinear_concat(Y_scale, Y_zero_point, *inputs, axis) -> np.ndarray:
         x = _args.operand8(inputs[k], f"X{i}")
         if x.dtype != dtype:
             raise OperandTypeError(f"X{i} has dtype {x.dtype}; expected {dtype}, Y_zero_point's type")
-        sx = F32(_args.per_tensor(_args.scale(inputs[k + 1], f"X{i}_scale"), f"X{i}_scale"))
-        zx = _args.per_tensor(_args.zero_point(inputs[k + 2], f"X{i}_zero_point", dtype), f"X{i}_zero_point")
-        if sx == sy and int(zx) == int(zy_arr):
+        sx, zx = _args.per_tensor_params(inputs[k + 1], inputs[k + 2], f"X{i}", dtype)
+        if sx == sy and zx == int(zy_arr):
             parts.append(x)  # ONNX Runtime copies these bytes
         else:
             table = lookup_table(sx, zx, sy, zy_arr, dtype, lambda v: v)  # the identity, requantized
-            parts.append(table[x.astype(np.int32) - np.iinfo(dtype).min])
+            parts.append(apply_table(x, table))
     ndim = parts[0].ndim
     if not -ndim <= int(axis) < max(ndim, 1):
         raise OperandError(f"axis={int(axis)} for inputs of {ndim} dimensions; expected -{ndim} to {ndim - 1}")

@@ -86,18 +86,16 @@ def lookup_table(x_scale, x_zero_point, y_scale, y_zero_point, dtype, fn) -> np.
 
 def _params(X, x_scale, x_zero_point, y_scale, y_zero_point):
     x = _args.operand8(X, "X")
-    out = [x]
-    for s, z, name in ((x_scale, x_zero_point, "X"), (y_scale, y_zero_point, "Y")):
-        out.append(F32(_args.per_tensor(_args.scale(s, f"{name}_scale"), f"{name}_scale")))
-        out.append(_args.per_tensor(_args.zero_point(z, f"{name}_zero_point", x.dtype), f"{name}_zero_point"))
-    return out
+    return (x, *_args.per_tensor_params(x_scale, x_zero_point, "X", x.dtype),
+            *_args.per_tensor_params(y_scale, y_zero_point, "Y", x.dtype))  # fmt: skip
 
 
 def is_real(v) -> bool:
     return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, (bool, np.bool_))
 
 
-def _apply(x, table) -> np.ndarray:
+def apply_table(x, table) -> np.ndarray:
+    """Each code of ``x`` looked up in a :func:`lookup_table` of its type."""
     return table[x.astype(np.int32) - np.iinfo(x.dtype).min]
 
 
@@ -119,7 +117,7 @@ def qlinear_sigmoid(X, X_scale, X_zero_point, Y_scale, Y_zero_point=None) -> np.
     [0, 10, 128, 246, 255]
     """
     x, sx, zx, sy, zy = _params(X, X_scale, X_zero_point, Y_scale, Y_zero_point)
-    return _apply(x, lookup_table(sx, zx, sy, zy, x.dtype, mlas_logistic))
+    return apply_table(x, lookup_table(sx, zx, sy, zy, x.dtype, mlas_logistic))
 
 
 def qlinear_leaky_relu(X, X_scale, X_zero_point, Y_scale, Y_zero_point=None, *, alpha=0.01) -> np.ndarray:
@@ -142,4 +140,4 @@ def qlinear_leaky_relu(X, X_scale, X_zero_point, Y_scale, Y_zero_point=None, *, 
     def leaky(v):
         return np.where(v >= 0, v, (a * v).astype(F32))
 
-    return _apply(x, lookup_table(sx, zx, sy, zy, x.dtype, leaky))
+    return apply_table(x, lookup_table(sx, zx, sy, zy, x.dtype, leaky))

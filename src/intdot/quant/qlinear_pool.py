@@ -33,18 +33,14 @@ import numpy as np
 from ..core.errors import OperandError
 from ..core.values import describe
 from . import _args
+from .qlinear_binary import to_codes
 
 F32 = np.float32
-_INT32_MIN = -(2**31)
 
 
 def _params(x_scale, x_zero_point, y_scale, y_zero_point, dtype):
-    out = []
-    for s, z, name in ((x_scale, x_zero_point, "x"), (y_scale, y_zero_point, "y")):
-        sv = _args.per_tensor(_args.scale(s, f"{name}_scale"), f"{name}_scale")
-        zv = _args.per_tensor(_args.zero_point(z, f"{name}_zero_point", dtype), f"{name}_zero_point")
-        out += [F32(sv), int(zv)]
-    return out
+    return (*_args.per_tensor_params(x_scale, x_zero_point, "x", dtype),
+            *_args.per_tensor_params(y_scale, y_zero_point, "y", dtype))  # fmt: skip
 
 
 def _input(X, channels_last):
@@ -233,8 +229,5 @@ def qlinear_average_pool(
     with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
         v = (acc / count.astype(F32)).astype(F32)
         v = ((v / sy).astype(F32) + F32(zy)).astype(F32)
-        ok = np.isfinite(v) & (v >= -(2.0**31)) & (v < 2.0**31)
-        q = np.where(ok, np.rint(np.where(ok, v, 0)), _INT32_MIN)
-    info = np.iinfo(x.dtype)
-    y = np.clip(q, info.min, info.max).astype(x.dtype)
+    y = to_codes(v, x.dtype)
     return np.moveaxis(y, 1, -1) if last else y
