@@ -58,15 +58,15 @@ def describe(value) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def describe_all(values, limit: int = 8) -> str:
-    """:func:`describe` of each of ``values``, comma-separated: the first ``limit`` of them and how many there
-    are in all, so that a dict of 100,000 unknown keys is not listed whole.
+def describe_all(values, limit: int = 8, show=describe) -> str:
+    """:func:`describe` (or ``show``) of each of ``values``, comma-separated: the first ``limit`` of them and how
+    many there are in all, so that a dict of 100,000 unknown keys is not listed whole.
 
     >>> describe_all(["regs2", "x"]), describe_all(range(100), limit=2)
     ("'regs2', 'x'", '0, 1, ... (100 in all)')
     """
     values = list(values)
-    shown = ", ".join(describe(v) for v in values[:limit])
+    shown = ", ".join(show(v) for v in values[:limit])
     return shown + (f", ... ({len(values)} in all)" if len(values) > limit else "")
 
 

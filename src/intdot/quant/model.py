@@ -19,7 +19,7 @@ import os
 import numpy as np
 
 from ..core.errors import IntdotError, OperandError, OperandTypeError, quote
-from ..core.values import describe
+from ..core.values import describe, describe_all
 
 
 def _label(node) -> str:
@@ -27,11 +27,9 @@ def _label(node) -> str:
     return quote(node.name) if node.name else "(unnamed)"
 
 
-def _names(names, limit: int = 8) -> str:
-    """Input names as messages list them: each cut, and the first ``limit`` of them with the count."""
-    names = list(names)
-    shown = ", ".join(quote(str(n), marks=False) for n in names[:limit])
-    return shown + (f", ... ({len(names)} in all)" if len(names) > limit else "")
+def _names(names) -> str:
+    """Input names as messages list them: each cut, without quotes, eight at most and the count."""
+    return describe_all(names, show=lambda n: quote(str(n), marks=False))
 
 
 INTEGER = ("MatMulInteger", "QLinearMatMul", "ConvInteger", "QLinearConv", "QGemm")
@@ -160,35 +158,28 @@ def _overrides(op, target, requant, opset):
             kw = _conv_attrs(self)
             return (named(self, lambda: conv.qlinear_conv(*args, op=op, target=target, requant=requant, **kw)),)
 
-    class QGemm(OpRun):
-        op_domain = _MS_DOMAIN
+    class _Microsoft(OpRun):
+        op_domain = _MS_DOMAIN  # ONNX Runtime's operators
 
+    class QGemm(_Microsoft):
         def _run(self, *args, **_):
             kw = {k: _attr(self, k, d) for k, d in (("alpha", 1.0), ("transA", 0), ("transB", 0))}
             return (named(self, lambda: quant_gemm.qgemm(*args, op=op, target=target, requant=requant, **kw)),)
 
-    class QLinearAdd(OpRun):
-        op_domain = _MS_DOMAIN
-
+    class QLinearAdd(_Microsoft):
         def _run(self, *args):
             return (named(self, lambda: qlinear_binary.qlinear_add(*args)),)
 
-    class QLinearMul(OpRun):
-        op_domain = _MS_DOMAIN
-
+    class QLinearMul(_Microsoft):
         def _run(self, *args):
             return (named(self, lambda: qlinear_binary.qlinear_mul(*args)),)
 
-    class QLinearGlobalAveragePool(OpRun):
-        op_domain = _MS_DOMAIN
-
+    class QLinearGlobalAveragePool(_Microsoft):
         def _run(self, *args, **_):
             last = int(_attr(self, "channels_last", 0))
             return (named(self, lambda: qlinear_pool.qlinear_global_average_pool(*args, channels_last=last)),)
 
-    class QLinearAveragePool(OpRun):
-        op_domain = _MS_DOMAIN
-
+    class QLinearAveragePool(_Microsoft):
         def _run(self, *args, **_):
             kw = {
                 k: _attr(self, k, d)
@@ -205,22 +196,16 @@ def _overrides(op, target, requant, opset):
             }
             return (named(self, lambda: qlinear_pool.qlinear_average_pool(*args, **kw)),)
 
-    class QLinearConcat(OpRun):
-        op_domain = _MS_DOMAIN
-
+    class QLinearConcat(_Microsoft):
         def _run(self, *args, **_):
             axis = _attr(self, "axis", None)
             return (named(self, lambda: qlinear_concat(*args, axis=axis)),)
 
-    class QLinearSigmoid(OpRun):
-        op_domain = _MS_DOMAIN
-
+    class QLinearSigmoid(_Microsoft):
         def _run(self, *args, **_):
             return (named(self, lambda: qlinear_lookup.qlinear_sigmoid(*args)),)
 
-    class QLinearLeakyRelu(OpRun):
-        op_domain = _MS_DOMAIN
-
+    class QLinearLeakyRelu(_Microsoft):
         def _run(self, *args, **_):
             alpha = _attr(self, "alpha", 0.01)
             return (named(self, lambda: qlinear_lookup.qlinear_leaky_relu(*args, alpha=alpha)),)
