@@ -479,16 +479,18 @@ def test_long_decimals_match_llvm_mc(mcpu):
     assert not bad, [(line[:60], theirs, str(mine)[:100]) for line, theirs, mine in bad]
 
 
-def test_long_decimals_in_the_operand_and_dpp_tables():
+def test_long_decimals_in_the_register_and_dpp_tables():
+    """Numbers are the syntax's to read (LONG_DECIMALS, SOURCES); the tables behind it take long register numbers too."""
     from intdot.amdgpu import dpp
     from intdot.amdgpu import operands as opnd
 
-    for text in (f"v{_LONG}", f"s{_LONG}", f"ttmp{_LONG}", _LONG, f"-{_LONG}", "09"):
-        with pytest.raises(AsmSyntaxError):
-            opnd.value_of(text, "gfx10")
-    assert opnd.value_of(f"v{_ZEROS}1", "gfx10") == 257
-    assert opnd.value_of("0123", "gfx10") == (opnd.LITERAL, 0o123)  # octal, as llvm-mc reads it
-    assert opnd.value_of(f"0x{_ZEROS}41", "gfx10") == (opnd.LITERAL, 0x41)
+    for text in (f"v{_LONG}", f"s{_LONG}", f"ttmp{_LONG}", _LONG, "1", "1.0", "a1", "ttmp16", "s106", "v256"):
+        with pytest.raises(AsmSyntaxError, match="not a register of gfx10"):
+            opnd.register_value(text, "gfx10")
+    assert opnd.register_value(f"v{_ZEROS}1", "gfx10") == 257
+    assert opnd.register_value("s105", "gfx10") == 105 and opnd.register_value("flat_scratch_lo", "gfx9") == 102
+    with pytest.raises(AsmSyntaxError):
+        opnd.register_value("null", "gfx9")
     with pytest.raises(AsmSyntaxError, match="not a DPP control"):
         dpp.parse_ctrl(f"row_shl:{_LONG}", "gfx1030")
     assert dpp.parse_ctrl(f"row_shl:{_ZEROS}1", "gfx1030") == dpp.parse_ctrl("row_shl:1", "gfx1030")

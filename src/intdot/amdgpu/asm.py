@@ -283,7 +283,7 @@ def _source(op: syntax.Operand, generation: str, st: syntax.Statement, *, gpr_on
     """The 9-bit source value of an operand, or ``(255, literal)``."""
     if op.kind == "reg":
         try:
-            return opnd.value_of(op.value, generation, gpr_only=gpr_only)
+            return opnd.register_value(op.value, generation)
         except AsmSyntaxError as exc:
             raise st.error(f"invalid operand for instruction: {exc.reason}", op.col) from None
     if gpr_only:

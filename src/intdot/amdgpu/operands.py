@@ -8,8 +8,8 @@ depends on the generation.
 
 >>> name(124, "gfx11"), name(124, "gfx10"), name(200, "gfx9"), name(242, "gfx12"), name(300, "gfx9")
 ('null', 'm0', '-8', '1.0', 'v44')
->>> value_of("-8", "gfx9"), value_of("0x3f800000", "gfx11"), value_of("0x41", "gfx11")
-(200, 242, (255, 65))
+>>> register_value("v3", "gfx9"), register_value("null", "gfx11"), inline_of(0x3F800000), inline_of(0x41)
+(259, 124, 242, None)
 """
 
 from __future__ import annotations
@@ -101,54 +101,28 @@ def is_scalar(value: int) -> bool:
 
 
 _BY_FLOAT_BITS = {bits: v for v, (_, bits) in INLINE_FLOATS.items()}
-_INT = re.compile(r"^-?(0x[0-9a-f]+|[0-9]+)$")
-_BY_FLOAT_TEXT = {text: v for v, (text, _) in INLINE_FLOATS.items()}
 _SGPRS = {"gfx9": 102, "gfx10": 106, "gfx11": 106, "gfx12": 106}
 
 
-def value_of(text: str, generation: str, *, gpr_only: bool = False) -> int | tuple[int, int]:
-    """The source value of operand text, or ``(255, literal)`` for a literal.
+def register_value(reg: str, generation: str) -> int:
+    """The source value of a register by its canonical name (``v1``, ``s7``, ``ttmp3``, ``vcc_lo``, ``m0``...).
 
-    Raises :class:`~intdot.errors.AsmSyntaxError` for text that is no operand here.
+    Numbers and floats are read by :mod:`intdot.amdgpu.syntax` and placed by :func:`inline_of`; this
+    knows only which registers ``generation`` has.  Raises :class:`~intdot.errors.AsmSyntaxError` for
+    a name that is no register there.
     """
-    t = text.strip()  # llvm-mc reads register names in lower case only
-    m = re.fullmatch(r"([vs])([0-9]+)", t)
+    m = re.fullmatch(r"(v|s|ttmp)([0-9]+)", reg)
     if m:
+        base, limit = {"v": (256, 256), "s": (0, _SGPRS[generation]), "ttmp": (108, 16)}[m.group(1)]
         n = small_decimal(m.group(2))
-        if m.group(1) == "v" and n < 256:
-            return 256 + n
-        if m.group(1) == "s" and n < _SGPRS[generation]:
-            return n
-        raise AsmSyntaxError(f"{quote(text)} is not a register of {generation}")
-    m = re.fullmatch(r"ttmp([0-9]+)", t)
-    if m and small_decimal(m.group(1)) < 16:
-        return 108 + small_decimal(m.group(1))
-    names = {**SPECIAL, **_m0_null(generation), **(_GFX9_HIGH if generation == "gfx9" else {})}
-    for v, n in names.items():
-        if n == t:
-            if n == "null" and generation == "gfx9":
-                break
-            return v
-    if gpr_only:
-        raise AsmSyntaxError(f"{quote(text)} is not an operand here")
-    if t in _BY_FLOAT_TEXT:
-        return _BY_FLOAT_TEXT[t]
-    if _INT.match(t):
-        digits = t.lstrip("-")
-        if digits.startswith("0x"):
-            n = int(digits, 16)  # no limit on the digits of a power-of-two base
-        elif len(digits) > 1 and digits[0] == "0":  # octal, as llvm-mc reads it
-            if any(d in "89" for d in digits):
-                raise AsmSyntaxError(f"{quote(text)} is not a number (a leading 0 makes it octal)")
-            n = int(digits, 8)
-        else:
-            n = small_decimal(digits)  # past 40 digits: 10**40, which fails the check below
-        n = -n if t.startswith("-") else n
-        if not -(1 << 31) <= n < (1 << 32):
-            raise AsmSyntaxError(f"{quote(text)} does not fit 32 bits")
-        inline = inline_of(n & 0xFFFFFFFF)
-        return inline if inline is not None else (LITERAL, n & 0xFFFFFFFF)
-    raise AsmSyntaxError(f"{quote(text)} is not an operand")
+        if n < limit:
+            return base + n
+    else:
+        names = {**SPECIAL, **_m0_null(generation), **(_GFX9_HIGH if generation == "gfx9" else {})}
+        for v, n in names.items():
+            if n == reg and not (n == "null" and generation == "gfx9"):
+                return v
+    raise AsmSyntaxError(f"{quote(reg)} is not a register of {generation}")
 
 
 __all__ = [
@@ -160,5 +134,5 @@ __all__ = [
     "is_inline",
     "is_scalar",
     "name",
-    "value_of",
+    "register_value",
 ]

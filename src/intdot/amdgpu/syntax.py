@@ -331,7 +331,7 @@ _SPECIAL_ALIASES = {
     "vccz": "src_vccz", "execz": "src_execz", "scc": "src_scc", "lds_direct": "src_lds_direct",
 }  # fmt: skip
 _REG_FILES = ("v", "s", "ttmp", "a")
-# Every named 32-bit register of any generation (which generation has which: operands.value_of)
+# Every named 32-bit register of any generation (which generation has which: operands.register_value)
 NAMED = frozenset(
     ("vcc_lo", "vcc_hi", "exec_lo", "exec_hi", "m0", "null", "flat_scratch_lo", "flat_scratch_hi", "xnack_mask_lo",
      "xnack_mask_hi", *_SPECIAL_ALIASES.values())
