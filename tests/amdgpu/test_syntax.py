@@ -480,7 +480,7 @@ def test_long_decimals_match_llvm_mc(mcpu):
 
 
 def test_long_decimals_in_the_register_and_dpp_tables():
-    """Numbers are the syntax's to read (LONG_DECIMALS, SOURCES); the tables behind it take long register numbers too."""
+    """Numbers are the syntax's to read (LONG_DECIMALS, SOURCES); the tables below it take long register numbers."""
     from intdot.amdgpu import dpp
     from intdot.amdgpu import operands as opnd
 
