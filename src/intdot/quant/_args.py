@@ -135,12 +135,6 @@ def flag(value, name: str) -> bool:
     return bool(value)
 
 
-def choice(value, name: str, allowed: tuple[str, ...]) -> str:
-    if not isinstance(value, str) or value not in allowed:
-        raise OperandError(f"{name}={describe(value)} is not known; expected one of {', '.join(map(repr, allowed))}")
-    return value
-
-
 def wrap32(x: np.ndarray) -> np.ndarray:
     """int64 values modulo 2**32 as uint32 words (the cast keeps the low 32 bits)."""
     return np.asarray(x).astype(np.int64).astype(np.uint32)

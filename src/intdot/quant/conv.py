@@ -10,11 +10,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.errors import OperandError
-from ..core.values import describe
+from ..core.values import check_choice, describe
 from . import _args
 from .integer import product
 from .plan import plan
-from .requant import multiplier, requantize
+from .requant import METHODS, multiplier, requantize
 
 AUTO_PAD = ("NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID")
 
@@ -40,7 +40,7 @@ def _geometry(x_shape, w_shape, auto_pad, dilations, group, kernel_shape, pads, 
         raise OperandError(f"kernel_shape={describe(kernel_shape)} differs from w's spatial shape {kernel}")
     dil = _args.ints(dilations, "dilations", n, 1, 1)
     st = _args.ints(strides, "strides", n, 1, 1)
-    _args.choice(auto_pad, "auto_pad", AUTO_PAD)
+    check_choice(auto_pad, "auto_pad", AUTO_PAD)
     span = [(k - 1) * d + 1 for k, d in zip(kernel, dil)]
     size = x_shape[2:]
     if auto_pad == "NOTSET":
@@ -204,7 +204,7 @@ def qlinear_conv(
     ...              np.array([1], np.int32), op="usdot").tolist()     # (2x + 1) / 2: 10.5 -> 10, 20.5 -> 20
     [[[[15, 25], [35, 45]]]]
     """
-    _args.choice(requant, "requant", ("float32", "float64", "fixed_point"))
+    check_choice(requant, "requant", METHODS)
     attrs = _attrs(auto_pad, dilations, group, kernel_shape, pads, strides)
     acc = _integer(x, w, x_zero_point, w_zero_point, attrs, op, target)
     m = acc.shape[1]

@@ -5,10 +5,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.errors import OperandError
+from ..core.values import check_choice
 from . import _args
 from .integer import product
 from .plan import plan
-from .requant import multiplier, requantize
+from .requant import METHODS, multiplier, requantize
 
 
 def _shapes(a: np.ndarray, b: np.ndarray, names=("A", "B")):
@@ -155,7 +156,7 @@ def qlinear_matmul(
     ...                s(0.0107), np.array([118], np.uint8), op="usdot").tolist()     # ONNX's own test case
     [[168, 115, 255], [1, 66, 151]]
     """
-    _args.choice(requant, "requant", ("float32", "float64", "fixed_point"))
+    check_choice(requant, "requant", METHODS)
     names = ("a", "b", "a_zero_point", "b_zero_point")
     acc, a2, b2, drop = _integer(a, b, a_zero_point, b_zero_point, op, target, names)
     yz = _args.tensor(y_zero_point, "y_zero_point", _args.EIGHT_BIT, "int8 or uint8 (the output's type)")

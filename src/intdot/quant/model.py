@@ -19,7 +19,8 @@ import os
 import numpy as np
 
 from ..core.errors import IntdotError, OperandError, OperandTypeError, quote
-from ..core.values import describe, describe_all
+from ..core.values import check_choice, describe, describe_all
+from .requant import METHODS
 
 
 def _label(node) -> str:
@@ -444,9 +445,7 @@ def run(model, inputs, *, op, target=None, requant: str = "float32", qdq_int8_al
     """
     from onnx.reference import ReferenceEvaluator
 
-    from ._args import choice
-
-    choice(requant, "requant", ("float32", "float64", "fixed_point"))
+    check_choice(requant, "requant", METHODS)
     _check_instruction(op, target)
     m = _fused(model, qdq_int8_allowed)
     _check_domains(m)

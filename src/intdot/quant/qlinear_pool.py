@@ -31,7 +31,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.errors import OperandError
-from ..core.values import describe
+from ..core.values import check_choice, describe
 from . import _args
 from .qlinear_binary import to_codes
 
@@ -187,7 +187,7 @@ def qlinear_average_pool(
             f"dilations={describe(dilations)}: ONNX Runtime's QLinearAveragePool does not read dilations (its "
             f"output size counts them, its windows do not); expected all 1"
         )
-    auto_pad = _args.choice(
+    auto_pad = check_choice(
         auto_pad.decode() if isinstance(auto_pad, bytes) else auto_pad,
         "auto_pad",
         ("NOTSET", "VALID", "SAME_UPPER", "SAME_LOWER"),

@@ -19,11 +19,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.errors import OperandError, OperandTypeError
-from ..core.values import describe
+from ..core.values import check_choice, describe
 from . import _args
 from .integer import product
 from .plan import plan
-from .requant import multiplier, requantize
+from .requant import METHODS, multiplier, requantize
 
 
 def _matrix(x, name: str, trans) -> np.ndarray:
@@ -113,7 +113,7 @@ def qgemm(
     >>> qgemm(A, s(0.5), np.uint8(128), B, s(0.25), np.int8(0), op="sdot4").tolist()    # float output
     [[-2.75, -4.5]]
     """
-    _args.choice(requant, "requant", ("float32", "float64", "fixed_point"))
+    check_choice(requant, "requant", METHODS)
     a = _matrix(A, "A", _trans(transA, "transA"))
     b = _matrix(B, "B", _trans(transB, "transB"))
     m, k = a.shape

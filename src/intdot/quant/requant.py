@@ -22,8 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.errors import OperandError, OperandTypeError
-from ..core.values import describe
-from ._args import choice
+from ..core.values import check_choice, describe
 
 METHODS = ("float32", "float64", "fixed_point")
 OUTPUTS = {np.dtype(t) for t in (np.int8, np.uint8, np.int16, np.uint16)}
@@ -160,7 +159,7 @@ def requantize(acc, scale, zero_point, *, bias=None, method: str = "float32") ->
     >>> requantize(acc, 0.5, np.uint8(10), method="fixed_point")  # TFLite: 0.5 -> 1, 2.5 -> 3, -1.5 -> -1
     array([ 11,  12,  13,   9, 255], dtype=uint8)
     """
-    choice(method, "method", METHODS)
+    check_choice(method, "method", METHODS)
     zp = np.asarray(zero_point)
     if zp.dtype not in OUTPUTS:
         raise OperandTypeError(
