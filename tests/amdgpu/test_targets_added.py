@@ -103,3 +103,26 @@ def test_a_target_id_names_its_processor_for_the_instructions():
     assert amdgpu.assemble("v_dot4_i32_iu8 v0, v1, v2, v3", "gfx11-generic") == amdgpu.assemble(
         "v_dot4_i32_iu8 v0, v1, v2, v3", "gfx1100"
     )
+
+
+def _llvm_mc_processors() -> list[str]:
+    """The processor names llvm-mc-19 lists for amdgcn (``-mcpu=help``), aliases among them."""
+    out = subprocess.run([mc.tool(), "--triple=amdgcn", "-mcpu=help"], capture_output=True, text=True, timeout=60)
+    listing = (out.stdout + out.stderr).split("Available CPUs for this target:")[1].split("Available features")[0]
+    return [line.split()[0] for line in listing.splitlines() if " - Select the " in line]
+
+
+def test_every_llvm_mc_processor_is_modelled_or_refused_as_before_gfx9(llvm_mc):
+    """Each processor llvm-mc knows is one of intdot's, or one before gfx9 that llvm-mc gives no dot instruction,
+    which intdot refuses with that reason (not "did you mean gfx1103?")."""
+    from intdot.amdgpu.targets import BEFORE_GFX9
+
+    names = _llvm_mc_processors()
+    assert len(names) > 40 and "gfx906" in names
+    older = [p for p in names if p not in PROCESSORS and p not in ("generic", "generic-hsa")]  # no hardware
+    assert sorted(older) == sorted(BEFORE_GFX9)
+    lines = [f"{m} v0, v1, v2, v3" for m in MNEMONICS3] + [f"{m} v0, v1, v2" for m in MNEMONICS2]
+    for mcpu in older:
+        assert not [line for line, answer in zip(lines, mc.assemble(lines, mcpu)) if isinstance(answer, tuple)], mcpu
+        with pytest.raises(IntdotError, match=f"mcpu='{mcpu}' is a processor before gfx9, which has no dot"):
+            check_mcpu(mcpu)

@@ -62,6 +62,14 @@ _TABLE: dict[str, tuple[str, frozenset, bool]] = {
 if tuple(_TABLE) != tuple(PROCESSOR_FEATURES):
     raise ValueError("intdot.amdgpu.targets must list the processors of intdot.amd.targets, in its order")
 
+# LLVM's processors before gfx9 (GCN 1 to 3, by name and by alias; llvm-mc 19's -mcpu=help): none has a dot
+# instruction, and their encodings are a generation intdot does not have.
+BEFORE_GFX9: frozenset = frozenset(
+    ("gfx600", "gfx601", "gfx602", "gfx700", "gfx701", "gfx702", "gfx703", "gfx704", "gfx705", "gfx801", "gfx802",
+     "gfx803", "gfx805", "gfx810", "bonaire", "carrizo", "fiji", "hainan", "hawaii", "iceland", "kabini", "kaveri",
+     "mullins", "oland", "pitcairn", "polaris10", "polaris11", "stoney", "tahiti", "tonga", "tongapro", "verde")
+)  # fmt: skip
+
 PROCESSORS: tuple[str, ...] = tuple(_TABLE)
 GENERATION: dict[str, str] = {p: g for p, (g, _, _) in _TABLE.items()}
 FEATURES: dict[str, frozenset] = {p: f for p, (_, f, _) in _TABLE.items()}
@@ -91,6 +99,11 @@ def check_mcpu(mcpu, *, encodings: bool = False) -> str:
                 f"expected one of {', '.join(p for p in PROCESSORS if p in LLVM_MC_KNOWS)}"
             )
         return key
+    if key in BEFORE_GFX9:
+        raise UnknownTarget(
+            f"mcpu={quote(mcpu)} is a processor before gfx9, which has no dot instruction (the first are gfx906's) "
+            f"and an encoding generation intdot does not model; expected one of {', '.join(PROCESSORS)}"
+        )
     close = difflib.get_close_matches((key or "").split(":")[0], PROCESSORS, n=3, cutoff=0.75)
     hint = f" (did you mean {' or '.join(close)}?)" if close else ""
     from ..core.values import describe  # imports NumPy: only for the error
@@ -100,4 +113,13 @@ def check_mcpu(mcpu, *, encodings: bool = False) -> str:
     )
 
 
-__all__ = ["FEATURES", "GENERATION", "GENERATIONS", "LLVM_MC_KNOWS", "PROCESSORS", "check_mcpu", "wave_sizes"]
+__all__ = [
+    "BEFORE_GFX9",
+    "FEATURES",
+    "GENERATION",
+    "GENERATIONS",
+    "LLVM_MC_KNOWS",
+    "PROCESSORS",
+    "check_mcpu",
+    "wave_sizes",
+]
