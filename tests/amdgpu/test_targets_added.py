@@ -126,3 +126,20 @@ def test_every_llvm_mc_processor_is_modelled_or_refused_as_before_gfx9(llvm_mc):
         assert not [line for line, answer in zip(lines, mc.assemble(lines, mcpu)) if isinstance(answer, tuple)], mcpu
         with pytest.raises(IntdotError, match=f"mcpu='{mcpu}' is a processor before gfx9, which has no dot"):
             check_mcpu(mcpu)
+
+
+def test_clang_compiles_no_dot_builtin_before_gfx9(clang19):
+    """The builtins' side of the same refusal: clang-19 compiles none of the dot builtins for a processor before
+    gfx9, and intdot.amd names that reason in both profiles."""
+    from intdot.amd.builtins import BUILTINS
+    from intdot.amd.targets import BEFORE_GFX9, canonical_name
+    from tests.amdgpu.test_clang import _calls
+
+    for mcpu in ("gfx600", "gfx705", "gfx803", "gfx810", "fiji"):
+        for row in BUILTINS:  # one a compile: clang stops at the first builtin it refuses
+            proc = clang.compile_c(next(iter(_calls(row)))[1], mcpu)
+            assert proc.returncode != 0 and "needs target feature" in proc.stderr, (mcpu, row.name, proc.stderr[:500])
+    for mcpu in sorted(BEFORE_GFX9):
+        for profile in ("reference", "llvm"):
+            with pytest.raises(IntdotError, match=f"target='{mcpu}' is a processor before gfx9, which has no dot"):
+                canonical_name(mcpu, profile)

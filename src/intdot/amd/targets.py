@@ -135,6 +135,15 @@ def compress(names) -> str:
     return ", ".join(out)
 
 
+# LLVM's processors before gfx9 (GCN 1 to 3, by name and by alias; llvm-mc 19's -mcpu=help): none has a dot
+# instruction or builtin, and their encodings are a generation intdot does not have.
+BEFORE_GFX9: frozenset = frozenset(
+    ("gfx600", "gfx601", "gfx602", "gfx700", "gfx701", "gfx702", "gfx703", "gfx704", "gfx705", "gfx801", "gfx802",
+     "gfx803", "gfx805", "gfx810", "bonaire", "carrizo", "fiji", "hainan", "hawaii", "iceland", "kabini", "kaveri",
+     "mullins", "oland", "pitcairn", "polaris10", "polaris11", "stoney", "tahiti", "tonga", "tongapro", "verde")
+)  # fmt: skip
+
+
 def _check_name(key: str, name: str, profile: str) -> str:
     """The canonical spelling of family or processor ``key`` (lower case, no target ID features) of the
     user's text ``name``."""
@@ -143,6 +152,11 @@ def _check_name(key: str, name: str, profile: str) -> str:
             return fam
     if key in processors(profile):
         return key
+    if key in BEFORE_GFX9:
+        raise UnknownTarget(
+            f"target={quote(name)} is a processor before gfx9, which has no dot builtin (the first are gfx906's); "
+            f"expected a family ({', '.join(FAMILIES)}) or a processor ({compress(processors(profile))})"
+        )
     if profile == "reference" and key in PROCESSOR_FEATURES:
         raise UnknownTarget(
             f"target={quote(name)} belongs to none of the reference's families, so the reference profile does not "

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import difflib
 
-from ..amd.targets import PROCESSOR_FEATURES, parse_target_id
+from ..amd.targets import BEFORE_GFX9, PROCESSOR_FEATURES, parse_target_id
 from ..core.errors import UnknownTarget, quote
 
 GENERATIONS = ("gfx9", "gfx10", "gfx11", "gfx12")
@@ -61,14 +61,6 @@ _TABLE: dict[str, tuple[str, frozenset, bool]] = {
 
 if tuple(_TABLE) != tuple(PROCESSOR_FEATURES):
     raise ValueError("intdot.amdgpu.targets must list the processors of intdot.amd.targets, in its order")
-
-# LLVM's processors before gfx9 (GCN 1 to 3, by name and by alias; llvm-mc 19's -mcpu=help): none has a dot
-# instruction, and their encodings are a generation intdot does not have.
-BEFORE_GFX9: frozenset = frozenset(
-    ("gfx600", "gfx601", "gfx602", "gfx700", "gfx701", "gfx702", "gfx703", "gfx704", "gfx705", "gfx801", "gfx802",
-     "gfx803", "gfx805", "gfx810", "bonaire", "carrizo", "fiji", "hainan", "hawaii", "iceland", "kabini", "kaveri",
-     "mullins", "oland", "pitcairn", "polaris10", "polaris11", "stoney", "tahiti", "tonga", "tongapro", "verde")
-)  # fmt: skip
 
 PROCESSORS: tuple[str, ...] = tuple(_TABLE)
 GENERATION: dict[str, str] = {p: g for p, (g, _, _) in _TABLE.items()}
