@@ -41,15 +41,23 @@ def _elem(x: np.ndarray) -> int:
 
 
 def node_model(
-    op_type: str, inputs: list, attrs: dict | None = None, out_type=None, opset: int = 21, const=(), cast=None
+    op_type: str,
+    inputs: list,
+    attrs: dict | None = None,
+    out_type=None,
+    opset: int = 21,
+    const=(),
+    cast=None,
+    domain: str | None = None,
 ):
     """A one-node model; ``inputs`` are arrays or None (absent optional inputs); ``const``: indices that are
     initializers (constant, so ONNX Runtime may prepack them); ``cast``: an element type the output is cast to
-    by a second node (ONNX Runtime's Python API returns no 4-bit arrays)."""
+    by a second node (ONNX Runtime's Python API returns no 4-bit arrays); ``domain``: the node's operator set
+    (version 1 of it, as ``com.microsoft``'s contrib operators), else ONNX's."""
     from onnx import helper, numpy_helper
 
     names = [f"in{i}" if v is not None else "" for i, v in enumerate(inputs)]
-    node = helper.make_node(op_type, names, ["y0" if cast else "y"], **(attrs or {}))
+    node = helper.make_node(op_type, names, ["y0" if cast else "y"], domain=domain, **(attrs or {}))
     graph_in, inits = [], []
     for i, (n, v) in enumerate(zip(names, inputs)):
         if v is None:
@@ -61,10 +69,9 @@ def node_model(
     nodes = [node] + ([helper.make_node("Cast", ["y0"], ["y"], to=cast)] if cast else [])
     out = helper.make_tensor_value_info("y", cast or (out_type if out_type is not None else 0), None)
     graph = helper.make_graph(nodes, op_type, graph_in, [out], initializer=inits)
+    opsets = [helper.make_opsetid("", opset)] + ([helper.make_opsetid(domain, 1)] if domain else [])
     # IR 10 is what ONNX Runtimes older than the onnx package still load (opsets up to 22).
-    return helper.make_model(
-        graph, ir_version=10 if opset <= 22 else 11, opset_imports=[helper.make_opsetid("", opset)]
-    )
+    return helper.make_model(graph, ir_version=10 if opset <= 22 else 11, opset_imports=opsets)
 
 
 def session(model):
@@ -77,9 +84,18 @@ def session(model):
     return ort.InferenceSession(model.SerializeToString(), so, providers=["CPUExecutionProvider"])
 
 
-def run(op_type: str, inputs: list, attrs: dict | None = None, out_type=None, opset: int = 21, const=(), cast=None):
+def run(
+    op_type: str,
+    inputs: list,
+    attrs: dict | None = None,
+    out_type=None,
+    opset: int = 21,
+    const=(),
+    cast=None,
+    domain: str | None = None,
+):
     """The node's output computed by ONNX Runtime."""
-    model = node_model(op_type, inputs, attrs, out_type, opset, const, cast)
+    model = node_model(op_type, inputs, attrs, out_type, opset, const, cast, domain)
     feed = {f"in{i}": np.asarray(v) for i, v in enumerate(inputs) if v is not None and i not in const}
     return session(model).run(None, feed)[0]
 

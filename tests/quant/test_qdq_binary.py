@@ -54,56 +54,21 @@ def binary_qdq(
     ``zps``: zero points (None: the middle of the type); ``a_axis``: x0's pair per channel along that axis;
     ``extra_reader``: the op's output is also a graph output; ``no_q``: no output QuantizeLinear;
     ``same_dq``: both inputs read x0's DequantizeLinear; ``scale_input``: x0's scale is a graph input."""
-    from onnx import helper, numpy_helper
+    from onnx import helper
 
-    inits, nodes = {}, []
-    graph_in = [helper.make_tensor_value_info("x0", 1, list(a_shape))]
-    outputs = []
-    for k, (dtype, scale, zp) in enumerate(zip(dtypes, scales, zps)):
-        zp = (0 if dtype == I8 else 128) if zp is None else zp
-        if k == 0 and a_axis is not None:
-            n = a_shape[a_axis]
-            inits["s0"] = np.full(n, scale, F32)
-            inits["z0"] = np.full(n, zp, dtype)
-        else:
-            inits[f"s{k}"] = F32(scale)
-            inits[f"z{k}"] = np.array(zp, dtype)
-    if scale_input:
-        graph_in.append(helper.make_tensor_value_info("s0", 1, []))
-        del inits["s0"]
-    ax = {} if a_axis is None else {"axis": a_axis}
-    nodes += [
-        helper.make_node("QuantizeLinear", ["x0", "s0", "z0"], ["q0"], **ax),
-        helper.make_node("DequantizeLinear", ["q0", "s0", "z0"], ["d0"], **ax),
-    ]
+    channels = None if a_axis is None else a_shape[a_axis]
+    inits, scale_in = qdq_harness.pairs(dtypes, scales, zps, channels=channels, scale_input=scale_input)
+    graph_in = [helper.make_tensor_value_info("x0", 1, list(a_shape)), *scale_in]
+    nodes = qdq_harness.q_dq("x0", 0, "d0", axis=a_axis)
     if b_const is not None:
         inits["c1"] = b_const
         nodes.append(helper.make_node("DequantizeLinear", ["c1", "s1", "z1"], ["d1"]))
     elif not same_dq:
         graph_in.append(helper.make_tensor_value_info("x1", 1, list(b_shape)))
-        nodes += [
-            helper.make_node("QuantizeLinear", ["x1", "s1", "z1"], ["q1"]),
-            helper.make_node("DequantizeLinear", ["q1", "s1", "z1"], ["d1"]),
-        ]
+        nodes += qdq_harness.q_dq("x1", 1, "d1")
     nodes.append(helper.make_node(op, ["d0", "d0" if same_dq else "d1"], ["t"], name="binary"))
-    last = "t"
-    if after is not None:
-        nodes.append(helper.make_node(after, ["t"], ["r"]))
-        last = "r"
-    if extra_reader:
-        outputs.append(helper.make_tensor_value_info(last, 1, None))
-    if no_q:
-        outputs.append(helper.make_tensor_value_info(last, 1, None)) if not extra_reader else None
-    else:
-        nodes += [
-            helper.make_node("QuantizeLinear", [last, "s2", "z2"], ["q2"]),
-            helper.make_node("DequantizeLinear", ["q2", "s2", "z2"], ["y"]),
-        ]
-        outputs.append(helper.make_tensor_value_info("y", 1, None))
-    graph = helper.make_graph(
-        nodes, "g", graph_in, outputs, [numpy_helper.from_array(np.asarray(v), k) for k, v in inits.items()]
-    )
-    return helper.make_model(graph, ir_version=10, opset_imports=[helper.make_opsetid("", 21)])
+    tail, outputs = qdq_harness.output_tail(2, after=after, extra_reader=extra_reader, no_q=no_q)
+    return qdq_harness.make_model(nodes + tail, graph_in, outputs, inits)
 
 
 RULES = {
@@ -203,7 +168,7 @@ def test_fusing_changes_the_bits():
 
 def _qoperator(op_type, dtype):
     """A QOperator model: x (uint8/int8) QLinearAdd/QLinearMul'd with a constant, then with itself."""
-    from onnx import helper, numpy_helper
+    from onnx import helper
 
     c = np.arange(-20, 20).astype(np.int16).reshape(1, 40) + (128 if dtype == U8 else 0)
     inits = {
@@ -219,15 +184,9 @@ def _qoperator(op_type, dtype):
         helper.make_node(op_type, ["x", "sa", "za", "c", "sc", "zc", "sy", "zy"], ["t"], domain="com.microsoft"),
         helper.make_node(op_type, ["t", "sy", "zy", "t", "sy", "zy", "sa", "za"], ["y"], domain="com.microsoft"),
     ]
-    graph = helper.make_graph(
-        nodes,
-        "g",
-        [helper.make_tensor_value_info("x", _elem(dtype), [16, 40])],
-        [helper.make_tensor_value_info("y", _elem(dtype), None)],
-        [numpy_helper.from_array(np.asarray(v), k) for k, v in inits.items()],
-    )
-    opsets = [helper.make_opsetid("", 21), helper.make_opsetid("com.microsoft", 1)]
-    return helper.make_model(graph, ir_version=10, opset_imports=opsets)
+    graph_in = [helper.make_tensor_value_info("x", _elem(dtype), [16, 40])]
+    outputs = [helper.make_tensor_value_info("y", _elem(dtype), None)]
+    return qdq_harness.make_model(nodes, graph_in, outputs, inits, microsoft=True)
 
 
 @pytest.mark.parametrize("dtype", [U8, I8])

@@ -46,29 +46,17 @@ def concat_qdq(
     ``x_axis``: x0's pair per channel along that axis; ``one_element``: a parameter name (s0, z0, ..., the output's
     s{n}, z{n}) given as a 1-element 1-D tensor; ``const_input``: codes for input 0 as a constant DQ;
     ``float_input``: the last input is a plain float graph input, not dequantized."""
-    from onnx import helper, numpy_helper
+    from onnx import helper
 
     n = len(shapes)
-    inits, nodes, graph_in = {}, [], []
-    for k in range(n + 1):
-        dtype, scale, zp = dtypes[k], scales[k], zps[k]
-        zp = (0 if dtype == I8 else 128) if zp is None else zp
-        if k == 0 and x_axis is not None:
-            inits["s0"] = np.full(shapes[0][x_axis], scale, F32)
-            inits["z0"] = np.full(shapes[0][x_axis], zp, dtype)
-        else:
-            inits[f"s{k}"] = np.array(scale, F32)
-            inits[f"z{k}"] = np.array(zp, dtype)
-    if one_element is not None:
-        inits[one_element] = inits[one_element].reshape(1)
-    if scale_input:
-        graph_in.append(helper.make_tensor_value_info("s0", 1, []))
-        del inits["s0"]
+    channels = None if x_axis is None else shapes[0][x_axis]
+    inits, graph_in = qdq_harness.pairs(
+        dtypes, scales, zps, channels=channels, one_element=one_element, scale_input=scale_input
+    )
     ax = {} if x_axis is None else {"axis": x_axis}
-    cat_in = []
+    nodes, cat_in = [], []
     for k, shape in enumerate(shapes):
-        last = k == n - 1
-        if last and float_input:
+        if k == n - 1 and float_input:
             graph_in.append(helper.make_tensor_value_info(f"x{k}", 1, list(shape)))
             cat_in.append(f"x{k}")
             continue
@@ -77,28 +65,11 @@ def concat_qdq(
             nodes.append(helper.make_node("DequantizeLinear", ["c0", "s0", "z0"], ["d0"], **ax))
         else:
             graph_in.append(helper.make_tensor_value_info(f"x{k}", 1, list(shape)))
-            kw = ax if k == 0 else {}
-            nodes += [
-                helper.make_node("QuantizeLinear", [f"x{k}", f"s{k}", f"z{k}"], [f"q{k}"], **kw),
-                helper.make_node("DequantizeLinear", [f"q{k}", f"s{k}", f"z{k}"], [f"d{k}"], **kw),
-            ]
+            nodes += qdq_harness.q_dq(f"x{k}", k, f"d{k}", axis=x_axis if k == 0 else None)
         cat_in.append(f"d{k}")
     nodes.append(helper.make_node("Concat", cat_in, ["t"], name="concat", axis=axis))
-    last, outputs = "t", []
-    if after is not None:
-        nodes.append(helper.make_node(after, ["t"], ["r"]))
-        last = "r"
-    if extra_reader:
-        outputs.append(helper.make_tensor_value_info(last, 1, None))
-    nodes += [
-        helper.make_node("QuantizeLinear", [last, f"s{n}", f"z{n}"], ["qy"]),
-        helper.make_node("DequantizeLinear", ["qy", f"s{n}", f"z{n}"], ["y"]),
-    ]
-    outputs.append(helper.make_tensor_value_info("y", 1, None))
-    graph = helper.make_graph(
-        nodes, "g", graph_in, outputs, [numpy_helper.from_array(np.asarray(v), k) for k, v in inits.items()]
-    )
-    return helper.make_model(graph, ir_version=10, opset_imports=[helper.make_opsetid("", 21)])
+    tail, outputs = qdq_harness.output_tail(n, after=after, extra_reader=extra_reader, q="qy")
+    return qdq_harness.make_model(nodes + tail, graph_in, outputs, inits)
 
 
 C = ["QLinearConcat"]
@@ -167,7 +138,7 @@ def test_fused_bits_on_many_values(dtype):
 
 def _qoperator(dtype):
     """A QOperator model: x (constant-parameter input) and a constant tensor concatenated by QLinearConcat."""
-    from onnx import helper, numpy_helper
+    from onnx import helper
 
     mid = 0 if dtype == I8 else 128
     inits = {
@@ -183,15 +154,9 @@ def _qoperator(dtype):
         "QLinearConcat", ["sy", "zy", "x", "sx", "zx", "c", "sc", "zc"], ["y"], domain="com.microsoft", axis=0
     )
     elem = helper.np_dtype_to_tensor_dtype(np.dtype(dtype))
-    graph = helper.make_graph(
-        [node],
-        "g",
-        [helper.make_tensor_value_info("x", elem, [16, 40])],
-        [helper.make_tensor_value_info("y", elem, None)],
-        [numpy_helper.from_array(np.asarray(v), k) for k, v in inits.items()],
-    )
-    opsets = [helper.make_opsetid("", 21), helper.make_opsetid("com.microsoft", 1)]
-    return helper.make_model(graph, ir_version=10, opset_imports=opsets)
+    graph_in = [helper.make_tensor_value_info("x", elem, [16, 40])]
+    outputs = [helper.make_tensor_value_info("y", elem, None)]
+    return qdq_harness.make_model([node], graph_in, outputs, inits, microsoft=True)
 
 
 @pytest.mark.parametrize("dtype", [U8, I8])

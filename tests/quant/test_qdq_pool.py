@@ -49,44 +49,19 @@ def unary_qdq(
     ``zps``: zero points (None: the middle of the type); ``x_axis``: x's pair per channel along that axis;
     ``extra_reader``: the op's output is also a graph output; ``scale_input``: x's scale is a graph input;
     ``one_element``: the name of a parameter (s0, z0, s1, z1) given as a 1-element 1-D tensor."""
-    from onnx import helper, numpy_helper
+    from onnx import helper
 
-    inits = {}
-    graph_in = [helper.make_tensor_value_info("x", 1, list(shape))]
-    for k, (dtype, scale, zp) in enumerate(zip(dtypes, scales, zps)):
-        zp = (0 if dtype == I8 else 128) if zp is None else zp
-        if k == 0 and x_axis is not None:
-            inits["s0"] = np.full(shape[x_axis], scale, F32)
-            inits["z0"] = np.full(shape[x_axis], zp, dtype)
-        else:
-            inits[f"s{k}"] = np.array(scale, F32)
-            inits[f"z{k}"] = np.array(zp, dtype)
-    if one_element is not None:
-        inits[one_element] = inits[one_element].reshape(1)
-    if scale_input:
-        graph_in.append(helper.make_tensor_value_info("s0", 1, []))
-        del inits["s0"]
-    ax = {} if x_axis is None else {"axis": x_axis}
+    channels = None if x_axis is None else shape[x_axis]
+    inits, scale_in = qdq_harness.pairs(
+        dtypes, scales, zps, channels=channels, one_element=one_element, scale_input=scale_input
+    )
+    graph_in = [helper.make_tensor_value_info("x", 1, list(shape)), *scale_in]
     nodes = [
-        helper.make_node("QuantizeLinear", ["x", "s0", "z0"], ["q0"], **ax),
-        helper.make_node("DequantizeLinear", ["q0", "s0", "z0"], ["d0"], **ax),
+        *qdq_harness.q_dq("x", 0, "d0", axis=x_axis),
         helper.make_node(op, ["d0"], ["t"], name="pool", **(attrs or {})),
     ]
-    last, outputs = "t", []
-    if after is not None:
-        nodes.append(helper.make_node(after, ["t"], ["r"]))
-        last = "r"
-    if extra_reader:
-        outputs.append(helper.make_tensor_value_info(last, 1, None))
-    nodes += [
-        helper.make_node("QuantizeLinear", [last, "s1", "z1"], ["q1"]),
-        helper.make_node("DequantizeLinear", ["q1", "s1", "z1"], ["y"]),
-    ]
-    outputs.append(helper.make_tensor_value_info("y", 1, None))
-    graph = helper.make_graph(
-        nodes, "g", graph_in, outputs, [numpy_helper.from_array(np.asarray(v), k) for k, v in inits.items()]
-    )
-    return helper.make_model(graph, ir_version=10, opset_imports=[helper.make_opsetid("", 21)])
+    tail, outputs = qdq_harness.output_tail(1, after=after, extra_reader=extra_reader)
+    return qdq_harness.make_model(nodes + tail, graph_in, outputs, inits)
 
 
 AVG = {"kernel_shape": [3, 3], "strides": [2, 2], "pads": [1, 1, 1, 1]}
@@ -195,7 +170,7 @@ def test_fusing_changes_the_bits():
 
 def _qoperator(dtype, channels_last):
     """A QOperator model: x -> QLinearAveragePool (3x3, stride 2) -> QLinearGlobalAveragePool."""
-    from onnx import helper, numpy_helper
+    from onnx import helper
 
     mid = 0 if dtype == I8 else 128
     inits = {
@@ -224,15 +199,9 @@ def _qoperator(dtype, channels_last):
     ]
     elem = helper.np_dtype_to_tensor_dtype(np.dtype(dtype))
     shape = [2, 9, 9, 16] if channels_last else [2, 16, 9, 9]
-    graph = helper.make_graph(
-        nodes,
-        "g",
-        [helper.make_tensor_value_info("x", elem, shape)],
-        [helper.make_tensor_value_info("y", elem, None)],
-        [numpy_helper.from_array(np.asarray(v), k) for k, v in inits.items()],
-    )
-    opsets = [helper.make_opsetid("", 21), helper.make_opsetid("com.microsoft", 1)]
-    return helper.make_model(graph, ir_version=10, opset_imports=opsets), shape
+    graph_in = [helper.make_tensor_value_info("x", elem, shape)]
+    outputs = [helper.make_tensor_value_info("y", elem, None)]
+    return qdq_harness.make_model(nodes, graph_in, outputs, inits, microsoft=True), shape
 
 
 @pytest.mark.parametrize("channels_last", [0, 1])
