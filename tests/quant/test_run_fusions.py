@@ -1,5 +1,5 @@
 """A small CNN with the operators ONNX Runtime fuses beyond MatMul/Conv/Gemm (LeakyRelu, Sigmoid, Mul, Concat,
-AveragePool, GlobalAveragePool), quantized by ``onnxruntime.quantization`` (QDQ, uint8 and int8 activations):
+AveragePool, GlobalAveragePool, Softmax), quantized by ``onnxruntime.quantization`` (QDQ, uint8 and int8 activations):
 intdot fuses the groups ONNX Runtime fuses (its optimized graph is the oracle) and gives its bits for the whole
 model."""
 
@@ -22,12 +22,13 @@ FUSED = {
     "QLinearConcat",
     "QLinearAveragePool",
     "QLinearGlobalAveragePool",
+    "QLinearSoftmax",
 }
 
 
 def _float_cnn():
     """pixels (N, 64) -> (N, 1, 8, 8) -> Conv -> LeakyRelu -> [Conv -> Sigmoid] * itself, Conv -> Concat ->
-    AveragePool 3x3/2 -> GlobalAveragePool -> Flatten -> Gemm -> logits."""
+    AveragePool 3x3/2 -> GlobalAveragePool -> Flatten -> Gemm -> Softmax -> probabilities."""
     from onnx import helper, numpy_helper
 
     rng = np.random.default_rng(5)
@@ -57,12 +58,13 @@ def _float_cnn():
         helper.make_node("GlobalAveragePool", ["ap"], ["gap"]),
         helper.make_node("Flatten", ["gap"], ["flat"]),
         helper.make_node("Gemm", ["flat", "wg", "bg"], ["logits"]),
+        helper.make_node("Softmax", ["logits"], ["probs"]),
     ]
     graph = helper.make_graph(
         nodes,
         "cnn",
         [helper.make_tensor_value_info("pixels", 1, ["N", 64])],
-        [helper.make_tensor_value_info("logits", 1, ["N", 10])],
+        [helper.make_tensor_value_info("probs", 1, ["N", 10])],
         inits,
     )
     return helper.make_model(graph, ir_version=10, opset_imports=[helper.make_opsetid("", 21)])
@@ -89,10 +91,17 @@ def test_fused_cnn_bit_for_bit(cnn, tmp_path, acts):
     assert ours == theirs
     # With int8 activations the LeakyRelu's output pair is read by three nodes, so ONNX Runtime cannot move it to
     # uint8: the LeakyRelu and the nodes reading it stay in float, in both.
-    some = {"QLinearSigmoid", "QLinearConcat", "QLinearAveragePool", "QLinearGlobalAveragePool", "QGemm"}
+    some = {
+        "QLinearSigmoid",
+        "QLinearConcat",
+        "QLinearAveragePool",
+        "QLinearGlobalAveragePool",
+        "QGemm",
+        "QLinearSoftmax",
+    }
     assert some | ({"QLinearLeakyRelu", "QLinearMul"} if acts == "uint8" else set()) <= set(theirs)
     x = np.random.default_rng(9).uniform(0, 16, (32, 64)).astype(F32)
     want = _session(model).run(None, {"pixels": x})[0]
     op = "vpmaddubsw" if ort.saturates_u8s8() else "usdot"
-    got = quant.run(model, {"pixels": x}, op=op)["logits"]
+    got = quant.run(model, {"pixels": x}, op=op)["probs"]
     np.testing.assert_array_equal(got, want)

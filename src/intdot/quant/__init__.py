@@ -15,6 +15,7 @@ from .qlinear_binary import qlinear_add, qlinear_mul
 from .qlinear_concat import qlinear_concat
 from .qlinear_lookup import qlinear_leaky_relu, qlinear_sigmoid
 from .qlinear_pool import qlinear_average_pool, qlinear_global_average_pool
+from .qlinear_softmax import qlinear_softmax
 from .quant_gemm import qgemm
 from .requant import METHODS, fixed_point_multiply, quantize_multiplier, requantize
 
@@ -40,6 +41,7 @@ __all__ = [
     "qlinear_matmul",
     "qlinear_mul",
     "qlinear_sigmoid",
+    "qlinear_softmax",
     "quantize_linear",
     "quantize_multiplier",
     "requantize",

@@ -3,8 +3,8 @@
 
 The model runs in ONNX's own reference evaluator with its integer operators (``MatMulInteger``,
 ``QLinearMatMul``, ``ConvInteger``, ``QLinearConv``, and ONNX Runtime's ``QGemm``, ``QLinearAdd``,
-``QLinearMul``, ``QLinearGlobalAveragePool``, ``QLinearAveragePool``, ``QLinearConcat``, ``QLinearSigmoid``
-and ``QLinearLeakyRelu``) overridden by :mod:`intdot.quant`'s, and its
+``QLinearMul``, ``QLinearGlobalAveragePool``, ``QLinearAveragePool``, ``QLinearConcat``, ``QLinearSigmoid``,
+``QLinearLeakyRelu`` and ``QLinearSoftmax``) overridden by :mod:`intdot.quant`'s, and its
 ``QuantizeLinear``/``DequantizeLinear``/``DynamicQuantizeLinear`` by intdot's (which compute as ONNX Runtime
 does, see :mod:`intdot.quant.linear`).  A QDQ model (``DequantizeLinear -> MatMul/Conv -> QuantizeLinear``, as
 ``onnxruntime.quantization`` writes it by default) first has the groups that ONNX Runtime's graph optimizer turns
@@ -45,6 +45,7 @@ _MS_OPS = (
     "QLinearConcat",
     "QLinearSigmoid",
     "QLinearLeakyRelu",
+    "QLinearSoftmax",
 )
 
 
@@ -130,6 +131,7 @@ def _overrides(op, target, requant, opset):
 
     from . import conv, linear, matmul, qlinear_binary, qlinear_lookup, qlinear_pool, quant_gemm
     from .qlinear_concat import qlinear_concat  # the package exports the function under the module's name
+    from .qlinear_softmax import qlinear_softmax  # the same
 
     def named(node_run, fn):
         """Bad input to an integer node is reported with the node's name and type."""
@@ -211,6 +213,11 @@ def _overrides(op, target, requant, opset):
             alpha = _attr(self, "alpha", 0.01)
             return (named(self, lambda: qlinear_lookup.qlinear_leaky_relu(*args, alpha=alpha)),)
 
+    class QLinearSoftmax(_Microsoft):
+        def _run(self, *args, **_):
+            kw = {"axis": _attr(self, "axis", None), "opset": _attr(self, "opset", None)}
+            return (named(self, lambda: qlinear_softmax(*args, **kw)),)
+
     class QuantizeLinear(OpRun):
         def _run(self, x, y_scale, y_zero_point=None, **_):
             kw = {"axis": int(_attr(self, "axis", 1)), "block_size": int(_attr(self, "block_size", 0) or 0)}
@@ -244,6 +251,7 @@ def _overrides(op, target, requant, opset):
         QLinearConcat,
         QLinearSigmoid,
         QLinearLeakyRelu,
+        QLinearSoftmax,
         QuantizeLinear,
         DequantizeLinear,
         DynamicQuantizeLinear,
@@ -258,7 +266,7 @@ def _check_domains(model) -> None:
                 f"onnx.reference does not define (of ONNX Runtime's, intdot runs {', '.join(_MS_OPS)}); quantize so "
                 f"that the model has none (onnxruntime.quantization: QDQ format, or QOperator with "
                 f"op_types_to_quantize=['MatMul', 'Conv', 'Gemm', 'Add', 'Mul', 'GlobalAveragePool', "
-                f"'AveragePool', 'Concat', 'Sigmoid', 'LeakyRelu'])"
+                f"'AveragePool', 'Concat', 'Sigmoid', 'LeakyRelu', 'Softmax'])"
             )
 
 

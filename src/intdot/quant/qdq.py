@@ -52,9 +52,8 @@ differ in rounding, so whether a group is rewritten decides the bits.  What it r
   output pair was moved and whose input was not.  True is its default on Arm.
 
 What ONNX Runtime does that is not modelled, so that those parts run in float here and its bits may differ, is
-listed in docs/differences.md (its other QDQ fusions: ``QLinearSoftmax``, ``QLinearWhere``,
-``MatMulNBits`` for weight-only and 16-bit groups; float weights of a Gemm or Conv, which it quantizes to int8
-first).
+listed in docs/differences.md (its other QDQ fusions: ``QLinearWhere``, ``MatMulNBits`` for weight-only and
+16-bit groups; float weights of a Gemm or Conv, which it quantizes to int8 first).
 """
 
 from __future__ import annotations

@@ -34,6 +34,7 @@ class _Graph:
                     self.readers.setdefault(i, []).append(n)
         self.outputs = {o.name for o in g.output}
         self.info = _value_info(model) if info is None else info
+        self.opset = next((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), 1)
 
     def dtype(self, name):
         if name in self.const:

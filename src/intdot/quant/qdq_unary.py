@@ -1,8 +1,9 @@
-"""One-input groups by ONNX Runtime's rules (1.32, CPU): ``DQ(x) -> GlobalAveragePool/AveragePool/Sigmoid/LeakyRelu
-[-> redundant Relu/Clip] -> Q`` becomes ``com.microsoft:QLinearGlobalAveragePool`` / ``QLinearAveragePool`` /
-``QLinearSigmoid`` / ``QLinearLeakyRelu`` (its UnarySelector and UnaryReplaceWithQLinear, the node's attributes
-kept; ``tests/quant/test_qdq_pool.py`` and ``test_qdq_activations.py`` check each condition against the graph ONNX
-Runtime writes):
+"""One-input groups by ONNX Runtime's rules (1.32, CPU): ``DQ(x) -> GlobalAveragePool/AveragePool/Sigmoid/LeakyRelu/
+Softmax [-> redundant Relu/Clip] -> Q`` becomes ``com.microsoft:QLinearGlobalAveragePool`` / ``QLinearAveragePool``
+/ ``QLinearSigmoid`` / ``QLinearLeakyRelu`` / ``QLinearSoftmax`` (its UnarySelector and UnaryReplaceWithQLinear,
+the node's attributes kept; a Softmax's ``axis`` written out, its default made explicit, and an ``opset``
+attribute added, the Softmax's version; ``tests/quant/test_qdq_pool.py`` and ``test_qdq_activations.py`` check
+each condition against the graph ONNX Runtime writes):
 
 - the operator's input comes from a ``DequantizeLinear`` (one read elsewhere too still counts: ONNX Runtime first
   gives each reader its own copy);
@@ -16,9 +17,8 @@ Runtime writes):
   must be a scalar or 1D tensor of size 1"; QLinearAveragePool as the session loads, "Scale and Zero-point must
   be a scalar"), and an AveragePool group with any 1-element 1-D scale or zero point fails the same way as the
   session loads (QLinearGlobalAveragePool takes those); such groups run in float here, as the model states.
-
-ONNX Runtime's selector also takes Softmax groups the same way (``QLinearSoftmax``); that kernel is not modelled
-here, so those groups run in float (docs/differences.md, row 14).
+- a Softmax group also needs a constant x scale (measured: ONNX Runtime leaves it in float otherwise; its other
+  scales and zero points may be graph inputs).
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ KINDS = {
     "AveragePool": "QLinearAveragePool",
     "Sigmoid": "QLinearSigmoid",
     "LeakyRelu": "QLinearLeakyRelu",
+    "Softmax": "QLinearSoftmax",
 }
 _U8 = np.dtype(np.uint8)
 
@@ -55,6 +56,8 @@ def unary_group(rules, n):
         return None  # ONNX Runtime fuses it, and its kernel then fails (module docstring)
     if n.op_type == "AveragePool" and not all(_rank0(g, d) for d in (dq, q)):
         return None  # the same, as ONNX Runtime loads the model
+    if n.op_type == "Softmax" and dq.input[1] not in g.const:
+        return None  # measured: a Softmax whose x scale is not constant stays in float
     return KINDS[n.op_type], dq, q, clip
 
 
@@ -69,4 +72,7 @@ def unary_node(rules, found, node, name, zero_point):
     dtype = rules.g.dtype(dq.input[0])
     ins = [dq.input[0], dq.input[1], zero_point(dq, dtype), q.input[1], zero_point(q, dtype)]
     attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute}
+    if kind == "QLinearSoftmax":
+        since = 13 if rules.g.opset >= 13 else 11 if rules.g.opset >= 11 else 1  # Softmax's versions
+        attrs = {"axis": -1 if since >= 13 else 1, **attrs, "opset": since}
     return helper.make_node(kind, ins, [q.output[0]], name=name, domain=MS_DOMAIN, **attrs)
