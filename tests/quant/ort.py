@@ -24,6 +24,7 @@ _TYPES = {
     "float16": 10,
     "uint4": 21,
     "int4": 22,
+    "bool": 9,
 }
 
 

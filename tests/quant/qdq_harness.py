@@ -79,11 +79,15 @@ def make_model(nodes, graph_in, outputs, inits, *, microsoft=False):
 
 
 def feed(model, seed=0, spread=6.0):
-    """Uniform floats for every graph input (a scale given as an input, ``s0``, is 0.05)."""
+    """Uniform floats for every float graph input (a scale given as an input, ``s0``, is 0.05), random bools for
+    the bool ones."""
     rng = np.random.default_rng(seed)
     out = {}
     for vi in model.graph.input:
         shape = [d.dim_value for d in vi.type.tensor_type.shape.dim]
+        if vi.type.tensor_type.elem_type == 9:  # bool
+            out[vi.name] = rng.integers(0, 2, shape).astype(bool)
+            continue
         out[vi.name] = np.array(0.05, np.float32) if vi.name == "s0" else rng.uniform(-spread, spread, shape)
         out[vi.name] = out[vi.name].astype(np.float32)
     return out

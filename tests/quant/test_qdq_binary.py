@@ -48,8 +48,10 @@ def binary_qdq(
     no_q=False,
     same_dq=False,
     scale_input=False,
+    cond_shape=None,
 ):
-    """x0 -> Q -> DQ, x1 -> Q -> DQ (or DQ of constant codes ``b_const``) -> ``op`` [-> after] -> Q -> DQ -> y.
+    """x0 -> Q -> DQ, x1 -> Q -> DQ (or DQ of constant codes ``b_const``) -> ``op`` [-> after] -> Q -> DQ -> y;
+    a Where reads a bool graph input ``c`` (of ``cond_shape``, else x0's) before them.
 
     ``zps``: zero points (None: the middle of the type); ``a_axis``: x0's pair per channel along that axis;
     ``extra_reader``: the op's output is also a graph output; ``no_q``: no output QuantizeLinear;
@@ -66,7 +68,11 @@ def binary_qdq(
     elif not same_dq:
         graph_in.append(helper.make_tensor_value_info("x1", 1, list(b_shape)))
         nodes += qdq_harness.q_dq("x1", 1, "d1")
-    nodes.append(helper.make_node(op, ["d0", "d0" if same_dq else "d1"], ["t"], name="binary"))
+    ins = ["d0", "d0" if same_dq else "d1"]
+    if op == "Where":
+        graph_in.append(helper.make_tensor_value_info("c", 9, list(cond_shape or a_shape)))  # 9: bool
+        ins.insert(0, "c")
+    nodes.append(helper.make_node(op, ins, ["t"], name="binary"))
     tail, outputs = qdq_harness.output_tail(2, after=after, extra_reader=extra_reader, no_q=no_q)
     return qdq_harness.make_model(nodes + tail, graph_in, outputs, inits)
 

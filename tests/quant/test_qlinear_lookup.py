@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from intdot.core.errors import OperandError, OperandTypeError
-from intdot.quant import qlinear_leaky_relu, qlinear_sigmoid
+from intdot.quant import qlinear_leaky_relu, qlinear_sigmoid, qlinear_where
 
 from . import ort
 
@@ -122,3 +122,40 @@ def test_errors_name_the_argument():
         qlinear_leaky_relu(x, s, z, s, z, alpha=float("nan"))
     with pytest.raises(OperandError, match="alpha='0.1': expected a finite number"):
         qlinear_leaky_relu(x, s, z, s, z, alpha="0.1")
+
+
+def _where_node(c, x, sx, zx, y, sy, zy, sz, zz, const):
+    ins = [c, x, F32(sx), x.dtype.type(zx), y, F32(sy), x.dtype.type(zy), F32(sz), x.dtype.type(zz)]
+    want = ort.run(
+        "QLinearWhere", ins, None, ort._elem(x), const=(2, 3, 5, 6, 7, 8) if const else (), domain="com.microsoft"
+    )
+    got = qlinear_where(*ins)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    assert np.array_equal(got, want), (x.shape, y.shape, c.shape, [float(sx), zx, float(sy), zy, float(sz), zz])
+
+
+@pytest.mark.parametrize("dtype", [U8, I8])
+def test_where_on_every_code_and_broadcast(dtype):
+    """QLinearWhere: all 256 codes of X and of Y under 200 random parameter sets (some equal to Z's, whose codes
+    ONNX Runtime copies), constant or fed, with condition, X and Y of shapes that broadcast."""
+    rng = np.random.default_rng(21 + (dtype == I8))
+    x = _every_code(dtype).reshape(4, 1, 64)
+    y = rng.permutation(_every_code(dtype).ravel()).reshape(1, 4, 64)
+    for k in range(200):
+        c = rng.integers(0, 2, [(4, 4, 64), (4, 1, 1), (64,), ()][k % 4]).astype(bool)
+        sz, zz = F32(np.exp(rng.uniform(-6, 0))), _zp(rng, dtype)
+        sx, zx = (sz, zz) if k % 5 == 0 else (F32(np.exp(rng.uniform(-6, 0))), _zp(rng, dtype))
+        sy, zy = (sz, zz) if k % 7 == 0 else (F32(np.exp(rng.uniform(-6, 0))), _zp(rng, dtype))
+        _where_node(c, x, sx, zx, y, sy, zy, sz, zz, const=bool(k % 2))
+
+
+def test_where_errors_name_the_argument():
+    c, x = np.array([True, False]), np.array([1, 2], U8)
+    p = (F32(0.1), U8(0))
+    with pytest.raises(OperandTypeError, match="Y has dtype int8; expected uint8"):
+        qlinear_where(c, x, *p, x.astype(I8), F32(0.1), I8(0), *p)
+    with pytest.raises(OperandTypeError, match="condition has dtype uint8; expected bool"):
+        qlinear_where(x, x, *p, x, *p, *p)
+    with pytest.raises(OperandError, match=r"condition \(2,\), X \(2,\) and Y \(3,\) do not broadcast"):
+        qlinear_where(c, x, *p, np.zeros(3, U8), *p, *p)
+    assert qlinear_where(np.True_, x, *p, x, *p, *p).tolist() == [1, 2]

@@ -13,7 +13,7 @@ from .model import prepare, run
 from .plan import Plan, exact, fitting, plan
 from .qlinear_binary import qlinear_add, qlinear_mul
 from .qlinear_concat import qlinear_concat
-from .qlinear_lookup import qlinear_leaky_relu, qlinear_sigmoid
+from .qlinear_lookup import qlinear_leaky_relu, qlinear_sigmoid, qlinear_where
 from .qlinear_pool import qlinear_average_pool, qlinear_global_average_pool
 from .qlinear_softmax import qlinear_softmax
 from .quant_gemm import qgemm
@@ -42,6 +42,7 @@ __all__ = [
     "qlinear_mul",
     "qlinear_sigmoid",
     "qlinear_softmax",
+    "qlinear_where",
     "quantize_linear",
     "quantize_multiplier",
     "requantize",

@@ -4,7 +4,7 @@
 The model runs in ONNX's own reference evaluator with its integer operators (``MatMulInteger``,
 ``QLinearMatMul``, ``ConvInteger``, ``QLinearConv``, and ONNX Runtime's ``QGemm``, ``QLinearAdd``,
 ``QLinearMul``, ``QLinearGlobalAveragePool``, ``QLinearAveragePool``, ``QLinearConcat``, ``QLinearSigmoid``,
-``QLinearLeakyRelu`` and ``QLinearSoftmax``) overridden by :mod:`intdot.quant`'s, and its
+``QLinearLeakyRelu``, ``QLinearSoftmax`` and ``QLinearWhere``) overridden by :mod:`intdot.quant`'s, and its
 ``QuantizeLinear``/``DequantizeLinear``/``DynamicQuantizeLinear`` by intdot's (which compute as ONNX Runtime
 does, see :mod:`intdot.quant.linear`).  A QDQ model (``DequantizeLinear -> MatMul/Conv -> QuantizeLinear``, as
 ``onnxruntime.quantization`` writes it by default) first has the groups that ONNX Runtime's graph optimizer turns
@@ -46,6 +46,7 @@ _MS_OPS = (
     "QLinearSigmoid",
     "QLinearLeakyRelu",
     "QLinearSoftmax",
+    "QLinearWhere",
 )
 
 
@@ -218,6 +219,10 @@ def _overrides(op, target, requant, opset):
             kw = {"axis": _attr(self, "axis", None), "opset": _attr(self, "opset", None)}
             return (named(self, lambda: qlinear_softmax(*args, **kw)),)
 
+    class QLinearWhere(_Microsoft):
+        def _run(self, *args):
+            return (named(self, lambda: qlinear_lookup.qlinear_where(*args)),)
+
     class QuantizeLinear(OpRun):
         def _run(self, x, y_scale, y_zero_point=None, **_):
             kw = {"axis": int(_attr(self, "axis", 1)), "block_size": int(_attr(self, "block_size", 0) or 0)}
@@ -252,6 +257,7 @@ def _overrides(op, target, requant, opset):
         QLinearSigmoid,
         QLinearLeakyRelu,
         QLinearSoftmax,
+        QLinearWhere,
         QuantizeLinear,
         DequantizeLinear,
         DynamicQuantizeLinear,
@@ -266,7 +272,7 @@ def _check_domains(model) -> None:
                 f"onnx.reference does not define (of ONNX Runtime's, intdot runs {', '.join(_MS_OPS)}); quantize so "
                 f"that the model has none (onnxruntime.quantization: QDQ format, or QOperator with "
                 f"op_types_to_quantize=['MatMul', 'Conv', 'Gemm', 'Add', 'Mul', 'GlobalAveragePool', "
-                f"'AveragePool', 'Concat', 'Sigmoid', 'LeakyRelu', 'Softmax'])"
+                f"'AveragePool', 'Concat', 'Sigmoid', 'LeakyRelu', 'Softmax', 'Where'])"
             )
 
 

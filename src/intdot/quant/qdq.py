@@ -52,8 +52,8 @@ differ in rounding, so whether a group is rewritten decides the bits.  What it r
   output pair was moved and whose input was not.  True is its default on Arm.
 
 What ONNX Runtime does that is not modelled, so that those parts run in float here and its bits may differ, is
-listed in docs/differences.md (its other QDQ fusions: ``QLinearWhere``, ``MatMulNBits`` for weight-only and
-16-bit groups; float weights of a Gemm or Conv, which it quantizes to int8 first).
+listed in docs/differences.md (its other QDQ fusion, ``MatMulNBits`` for weight-only and 16-bit groups; float
+weights of a Gemm or Conv, which it quantizes to int8 first).
 """
 
 from __future__ import annotations
@@ -113,7 +113,7 @@ def fuse(model, *, int8_allowed: bool = False):
         found = binary_group(rules, n)
         if found is not None:
             q, clip = found[3], found[4]
-            replace[id(n)] = [binary_node(rules, found, n.name or q.name, zero_point)]
+            replace[id(n)] = [binary_node(rules, found, n, n.name or q.name, zero_point)]
             drop.update(id(m) for m in (q, clip) if m is not None)
             continue
         found = unary_group(rules, n)

@@ -1,15 +1,19 @@
-"""ONNX Runtime's lookup-table operators, ``com.microsoft:QLinearSigmoid`` and ``QLinearLeakyRelu``, bit for bit
-as its x86 CPU kernels build their tables.
+"""ONNX Runtime's lookup-table operators, ``com.microsoft:QLinearSigmoid``, ``QLinearLeakyRelu`` and
+``QLinearWhere``, bit for bit as its x86 CPU kernels build their tables.
 
 Its optimizer writes them for ``DequantizeLinear -> Sigmoid/LeakyRelu -> QuantizeLinear`` groups
-(:mod:`intdot.quant.qdq_unary`).  Read from ``qlinear_activations.cc``, ``qlinear_lookup_table.cc`` and MLAS's
-``logistic.cpp`` / ``x86_64/LogisticKernelFma3.S``, checked on every code against ONNX Runtime in
+(:mod:`intdot.quant.qdq_unary`) and ``Where`` groups (:mod:`intdot.quant.qdq_binary`).  Read from
+``qlinear_activations.cc``, ``qlinear_where.cc``, ``qlinear_lookup_table.cc`` and MLAS's ``logistic.cpp`` /
+``x86_64/LogisticKernelFma3.S``, checked on every code against ONNX Runtime in
 ``tests/quant/test_qlinear_lookup.py``: each of the 256 codes is dequantized, ``x_scale * float32(code -
 x_zero_point)``, put through the float function, and quantized by MLAS's QuantizeLinear
 (:func:`intdot.quant.quantize_linear`); the tensor is then looked up code by code.
 
 LeakyRelu
     ``v if v >= 0 else alpha * v``, float32.
+Where
+    the identity: each of X and Y is requantized onto Z's scale and zero point through its own table (or copied,
+    where its scale and zero point equal Z's), and the condition picks between them, all three broadcast.
 Sigmoid
     MLAS's logistic approximation (Eigen's rational polynomial), as its FMA3 kernel computes it, which x86 CPUs
     with AVX2 run (AVX-512 ones included): ``x`` clamped to [-18, 18]; ``x2 = x * x``; the numerator
@@ -88,6 +92,47 @@ def _params(X, x_scale, x_zero_point, y_scale, y_zero_point):
     x = _args.operand8(X, "X")
     return (x, *_args.per_tensor_params(x_scale, x_zero_point, "X", x.dtype),
             *_args.per_tensor_params(y_scale, y_zero_point, "Y", x.dtype))  # fmt: skip
+
+
+def qlinear_where(
+    condition, X, X_scale, X_zero_point, Y, Y_scale, Y_zero_point, Z_scale, Z_zero_point=None
+) -> np.ndarray:
+    """ONNX Runtime's ``com.microsoft:QLinearWhere`` (module docstring): ``where(condition, X, Y)`` on codes.
+
+    Parameters
+    ----------
+    condition : numpy.ndarray of bool
+    X, Y : numpy.ndarray of one type, int8 or uint8
+    X_scale, Y_scale, Z_scale : float32, per tensor
+    X_zero_point, Y_zero_point, Z_zero_point : of X's type, per tensor
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from intdot.quant import qlinear_where
+    >>> c = np.array([True, False, True])
+    >>> x, y = np.array([10, 20, 30], np.uint8), np.array([200], np.uint8)
+    >>> half, quarter, zero = np.float32(0.5), np.float32(0.25), np.uint8(0)
+    >>> qlinear_where(c, x, half, zero, y, quarter, np.uint8(100), half, zero).tolist()
+    [10, 50, 30]
+    """
+    if isinstance(condition, np.bool_):
+        condition = np.asarray(condition)
+    cond = _args.tensor(condition, "condition", (np.dtype(bool),), "bool")
+    x = _args.operand8(X, "X")
+    y = _args.tensor(Y, "Y", (x.dtype,), f"{x.dtype} (X's type)")
+    sz, zz = _args.per_tensor_params(Z_scale, Z_zero_point, "Z", x.dtype)
+    picked = []
+    for name, v, s, z in (("X", x, X_scale, X_zero_point), ("Y", y, Y_scale, Y_zero_point)):
+        sv, zv = _args.per_tensor_params(s, z, name, x.dtype)
+        same = sv == sz and zv == zz  # float32 ==, as ONNX Runtime compares them: then the codes are copied
+        picked.append(v if same else apply_table(v, lookup_table(sv, zv, sz, zz, x.dtype, lambda t: t)))
+    try:
+        return np.where(cond, *picked).astype(x.dtype)
+    except ValueError:
+        raise OperandError(
+            f"condition {cond.shape}, X {x.shape} and Y {y.shape} do not broadcast to one shape (numpy's rules)"
+        ) from None
 
 
 def is_real(v) -> bool:
