@@ -85,18 +85,11 @@ def session(model):
     return ort.InferenceSession(model.SerializeToString(), so, providers=["CPUExecutionProvider"])
 
 
-def run(
-    op_type: str,
-    inputs: list,
-    attrs: dict | None = None,
-    out_type=None,
-    opset: int = 21,
-    const=(),
-    cast=None,
-    domain: str | None = None,
-):
-    """The node's output computed by ONNX Runtime."""
-    model = node_model(op_type, inputs, attrs, out_type, opset, const, cast, domain)
+def run(op_type: str, inputs: list, attrs: dict | None = None, out_type=None, **options):
+    """The node's output computed by ONNX Runtime; ``options`` are :func:`node_model`'s (the inputs named in
+    ``const`` are not fed)."""
+    model = node_model(op_type, inputs, attrs, out_type, **options)
+    const = options.get("const", ())
     feed = {f"in{i}": np.asarray(v) for i, v in enumerate(inputs) if v is not None and i not in const}
     return session(model).run(None, feed)[0]
 
