@@ -109,24 +109,20 @@ def fuse(model, *, int8_allowed: bool = False):
         extra.append(numpy_helper.from_array(np.zeros((), dtype), name))
         return name
 
+    def fuse_one_node(n) -> bool:
+        """Rewrite ``n`` where it is an Add/Mul/Where, one-input or Concat group's operator (each group found ends
+        with its QuantizeLinear and its redundant Relu/Clip or None, which the new node replaces)."""
+        for group, make in ((binary_group, binary_node), (unary_group, unary_node), (concat_group, concat_node)):
+            found = group(rules, n)
+            if found is not None:
+                *_, q, clip = found
+                replace[id(n)] = [make(rules, found, n, n.name or q.name, zero_point)]
+                drop.update(id(m) for m in (q, clip) if m is not None)
+                return True
+        return False
+
     for n in model.graph.node:
-        found = binary_group(rules, n)
-        if found is not None:
-            q, clip = found[3], found[4]
-            replace[id(n)] = [binary_node(rules, found, n, n.name or q.name, zero_point)]
-            drop.update(id(m) for m in (q, clip) if m is not None)
-            continue
-        found = unary_group(rules, n)
-        if found is not None:
-            q, clip = found[2], found[3]
-            replace[id(n)] = [unary_node(rules, found, n, n.name or q.name, zero_point)]
-            drop.update(id(m) for m in (q, clip) if m is not None)
-            continue
-        found = concat_group(rules, n)
-        if found is not None:
-            q, clip = found[1], found[2]
-            replace[id(n)] = [concat_node(rules, found, n, n.name or q.name, zero_point)]
-            drop.update(id(m) for m in (q, clip) if m is not None)
+        if fuse_one_node(n):
             continue
         if n.op_type not in ("MatMul", "Conv", "Gemm") or n.domain not in ("", "ai.onnx"):
             continue
