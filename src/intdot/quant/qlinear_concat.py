@@ -15,7 +15,7 @@ import numpy as np
 from ..core.errors import OperandError, OperandTypeError
 from ..core.values import describe
 from . import _args
-from .qlinear_lookup import apply_table, lookup_table
+from .qlinear_lookup import requantize_codes
 
 F32 = np.float32
 
@@ -61,11 +61,7 @@ def qlinear_concat(Y_scale, Y_zero_point, *inputs, axis) -> np.ndarray:
         if x.dtype != dtype:
             raise OperandTypeError(f"X{i} has dtype {x.dtype}; expected {dtype}, Y_zero_point's type")
         sx, zx = _args.per_tensor_params(inputs[k + 1], inputs[k + 2], f"X{i}", dtype)
-        if sx == sy and zx == int(zy_arr):
-            parts.append(x)  # ONNX Runtime copies these bytes
-        else:
-            table = lookup_table(sx, zx, sy, zy_arr, dtype, lambda v: v)  # the identity, requantized
-            parts.append(apply_table(x, table))
+        parts.append(requantize_codes(x, sx, zx, sy, zy_arr))
     ndim = parts[0].ndim
     if not -ndim <= int(axis) < max(ndim, 1):
         raise OperandError(f"axis={int(axis)} for inputs of {ndim} dimensions; expected -{ndim} to {ndim - 1}")

@@ -122,11 +122,10 @@ def qlinear_where(
     x = _args.operand8(X, "X")
     y = _args.tensor(Y, "Y", (x.dtype,), f"{x.dtype} (X's type)")
     sz, zz = _args.per_tensor_params(Z_scale, Z_zero_point, "Z", x.dtype)
-    picked = []
-    for name, v, s, z in (("X", x, X_scale, X_zero_point), ("Y", y, Y_scale, Y_zero_point)):
-        sv, zv = _args.per_tensor_params(s, z, name, x.dtype)
-        same = sv == sz and zv == zz  # float32 ==, as ONNX Runtime compares them: then the codes are copied
-        picked.append(v if same else apply_table(v, lookup_table(sv, zv, sz, zz, x.dtype, lambda t: t)))
+    picked = [
+        requantize_codes(v, *_args.per_tensor_params(s, z, name, x.dtype), sz, zz)
+        for name, v, s, z in (("X", x, X_scale, X_zero_point), ("Y", y, Y_scale, Y_zero_point))
+    ]
     try:
         return np.where(cond, *picked).astype(x.dtype)
     except ValueError:
@@ -142,6 +141,14 @@ def is_real(v) -> bool:
 def apply_table(x, table) -> np.ndarray:
     """Each code of ``x`` looked up in a :func:`lookup_table` of its type."""
     return table[x.astype(np.int32) - np.iinfo(x.dtype).min]
+
+
+def requantize_codes(x, x_scale, x_zero_point, y_scale, y_zero_point) -> np.ndarray:
+    """``x``'s codes on the scale and zero point ``y_*``, as ONNX Runtime's QLinearConcat and QLinearWhere move
+    an input onto the output's: copied where both equal (float32 ``==``), else through the identity's table."""
+    if x_scale == y_scale and int(x_zero_point) == int(y_zero_point):
+        return x
+    return apply_table(x, lookup_table(x_scale, x_zero_point, y_scale, y_zero_point, x.dtype, lambda v: v))
 
 
 def qlinear_sigmoid(X, X_scale, X_zero_point, Y_scale, Y_zero_point=None) -> np.ndarray:
