@@ -104,6 +104,13 @@ def per_tensor_params(s, z, name: str, dtype) -> tuple[np.float32, int]:
     return np.float32(sv), int(zv)
 
 
+def axis_of(axis, ndim: int, tensor: str) -> int:
+    """``axis`` as an index into the ``ndim`` dimensions of ``tensor`` (negative counts from the end)."""
+    if not is_int_scalar(axis) or not -ndim <= axis < ndim:
+        raise OperandError(f"axis={describe(axis)}: expected an axis of {tensor}, in [{-ndim}, {ndim - 1}]")
+    return int(axis) % ndim
+
+
 def along(x: np.ndarray, name: str, ndim: int, axis: int, length: int, what: str) -> np.ndarray:
     """A per-tensor value (scalar or 1 element) or a 1-D one of ``length`` elements laid along ``axis`` of an
     ``ndim``-dimensional result, so that it broadcasts; anything else is an error naming ``what`` it may be."""

@@ -76,7 +76,7 @@ def _param(v: np.ndarray, name: str, x_shape, axis: int, block_size: int) -> np.
     if v.size == 1 and v.ndim <= 1:
         return v.reshape(())  # per tensor: ONNX ignores axis then
     n = len(x_shape)
-    axis = _axis(axis, n)
+    axis = _args.axis_of(axis, n, "x")
     if not block_size:
         if v.ndim != 1 or v.shape[0] != x_shape[axis]:
             raise OperandError(
@@ -94,12 +94,6 @@ def _param(v: np.ndarray, name: str, x_shape, axis: int, block_size: int) -> np.
             f"shape {tuple(want)}"
         )
     return np.repeat(v, block_size, axis=axis).take(range(x_shape[axis]), axis=axis)
-
-
-def _axis(axis, ndim: int) -> int:
-    if not is_int_scalar(axis) or not -ndim <= axis < ndim:
-        raise OperandError(f"axis={describe(axis)}: expected an axis of x, in [{-ndim}, {ndim - 1}]")
-    return int(axis) % ndim
 
 
 def _block(block_size) -> int:

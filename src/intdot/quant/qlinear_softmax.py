@@ -30,8 +30,8 @@ import math
 
 import numpy as np
 
-from ..core.errors import OperandError, OperandTypeError
-from ..core.values import describe, is_int_scalar
+from ..core.errors import OperandError
+from ..core.values import check_int, describe
 from . import _args
 
 F32 = np.float32
@@ -69,19 +69,6 @@ def exp_table(x_scale, length: int) -> np.ndarray:
     return out
 
 
-def _axis_and_opset(axis, opset, ndim: int) -> tuple[int, int]:
-    if not is_int_scalar(opset):
-        raise OperandTypeError(f"opset={describe(opset)}: expected the Softmax's version, an integer such as 13")
-    if not 1 <= int(opset) <= 10**4:
-        raise OperandError(f"opset={describe(opset)}: expected the Softmax's version, an integer such as 13")
-    opset = int(opset)
-    if axis is None:
-        axis = 1 if opset < 13 else -1  # ONNX's defaults before and after opset 13
-    if not is_int_scalar(axis) or not -ndim <= int(axis) < ndim:
-        raise OperandError(f"axis={describe(axis)}: expected an integer in [{-ndim}, {ndim - 1}] for X of rank {ndim}")
-    return int(axis) % ndim, opset
-
-
 def qlinear_softmax(X, X_scale, X_zero_point, Y_scale, Y_zero_point=None, *, axis=None, opset=13) -> np.ndarray:
     """ONNX Runtime's ``com.microsoft:QLinearSoftmax`` (module docstring).
 
@@ -109,7 +96,10 @@ def qlinear_softmax(X, X_scale, X_zero_point, Y_scale, Y_zero_point=None, *, axi
     sy, zy = _args.per_tensor_params(Y_scale, Y_zero_point, "Y", x.dtype)
     if x.ndim == 0:
         raise OperandError("X is a scalar; expected a tensor of at least one dimension (a softmax reads an axis)")
-    ax, opset = _axis_and_opset(axis, opset, x.ndim)
+    opset = check_int(opset, "opset", 1, 10**4, "the Softmax's version, an integer such as 13")
+    if axis is None:
+        axis = 1 if opset < 13 else -1  # ONNX's defaults before and after opset 13
+    ax = _args.axis_of(axis, x.ndim, "X")
     if not sx > 0:
         raise OperandError(f"X_scale={describe(sx)}: expected a positive scale (ONNX Runtime fails on this one)")
     if x.size == 0:
