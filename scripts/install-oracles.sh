@@ -5,6 +5,8 @@
 #   gcc-aarch64-linux-gnu + libc   the C library the static test programs link against
 #   qemu-aarch64 from Debian's unstable suite, for SME2 (stable's QEMU predates it), unpacked
 #   under $INTDOT_ORACLES (default /opt/intdot-oracles) without touching apt's own configuration.
+#   ONNX Runtime for AArch64 (Debian's arm64 Python, PyPI's aarch64 wheel), run under qemu-user: the Arm
+#   oracle for intdot.quant (scripts/install-arm-ort.sh), unpacked there too.
 set -euo pipefail
 prefix=${INTDOT_ORACLES:-/opt/intdot-oracles}
 export DEBIAN_FRONTEND=noninteractive
@@ -41,6 +43,8 @@ SRC
   mkdir -p "$prefix/qemu-unstable"
   dpkg-deb -x "$tmp"/qemu-user_*.deb "$prefix/qemu-unstable"
 fi
+
+bash "$(dirname "$0")/install-arm-ort.sh"
 
 echo "INTDOT_QEMU=$(command -v qemu-aarch64)"
 echo "INTDOT_QEMU_SME2=$sme_qemu"

@@ -10,9 +10,16 @@ computed by ONNX Runtime's exact kernels.
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
-from ..oracles import missing
+from ..oracles import arm_ort, missing
+
+# Which ONNX Runtime the tests compare against: this machine's, or (INTDOT_ORT=arm, or arm:<QEMU CPU model> such
+# as arm:neoverse-n1) ONNX Runtime for AArch64 under qemu-user, whose kernels and defaults are Arm's
+# (tests/oracles/arm_ort.py). tests/quant/test_ort_arm.py runs a share of the suite's cases there every time.
+WHERE = os.environ.get("INTDOT_ORT", "host")
 
 _TYPES = {
     "uint8": 2,
@@ -29,12 +36,20 @@ _TYPES = {
 
 
 def need():
-    """onnx and onnxruntime, or skip (fail in CI) naming the extra that brings them."""
+    """onnx and onnxruntime (and, with INTDOT_ORT=arm, ONNX Runtime for AArch64), or skip (fail in CI) naming
+    what brings them."""
     try:
         import onnx  # noqa: F401
         import onnxruntime  # noqa: F401
     except ImportError:
         missing("onnxruntime and onnx", "pip install 'intdot[onnx]' (make test installs them)")
+    if on_arm():
+        arm_ort.require()
+
+
+def on_arm() -> bool:
+    """Whether the tests compare against ONNX Runtime for AArch64 (INTDOT_ORT=arm)."""
+    return WHERE.split(":")[0] == "arm"
 
 
 def _elem(x: np.ndarray) -> int:
@@ -75,14 +90,32 @@ def node_model(
     return helper.make_model(graph, ir_version=10 if opset <= 22 else 11, opset_imports=opsets)
 
 
-def session(model):
+def session(model, int8_allowed=None, optimize=True, optimized_path=None):
+    """``model`` (a ModelProto, its bytes or a path) ready to run on one thread, by the ONNX Runtime the tests
+    compare against (:data:`WHERE`). ``int8_allowed``: ``session.qdqisint8allowed`` (None: the platform's default,
+    0 on x86 and 1 on Arm); ``optimize=False`` turns the graph optimizer off; ``optimized_path``: where to write
+    the graph it runs."""
+    if not isinstance(model, (bytes, str, os.PathLike)):
+        model = model.SerializeToString()
+    entries = {} if int8_allowed is None else {"session.qdqisint8allowed": "1" if int8_allowed else "0"}
+    if on_arm():
+        cpu = WHERE.partition(":")[2] or "max"
+        return arm_ort.Session(model, cpu, entries, optimize, optimized_path)
     import onnxruntime as ort
 
     so = ort.SessionOptions()
     so.intra_op_num_threads = 1
     so.inter_op_num_threads = 1
     so.log_severity_level = 3
-    return ort.InferenceSession(model.SerializeToString(), so, providers=["CPUExecutionProvider"])
+    for key, value in entries.items():
+        so.add_session_config_entry(key, value)
+    if not optimize:
+        so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    if optimized_path is not None:
+        so.optimized_model_filepath = str(optimized_path)
+    return ort.InferenceSession(
+        model if isinstance(model, bytes) else os.fspath(model), so, providers=["CPUExecutionProvider"]
+    )
 
 
 def run(op_type: str, inputs: list, attrs: dict | None = None, out_type=None, **options):

@@ -130,18 +130,13 @@ def test_onnx_runtime_int8_qdq_groups_become_the_avx2_idiom():
     groups run on the uint8 x int8 kernel and saturate pairs: ``vpmaddubsw`` gives its bits, exact instructions
     do not; with ``session.qdqisint8allowed`` (``qdq_int8_allowed=True``) its int8 kernel is exact."""
     _need_saturating_ort()
-    import onnxruntime
 
     rng = np.random.default_rng(18)
     model = _int8_qdq_matmul(rng.choice(np.array([-127, 127, 120, -120], np.int8), (64, 8)))
     x = (rng.choice([1.27, -1.27, 1.2], (16, 64)) + rng.uniform(-0.05, 0.05, (16, 64))).astype(np.float32)
 
     def onnxruntime_y(int8_allowed):
-        so = onnxruntime.SessionOptions()
-        so.log_severity_level = 3
-        so.add_session_config_entry("session.qdqisint8allowed", "1" if int8_allowed else "0")
-        s = onnxruntime.InferenceSession(model.SerializeToString(), so, providers=["CPUExecutionProvider"])
-        return s.run(None, {"x": x})[0]
+        return ort.session(model, int8_allowed).run(None, {"x": x})[0]
 
     moved = onnxruntime_y(False)
     assert not np.array_equal(quant.run(model, x, op="usdot")["y"], moved)

@@ -93,17 +93,7 @@ def qdq_conv(w, ws, wz, *, w_axis=None, bias=None, bs=None, bz=None, act=U8, x_s
 
 
 def _session(model, int8_allowed=False, optimize=True, path=None):
-    import onnxruntime
-
-    so = onnxruntime.SessionOptions()
-    so.log_severity_level = 3
-    so.intra_op_num_threads = 1
-    so.add_session_config_entry("session.qdqisint8allowed", "1" if int8_allowed else "0")
-    if not optimize:
-        so.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_DISABLE_ALL
-    if path is not None:
-        so.optimized_model_filepath = str(path)
-    return onnxruntime.InferenceSession(model.SerializeToString(), so, providers=["CPUExecutionProvider"])
+    return ort.session(model, int8_allowed, optimize, path)
 
 
 def _ort_fused(model, tmp_path, int8_allowed):

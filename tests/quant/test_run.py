@@ -69,13 +69,7 @@ def models():
 
 
 def _ort(path, int8_kernels=True):
-    import onnxruntime
-
-    so = onnxruntime.SessionOptions()
-    so.log_severity_level = 3
-    if int8_kernels:
-        so.add_session_config_entry("session.qdqisint8allowed", "1")
-    return onnxruntime.InferenceSession(str(path), so, providers=["CPUExecutionProvider"])
+    return ort.session(path, True if int8_kernels else None)
 
 
 def _pixels(n=64, seed=2):

@@ -1,0 +1,128 @@
+"""ONNX Runtime for AArch64, run under qemu-user: the Arm oracle for :mod:`intdot.quant`.
+
+``scripts/install-arm-ort.sh`` unpacks Debian's arm64 Python and PyPI's aarch64 onnxruntime wheel under
+``$INTDOT_ORACLES/arm-ort``. :func:`session` gives an object that runs a model as ``InferenceSession.run`` does,
+in a long-lived AArch64 Python (``arm_ort_worker.py``) so that each run pays for QEMU's translation only once.
+ONNX Runtime picks its kernels by the CPU features QEMU's ``-cpu`` model reports: ``max`` has SDOT, I8MM, SVE2
+and SME; ``neoverse-n1`` has SDOT only.
+"""
+
+from __future__ import annotations
+
+import atexit
+import io
+import json
+import os
+import struct
+import subprocess
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+from . import PREFIX, find_tool, missing
+
+HOME = Path(os.environ.get("INTDOT_ARM_ORT", os.path.join(PREFIX, "arm-ort")))
+PYTHON = HOME / "root" / "usr" / "bin" / "python3.11"
+WORKER = Path(__file__).with_name("arm_ort_worker.py")
+CPUS = ("max", "neoverse-n1")
+
+_workers: dict[str, _Worker] = {}
+
+
+def qemu() -> str | None:
+    return find_tool("INTDOT_QEMU", "/usr/bin/qemu-aarch64", "qemu-aarch64")
+
+
+def require() -> None:
+    """Skip (or, in CI, fail) the calling test unless QEMU and ONNX Runtime for AArch64 are both there."""
+    if qemu() is None:
+        missing("qemu-aarch64 (to run ONNX Runtime for AArch64)")
+    if not PYTHON.exists() or not (HOME / "site" / "onnxruntime").is_dir():
+        missing(f"ONNX Runtime for AArch64 under {HOME}", "run scripts/install-oracles.sh (as root) to install it")
+
+
+class ArmOrtError(RuntimeError):
+    """ONNX Runtime on Arm refused the model or its inputs (its own message), or the worker died."""
+
+
+class _Worker:
+    def __init__(self, cpu: str):
+        self.log = tempfile.TemporaryFile()
+        cmd = [qemu(), "-cpu", cpu, "-L", str(HOME / "root"), "-E", f"PYTHONPATH={HOME / 'site'}"]
+        self.proc = subprocess.Popen(
+            [*cmd, str(PYTHON), str(WORKER)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log
+        )
+        self._receive()  # its ready message: ONNX Runtime imported
+
+    def _receive(self) -> bytes:
+        head = self.proc.stdout.read(8)
+        if len(head) != 8:
+            self.log.seek(0)
+            tail = self.log.read().decode(errors="replace")[-2000:]
+            raise ArmOrtError(f"ONNX Runtime for AArch64 stopped (exit {self.proc.poll()}): {tail}")
+        (n,) = struct.unpack("<Q", head)
+        return self.proc.stdout.read(n)
+
+    def ask(self, arrays: dict) -> dict:
+        buf = io.BytesIO()
+        np.savez(buf, **arrays)
+        data = buf.getvalue()
+        self.proc.stdin.write(struct.pack("<Q", len(data)) + data)
+        self.proc.stdin.flush()
+        with np.load(io.BytesIO(self._receive())) as z:
+            return {k: z[k] for k in z.files}
+
+    def close(self):
+        if self.proc.poll() is None:
+            self.proc.stdin.close()
+            self.proc.wait(timeout=30)
+
+
+def _worker(cpu: str) -> _Worker:
+    w = _workers.get(cpu)
+    if w is None or w.proc.poll() is not None:
+        w = _workers[cpu] = _Worker(cpu)
+    return w
+
+
+@atexit.register
+def _close_all():
+    for w in _workers.values():
+        w.close()
+
+
+class Session:
+    """A model ready to run on ONNX Runtime for AArch64, as ``onnxruntime.InferenceSession`` is on the host.
+
+    ``entries``: session config entries (``{"session.qdqisint8allowed": "0"}``); ``optimize=False`` turns the
+    graph optimizer off; ``optimized_path``: where to write the graph ONNX Runtime runs, as
+    ``SessionOptions.optimized_model_filepath`` does (at once)."""
+
+    def __init__(self, model, cpu: str = "max", entries=None, optimize=True, optimized_path=None):
+        require()
+        self.model = model if isinstance(model, bytes) else Path(model).read_bytes()
+        self.cpu = cpu
+        self.config = {"entries": dict(entries or {}), "optimize": optimize}
+        if optimized_path is not None:
+            answer = self._ask({}, save=True, run=False)
+            Path(optimized_path).write_bytes(answer["__optimized__"].tobytes())
+
+    def _ask(self, feeds: dict, **flags) -> dict:
+        request = {f: np.asarray(v) for f, v in feeds.items()}
+        request["__model__"] = np.frombuffer(self.model, np.uint8)
+        request["__config__"] = np.array(json.dumps({**self.config, **flags}))
+        answer = _worker(self.cpu).ask(request)
+        if "__error__" in answer:
+            raise ArmOrtError(str(answer["__error__"]))
+        return answer
+
+    def run(self, output_names, feeds: dict) -> list:
+        answer = self._ask(feeds)
+        outs = [answer[f"out{i}"] for i in range(len(answer))]
+        if output_names is None:
+            return outs
+        import onnx
+
+        names = [o.name for o in onnx.load_from_string(self.model).graph.output]
+        return [outs[names.index(n)] for n in output_names]
