@@ -52,6 +52,11 @@ def on_arm() -> bool:
     return WHERE.split(":")[0] == "arm"
 
 
+def platform() -> str:
+    """intdot's ``platform=`` for the ONNX Runtime the tests compare against: "arm" or "x86"."""
+    return "arm" if on_arm() else "x86"
+
+
 def _elem(x: np.ndarray) -> int:
     return _TYPES[np.dtype(x.dtype).name]
 

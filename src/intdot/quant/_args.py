@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.errors import OperandError, OperandTypeError
-from ..core.values import a_or_an, describe, is_int_scalar
+from ..core.values import a_or_an, check_choice, describe, is_int_scalar
 
 EIGHT_BIT = (np.dtype(np.int8), np.dtype(np.uint8))
 FLOATS = (np.dtype(np.float32), np.dtype(np.float16))
@@ -145,3 +145,13 @@ def flag(value, name: str) -> bool:
 def wrap32(x: np.ndarray) -> np.ndarray:
     """int64 values modulo 2**32 as uint32 words (the cast keeps the low 32 bits)."""
     return np.asarray(x).astype(np.int64).astype(np.uint32)
+
+
+# The CPU family whose ONNX Runtime kernels a function computes: their bits differ where MLAS has kernels of its
+# own for each (docs/differences.md, ONNX Runtime's table). x86 is the default everywhere.
+PLATFORMS = ("x86", "arm")
+
+
+def platform_of(platform) -> str:
+    """``platform`` checked: ``"x86"`` or ``"arm"``."""
+    return check_choice(platform, "platform", PLATFORMS)
