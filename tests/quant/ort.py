@@ -104,7 +104,7 @@ def session(model, int8_allowed=None, optimize=True, optimized_path=None):
         model = model.SerializeToString()
     entries = {} if int8_allowed is None else {"session.qdqisint8allowed": "1" if int8_allowed else "0"}
     if on_arm():
-        cpu = WHERE.partition(":")[2] or "max"
+        cpu = WHERE.partition(":")[2] or arm_ort.DEFAULT_CPU
         return arm_ort.Session(model, cpu, entries, optimize, optimized_path)
     import onnxruntime as ort
 

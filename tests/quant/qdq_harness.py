@@ -7,6 +7,7 @@ import numpy as np
 
 from intdot import quant
 
+from . import ort
 from .test_qdq import _session
 
 
@@ -111,7 +112,7 @@ def intdot_kinds(model, int8_allowed=False, *, fused):
 def same_bits(model, int8_allowed=False, seed=0, *, only=None):
     """intdot's outputs equal ONNX Runtime's bit for bit: every output, or the one named ``only``."""
     x = feed(model, seed)
-    got = quant.run(model, x, op="usdot", qdq_int8_allowed=int8_allowed)
+    got = quant.run(model, x, op="usdot", platform=ort.platform(), qdq_int8_allowed=int8_allowed)
     if only is not None:
         np.testing.assert_array_equal(got[only], _session(model, int8_allowed).run([only], x)[0])
         return

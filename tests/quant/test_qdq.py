@@ -92,7 +92,7 @@ def qdq_conv(w, ws, wz, *, w_axis=None, bias=None, bs=None, bz=None, act=U8, x_s
     return _model(nodes, inits, x_shape, [("y", _elem(act))])
 
 
-def _session(model, int8_allowed=False, optimize=True, path=None):
+def _session(model, int8_allowed=None, optimize=True, path=None):
     return ort.session(model, int8_allowed, optimize, path)
 
 
@@ -237,7 +237,7 @@ def test_matmul_groups_are_fused_where_onnxruntime_fuses_them(case, int8_allowed
     assert sorted(t for _, t in ours) == sorted(AS_INTDOT[k] for k in want)
     x = _dyadic_x((8, 16))
     expect = _session(model, int8_allowed).run(None, {"x": x})
-    got = quant.run(model, {"x": x}, op="usdot", qdq_int8_allowed=int8_allowed)
+    got = quant.run(model, {"x": x}, op="usdot", platform=ort.platform(), qdq_int8_allowed=int8_allowed)
     for (name, g), e in zip(got.items(), expect):
         assert g.dtype == e.dtype and np.array_equal(g, e), name
 
@@ -247,7 +247,7 @@ def test_a_misread_axis_is_not_an_error_about_a_node_the_model_lacks():
     message about a QLinearMatMul node; it runs in float, as in ONNX Runtime."""
     model = MATMULS["w per row"][0]
     x = _dyadic_x((8, 16))
-    got = quant.run(model, {"x": x}, op="usdot")["y"]
+    got = quant.run(model, {"x": x}, op="usdot", platform=ort.platform())["y"]
     assert np.array_equal(got, _session(model).run(None, {"x": x})[0])
 
 
@@ -276,7 +276,7 @@ def test_conv_groups_are_fused_where_onnxruntime_fuses_them(case, tmp_path):
     assert _ort_fused(model, tmp_path, False)[0] == (["QLinearConv"] if fused else [])
     assert [t for _, t in integer_nodes(model)] == (["QLinearConv"] if fused else [])
     x = _dyadic_x((1, 3, 6, 6))
-    got = quant.run(model, {"x": x}, op="usdot")["y"]
+    got = quant.run(model, {"x": x}, op="usdot", platform=ort.platform())["y"]
     assert np.array_equal(got, _session(model).run(None, {"x": x})[0])
 
 
@@ -298,7 +298,7 @@ def test_conv_weight_scales_along_input_channels_run_as_the_model_states(tmp_pat
     assert _ort_fused(model, tmp_path, False)[0] == ["QLinearConv"]
     assert integer_nodes(model) == []
     x = _dyadic_x((1, 3, 6, 6))
-    got = quant.run(model, {"x": x}, op="usdot")["y"]
+    got = quant.run(model, {"x": x}, op="usdot", platform=ort.platform())["y"]
     assert np.array_equal(got, _session(model, optimize=False).run(None, {"x": x})[0])
 
 
@@ -310,7 +310,7 @@ def test_sixteen_bit_activations_run_in_float(tmp_path):
     assert "MatMulNBits" in kinds
     assert integer_nodes(model) == []
     x = _dyadic_x((8, 16))
-    got = quant.run(model, {"x": x}, op="usdot")["y"]
+    got = quant.run(model, {"x": x}, op="usdot", platform=ort.platform())["y"]
     assert np.array_equal(got, _session(model, optimize=False).run(None, {"x": x})[0])
 
 
@@ -320,7 +320,9 @@ def test_four_bit_weights_run_in_float(tmp_path):
     model = qdq(w4, F32(1 / 32), np.array(0, ml_dtypes.int4), F32(1 / 64), u8z, F32(1 / 4), u8z)
     assert _ort_fused(model, tmp_path, False)[0] == [] and integer_nodes(model) == []
     x = _dyadic_x((8, 16))
-    assert np.array_equal(quant.run(model, {"x": x}, op="usdot")["y"], _session(model).run(None, {"x": x})[0])
+    assert np.array_equal(
+        quant.run(model, {"x": x}, op="usdot", platform=ort.platform())["y"], _session(model).run(None, {"x": x})[0]
+    )
 
 
 @pytest.mark.parametrize("case", ["zero points left out", "no QuantizeLinear", "int8 x int8 -> uint8"])
@@ -333,16 +335,27 @@ def test_fusing_changes_the_bits(case):
     ys = None if case == "no QuantizeLinear" else F32(0.3)
     model = qdq(w, F32(0.1), z[0], F32(0.1), z[1], ys, z[2] if ys is not None else None, x_shape=(512, 64))
     x = (0.1 * rng.integers(-8, 8, (512, 64))).astype(F32)
-    want = _session(model).run(None, {"x": x})[0]
+    want = _session(model, False).run(None, {"x": x})[0]  # int8 moved to uint8, on Arm too
     assert not np.array_equal(want, _session(model, optimize=False).run(None, {"x": x})[0])
     for op in ("usdot", "sdot4", "udot4"):
-        got = next(iter(quant.run(model, {"x": x}, op=op).values()))
+        got = next(iter(quant.run(model, {"x": x}, op=op, qdq_int8_allowed=False, platform=ort.platform()).values()))
         assert got.dtype == want.dtype and np.array_equal(got, want), op
 
 
-@pytest.mark.parametrize("int8_allowed", [False, True], ids=["x86 default", "qdqisint8allowed"])
-def test_the_command_line_takes_onnxruntimes_int8_setting(int8_allowed, tmp_path, capsys):
-    """``intdot run --qdq-int8-allowed`` is ``session.qdqisint8allowed=1``: the same groups fused as ONNX Runtime
+@pytest.mark.parametrize(
+    "flag, int8_allowed",
+    [
+        ([], False),
+        (["--qdq-int8-allowed"], True),
+        (["--platform", "arm"], True),
+        (["--platform", "arm", "--no-qdq-int8-allowed"], False),
+        (["--platform", "x86", "--no-qdq-int8-allowed"], False),
+    ],
+    ids=["x86 default", "qdqisint8allowed", "arm default", "arm without", "x86 without"],
+)
+def test_the_command_line_takes_onnxruntimes_int8_setting(flag, int8_allowed, tmp_path, capsys):
+    """``intdot run --qdq-int8-allowed`` is ``session.qdqisint8allowed=1``, ``--no-qdq-int8-allowed`` 0, and
+    without either ONNX Runtime's default on ``--platform`` (1 on Arm): the same groups fused as ONNX Runtime
     fuses with it, the same outputs."""
     import json
 
@@ -352,10 +365,10 @@ def test_the_command_line_takes_onnxruntimes_int8_setting(int8_allowed, tmp_path
     path, x = tmp_path / "m.onnx", _dyadic_x((8, 16))
     path.write_bytes(model.SerializeToString())
     np.savez(tmp_path / "x.npz", x=x)
-    flag = ["--qdq-int8-allowed"] if int8_allowed else []
     args = ["run", str(path), "--op", "sdot4", "--inputs", str(tmp_path / "x.npz"), "--json", *flag]
     assert main(args) == 0
     out = json.loads(capsys.readouterr().out)
+    assert out["qdq_int8_allowed"] is int8_allowed and out["platform"] == ("arm" if "arm" in flag else "x86")
     want, _ = _ort_fused(model, tmp_path, int8_allowed)
     assert sorted(n["type"] for n in out["integer_nodes"]) == sorted(AS_INTDOT[k] for k in want)
     expect = _session(model, int8_allowed).run(None, {"x": x})
@@ -448,6 +461,6 @@ def test_reviewed_groups_are_fused_where_onnxruntime_fuses_them(case, tmp_path):
     assert sorted(t for _, t in integer_nodes(model)) == sorted(AS_INTDOT[k] for k in want), kinds
     x = _dyadic_x(shape)
     expect = _session(model).run(None, {"x": x})
-    got = quant.run(model, {"x": x}, op="usdot")
+    got = quant.run(model, {"x": x}, op="usdot", platform=ort.platform())
     for (name, g), e in zip(got.items(), expect):
         assert g.dtype == e.dtype and np.array_equal(g, e), name

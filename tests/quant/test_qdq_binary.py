@@ -169,7 +169,7 @@ def test_fusing_changes_the_bits():
     fused = _session(model).run(None, feed)[0]
     floated = _session(model, optimize=False).run(None, feed)[0]
     assert (fused != floated).any(), "no rounding difference on these values: pick others"
-    np.testing.assert_array_equal(quant.run(model, feed, op="usdot")["y"], fused)
+    np.testing.assert_array_equal(quant.run(model, feed, op="usdot", platform=ort.platform())["y"], fused)
 
 
 def _qoperator(op_type, dtype):
@@ -202,4 +202,4 @@ def test_qoperator_models_run(op_type, dtype):
     info = np.iinfo(dtype)
     x = np.random.default_rng(1).integers(info.min, info.max + 1, (16, 40)).astype(dtype)
     want = ort.session(model).run(None, {"x": x})[0]
-    np.testing.assert_array_equal(quant.run(model, x, op="usdot")["y"], want)
+    np.testing.assert_array_equal(quant.run(model, x, op="usdot", platform=ort.platform())["y"], want)

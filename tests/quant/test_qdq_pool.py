@@ -139,7 +139,7 @@ def test_groups_onnx_runtime_fuses_and_then_fails_on_run_in_float(name):
         _session(model).run(None, feed)
     assert _intdot_kinds(model) == []
     want = _session(model, optimize=False).run(["y"], feed)[0]
-    np.testing.assert_array_equal(quant.run(model, feed, op="usdot")["y"], want)
+    np.testing.assert_array_equal(quant.run(model, feed, op="usdot", platform=ort.platform())["y"], want)
 
 
 @pytest.mark.parametrize("dtype", [U8, I8])
@@ -165,7 +165,7 @@ def test_fusing_changes_the_bits():
     fused = _session(model).run(None, feed)[0]
     floated = _session(model, optimize=False).run(None, feed)[0]
     assert (fused != floated).any(), "no rounding difference on these values: pick others"
-    np.testing.assert_array_equal(quant.run(model, feed, op="usdot")["y"], fused)
+    np.testing.assert_array_equal(quant.run(model, feed, op="usdot", platform=ort.platform())["y"], fused)
 
 
 def _qoperator(dtype, channels_last):
@@ -211,4 +211,4 @@ def test_qoperator_models_run(dtype, channels_last):
     info = np.iinfo(dtype)
     x = np.random.default_rng(2).integers(info.min, info.max + 1, shape).astype(dtype)
     want = ort.session(model).run(None, {"x": x})[0]
-    np.testing.assert_array_equal(quant.run(model, x, op="usdot")["y"], want)
+    np.testing.assert_array_equal(quant.run(model, x, op="usdot", platform=ort.platform())["y"], want)

@@ -2,7 +2,9 @@
 ``com.microsoft:QLinearGlobalAveragePool`` / ``QLinearAveragePool`` nodes, one node at a time: random shapes,
 geometries (1 to 3 spatial axes, strides, pads, every ``auto_pad``, ``ceil_mode``, ``count_include_pad``, both
 layouts), scales and zero points; sums past 2**24 (where int32 -> float32 rounds); scales at the edges of what the
-global kernel accepts; and the parameters both refuse."""
+global kernel accepts; and the parameters both refuse.  intdot runs with ``platform=ort.platform()`` against the
+ONNX Runtime the run names (``INTDOT_ORT``); the ``test_arm_*`` tests compare ``platform="arm"`` with ONNX Runtime
+for AArch64 in every run."""
 
 import numpy as np
 import pytest
@@ -10,6 +12,7 @@ import pytest
 from intdot.core.errors import OperandError, OperandTypeError
 from intdot.quant.qlinear_pool import _geometry, qlinear_average_pool, qlinear_global_average_pool
 
+from ..oracles import arm_ort
 from . import ort
 
 F32, U8, I8 = np.float32, np.uint8, np.int8
@@ -25,19 +28,31 @@ def onnxruntime_node(op_type, ins, attrs=None):
     return ort.run(op_type, ins, attrs, ort._elem(np.asarray(ins[0])), domain="com.microsoft")
 
 
-def _agree(op_type, ins, attrs=None):
-    """intdot's bits are ONNX Runtime's; where ONNX Runtime refuses the scales (its global kernel, which
-    QLinearAveragePool also takes for a kernel over the whole image), intdot refuses them too."""
+def arm_node(op_type, ins, attrs=None):
+    """ONNX Runtime for AArch64's kernel on ``ins``, whatever ``INTDOT_ORT`` says."""
+    model = ort.node_model(op_type, ins, attrs, ort._elem(np.asarray(ins[0])), domain="com.microsoft")
+    feeds = {f"in{i}": np.asarray(v) for i, v in enumerate(ins)}
+    return arm_ort.Session(model.SerializeToString()).run(None, feeds)[0]
+
+
+REFUSALS = ("out of computation range", "ImageSize too large")
+
+
+def _agree(op_type, ins, attrs=None, oracle=onnxruntime_node, platform=None):
+    """intdot's bits (``platform``: the oracle's, by default the run's) are ``oracle``'s; where ONNX Runtime refuses
+    the scales or the size (its global kernel, which QLinearAveragePool also takes for a kernel over the whole
+    image), intdot refuses them too."""
     fn = qlinear_global_average_pool if op_type == "QLinearGlobalAveragePool" else qlinear_average_pool
+    kw = {**(attrs or {}), "platform": platform or ort.platform()}
     try:
-        want = onnxruntime_node(op_type, ins, attrs)
+        want = oracle(op_type, ins, attrs)
     except Exception as exc:
-        if "out of computation range" not in str(exc):
+        if not any(r in str(exc) for r in REFUSALS):
             raise
         with pytest.raises(OperandError, match=r"in \[2\*\*-32, 256\)"):
-            fn(*ins, **(attrs or {}))
+            fn(*ins, **kw)
         return 0
-    got = fn(*ins, **(attrs or {}))
+    got = fn(*ins, **kw)
     assert got.dtype == want.dtype and got.shape == want.shape, (attrs, got.shape, want.shape)
     bad = np.flatnonzero(got.ravel() != want.ravel())
     assert bad.size == 0, (op_type, attrs, bad[:5], got.ravel()[bad[:5]], want.ravel()[bad[:5]])
@@ -99,7 +114,7 @@ def test_global_average_pool_scales_onnx_runtime_refuses(sx, sy):
     with pytest.raises(Exception, match="out of computation range"):
         onnxruntime_node("QLinearGlobalAveragePool", ins)
     with pytest.raises(OperandError, match=r"x_scale=.* in \[2\*\*-32, 256\)"):
-        qlinear_global_average_pool(*ins)
+        qlinear_global_average_pool(*ins, platform=ort.platform())
 
 
 def _random_geometry(rng):
@@ -223,3 +238,95 @@ def test_errors_name_the_argument():
         qlinear_average_pool(x, s, z, s, z, kernel_shape=[6, 1], auto_pad="VALID")
     with pytest.raises(OperandError, match="channels_last=2: expected 0 or 1"):
         qlinear_global_average_pool(x, s, z, s, z, channels_last=2)
+
+
+def _arm_agree(op_type, ins, attrs=None):
+    """``platform="arm"`` against ONNX Runtime for AArch64; also how many codes ``platform="x86"`` gives otherwise."""
+    n = _agree(op_type, ins, attrs, oracle=arm_node, platform="arm")
+    if n == 0:
+        return 0, 0
+    fn = qlinear_global_average_pool if op_type == "QLinearGlobalAveragePool" else qlinear_average_pool
+    arm = fn(*ins, **(attrs or {}), platform="arm")
+    return n, int((fn(*ins, **(attrs or {}), platform="x86") != arm).sum())
+
+
+@pytest.mark.parametrize("dtype", [U8, I8])
+def test_arm_global_average_pool_against_onnx_runtime_for_aarch64(dtype):
+    """platform="arm" against ONNX Runtime for AArch64 (NEON), in every run: random tensors in both layouts (channel
+    counts past NEON's 8 lanes, images past its 7- and 32-position loops), sums past 2**24, ties (half to even, not
+    a fixed-point shift's away from zero), scales at the edges of [2**-32, 256) and past them, 2**24 positions."""
+    arm_ort.require()
+    rng = np.random.default_rng(30 + (dtype == I8))
+    info = np.iinfo(dtype)
+    n = 0
+    for k in range(60):
+        shape = [int(rng.integers(1, 3)), int(rng.integers(1, 20)), int(rng.integers(1, 9)), int(rng.integers(1, 9))]
+        last = k % 2
+        if last:
+            shape = [shape[0], *shape[2:], shape[1]]
+        x = rng.integers(info.min, info.max + 1, shape).astype(dtype)
+        n += _arm_agree("QLinearGlobalAveragePool", [x, *_params(rng, dtype, -8, 2)], {"channels_last": last})[0]
+    assert n > 200
+    x = np.full((1, 3, 300, 300), info.max, dtype)
+    x[0, 1] = rng.integers(info.min, info.max + 1, (300, 300))
+    for last in (0, 1):
+        _arm_agree("QLinearGlobalAveragePool", [x, F32(0.02), dtype(0), F32(0.01), dtype(1)], {"channels_last": last})
+        ins = [x, F32(1.0), dtype(info.min), F32(1.0 / 90000), dtype(-1 if dtype == I8 else 1)]
+        _arm_agree("QLinearGlobalAveragePool", ins, {"channels_last": last})
+    # Odd sums over 2 positions, halved: x.5 everywhere, rounded to even.
+    odd = np.arange(-63, 64, 2) if dtype == I8 else np.arange(1, 128, 2)
+    x = np.stack([odd, np.zeros_like(odd)], axis=-1).astype(dtype).reshape(1, -1, 1, 2)
+    assert _arm_agree("QLinearGlobalAveragePool", [x, F32(1), dtype(0), F32(1), dtype(0)])[0] == odd.size
+    x = rng.integers(info.min, info.max + 1, (1, 8, 4, 4)).astype(dtype)
+    mid = dtype(0 if dtype == I8 else 128)
+    lo, hi = F32(2.0**-32), F32(256.0)
+    for s in (np.nextafter(lo, F32(0)), lo, np.nextafter(hi, F32(0)), hi, F32(0), F32(-1)):
+        for last in (0, 1):  # x_scale / (y_scale * 16) = s
+            _arm_agree("QLinearGlobalAveragePool", [x, s, mid, F32(1 / 16), mid], {"channels_last": last})
+    big = np.zeros((1, 1, 4096, 4096), dtype)
+    assert _arm_agree("QLinearGlobalAveragePool", [big, F32(1), dtype(0), F32(2.0**-20), dtype(0)]) == (0, 0)
+
+
+@pytest.mark.parametrize("dtype", [U8, I8])
+def test_arm_average_pool_against_onnx_runtime_for_aarch64(dtype):
+    """platform="arm" against ONNX Runtime for AArch64, in every run: random geometries and scales, then, in both
+    layouts, scale ratios from 2**-40 to 2**40, zero and negative scales, where AArch64's saturating float -> int32
+    conversion (NaN to 0) parts from x86's; and an empty NHWC output (x86's process dies on one, Arm's does not)."""
+    arm_ort.require()
+    rng = np.random.default_rng(40 + (dtype == I8))
+    info = np.iinfo(dtype)
+    for _ in range(100):
+        spatial, attrs = _random_geometry(rng)
+        n, c = int(rng.integers(1, 3)), int(rng.integers(1, 5))
+        shape = [n, *spatial, c] if attrs["channels_last"] else [n, c, *spatial]
+        x = rng.integers(info.min, info.max + 1, shape).astype(dtype)
+        _arm_agree("QLinearAveragePool", [x, *_params(rng, dtype, -8, 2)], attrs)
+    x = rng.integers(info.min, info.max + 1, (1, 8, 12, 12)).astype(dtype)
+    x[0, 0, :6] = 0  # zero means: NaN over a zero y_scale
+    sets = [(2.0**-20, 1.0), (1.0, 2.0**-20), (2.0**20, 1.0), (2.0**20, 2.0**-20), (-(2.0**20), 2.0**-20)]
+    sets += [(0.5, 0.0), (0.0, 0.0), (-0.3, 0.0), (-0.3, 0.02), (0.02, -0.3), (2.0**-40, 1.0)]
+    parted = 0
+    for sx, sy in sets:
+        for last in (0, 1):
+            _, zx, _, zy = _params(rng, dtype)
+            ins = [np.moveaxis(x, 1, -1) if last else x, F32(sx), dtype(0) if sy == 0 else zx, F32(sy), zy]
+            attrs = {"kernel_shape": [3, 3], "pads": [1, 1, 1, 1], "channels_last": last}
+            parted += _arm_agree("QLinearAveragePool", ins, attrs)[1]
+    assert parted > 1000  # the sets do tell the platforms apart
+    x = np.arange(4, dtype=dtype).reshape(1, 2, 1, 2)
+    attrs = {"kernel_shape": [3, 1], "auto_pad": "VALID", "channels_last": 1}
+    assert _arm_agree("QLinearAveragePool", [x, F32(1), dtype(0), F32(1), dtype(0)], attrs) == (0, 0)
+
+
+def test_platform_is_checked():
+    x = np.zeros((1, 2, 4, 4), U8)
+    s, z = F32(0.5), U8(0)
+    with pytest.raises(OperandError, match="platform='bogus'; expected 'x86' or 'arm'"):
+        qlinear_global_average_pool(x, s, z, s, z, platform="bogus")
+    with pytest.raises(OperandError, match="platform='bogus'; expected 'x86' or 'arm'"):
+        qlinear_average_pool(x, s, z, s, z, kernel_shape=[2, 2], platform="bogus")
+    with pytest.raises(OperandTypeError, match="platform=None is"):
+        qlinear_average_pool(x, s, z, s, z, kernel_shape=[2, 2], platform=None)
+    a = qlinear_average_pool(x + 1, s, z, F32(0), z, kernel_shape=[2, 2], platform="arm")
+    b = qlinear_average_pool(x + 1, s, z, F32(0), z, kernel_shape=[2, 2], platform="x86")
+    assert (a == 255).all() and (b == 0).all()  # +inf: saturated on Arm, INT32_MIN on x86

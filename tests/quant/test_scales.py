@@ -1,7 +1,7 @@
 """Scales at the edges: zero, negative zero, negative and subnormal scales give ONNX Runtime's bits (IEEE float32
-arithmetic: a zero ``y_scale`` saturates, 0/0 gives the lowest code) with no NumPy warning (pytest turns warnings
-into errors); NaN and infinite scales, and fixed-point multipliers whose shift does not fit, are errors that
-name the argument and its value."""
+arithmetic: a zero ``y_scale`` saturates; 0 * inf, NaN, gives the lowest code on x86 and the zero point on Arm,
+``platform=``) with no NumPy warning (pytest turns warnings into errors); NaN and infinite scales, and fixed-point
+multipliers whose shift does not fit, are errors that name the argument and its value."""
 
 import zlib
 
@@ -46,7 +46,7 @@ def test_qlinear_matmul_edge_scales_as_onnxruntime(kind, which):
         inputs = [a, scales["a_scale"], za, b, scales["b_scale"], zb, scales["y_scale"], yz]
         want = ort.exact("QLinearMatMul", inputs, out_type=2 if ta == np.uint8 else 3)
         for op in ("sdot4", "usdot"):
-            got = quant.qlinear_matmul(*inputs, op=op)
+            got = quant.qlinear_matmul(*inputs, op=op, platform=ort.platform())
             assert got.dtype == want.dtype and np.array_equal(got, want), (which, v, op)
 
 
@@ -61,8 +61,58 @@ def test_qlinear_conv_zero_and_negative_scales_as_onnxruntime():
     for sy in (F32(0.5), F32(0), F32(-0.0), F32(-0.25)):
         inputs = [x, F32(0.02), np.uint8(5), w, per_channel, np.int8(0), sy, np.uint8(128), bias]
         want = ort.exact("QLinearConv", inputs, {"pads": [1, 1, 1, 1]}, out_type=2)
-        got = quant.qlinear_conv(*inputs, op="sdot4", pads=[1, 1, 1, 1])
+        got = quant.qlinear_conv(*inputs, op="sdot4", pads=[1, 1, 1, 1], platform=ort.platform())
         assert np.array_equal(got, want), float(sy)
+
+
+@pytest.mark.parametrize("ta", [np.uint8, np.int8], ids=["u8", "s8"])
+def test_qgemm_zero_y_scale_as_onnxruntime(ta):
+    """QGemm requantizes as QLinearMatMul does: with a zero y_scale, a zero sum is 0 * inf (NaN)."""
+    ort.need()
+    rng = _rng("edge-qgemm", ta)
+    info = np.iinfo(ta)
+    a = rng.integers(info.min, info.max + 1, (5, 12)).astype(ta)
+    b = rng.integers(-64, 65, (12, 9)).astype(np.int8)  # within +-64: no AVX2 pair saturates
+    za = ta(7)
+    a[0] = za
+    c = rng.integers(-50, 50, 9).astype(np.int32)
+    c[:3] = 0  # columns where row 0's sum, bias included, is 0
+    b_scale = np.array([0.03, -0.02, 0.0, 0.01, 0.03, -0.0, 0.02, 0.5, 0.25], F32)
+    for sy in (F32(0), F32(-0.0), F32(0.5)):
+        yz = ta(-9 if ta == np.int8 else 200)
+        inputs = [a, F32(0.02), za, b, b_scale, np.zeros(9, np.int8), c, sy, yz]
+        want = ort.run("QGemm", inputs, out_type=2 if ta == np.uint8 else 3, domain="com.microsoft")
+        got = quant.qgemm(*inputs, op="sdot4", platform=ort.platform())
+        assert got.dtype == want.dtype and np.array_equal(got, want), float(sy)
+
+
+def test_the_platform_decides_what_nan_gives():
+    """0 * inf is NaN: x86's kernel (MAXPS before cvtps2dq) gives the lowest code, Arm's (fcvtns: NaN is 0) the
+    zero point; every other value is the same on both."""
+    acc = np.array([0, 0, 5, -5, 2**31 - 1, -(2**31)], np.int32)
+    inf = F32(np.inf)
+    assert quant.requantize(acc, inf, np.uint8(9)).tolist() == [0, 0, 255, 0, 255, 0]
+    assert quant.requantize(acc, inf, np.uint8(9), platform="arm").tolist() == [9, 9, 255, 0, 255, 0]
+    assert quant.requantize(acc, -inf, np.int8(-3), platform="arm").tolist() == [-3, -3, -128, 127, -128, 127]
+    acc2 = np.arange(-300, 300, 7, dtype=np.int32)
+    for s in (F32(0.37), F32(-1e-3), F32(3e38)):
+        assert np.array_equal(
+            quant.requantize(acc2, s, np.int8(4)), quant.requantize(acc2, s, np.int8(4), platform="arm")
+        )
+    zero = A * 0  # sums of 0 under a zero y_scale
+    for platform, code in (("x86", 0), ("arm", 77)):
+        got = quant.qlinear_matmul(A, ONE, U0, zero, ONE, U0, F32(0), np.uint8(77), op="udot4", platform=platform)
+        assert got.tolist() == [[code, code], [code, code]], platform
+    conv = quant.qlinear_conv(X, ONE, U0, W, ONE, U0, F32(0), np.uint8(5), op="udot4", platform="arm")
+    assert conv.tolist() == [[[[255, 255], [255, 255]], [[255, 255], [255, 255]]]]
+    for call in (
+        lambda: quant.requantize(acc, inf, np.uint8(9), platform="riscv"),
+        lambda: quant.qlinear_matmul(A, ONE, U0, A, ONE, U0, ONE, U0, op="udot4", platform="ARM"),
+        lambda: quant.qlinear_conv(X, ONE, U0, W, ONE, U0, ONE, U0, op="udot4", platform="aarch64"),
+        lambda: quant.qgemm(A, ONE, U0, A, ONE, U0, op="udot4", platform="amd64"),
+    ):
+        with pytest.raises(OperandError, match=r"platform='\w+'; expected 'x86' or 'arm'"):
+            call()
 
 
 @pytest.mark.parametrize("out, onnx_type", [("int8", 3), ("uint8", 2), ("int16", 5), ("uint16", 4)])

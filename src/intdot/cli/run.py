@@ -52,10 +52,19 @@ def register(subparsers) -> None:
         "fixed_point as TFLite/gemmlowp",
     )
     p.add_argument(
+        "--platform",
+        default="x86",
+        choices=("x86", "arm"),
+        help="whose ONNX Runtime kernels the nodes compute where x86's and Arm's differ (QLinearAdd, pooling, "
+        "...): x86 (default) or arm (AArch64)",
+    )
+    p.add_argument(
         "--qdq-int8-allowed",
-        action="store_true",
-        help="rewrite int8-activation QDQ groups into int8 x int8 integer nodes, as ONNX Runtime does on Arm "
-        "(session.qdqisint8allowed=1); default: as on x86, where it first moves int8 activations to uint8",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="rewrite int8-activation QDQ groups into int8 x int8 integer nodes (session.qdqisint8allowed=1), or "
+        "(--no-qdq-int8-allowed) first move int8 activations to uint8; default: ONNX Runtime's on --platform "
+        "(on for arm, off for x86)",
     )
     p.add_argument("--save", metavar="FILE.npz", help="write the outputs to an .npz file")
     p.add_argument("--json", action="store_true", help="print one JSON object with the outputs' values")
@@ -136,14 +145,15 @@ def run(args) -> int:
         raise OperandError(f"--seed {describe(args.seed)}: expected a non-negative integer")
     model = load(args.model)
     feed, source = _inputs(model, args.inputs, args.seed)
-    int8 = args.qdq_int8_allowed
-    model = prepare(model, qdq_int8_allowed=int8)  # its QDQ groups rewritten once, for the run and the report
-    outputs = run_model(model, feed, op=args.op, target=args.target, requant=args.requant, qdq_int8_allowed=int8)
+    int8 = args.qdq_int8_allowed if args.qdq_int8_allowed is not None else args.platform == "arm"
+    settings = {"qdq_int8_allowed": int8, "platform": args.platform}
+    model = prepare(model, **settings)  # its QDQ groups rewritten once, for the run and the report
+    outputs = run_model(model, feed, op=args.op, target=args.target, requant=args.requant, **settings)
     try:
         rec = catalog.find(args.op)
     except catalog.AmbiguousInstruction:  # (sdot: 8- and 16-bit forms) the one 8-bit operands use
         rec = plan(args.op, np.int8, np.int8).record
-    nodes = integer_nodes(model, qdq_int8_allowed=int8)
+    nodes = integer_nodes(model, **settings)
     if not nodes:
         # Legal (the instruction computed nothing), but most likely the float model rather than its quantized one.
         print(
@@ -167,6 +177,7 @@ def run(args) -> int:
                 "target": args.target,
                 "requant": args.requant,
                 "qdq_int8_allowed": int8,
+                "platform": args.platform,
                 "integer_nodes": [{"name": n, "type": t} for n, t in nodes],
                 "inputs": {
                     k: {"dtype": str(v.dtype), "shape": list(v.shape), "source": source} for k, v in feed.items()

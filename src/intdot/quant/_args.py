@@ -155,3 +155,22 @@ PLATFORMS = ("x86", "arm")
 def platform_of(platform) -> str:
     """``platform`` checked: ``"x86"`` or ``"arm"``."""
     return check_choice(platform, "platform", PLATFORMS)
+
+
+def to_int32(v: np.ndarray, platform: str) -> np.ndarray:
+    """float -> int32, rounded half to even, as each platform's conversion gives it (int64 values): x86's
+    ``cvtps2dq`` gives INT32_MIN for NaN and anything past int32; AArch64's ``fcvtns`` (or ``nearbyintf`` then
+    ``fcvtzs``) saturates, and gives 0 for NaN."""
+    with np.errstate(invalid="ignore"):
+        if platform == "arm":
+            nan = np.isnan(v)
+            # float64 first: float32 has no 2**31 - 1, and the bound would round up past int32.
+            return np.clip(np.rint(np.where(nan, 0, v)).astype(np.float64), -(2**31), 2**31 - 1).astype(np.int64)
+        ok = np.isfinite(v) & (v >= -(2.0**31)) & (v < 2.0**31)
+        return np.where(ok, np.rint(np.where(ok, v, 0)), -(2**31)).astype(np.int64)
+
+
+def to_codes(v: np.ndarray, dtype, platform: str = "x86") -> np.ndarray:
+    """:func:`to_int32`, then saturated to the 8-bit ``dtype`` (the packs that follow the conversion)."""
+    info = np.iinfo(dtype)
+    return np.clip(to_int32(v, platform), info.min, info.max).astype(dtype)

@@ -186,12 +186,13 @@ def qlinear_conv(
     op,
     target=None,
     requant: str = "float32",
+    platform: str = "x86",
 ) -> np.ndarray:
     """ONNX ``QLinearConv``: ``saturate(round((conv + B) * x_scale * w_scale / y_scale) + y_zero_point)``.
 
     ``w_scale`` and ``w_zero_point`` are per tensor or per output channel; ``B`` is an optional int32 bias
-    per output channel, added to the int32 sums (wrapping) before requantization.  ``requant`` as for
-    :func:`intdot.quant.qlinear_matmul`.  Attributes, ``op`` and ``target`` as for :func:`conv_integer`.
+    per output channel, added to the int32 sums (wrapping) before requantization.  ``requant`` and ``platform``
+    as for :func:`intdot.quant.qlinear_matmul`.  Attributes, ``op`` and ``target`` as for :func:`conv_integer`.
 
     Examples
     --------
@@ -205,6 +206,7 @@ def qlinear_conv(
     [[[[15, 25], [35, 45]]]]
     """
     check_choice(requant, "requant", METHODS)
+    platform = _args.platform_of(platform)
     attrs = _attrs(auto_pad, dilations, group, kernel_shape, pads, strides)
     acc = _integer(x, w, x_zero_point, w_zero_point, attrs, op, target)
     m = acc.shape[1]
@@ -231,4 +233,4 @@ def qlinear_conv(
     else:
         with np.errstate(divide="ignore", over="ignore", invalid="ignore"):  # IEEE, as ONNX Runtime: zero y_scale
             scale = sx * sw / sy  # float32, in ONNX Runtime's order
-    return requantize(acc, scale, yz, bias=bias, method=requant)
+    return requantize(acc, scale, yz, bias=bias, method=requant, platform=platform)

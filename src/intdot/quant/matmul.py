@@ -137,13 +137,17 @@ def qlinear_matmul(
     op,
     target=None,
     requant: str = "float32",
+    platform: str = "x86",
 ) -> np.ndarray:
     """ONNX ``QLinearMatMul``: ``saturate(round((a - a_zp) @ (b - b_zp) * a_scale * b_scale / y_scale) + y_zp)``.
 
     ``a_scale``/``a_zero_point`` and ``y_scale``/``y_zero_point`` are per tensor or per row of ``a``;
     ``b_scale``/``b_zero_point`` per tensor or per column of ``b``.  The output has ``y_zero_point``'s dtype.
     ``requant`` names how the scale is applied (:mod:`intdot.quant.requant`): ``"float32"`` as ONNX Runtime,
-    ``"float64"`` as ``onnx.reference``, ``"fixed_point"`` as TFLite/gemmlowp.
+    ``"float64"`` as ``onnx.reference``, ``"fixed_point"`` as TFLite/gemmlowp.  ``platform`` (``"x86"`` or
+    ``"arm"``) names whose ONNX Runtime kernel ``"float32"`` follows: they differ only where the scaled sum is
+    NaN (``0 * inf``, from a zero ``y_scale``), the lowest code on x86 and ``y_zero_point`` on Arm
+    (:func:`intdot.quant.requantize`).
 
     Examples
     --------
@@ -157,6 +161,7 @@ def qlinear_matmul(
     [[168, 115, 255], [1, 66, 151]]
     """
     check_choice(requant, "requant", METHODS)
+    platform = _args.platform_of(platform)
     names = ("a", "b", "a_zero_point", "b_zero_point")
     acc, a2, b2, drop = _integer(a, b, a_zero_point, b_zero_point, op, target, names)
     yz = _args.tensor(y_zero_point, "y_zero_point", _args.EIGHT_BIT, "int8 or uint8 (the output's type)")
@@ -171,4 +176,4 @@ def qlinear_matmul(
     else:
         with np.errstate(divide="ignore", over="ignore", invalid="ignore"):  # IEEE, as ONNX Runtime: zero y_scale
             scale = sa * sb / sy  # float32, in ONNX Runtime's order
-    return _squeeze(requantize(acc, scale, yz, method=requant), drop)
+    return _squeeze(requantize(acc, scale, yz, method=requant, platform=platform), drop)

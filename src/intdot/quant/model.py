@@ -127,7 +127,7 @@ def _conv_attrs(node_run) -> dict:
     }
 
 
-def _overrides(op, target, requant, opset):
+def _overrides(op, target, requant, opset, platform):
     from onnx.reference.op_run import OpRun
 
     from . import conv, linear, matmul, qlinear_binary, qlinear_lookup, qlinear_pool, quant_gemm
@@ -148,7 +148,11 @@ def _overrides(op, target, requant, opset):
 
     class QLinearMatMul(OpRun):
         def _run(self, *args):
-            return (named(self, lambda: matmul.qlinear_matmul(*args, op=op, target=target, requant=requant)),)
+            return (
+                named(
+                    self, lambda: matmul.qlinear_matmul(*args, op=op, target=target, requant=requant, platform=platform)
+                ),
+            )
 
     class ConvInteger(OpRun):
         def _run(self, x, w, x_zero_point=None, w_zero_point=None, **_):
@@ -160,7 +164,8 @@ def _overrides(op, target, requant, opset):
     class QLinearConv(OpRun):
         def _run(self, *args, **_):
             kw = _conv_attrs(self)
-            return (named(self, lambda: conv.qlinear_conv(*args, op=op, target=target, requant=requant, **kw)),)
+            kw.update(op=op, target=target, requant=requant, platform=platform)
+            return (named(self, lambda: conv.qlinear_conv(*args, **kw)),)
 
     class _Microsoft(OpRun):
         op_domain = _MS_DOMAIN  # ONNX Runtime's operators
@@ -168,20 +173,22 @@ def _overrides(op, target, requant, opset):
     class QGemm(_Microsoft):
         def _run(self, *args, **_):
             kw = {k: _attr(self, k, d) for k, d in (("alpha", 1.0), ("transA", 0), ("transB", 0))}
-            return (named(self, lambda: quant_gemm.qgemm(*args, op=op, target=target, requant=requant, **kw)),)
+            kw.update(op=op, target=target, requant=requant, platform=platform)
+            return (named(self, lambda: quant_gemm.qgemm(*args, **kw)),)
 
     class QLinearAdd(_Microsoft):
         def _run(self, *args):
-            return (named(self, lambda: qlinear_binary.qlinear_add(*args)),)
+            return (named(self, lambda: qlinear_binary.qlinear_add(*args, platform=platform)),)
 
     class QLinearMul(_Microsoft):
         def _run(self, *args):
-            return (named(self, lambda: qlinear_binary.qlinear_mul(*args)),)
+            return (named(self, lambda: qlinear_binary.qlinear_mul(*args, platform=platform)),)
 
     class QLinearGlobalAveragePool(_Microsoft):
         def _run(self, *args, **_):
             last = int(_attr(self, "channels_last", 0))
-            return (named(self, lambda: qlinear_pool.qlinear_global_average_pool(*args, channels_last=last)),)
+            kw = {"channels_last": last, "platform": platform}
+            return (named(self, lambda: qlinear_pool.qlinear_global_average_pool(*args, **kw)),)
 
     class QLinearAveragePool(_Microsoft):
         def _run(self, *args, **_):
@@ -198,7 +205,7 @@ def _overrides(op, target, requant, opset):
                     ("channels_last", 0),
                 )
             }
-            return (named(self, lambda: qlinear_pool.qlinear_average_pool(*args, **kw)),)
+            return (named(self, lambda: qlinear_pool.qlinear_average_pool(*args, platform=platform, **kw)),)
 
     class QLinearConcat(_Microsoft):
         def _run(self, *args, **_):
@@ -362,39 +369,48 @@ class Prepared:
     """A model whose QDQ groups are already rewritten (:func:`prepare`): :func:`run` and :func:`integer_nodes` take
     it in place of the model and do not rewrite it again."""
 
-    __slots__ = ("model", "qdq_int8_allowed")
+    __slots__ = ("model", "qdq_int8_allowed", "platform")
 
-    def __init__(self, model, qdq_int8_allowed: bool):
-        self.model, self.qdq_int8_allowed = model, qdq_int8_allowed
+    def __init__(self, model, qdq_int8_allowed: bool, platform: str):
+        self.model, self.qdq_int8_allowed, self.platform = model, qdq_int8_allowed, platform
 
 
-def prepare(model, *, qdq_int8_allowed: bool = False) -> Prepared:
+def _int8_allowed(qdq_int8_allowed, platform) -> bool:
+    """``session.qdqisint8allowed`` as given, or (None) ONNX Runtime's default on ``platform``: 0 on x86, 1 on
+    Arm."""
+    from ._args import flag, platform_of
+
+    arm = platform_of(platform) == "arm"
+    return arm if qdq_int8_allowed is None else flag(qdq_int8_allowed, "qdq_int8_allowed")
+
+
+def prepare(model, *, qdq_int8_allowed: bool | None = None, platform: str = "x86") -> Prepared:
     """``model`` loaded and its QDQ groups rewritten once, for several calls of :func:`run` and
-    :func:`integer_nodes` (the rewrite reads every node and infers every shape)."""
-    from ._args import flag
+    :func:`integer_nodes` (the rewrite reads every node and infers every shape); the arguments are
+    :func:`run`'s."""
     from .qdq import fuse
 
-    int8 = flag(qdq_int8_allowed, "qdq_int8_allowed")
-    return Prepared(fuse(load(model), int8_allowed=int8), int8)
+    int8 = _int8_allowed(qdq_int8_allowed, platform)
+    return Prepared(fuse(load(model), int8_allowed=int8, platform=platform), int8, platform)
 
 
-def _fused(model, qdq_int8_allowed):
-    from ._args import flag
-
+def _fused(model, qdq_int8_allowed, platform):
     if not isinstance(model, Prepared):
-        return prepare(model, qdq_int8_allowed=qdq_int8_allowed).model
-    if flag(qdq_int8_allowed, "qdq_int8_allowed") != model.qdq_int8_allowed:
+        return prepare(model, qdq_int8_allowed=qdq_int8_allowed, platform=platform).model
+    asked = (_int8_allowed(qdq_int8_allowed, platform), platform)
+    if asked != (model.qdq_int8_allowed, model.platform):
         raise OperandError(
-            f"qdq_int8_allowed={describe(qdq_int8_allowed)}, but the model was prepared with "
-            f"qdq_int8_allowed={model.qdq_int8_allowed}: expected the same setting (or prepare it again)"
+            f"qdq_int8_allowed={describe(qdq_int8_allowed)} and platform={describe(platform)}, but the model was "
+            f"prepared with qdq_int8_allowed={model.qdq_int8_allowed} and platform={model.platform!r}: expected "
+            "the same settings (or prepare it again)"
         )
     return model.model
 
 
-def integer_nodes(model, *, qdq_int8_allowed: bool = False) -> list[tuple[str, str]]:
+def integer_nodes(model, *, qdq_int8_allowed: bool | None = None, platform: str = "x86") -> list[tuple[str, str]]:
     """(name, type) of the nodes that run through the instruction, after the QDQ rewrite (as :func:`run`); ``model``
     may be a :class:`Prepared` one."""
-    m = _fused(model, qdq_int8_allowed)
+    m = _fused(model, qdq_int8_allowed, platform)
     return [(n.name, n.op_type) for n in m.graph.node if n.op_type in INTEGER]
 
 
@@ -414,7 +430,16 @@ def _intdot_cause(exc: BaseException):
     return None
 
 
-def run(model, inputs, *, op, target=None, requant: str = "float32", qdq_int8_allowed: bool = False) -> dict:
+def run(
+    model,
+    inputs,
+    *,
+    op,
+    target=None,
+    requant: str = "float32",
+    qdq_int8_allowed: bool | None = None,
+    platform: str = "x86",
+) -> dict:
     """Run a quantized ONNX model with every integer node computed through ``op`` (on ``target``).
 
     Parameters
@@ -434,11 +459,14 @@ def run(model, inputs, *, op, target=None, requant: str = "float32", qdq_int8_al
         a node whose operands the instruction cannot take is an error naming the node.
     requant : {"float32", "float64", "fixed_point"}
         How QLinear nodes requantize (:mod:`intdot.quant.requant`); ``"float32"`` is ONNX Runtime's.
-    qdq_int8_allowed : bool
+    qdq_int8_allowed : bool, optional
         ONNX Runtime's session option ``session.qdqisint8allowed``, which decides which QDQ groups with int8
-        activations become integer nodes (:mod:`intdot.quant.qdq`): False, its default on x86, moves int8
-        activation pairs to uint8 first and leaves int8 x int8 groups it cannot move in float; True, its default
-        on Arm, runs them as int8.
+        activations become integer nodes (:mod:`intdot.quant.qdq`): False moves int8 activation pairs to uint8
+        first and leaves int8 x int8 groups it cannot move in float; True runs them as int8. By default, ONNX
+        Runtime's on ``platform``: False on x86, True on Arm.
+    platform : {"x86", "arm"}
+        The CPU family whose ONNX Runtime kernels the nodes compute, where its kernels for the two differ
+        (``docs/differences.md``): x86 (its AVX2/AVX-512 kernels, the default) or Arm (AArch64, NEON).
 
     Returns
     -------
@@ -461,10 +489,10 @@ def run(model, inputs, *, op, target=None, requant: str = "float32", qdq_int8_al
 
     check_choice(requant, "requant", METHODS)
     _check_instruction(op, target)
-    m = _fused(model, qdq_int8_allowed)
+    m = _fused(model, qdq_int8_allowed, platform)
     _check_domains(m)
     feed = _feed(m, inputs)
-    ev = ReferenceEvaluator(m, new_ops=_overrides(op, target, requant, _opset(m)))
+    ev = ReferenceEvaluator(m, new_ops=_overrides(op, target, requant, _opset(m), platform))
     try:
         results = ev.run(None, feed)
     except TypeError as exc:

@@ -63,7 +63,7 @@ import numpy as np
 from .qdq_rules import _FLOAT_TYPE, _op, _Rules, _zp
 
 
-def fuse(model, *, int8_allowed: bool = False):
+def fuse(model, *, int8_allowed: bool = False, platform: str = "x86"):
     """``model`` with the QDQ groups ONNX Runtime rewrites into integer nodes rewritten (module docstring)."""
     from onnx import helper, numpy_helper
 
@@ -86,7 +86,7 @@ def fuse(model, *, int8_allowed: bool = False):
     near &= rules.moved
     if near:
         model, rules = move_to_uint8(model, rules, near)
-    biased = quantize_biases(model, rules)
+    biased = quantize_biases(model, rules, platform)
     if biased is not model:  # the new bias DequantizeLinear nodes are part of the groups below
         model, rules = biased, _Rules(biased, int8_allowed)
     replace, drop, extra = {}, set(), []

@@ -24,10 +24,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._args import to_int32
 from .qdq_rules import _attr, _op, _zp
 
 MS_DOMAIN = "com.microsoft"
-INT32_MIN = -(2**31)
 
 
 class GemmView:
@@ -105,16 +105,15 @@ def _bias_site(rules, node, x, w, c, out, axis):
     return x_dq, w_dq
 
 
-def _quantized(fb: np.ndarray, xs: np.ndarray, ws: np.ndarray):
+def _quantized(fb: np.ndarray, xs: np.ndarray, ws: np.ndarray, platform: str = "x86"):
     """(int32 bias, float32 scale) as ONNX Runtime folds Mul, Div, Round and Cast."""
     scale = np.float32(np.ravel(xs)[0]) * ws.astype(np.float32).reshape(-1 if ws.size > 1 else ())
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         q = np.rint(fb.astype(np.float32) / scale)
-    ok = np.isfinite(q) & (q >= INT32_MIN) & (q < 2**31)
-    return np.where(ok, np.where(ok, q, 0).astype(np.int64), INT32_MIN).astype(np.int32), np.asarray(scale, np.float32)
+    return to_int32(q, platform).astype(np.int32), np.asarray(scale, np.float32)
 
 
-def quantize_biases(model, rules):
+def quantize_biases(model, rules, platform="x86"):
     """``model`` with ONNX Runtime's WeightBiasQuantization applied (module docstring), or ``model`` itself."""
     from onnx import helper, numpy_helper
 
@@ -148,7 +147,7 @@ def quantize_biases(model, rules):
                 name = f"{base}{suffix}_{k}"
             taken.add(name)
             names.append(name)
-        q, scale = _quantized(g.const[c], g.const[x_dq.input[1]], g.const[w_dq.input[1]])
+        q, scale = _quantized(g.const[c], g.const[x_dq.input[1]], g.const[w_dq.input[1]], platform)
         out.graph.initializer.extend([numpy_helper.from_array(q, names[0]), numpy_helper.from_array(scale, names[1])])
         attrs = {"axis": 0} if scale.ndim else {}
         new_nodes.append(helper.make_node("DequantizeLinear", names[:2], [names[2]], **attrs))

@@ -1,27 +1,43 @@
-"""ONNX Runtime's ``com.microsoft:QLinearGlobalAveragePool`` and ``QLinearAveragePool``, bit for bit as its x86
-CPU kernels compute them.
+"""ONNX Runtime's ``com.microsoft:QLinearGlobalAveragePool`` and ``QLinearAveragePool``, bit for bit as its CPU
+kernels compute them on x86 (``platform="x86"``, the default) or on Arm (AArch64 with NEON, ``platform="arm"``).
 
 Its optimizer writes these for ``DequantizeLinear -> GlobalAveragePool/AveragePool -> QuantizeLinear`` groups
 (:mod:`intdot.quant.qdq_unary`).  Read from ``qlinear_global_average_pool.cc``, ``qlinear_pool.cc``,
-``pool_attributes.h`` and MLAS's ``qlgavgpool.cpp`` / ``MlasRequantizeOutputVector``, and checked against ONNX
-Runtime in ``tests/quant/test_qlinear_pool.py``:
+``pool_attributes.h`` and MLAS's ``qlgavgpool.cpp`` / ``MlasRequantizeOutput``, and checked against ONNX Runtime
+1.32 for x86 and for AArch64 (under qemu-user) in ``tests/quant/test_qlinear_pool.py``:
 
-QLinearGlobalAveragePool (MLAS, SSE2: every x86 CPU)
+QLinearGlobalAveragePool (MLAS: SSE2 on every x86 CPU, NEON on Arm)
     Integer sums: ``acc = sum(x) - x_zero_point * n`` in int32 over the ``n`` positions of each channel;
     then ``float32(acc) * scale`` with ``scale = x_scale / (y_scale * float32(n))`` (each step float32), clamped
     to ``[lowest - y_zero_point, highest - y_zero_point]`` (a NaN to the lower bound), rounded half to even
     (``cvtps2dq``) and ``y_zero_point`` added.  ONNX Runtime refuses ``scale`` outside ``[2**-32, 256)`` and
-    ``n >= 2**24`` ("parameter out of computation range"): a zero or negative scale included.
+    ``n >= 2**24`` ("parameter out of computation range", "ImageSize too large"): a zero or negative scale
+    included.
 QLinearAveragePool (plain C++)
     Where the kernel covers every spatial axis and no padding is left (after ``auto_pad``), the global kernel
     above.  Otherwise all of x is dequantized first, ``x_scale * float32(x - x_zero_point)``; each window is summed
     in float32 from 0, in row-major order of its positions (padding adds nothing), divided by the count (the
     kernel's size with ``count_include_pad``, else the positions inside the input) in float32, and quantized as
     ``nearbyintf(y / y_scale + float32(y_zero_point))``, truncated to int32 (NaN and values past int32 give
-    INT32_MIN) and saturated.  Windows never reach past the input's end, whatever the pads and ``ceil_mode``
-    (ONNX Runtime clips them at the input, and with ``count_include_pad`` still divides by the kernel's size);
-    ``dilations`` other than 1 are not read by this kernel (the output size counts them, the windows do not), so
-    they are refused here.
+    INT32_MIN: ``cvttss2si``) and saturated.  Windows never reach past the input's end, whatever the pads and
+    ``ceil_mode`` (ONNX Runtime clips them at the input, and with ``count_include_pad`` still divides by the
+    kernel's size); ``dilations`` other than 1 are not read by this kernel (the output size counts them, the
+    windows do not), so they are refused here.
+
+On Arm (``platform="arm"``)
+    The global kernel's bits are x86's.  MLAS's NEON kernel sums in int32 the same way (wrapping alike) and hands
+    the sums to ``MlasRequantizeOutput``: ``float32(acc) * scale`` (the same float32 scale), ``fcvtns`` (half to
+    even, saturating to int32), a saturating narrowing to int16, ``y_zero_point`` added saturating in int16 and a
+    saturating narrowing to the 8-bit type.  The scale is finite and positive once checked, so clamping before or
+    after the rounding gives the same codes; the refused range is x86's (``[2**-32, 256)``, ``n < 2**24``).  (Older
+    MLAS releases requantized with a fixed-point multiplier, the scale's 24-bit significand, and a rounding
+    shift, rounding ties away from zero; ONNX Runtime 1.32 does not: ties go to even.)
+    QLinearAveragePool's C++ loop is x86's up to the float32 -> int32 conversion of ``nearbyintf``'s result:
+    AArch64's ``fcvtzs`` saturates and sends a NaN to 0, and the 8-bit saturation follows.  Where x86 gives the
+    lowest code, Arm gives 0 for a NaN (a zero ``y_scale`` over a zero mean, or zero scales) and the highest code
+    for +inf (a zero ``y_scale`` over a positive mean) and for a value past ``2**31`` (scales far apart); -inf and
+    values below ``-2**31`` give the lowest code on both.  (An empty output on the NHWC path, which kills the
+    process on x86, an integer division by zero, is an empty tensor on Arm, where that division gives 0.)
 
 ``channels_last=1`` (which ONNX Runtime's NHWC transformer sets) changes the layout, not the arithmetic.
 """
@@ -33,7 +49,6 @@ import numpy as np
 from ..core.errors import OperandError
 from ..core.values import check_choice, describe
 from . import _args
-from .qlinear_binary import to_codes
 
 F32 = np.float32
 
@@ -75,9 +90,11 @@ def _global(x, sx, zx, sy, zy) -> np.ndarray:
     return (np.rint(v).astype(np.int32) + zy).astype(x.dtype)
 
 
-def qlinear_global_average_pool(X, x_scale, x_zero_point, y_scale, y_zero_point, *, channels_last=0) -> np.ndarray:
+def qlinear_global_average_pool(
+    X, x_scale, x_zero_point, y_scale, y_zero_point, *, channels_last=0, platform: str = "x86"
+) -> np.ndarray:
     """ONNX Runtime's ``com.microsoft:QLinearGlobalAveragePool``: the mean of each channel of a quantized tensor,
-    requantized, as its x86 kernel computes it (module docstring).
+    requantized, as its kernel computes it on ``platform`` (module docstring; x86 and Arm give the same bits).
 
     Parameters
     ----------
@@ -85,6 +102,7 @@ def qlinear_global_average_pool(X, x_scale, x_zero_point, y_scale, y_zero_point,
     x_scale, y_scale : float32, per tensor
     x_zero_point, y_zero_point : of X's type, per tensor
     channels_last : 0 or 1
+    platform : "x86" or "arm", whose ONNX Runtime kernels to compute
 
     Returns
     -------
@@ -98,6 +116,7 @@ def qlinear_global_average_pool(X, x_scale, x_zero_point, y_scale, y_zero_point,
     >>> qlinear_global_average_pool(x, np.float32(1), np.uint8(0), np.float32(0.5), np.uint8(3)).tolist()
     [[[[53]]]]
     """
+    _args.platform_of(platform)  # the global kernel's bits are the same on both
     x, last = _input(X, channels_last)
     sx, zx, sy, zy = _params(x_scale, x_zero_point, y_scale, y_zero_point, x.dtype)
     y = _global(x, sx, zx, sy, zy)
@@ -158,9 +177,11 @@ def qlinear_average_pool(
     pads=None,
     strides=None,
     channels_last=0,
+    platform: str = "x86",
 ) -> np.ndarray:
     """ONNX Runtime's ``com.microsoft:QLinearAveragePool``: AveragePool of a quantized tensor, requantized, as its
-    x86 kernel computes it (module docstring); attributes as ONNX's AveragePool (1 to 3 spatial axes).
+    kernel computes it on ``platform`` ("x86" or "arm": they part where a value is NaN or past int32, module
+    docstring); attributes as ONNX's AveragePool (1 to 3 spatial axes).
 
     Examples
     --------
@@ -171,6 +192,7 @@ def qlinear_average_pool(
     ...                      kernel_shape=[2], strides=[2]).tolist()     # means 1.5 and 5.5, over 0.5
     [[[3, 11]]]
     """
+    arm = _args.platform_of(platform) == "arm"
     x, last = _input(X, channels_last)
     sx, zx, sy, zy = _params(x_scale, x_zero_point, y_scale, y_zero_point, x.dtype)
     nsp = x.ndim - 2
@@ -229,5 +251,5 @@ def qlinear_average_pool(
     with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
         v = (acc / count.astype(F32)).astype(F32)
         v = ((v / sy).astype(F32) + F32(zy)).astype(F32)
-    y = to_codes(v, x.dtype)
+    y = _args.to_codes(v, x.dtype, "arm" if arm else "x86")
     return np.moveaxis(y, 1, -1) if last else y

@@ -80,6 +80,7 @@ def qgemm(
     op,
     target=None,
     requant: str = "float32",
+    platform: str = "x86",
 ) -> np.ndarray:
     """ONNX Runtime's ``com.microsoft:QGemm``: ``alpha * (A - a_zp) @ (B - b_zp) + C`` in the product's scale,
     requantized to ``y_zero_point``'s type, or float32 without ``y_zero_point``.
@@ -97,8 +98,8 @@ def qgemm(
         scale, as ONNX Runtime's kernel does).
     alpha : float
         Multiplies the scale, in float32.
-    op, target, requant
-        As :func:`intdot.quant.qlinear_matmul`.
+    op, target, requant, platform
+        As :func:`intdot.quant.qlinear_matmul` (``platform`` matters only for a quantized output).
 
     Examples
     --------
@@ -114,6 +115,7 @@ def qgemm(
     [[-2.75, -4.5]]
     """
     check_choice(requant, "requant", METHODS)
+    platform = _args.platform_of(platform)
     a = _matrix(A, "A", _trans(transA, "transA"))
     b = _matrix(B, "B", _trans(transB, "transB"))
     m, k = a.shape
@@ -153,4 +155,4 @@ def qgemm(
     if requant == "fixed_point":
         real = np.float64(al) * sa.astype(np.float64) * sb.astype(np.float64) / sy.astype(np.float64)
         scale = multiplier(real, "alpha * a_scale * b_scale / y_scale")
-    return requantize(acc, scale, yz, bias=c, method=requant)
+    return requantize(acc, scale, yz, bias=c, method=requant, platform=platform)

@@ -6,7 +6,10 @@ Three named methods, because runtimes differ in how they compute ``acc * scale``
     As ONNX Runtime's kernels (MLAS) do: the bias is added in int32 (wrapping), the sum converted to float32 and
     multiplied by the float32 scale, clamped to the output range less the zero point, rounded half to even,
     and the zero point added.  The operators compute the scale as ``a_scale * b_scale / y_scale`` in float32,
-    in that order, as ONNX Runtime does.
+    in that order, as ONNX Runtime does.  The two platforms differ only where the product is NaN (``0 * inf``:
+    a zero ``y_scale``): x86's kernel clamps with MAXPS/MINPS before ``cvtps2dq``, which send NaN to the lowest
+    code; Arm's converts with ``fcvtns`` first (half to even, saturating to int32, NaN to 0) and then narrows with
+    saturation, so NaN gives the zero point.
 ``"float64"``
     As ``onnx.reference`` does: the same float32 scale, but the product in float64.  The two differ by one
     code where the float32 product rounds across a half, or ``|acc| > 2**24`` loses bits in float32.
@@ -23,6 +26,7 @@ import numpy as np
 
 from ..core.errors import OperandError, OperandTypeError
 from ..core.values import check_choice, describe
+from ._args import platform_of
 
 METHODS = ("float32", "float64", "fixed_point")
 OUTPUTS = {np.dtype(t) for t in (np.int8, np.uint8, np.int16, np.uint16)}
@@ -130,7 +134,7 @@ def fixed_point_multiply(acc, multiplier, shift) -> np.ndarray:
     return _rounding_shift(_srdhm(x, m), np.maximum(-s, 0))
 
 
-def requantize(acc, scale, zero_point, *, bias=None, method: str = "float32") -> np.ndarray:
+def requantize(acc, scale, zero_point, *, bias=None, method: str = "float32", platform: str = "x86") -> np.ndarray:
     """``saturate(round((acc + bias) * scale) + zero_point)`` in the zero point's integer type.
 
     Parameters
@@ -139,15 +143,19 @@ def requantize(acc, scale, zero_point, *, bias=None, method: str = "float32") ->
         int32 accumulators (any integer dtype whose values fit int32).
     scale : array_like of float, or (multiplier, shift)
         Broadcasts against ``acc``.  float32 for ``"float32"``/``"float64"``, taken as IEEE arithmetic takes it,
-        as ONNX Runtime does (an infinite scale saturates, a NaN product gives the lowest code: what an operator's
-        zero ``y_scale`` gives); for ``"fixed_point"`` a real scale (converted by :func:`quantize_multiplier`,
-        which refuses what it cannot represent) or a ``(multiplier, shift)`` pair of int arrays.
+        as ONNX Runtime does (an infinite scale saturates; a NaN product, the ``0 * inf`` of an operator's zero
+        ``y_scale``, is the lowest code on x86 and the zero point on Arm); for ``"fixed_point"`` a real scale
+        (converted by :func:`quantize_multiplier`, which refuses what it cannot represent) or a
+        ``(multiplier, shift)`` pair of int arrays.
     zero_point : numpy array or scalar of int8, uint8, int16 or uint16
         The output's zero point; its dtype is the output's.
     bias : array_like of int, optional
         int32, added to ``acc`` before scaling, wrapping as int32 addition does.
     method : {"float32", "float64", "fixed_point"}
         See the module's description.
+    platform : {"x86", "arm"}
+        Whose ONNX Runtime kernel the float methods compute: they differ only for a NaN product (the lowest code
+        on x86, the zero point on Arm).  ``"fixed_point"`` never sees one.
 
     Examples
     --------
@@ -160,6 +168,7 @@ def requantize(acc, scale, zero_point, *, bias=None, method: str = "float32") ->
     array([ 11,  12,  13,   9, 255], dtype=uint8)
     """
     check_choice(method, "method", METHODS)
+    platform = platform_of(platform)
     zp = np.asarray(zero_point)
     if zp.dtype not in OUTPUTS:
         raise OperandTypeError(
@@ -199,8 +208,11 @@ def requantize(acc, scale, zero_point, *, bias=None, method: str = "float32") ->
             f = a.astype(np.float32) * sc.astype(np.float32)
         else:
             f = a.astype(np.float64) * sc.astype(np.float32)
-    # Clamped before rounding, as MLAS does (the bounds are integers, so the order does not change the result);
-    # fmax/fmin send NaN (a zero y_scale) to the lowest code, as x86's MAXPS does.
+    # Clamped before rounding, as MLAS on x86 does (the bounds are integers, so the order does not change the
+    # result); fmax/fmin send NaN (a zero y_scale) to the lowest code, as x86's MAXPS does.  On Arm, fcvtns
+    # rounds first, saturating to int32 (the same codes once clamped) and making NaN 0: the zero point.
+    if platform == "arm":
+        f = np.where(np.isnan(f), f.dtype.type(0), f)
     lo = (info.min - z).astype(f.dtype)
     hi = (info.max - z).astype(f.dtype)
     f = np.fmin(np.fmax(f, lo), hi)
