@@ -143,17 +143,22 @@ def _random_geometry(rng):
             return spatial, attrs
 
 
+def _random_pool_input(rng, dtype):
+    """A random geometry's attributes and an input of random codes for it (1-2 images, 1-4 channels)."""
+    info = np.iinfo(dtype)
+    spatial, attrs = _random_geometry(rng)
+    n, c = int(rng.integers(1, 3)), int(rng.integers(1, 5))
+    shape = [n, *spatial, c] if attrs["channels_last"] else [n, c, *spatial]
+    return rng.integers(info.min, info.max + 1, shape).astype(dtype), attrs
+
+
 @pytest.mark.parametrize("dtype", [U8, I8])
 def test_average_pool_random_geometries(dtype):
     """400 random geometries per type (ONNX Runtime's NHWC kernels divide by zero on an empty output, so those
     are left out)."""
     rng = np.random.default_rng(10 + (dtype == I8))
-    info = np.iinfo(dtype)
     for _ in range(400):
-        spatial, attrs = _random_geometry(rng)
-        n, c = int(rng.integers(1, 3)), int(rng.integers(1, 5))
-        shape = [n, *spatial, c] if attrs["channels_last"] else [n, c, *spatial]
-        x = rng.integers(info.min, info.max + 1, shape).astype(dtype)
+        x, attrs = _random_pool_input(rng, dtype)
         _agree("QLinearAveragePool", [x, *_params(rng, dtype)], attrs)
 
 
@@ -296,10 +301,7 @@ def test_arm_average_pool_against_onnx_runtime_for_aarch64(dtype):
     rng = np.random.default_rng(40 + (dtype == I8))
     info = np.iinfo(dtype)
     for _ in range(100):
-        spatial, attrs = _random_geometry(rng)
-        n, c = int(rng.integers(1, 3)), int(rng.integers(1, 5))
-        shape = [n, *spatial, c] if attrs["channels_last"] else [n, c, *spatial]
-        x = rng.integers(info.min, info.max + 1, shape).astype(dtype)
+        x, attrs = _random_pool_input(rng, dtype)
         _arm_agree("QLinearAveragePool", [x, *_params(rng, dtype, -8, 2)], attrs)
     x = rng.integers(info.min, info.max + 1, (1, 8, 12, 12)).astype(dtype)
     x[0, 0, :6] = 0  # zero means: NaN over a zero y_scale
