@@ -127,7 +127,28 @@ def test_dynamic_quantization_matmul_integer(models, tmp_path, weights):
     x = _pixels()
     want = _ort(path, int8_kernels=False).run(None, {"pixels": x})[0]
     for op in ("sdot4", "udot", "usdot", "sudot4"):
-        assert np.array_equal(quant.run(path, x, op=op)["logits"], want), op
+        assert np.array_equal(quant.run(path, x, op=op, platform=ort.platform())["logits"], want), op
+
+
+@pytest.mark.parametrize("weights", ["uint8", "int8"])
+def test_dynamic_quantization_on_arm_adds_the_bias_in_one_rounding(models, tmp_path, weights):
+    """ONNX Runtime for AArch64 fuses quantize_dynamic's MatMulInteger -> Cast -> Mul -> Add and adds the bias by a
+    fused multiply-add (quant.dynamic_arm): platform="arm" gives its bits, which x86's, two roundings, miss."""
+    from onnxruntime.quantization import QuantType
+
+    from ..oracles import arm_ort
+
+    arm_ort.require()
+    wt = QuantType.QUInt8 if weights == "uint8" else QuantType.QInt8
+    path = _quantize(tmp_path, models["mlp"], "dynamic", weight_type=wt)
+    x = np.random.default_rng(5).standard_normal((256, 64)).astype(np.float32) * 4
+    want = arm_ort.Session(path).run(None, {"pixels": x})[0]
+    arm = quant.run(path, x, op="usdot", platform="arm")["logits"]
+    assert np.array_equal(arm, want)
+    assert not np.array_equal(quant.run(path, x, op="usdot")["logits"], want)
+    prepared = quant.prepare(path, platform="arm")
+    assert "MulAdd" in {n.op_type for n in prepared.model.graph.node}
+    assert {t for _, t in quant.model.integer_nodes(prepared, platform="arm")} == {"MatMulInteger"}
 
 
 def test_a_node_the_instruction_cannot_compute_is_named(models, tmp_path):

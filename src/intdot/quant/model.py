@@ -36,6 +36,7 @@ def _names(names) -> str:
 INTEGER = ("MatMulInteger", "QLinearMatMul", "ConvInteger", "QLinearConv", "QGemm")
 # ONNX Runtime's own operators that run here (what its optimizer makes of QDQ Gemm, Add and Mul groups).
 _MS_DOMAIN = "com.microsoft"
+_INTDOT_DOMAIN = "ai.intdot"  # intdot's own rewrite: quant.dynamic_arm
 _MS_OPS = (
     "QGemm",
     "QLinearAdd",
@@ -130,7 +131,8 @@ def _conv_attrs(node_run) -> dict:
 def _overrides(op, target, requant, opset, platform):
     from onnx.reference.op_run import OpRun
 
-    from . import conv, linear, matmul, qlinear_binary, qlinear_lookup, qlinear_pool, quant_gemm
+    from . import conv, dynamic_arm, linear, matmul, qlinear_binary, qlinear_lookup, qlinear_pool, quant_gemm
+    from .fma import fma32
     from .qlinear_concat import qlinear_concat  # the package exports the function under the module's name
     from .qlinear_softmax import qlinear_softmax  # the same
 
@@ -230,6 +232,12 @@ def _overrides(op, target, requant, opset, platform):
         def _run(self, *args):
             return (named(self, lambda: qlinear_lookup.qlinear_where(*args)),)
 
+    class MulAdd(OpRun):
+        op_domain = dynamic_arm.DOMAIN  # quantize_dynamic's scale and bias in one rounding, as on Arm
+
+        def _run(self, a, b, c):
+            return (fma32(a, b, c),)
+
     class QuantizeLinear(OpRun):
         def _run(self, x, y_scale, y_zero_point=None, **_):
             kw = {"axis": int(_attr(self, "axis", 1)), "block_size": int(_attr(self, "block_size", 0) or 0)}
@@ -265,6 +273,7 @@ def _overrides(op, target, requant, opset, platform):
         QLinearLeakyRelu,
         QLinearSoftmax,
         QLinearWhere,
+        MulAdd,
         QuantizeLinear,
         DequantizeLinear,
         DynamicQuantizeLinear,
@@ -273,14 +282,15 @@ def _overrides(op, target, requant, opset, platform):
 
 def _check_domains(model) -> None:
     for n in model.graph.node:
-        if n.domain not in ("", "ai.onnx") and not (n.domain == _MS_DOMAIN and n.op_type in _MS_OPS):
-            raise OperandError(
-                f"node {_label(n)} is {quote(n.domain + ':' + n.op_type, marks=False)}, an operator outside ONNX that "
-                f"onnx.reference does not define (of ONNX Runtime's, intdot runs {', '.join(_MS_OPS)}); quantize so "
-                f"that the model has none (onnxruntime.quantization: QDQ format, or QOperator with "
-                f"op_types_to_quantize=['MatMul', 'Conv', 'Gemm', 'Add', 'Mul', 'GlobalAveragePool', "
-                f"'AveragePool', 'Concat', 'Sigmoid', 'LeakyRelu', 'Softmax', 'Where'])"
-            )
+        if n.domain in ("", "ai.onnx", _INTDOT_DOMAIN) or (n.domain == _MS_DOMAIN and n.op_type in _MS_OPS):
+            continue
+        raise OperandError(
+            f"node {_label(n)} is {quote(n.domain + ':' + n.op_type, marks=False)}, an operator outside ONNX that "
+            f"onnx.reference does not define (of ONNX Runtime's, intdot runs {', '.join(_MS_OPS)}); quantize so "
+            f"that the model has none (onnxruntime.quantization: QDQ format, or QOperator with "
+            f"op_types_to_quantize=['MatMul', 'Conv', 'Gemm', 'Add', 'Mul', 'GlobalAveragePool', "
+            f"'AveragePool', 'Concat', 'Sigmoid', 'LeakyRelu', 'Softmax', 'Where'])"
+        )
 
 
 def declared(value_info):
@@ -391,7 +401,12 @@ def prepare(model, *, qdq_int8_allowed: bool | None = None, platform: str = "x86
     from .qdq import fuse
 
     int8 = _int8_allowed(qdq_int8_allowed, platform)
-    return Prepared(fuse(load(model), int8_allowed=int8, platform=platform), int8, platform)
+    fused = fuse(load(model), int8_allowed=int8, platform=platform)
+    if platform == "arm":
+        from .dynamic_arm import fuse_bias
+
+        fused = fuse_bias(fused)
+    return Prepared(fused, int8, platform)
 
 
 def _fused(model, qdq_int8_allowed, platform):
