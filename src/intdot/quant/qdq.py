@@ -73,7 +73,7 @@ def fuse(model, *, int8_allowed: bool = False, platform: str = "x86"):
     from .qdq_s8u8 import move_to_uint8
     from .qdq_unary import unary_group, unary_node
 
-    rules = _Rules(model, int8_allowed)
+    rules = _Rules(model, int8_allowed, platform=platform)
     # ONNX Runtime moves int8 activation pairs to uint8 before it fuses (x86): QLinearAdd's and QLinearAveragePool's
     # bits depend on it (they add the zero point in float), QLinearAdd/QLinearMul/QLinearConcat nodes take one
     # type, and the pooling groups are fused only as uint8.
@@ -88,7 +88,7 @@ def fuse(model, *, int8_allowed: bool = False, platform: str = "x86"):
         model, rules = move_to_uint8(model, rules, near)
     biased = quantize_biases(model, rules, platform)
     if biased is not model:  # the new bias DequantizeLinear nodes are part of the groups below
-        model, rules = biased, _Rules(biased, int8_allowed)
+        model, rules = biased, _Rules(biased, int8_allowed, platform=platform)
     replace, drop, extra = {}, set(), []
     names = {v for n in model.graph.node for v in (*n.input, *n.output)} | set(rules.g.const)
     names |= {t.name for t in model.graph.initializer}

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._args import to_int32
+
 EIGHT_BIT = (np.dtype(np.int8), np.dtype(np.uint8))
 _FLOAT_TYPE = 1  # TensorProto.FLOAT
 
@@ -191,9 +193,10 @@ def _zp(node):
 
 
 class _Rules:
-    def __init__(self, model, int8_allowed: bool, info=None):
+    def __init__(self, model, int8_allowed: bool, info=None, platform: str = "x86"):
         self.g = _Graph(model, info)
         self.int8_allowed = int8_allowed
+        self.platform = platform
         self.moved = set() if int8_allowed else self._moved_to_uint8()
 
     # -- ONNX Runtime's QDQS8ToU8Transformer (x86) --------------------------------------------------------------
@@ -278,9 +281,10 @@ class _Rules:
         lower, upper = scale * np.float32(info.min - zero), scale * np.float32(info.max - zero)
         if zp is not None and lo - lower <= eps and upper - hi <= eps:  # ClipQuantFusion
             return True
-        # The selectors' test, with C's float-to-int32 conversion on x86 (out of range: INT32_MIN).
+        # The selectors' test, with C's float-to-int32 conversion: out of range, INT32_MIN on x86; saturated on Arm,
+        # so there a Clip without an upper bound (its quotient inf) is redundant where the zero point is 0.
         with np.errstate(over="ignore"):  # an absent bound is float32's largest: its quotient is inf, out of range
-            qmin, qmax = (_to_int32(np.rint(np.float64(v / scale))) + zero for v in (lo, hi))
+            qmin, qmax = (int(to_int32(np.rint(np.float64(v / scale)), self.platform)) + zero for v in (lo, hi))
         return _wrap32(qmin) <= info.min and _wrap32(qmax) >= info.max
 
     def _dropped(self, r):
@@ -375,10 +379,6 @@ class _Rules:
         if not self.along(w_dq, 0) or (b_dq is not None and not self.bias_ok(x_dq, w_dq, b_dq)):
             return None
         return ("QLinearConv", x_dq, w_dq, b_dq, q, clip)
-
-
-def _to_int32(v: float) -> int:
-    return int(v) if -(2**31) <= v < 2**31 else -(2**31)
 
 
 def _wrap32(v: int) -> int:

@@ -52,4 +52,4 @@ def move_to_uint8(model, rules, names):
     kept = [vi for vi in out.graph.value_info if vi.name not in names]
     del out.graph.value_info[:]
     out.graph.value_info.extend(kept)
-    return out, _Rules(out, rules.int8_allowed, info=info)
+    return out, _Rules(out, rules.int8_allowed, info=info, platform=rules.platform)
