@@ -109,16 +109,7 @@ STORED = [
 
 @pytest.mark.parametrize("case", STORED, ids=[f"{c[0]}-{c[1]}-{i}" for i, c in enumerate(STORED)])
 def test_stored_cases_that_tell_the_orders_apart(case):
-    name, kind, *scales, za, zb, zc, scalar = case
-    dtype = np.dtype(name).type
-    sa, sb, sc = (F32(float.fromhex(s)) for s in scales)
-    a, b = _grid(dtype)
-    if kind == "scalar":
-        a, b = a[::256], np.array([scalar], dtype)
-    elif kind == "swap":  # A a column against the full grid: A is held per row, so B is the kernel's vector
-        a, b = a[::256].reshape(256, 1), b.reshape(256, 256)
-    op_type = "QLinearMul" if kind == "mul" else "QLinearAdd"
-    _agree(op_type, [a, sa, dtype(za), b, sb, dtype(zb), sc, dtype(zc)])
+    _agree(*_stored_inputs(case))
 
 
 SHAPES = [
@@ -346,15 +337,20 @@ ARM_STORED = [
 
 
 def _stored_inputs(case):
+    """(operator, inputs) of a STORED or ARM_STORED case: every pair of codes, or, by its kind, one operand one code
+    ("scalar": B, "float-scalar": A, which the kernel then takes as its constant) or A a column against the grid
+    ("swap", "float-swap": A is held per row, so B is the kernel's vector)."""
     name, kind, *scales, za, zb, zc, scalar = case
     dtype = np.dtype(name).type
     sa, sb, sc = (F32(float.fromhex(s)) for s in scales)
     a, b = _grid(dtype)
-    if kind == "float-scalar":
-        a, b = np.array([scalar], dtype), a[::256]  # A is the one code: the kernel takes B as its vector
-    elif kind == "float-swap":
+    if kind == "scalar":
+        a, b = a[::256], np.array([scalar], dtype)
+    elif kind == "float-scalar":
+        a, b = np.array([scalar], dtype), a[::256]
+    elif kind.endswith("swap"):
         a, b = a[::256].reshape(256, 1), b.reshape(256, 256)
-    op_type = "QLinearMul" if kind == "mul-fused" else "QLinearAdd"
+    op_type = "QLinearMul" if kind in ("mul", "mul-fused") else "QLinearAdd"
     return op_type, [a, sa, dtype(za), b, sb, dtype(zb), sc, dtype(zc)]
 
 
