@@ -29,17 +29,22 @@ PYTHON = HOME / "root" / "usr" / "bin" / "python3.11"
 WORKER = Path(__file__).with_name("arm_ort_worker.py")
 DEFAULT_CPU = "max,sme=off"
 
-_workers: dict[str, _Worker] = {}
+SME_CPU = "max"  # with SME, on QEMU 11: ONNX Runtime then takes KleidiAI's SME kernels where it has them
+
+_workers: dict[tuple, _Worker] = {}
 
 
-def qemu() -> str | None:
+def qemu(sme: bool = False) -> str | None:
+    """qemu-aarch64; with ``sme``, the oracle installer's QEMU 11, whose SME is right."""
+    if sme:
+        return find_tool("INTDOT_QEMU_SME2", os.path.join(PREFIX, "qemu-unstable/usr/bin/qemu-aarch64"))
     return find_tool("INTDOT_QEMU", "/usr/bin/qemu-aarch64", "qemu-aarch64")
 
 
-def require() -> None:
+def require(sme: bool = False) -> None:
     """Skip (or, in CI, fail) the calling test unless QEMU and ONNX Runtime for AArch64 are both there."""
-    if qemu() is None:
-        missing("qemu-aarch64 (to run ONNX Runtime for AArch64)")
+    if qemu(sme) is None:
+        missing("qemu-aarch64" + (" with SME (QEMU 11 of the oracle installer)" if sme else "") + " for ONNX Runtime")
     if not PYTHON.exists() or not (HOME / "site" / "onnxruntime").is_dir():
         missing(f"ONNX Runtime for AArch64 under {HOME}", "run scripts/install-oracles.sh (as root) to install it")
 
@@ -49,9 +54,9 @@ class ArmOrtError(RuntimeError):
 
 
 class _Worker:
-    def __init__(self, cpu: str):
+    def __init__(self, cpu: str, sme: bool):
         self.log = tempfile.TemporaryFile()
-        cmd = [qemu(), "-cpu", cpu, "-L", str(HOME / "root"), "-E", f"PYTHONPATH={HOME / 'site'}"]
+        cmd = [qemu(sme), "-cpu", cpu, "-L", str(HOME / "root"), "-E", f"PYTHONPATH={HOME / 'site'}"]
         self.proc = subprocess.Popen(
             [*cmd, str(PYTHON), str(WORKER)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log
         )
@@ -81,10 +86,10 @@ class _Worker:
             self.proc.wait(timeout=30)
 
 
-def _worker(cpu: str) -> _Worker:
-    w = _workers.get(cpu)
+def _worker(cpu: str, sme: bool) -> _Worker:
+    w = _workers.get((cpu, sme))
     if w is None or w.proc.poll() is not None:
-        w = _workers[cpu] = _Worker(cpu)
+        w = _workers[cpu, sme] = _Worker(cpu, sme)
     return w
 
 
@@ -99,12 +104,14 @@ class Session:
 
     ``entries``: session config entries (``{"session.qdqisint8allowed": "0"}``); ``optimize=False`` turns the
     graph optimizer off; ``optimized_path``: where to write the graph ONNX Runtime runs, as
-    ``SessionOptions.optimized_model_filepath`` does (at once)."""
+    ``SessionOptions.optimized_model_filepath`` does (at once); ``sme``: run on QEMU 11 (``cpu`` then
+    :data:`SME_CPU` by default)."""
 
-    def __init__(self, model, cpu: str = DEFAULT_CPU, entries=None, optimize=True, optimized_path=None):
-        require()
+    def __init__(self, model, cpu: str | None = None, entries=None, optimize=True, optimized_path=None, sme=False):
+        require(sme)
         self.model = model if isinstance(model, bytes) else Path(model).read_bytes()
-        self.cpu = cpu
+        self.cpu = cpu or (SME_CPU if sme else DEFAULT_CPU)
+        self.sme = sme
         self.config = {"entries": dict(entries or {}), "optimize": optimize}
         if optimized_path is not None:
             answer = self._ask({}, save=True, run=False)
@@ -114,7 +121,7 @@ class Session:
         request = {f: np.asarray(v) for f, v in feeds.items()}
         request["__model__"] = np.frombuffer(self.model, np.uint8)
         request["__config__"] = np.array(json.dumps({**self.config, **flags}))
-        answer = _worker(self.cpu).ask(request)
+        answer = _worker(self.cpu, self.sme).ask(request)
         if "__error__" in answer:
             raise ArmOrtError(str(answer["__error__"]))
         return answer

@@ -44,17 +44,18 @@ def need():
     except ImportError:
         missing("onnxruntime and onnx", "pip install 'intdot[onnx]' (make test installs them)")
     if on_arm():
-        arm_ort.require()
+        arm_ort.require(sme=platform() == "arm-sme")
 
 
 def on_arm() -> bool:
-    """Whether the tests compare against ONNX Runtime for AArch64 (INTDOT_ORT=arm)."""
-    return WHERE.split(":")[0] == "arm"
+    """Whether the tests compare against ONNX Runtime for AArch64 (INTDOT_ORT=arm, or arm-sme: on QEMU 11's max
+    CPU, with SME)."""
+    return WHERE.split(":")[0] in ("arm", "arm-sme")
 
 
 def platform() -> str:
-    """intdot's ``platform=`` for the ONNX Runtime the tests compare against: "arm" or "x86"."""
-    return "arm" if on_arm() else "x86"
+    """intdot's ``platform=`` for the ONNX Runtime the tests compare against: "x86", "arm" or "arm-sme"."""
+    return WHERE.split(":")[0] if on_arm() else "x86"
 
 
 def _elem(x: np.ndarray) -> int:
@@ -104,8 +105,8 @@ def session(model, int8_allowed=None, optimize=True, optimized_path=None):
         model = model.SerializeToString()
     entries = {} if int8_allowed is None else {"session.qdqisint8allowed": "1" if int8_allowed else "0"}
     if on_arm():
-        cpu = WHERE.partition(":")[2] or arm_ort.DEFAULT_CPU
-        return arm_ort.Session(model, cpu, entries, optimize, optimized_path)
+        sme = platform() == "arm-sme"
+        return arm_ort.Session(model, WHERE.partition(":")[2] or None, entries, optimize, optimized_path, sme)
     import onnxruntime as ort
 
     so = ort.SessionOptions()

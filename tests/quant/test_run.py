@@ -130,25 +130,32 @@ def test_dynamic_quantization_matmul_integer(models, tmp_path, weights):
         assert np.array_equal(quant.run(path, x, op=op, platform=ort.platform())["logits"], want), op
 
 
+@pytest.mark.parametrize("platform", ["arm", "arm-sme"])
 @pytest.mark.parametrize("weights", ["uint8", "int8"])
-def test_dynamic_quantization_on_arm_adds_the_bias_in_one_rounding(models, tmp_path, weights):
+def test_dynamic_quantization_on_arm(models, tmp_path, weights, platform):
     """ONNX Runtime for AArch64 fuses quantize_dynamic's MatMulInteger -> Cast -> Mul -> Add and adds the bias by a
-    fused multiply-add (quant.dynamic_arm): platform="arm" gives its bits, which x86's, two roundings, miss."""
+    fused multiply-add; with SME it computes int8 weights through KleidiAI, each row of x quantized on its own
+    (quant.dynamic_arm). platform="arm" / "arm-sme" give its bits on a CPU without / with SME; x86's miss them."""
     from onnxruntime.quantization import QuantType
 
     from ..oracles import arm_ort
 
-    arm_ort.require()
+    sme = platform == "arm-sme"
+    arm_ort.require(sme)
     wt = QuantType.QUInt8 if weights == "uint8" else QuantType.QInt8
     path = _quantize(tmp_path, models["mlp"], "dynamic", weight_type=wt)
     x = np.random.default_rng(5).standard_normal((256, 64)).astype(np.float32) * 4
-    want = arm_ort.Session(path).run(None, {"pixels": x})[0]
-    arm = quant.run(path, x, op="usdot", platform="arm")["logits"]
-    assert np.array_equal(arm, want)
+    x[3] = 0  # a row of zeros: KleidiAI's scale 1
+    x[4] = np.abs(x[4])  # one sign only: its zero point at an end
+    want = arm_ort.Session(path, sme=sme).run(None, {"pixels": x})[0]
+    for op in ("usdot", "sdot4"):
+        assert np.array_equal(quant.run(path, x, op=op, platform=platform)["logits"], want), op
     assert not np.array_equal(quant.run(path, x, op="usdot")["logits"], want)
-    prepared = quant.prepare(path, platform="arm")
-    assert "MulAdd" in {n.op_type for n in prepared.model.graph.node}
-    assert {t for _, t in quant.model.integer_nodes(prepared, platform="arm")} == {"MatMulInteger"}
+    prepared = quant.prepare(path, platform=platform)
+    kleidi = sme and weights == "int8"
+    want_kinds = {"DynamicQuantizeMatMulSME"} if kleidi else {"MatMulInteger"}
+    assert {t for _, t in quant.model.integer_nodes(prepared, platform=platform)} == want_kinds
+    assert ("MulAdd" in {n.op_type for n in prepared.model.graph.node}) != kleidi
 
 
 def test_a_node_the_instruction_cannot_compute_is_named(models, tmp_path):

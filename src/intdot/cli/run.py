@@ -54,9 +54,10 @@ def register(subparsers) -> None:
     p.add_argument(
         "--platform",
         default="x86",
-        choices=("x86", "arm"),
+        choices=("x86", "arm", "arm-sme"),
         help="whose ONNX Runtime kernels the nodes compute where x86's and Arm's differ (QLinearAdd, pooling, "
-        "...): x86 (default) or arm (AArch64)",
+        "...): x86 (default), arm (AArch64), or arm-sme (an Arm CPU with SME: quantize_dynamic's int8 products "
+        "through KleidiAI)",
     )
     p.add_argument(
         "--qdq-int8-allowed",
@@ -64,7 +65,7 @@ def register(subparsers) -> None:
         default=None,
         help="rewrite int8-activation QDQ groups into int8 x int8 integer nodes (session.qdqisint8allowed=1), or "
         "(--no-qdq-int8-allowed) first move int8 activations to uint8; default: ONNX Runtime's on --platform "
-        "(on for arm, off for x86)",
+        "(on for Arm, off for x86)",
     )
     p.add_argument("--save", metavar="FILE.npz", help="write the outputs to an .npz file")
     p.add_argument("--json", action="store_true", help="print one JSON object with the outputs' values")
@@ -145,7 +146,7 @@ def run(args) -> int:
         raise OperandError(f"--seed {describe(args.seed)}: expected a non-negative integer")
     model = load(args.model)
     feed, source = _inputs(model, args.inputs, args.seed)
-    int8 = args.qdq_int8_allowed if args.qdq_int8_allowed is not None else args.platform == "arm"
+    int8 = args.qdq_int8_allowed if args.qdq_int8_allowed is not None else args.platform != "x86"
     settings = {"qdq_int8_allowed": int8, "platform": args.platform}
     model = prepare(model, **settings)  # its QDQ groups rewritten once, for the run and the report
     outputs = run_model(model, feed, op=args.op, target=args.target, requant=args.requant, **settings)

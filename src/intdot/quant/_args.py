@@ -147,14 +147,17 @@ def wrap32(x: np.ndarray) -> np.ndarray:
     return np.asarray(x).astype(np.int64).astype(np.uint32)
 
 
-# The CPU family whose ONNX Runtime kernels a function computes: their bits differ where MLAS has kernels of its
-# own for each (docs/differences.md, ONNX Runtime's table). x86 is the default everywhere.
-PLATFORMS = ("x86", "arm")
+# The CPU whose ONNX Runtime kernels a function computes: their bits differ where MLAS has kernels of its own for
+# each (docs/differences.md, ONNX Runtime's table). x86 is the default everywhere. An Arm CPU with SME runs the
+# same NEON kernels but for quantize_dynamic's int8 products (quant.dynamic_arm).
+PLATFORMS = ("x86", "arm", "arm-sme")
 
 
 def platform_of(platform) -> str:
-    """``platform`` checked: ``"x86"`` or ``"arm"``."""
-    return check_choice(platform, "platform", PLATFORMS)
+    """``platform`` checked (``"x86"``, ``"arm"`` or ``"arm-sme"``), as the family whose kernels the operators
+    compute: ``"arm"`` for both Arm values."""
+    p = check_choice(platform, "platform", PLATFORMS)
+    return "arm" if p == "arm-sme" else p
 
 
 def to_int32(v: np.ndarray, platform: str) -> np.ndarray:

@@ -238,6 +238,13 @@ def _overrides(op, target, requant, opset, platform):
         def _run(self, a, b, c):
             return (fma32(a, b, c),)
 
+    class DynamicQuantizeMatMulSME(OpRun):
+        op_domain = dynamic_arm.DOMAIN  # quantize_dynamic's MatMul as KleidiAI computes it on Arm with SME
+
+        def _run(self, x, w, w_scale, bias=None):
+            kw = {"op": op, "target": target}
+            return (named(self, lambda: dynamic_arm.dynamic_quantize_matmul_sme(x, w, w_scale, bias, **kw)),)
+
     class QuantizeLinear(OpRun):
         def _run(self, x, y_scale, y_zero_point=None, **_):
             kw = {"axis": int(_attr(self, "axis", 1)), "block_size": int(_attr(self, "block_size", 0) or 0)}
@@ -274,6 +281,7 @@ def _overrides(op, target, requant, opset, platform):
         QLinearSoftmax,
         QLinearWhere,
         MulAdd,
+        DynamicQuantizeMatMulSME,
         QuantizeLinear,
         DequantizeLinear,
         DynamicQuantizeLinear,
@@ -398,14 +406,16 @@ def prepare(model, *, qdq_int8_allowed: bool | None = None, platform: str = "x86
     """``model`` loaded and its QDQ groups rewritten once, for several calls of :func:`run` and
     :func:`integer_nodes` (the rewrite reads every node and infers every shape); the arguments are
     :func:`run`'s."""
+    from ._args import platform_of
     from .qdq import fuse
 
     int8 = _int8_allowed(qdq_int8_allowed, platform)
-    fused = fuse(load(model), int8_allowed=int8, platform=platform)
-    if platform == "arm":
+    family = platform_of(platform)
+    fused = fuse(load(model), int8_allowed=int8, platform=family)
+    if family == "arm":
         from .dynamic_arm import fuse_bias
 
-        fused = fuse_bias(fused)
+        fused = fuse_bias(fused, sme=platform == "arm-sme")
     return Prepared(fused, int8, platform)
 
 
@@ -426,7 +436,7 @@ def integer_nodes(model, *, qdq_int8_allowed: bool | None = None, platform: str 
     """(name, type) of the nodes that run through the instruction, after the QDQ rewrite (as :func:`run`); ``model``
     may be a :class:`Prepared` one."""
     m = _fused(model, qdq_int8_allowed, platform)
-    return [(n.name, n.op_type) for n in m.graph.node if n.op_type in INTEGER]
+    return [(n.name, n.op_type) for n in m.graph.node if n.op_type in (*INTEGER, "DynamicQuantizeMatMulSME")]
 
 
 def _opset(model) -> int:
@@ -479,9 +489,10 @@ def run(
         activations become integer nodes (:mod:`intdot.quant.qdq`): False moves int8 activation pairs to uint8
         first and leaves int8 x int8 groups it cannot move in float; True runs them as int8. By default, ONNX
         Runtime's on ``platform``: False on x86, True on Arm.
-    platform : {"x86", "arm"}
-        The CPU family whose ONNX Runtime kernels the nodes compute, where its kernels for the two differ
-        (``docs/differences.md``): x86 (its AVX2/AVX-512 kernels, the default) or Arm (AArch64, NEON).
+    platform : {"x86", "arm", "arm-sme"}
+        The CPU whose ONNX Runtime kernels the nodes compute, where its kernels differ (``docs/differences.md``):
+        x86 (its AVX2/AVX-512 kernels, the default), Arm (AArch64, NEON), or Arm with SME (the same, but
+        quantize_dynamic's int8 products through KleidiAI's kernel: :mod:`intdot.quant.dynamic_arm`).
 
     Returns
     -------

@@ -60,6 +60,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._args import platform_of
 from .qdq_rules import _FLOAT_TYPE, _op, _Rules, _zp
 
 
@@ -73,6 +74,7 @@ def fuse(model, *, int8_allowed: bool = False, platform: str = "x86"):
     from .qdq_s8u8 import move_to_uint8
     from .qdq_unary import unary_group, unary_node
 
+    platform = platform_of(platform)  # the kernel family: "arm" for both Arm values
     rules = _Rules(model, int8_allowed, platform=platform)
     # ONNX Runtime moves int8 activation pairs to uint8 before it fuses (x86): QLinearAdd's and QLinearAveragePool's
     # bits depend on it (they add the zero point in float), QLinearAdd/QLinearMul/QLinearConcat nodes take one
