@@ -146,9 +146,10 @@ def run(args) -> int:
         raise OperandError(f"--seed {describe(args.seed)}: expected a non-negative integer")
     model = load(args.model)
     feed, source = _inputs(model, args.inputs, args.seed)
-    int8 = args.qdq_int8_allowed if args.qdq_int8_allowed is not None else args.platform != "x86"
+    # Its QDQ groups rewritten once, for the run and the report; without the flag, the platform's default.
+    model = prepare(model, qdq_int8_allowed=args.qdq_int8_allowed, platform=args.platform)
+    int8 = model.qdq_int8_allowed
     settings = {"qdq_int8_allowed": int8, "platform": args.platform}
-    model = prepare(model, **settings)  # its QDQ groups rewritten once, for the run and the report
     outputs = run_model(model, feed, op=args.op, target=args.target, requant=args.requant, **settings)
     try:
         rec = catalog.find(args.op)

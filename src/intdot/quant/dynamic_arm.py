@@ -39,8 +39,10 @@ def _other(node, name):
     return b if a == name else a
 
 
-def _chain(g: _Graph, mmi):
-    """(Mul, Add, scale, bias) of the fusable chain after MatMulInteger ``mmi``, or None."""
+def _walk(g: _Graph, mmi):
+    """(DynamicQuantizeLinear, Cast, scale Mul, Mul, bias Add or None, bias or "") of quantize_dynamic's chain after
+    MatMulInteger ``mmi``, or None where it is not one: each value from the MatMulInteger on read once, the scale a
+    Mul of the DynamicQuantizeLinear's, the bias a constant of the shape the fusion takes."""
     dql = g.producer.get(mmi.input[0])
     if not _op(dql, "DynamicQuantizeLinear") or dql.output[0] != mmi.input[0]:
         return None
@@ -50,25 +52,32 @@ def _chain(g: _Graph, mmi):
     mul = g.only_reader(cast.output[0])
     if not _op(mul, "Mul") or len(mul.input) != 2:
         return None
-    scale = _other(mul, cast.output[0])
-    scale_node = g.producer.get(scale)
+    scale_node = g.producer.get(_other(mul, cast.output[0]))
     if not _op(scale_node, "Mul") or dql.output[1] not in scale_node.input:
         return None
     add = g.only_reader(mul.output[0])
-    if not _op(add, "Add") or len(add.input) != 2:
+    bias = _other(add, mul.output[0]) if _op(add, "Add") and len(add.input) == 2 else ""
+    if not (bias in g.const and _bias_shape(g.const.shape(bias))):
+        add, bias = None, ""
+    return dql, cast, scale_node, mul, add, bias
+
+
+def _chain(g: _Graph, mmi):
+    """(Mul, Add, scale, Cast's output, bias) of a chain whose scale and bias :func:`fuse_bias` fuses, or None."""
+    walked = _walk(g, mmi)
+    if walked is None or walked[4] is None:
         return None
-    bias = _other(add, mul.output[0])
-    if bias not in g.const or not _bias_shape(g.const.shape(bias)):
-        return None
-    return mul, add, scale, cast.output[0], bias
+    _, cast, scale_node, mul, add, bias = walked
+    return mul, add, scale_node.output[0], cast.output[0], bias
 
 
 def _sme_chain(g: _Graph, mmi):
     """(the nodes KleidiAI's fused node replaces, x, W, w_scale, bias or "", its output) after MatMulInteger
     ``mmi``, or None (module docstring)."""
-    dql = g.producer.get(mmi.input[0])
-    if not _op(dql, "DynamicQuantizeLinear") or len(mmi.input) < 2 or mmi.input[0] != dql.output[0]:
+    walked = _walk(g, mmi)
+    if walked is None:
         return None
+    dql, cast, scale_node, mul, add, bias = walked
     w = mmi.input[1]
     wz = mmi.input[3] if len(mmi.input) > 3 else ""
     if w not in g.const or g.const.dtype(w) != np.int8 or len(g.const.shape(w)) != 2:
@@ -77,27 +86,13 @@ def _sme_chain(g: _Graph, mmi):
         return None
     if g.only_reader(dql.output[0]) is not mmi or (len(mmi.input) > 2 and g.only_reader(dql.output[2]) is not mmi):
         return None
-    cast = g.only_reader(mmi.output[0])
-    if not _op(cast, "Cast") or _attr(cast, "to", 0) != 1:
-        return None
-    mul = g.only_reader(cast.output[0])
-    if not _op(mul, "Mul") or len(mul.input) != 2:
-        return None
-    scale_node = g.producer.get(_other(mul, cast.output[0]))
-    if not _op(scale_node, "Mul") or g.only_reader(scale_node.output[0]) is not mul:
-        return None
-    if g.only_reader(dql.output[1]) is not scale_node:
+    if g.only_reader(scale_node.output[0]) is not mul or g.only_reader(dql.output[1]) is not scale_node:
         return None
     ws = _other(scale_node, dql.output[1])
     if ws not in g.const or np.any(g.const[ws] < 0):
         return None
-    nodes, bias, out = [dql, scale_node, mmi, cast, mul], "", mul.output[0]
-    add = g.only_reader(mul.output[0])
-    if _op(add, "Add") and len(add.input) == 2:
-        b = _other(add, mul.output[0])
-        if b in g.const and _bias_shape(g.const.shape(b)):
-            nodes, bias, out = [*nodes, add], b, add.output[0]
-    return nodes, dql.input[0], w, ws, bias, out
+    nodes = [dql, scale_node, mmi, cast, mul, *([add] if add is not None else [])]
+    return nodes, dql.input[0], w, ws, bias, (mul if add is None else add).output[0]
 
 
 def dynamic_quantize_matmul_sme(x, w, w_scale, bias=None, *, op, target=None) -> np.ndarray:

@@ -33,7 +33,9 @@ def _names(names) -> str:
     return describe_all(names, show=lambda n: quote(str(n), marks=False))
 
 
-INTEGER = ("MatMulInteger", "QLinearMatMul", "ConvInteger", "QLinearConv", "QGemm")
+# The nodes whose products run through the instruction (the last is intdot's rewrite of quantize_dynamic's chain
+# on Arm with SME, quant.dynamic_arm).
+INTEGER = ("MatMulInteger", "QLinearMatMul", "ConvInteger", "QLinearConv", "QGemm", "DynamicQuantizeMatMulSME")
 # ONNX Runtime's own operators that run here (what its optimizer makes of QDQ Gemm, Add and Mul groups).
 _MS_DOMAIN = "com.microsoft"
 _INTDOT_DOMAIN = "ai.intdot"  # intdot's own rewrite: quant.dynamic_arm
@@ -136,6 +138,8 @@ def _overrides(op, target, requant, opset, platform):
     from .qlinear_concat import qlinear_concat  # the package exports the function under the module's name
     from .qlinear_softmax import qlinear_softmax  # the same
 
+    requantizing = {"op": op, "target": target, "requant": requant, "platform": platform}
+
     def named(node_run, fn):
         """Bad input to an integer node is reported with the node's name and type."""
         try:
@@ -150,11 +154,7 @@ def _overrides(op, target, requant, opset, platform):
 
     class QLinearMatMul(OpRun):
         def _run(self, *args):
-            return (
-                named(
-                    self, lambda: matmul.qlinear_matmul(*args, op=op, target=target, requant=requant, platform=platform)
-                ),
-            )
+            return (named(self, lambda: matmul.qlinear_matmul(*args, **requantizing)),)
 
     class ConvInteger(OpRun):
         def _run(self, x, w, x_zero_point=None, w_zero_point=None, **_):
@@ -166,8 +166,7 @@ def _overrides(op, target, requant, opset, platform):
     class QLinearConv(OpRun):
         def _run(self, *args, **_):
             kw = _conv_attrs(self)
-            kw.update(op=op, target=target, requant=requant, platform=platform)
-            return (named(self, lambda: conv.qlinear_conv(*args, **kw)),)
+            return (named(self, lambda: conv.qlinear_conv(*args, **kw, **requantizing)),)
 
     class _Microsoft(OpRun):
         op_domain = _MS_DOMAIN  # ONNX Runtime's operators
@@ -175,8 +174,7 @@ def _overrides(op, target, requant, opset, platform):
     class QGemm(_Microsoft):
         def _run(self, *args, **_):
             kw = {k: _attr(self, k, d) for k, d in (("alpha", 1.0), ("transA", 0), ("transB", 0))}
-            kw.update(op=op, target=target, requant=requant, platform=platform)
-            return (named(self, lambda: quant_gemm.qgemm(*args, **kw)),)
+            return (named(self, lambda: quant_gemm.qgemm(*args, **kw, **requantizing)),)
 
     class QLinearAdd(_Microsoft):
         def _run(self, *args):
@@ -436,7 +434,7 @@ def integer_nodes(model, *, qdq_int8_allowed: bool | None = None, platform: str 
     """(name, type) of the nodes that run through the instruction, after the QDQ rewrite (as :func:`run`); ``model``
     may be a :class:`Prepared` one."""
     m = _fused(model, qdq_int8_allowed, platform)
-    return [(n.name, n.op_type) for n in m.graph.node if n.op_type in (*INTEGER, "DynamicQuantizeMatMulSME")]
+    return [(n.name, n.op_type) for n in m.graph.node if n.op_type in INTEGER]
 
 
 def _opset(model) -> int:

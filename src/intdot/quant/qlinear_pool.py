@@ -192,7 +192,7 @@ def qlinear_average_pool(
     ...                      kernel_shape=[2], strides=[2]).tolist()     # means 1.5 and 5.5, over 0.5
     [[[3, 11]]]
     """
-    arm = _args.platform_of(platform) == "arm"
+    platform = _args.platform_of(platform)
     x, last = _input(X, channels_last)
     sx, zx, sy, zy = _params(x_scale, x_zero_point, y_scale, y_zero_point, x.dtype)
     nsp = x.ndim - 2
@@ -251,5 +251,5 @@ def qlinear_average_pool(
     with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
         v = (acc / count.astype(F32)).astype(F32)
         v = ((v / sy).astype(F32) + F32(zy)).astype(F32)
-    y = _args.to_codes(v, x.dtype, "arm" if arm else "x86")
+    y = _args.to_codes(v, x.dtype, platform)
     return np.moveaxis(y, 1, -1) if last else y
