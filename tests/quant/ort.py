@@ -17,8 +17,8 @@ import numpy as np
 from ..oracles import arm_ort, missing
 
 # Which ONNX Runtime the tests compare against: this machine's, or (INTDOT_ORT=arm, or arm:<QEMU CPU model> such
-# as arm:neoverse-n1) ONNX Runtime for AArch64 under qemu-user, whose kernels and defaults are Arm's
-# (tests/oracles/arm_ort.py). tests/quant/test_ort_arm.py runs a share of the suite's cases there every time.
+# as arm:neoverse-n1, or arm-sme) ONNX Runtime for AArch64 under qemu-user, whose kernels and defaults are Arm's
+# (tests/oracles/arm_ort.py). make test runs tests/quant both ways; the Arm tests (arm=True) use it every time.
 WHERE = os.environ.get("INTDOT_ORT", "host")
 
 _TYPES = {
@@ -96,14 +96,17 @@ def node_model(
     return helper.make_model(graph, ir_version=10 if opset <= 22 else 11, opset_imports=opsets)
 
 
-def session(model, int8_allowed=None, optimize=True, optimized_path=None):
+def session(model, int8_allowed=None, optimize=True, optimized_path=None, arm=False):
     """``model`` (a ModelProto, its bytes or a path) ready to run on one thread, by the ONNX Runtime the tests
-    compare against (:data:`WHERE`). ``int8_allowed``: ``session.qdqisint8allowed`` (None: the platform's default,
-    0 on x86 and 1 on Arm); ``optimize=False`` turns the graph optimizer off; ``optimized_path``: where to write
-    the graph it runs."""
+    compare against (:data:`WHERE`), or with ``arm`` by ONNX Runtime for AArch64 (its default CPU) whatever
+    :data:`WHERE` says. ``int8_allowed``: ``session.qdqisint8allowed`` (None: the platform's default, 0 on x86 and
+    1 on Arm); ``optimize=False`` turns the graph optimizer off; ``optimized_path``: where to write the graph it
+    runs."""
     if not isinstance(model, (bytes, str, os.PathLike)):
         model = model.SerializeToString()
     entries = {} if int8_allowed is None else {"session.qdqisint8allowed": "1" if int8_allowed else "0"}
+    if arm:
+        return arm_ort.Session(model, None, entries, optimize, optimized_path)
     if on_arm():
         sme = platform() == "arm-sme"
         return arm_ort.Session(model, WHERE.partition(":")[2] or None, entries, optimize, optimized_path, sme)
@@ -124,13 +127,13 @@ def session(model, int8_allowed=None, optimize=True, optimized_path=None):
     )
 
 
-def run(op_type: str, inputs: list, attrs: dict | None = None, out_type=None, **options):
-    """The node's output computed by ONNX Runtime; ``options`` are :func:`node_model`'s (the inputs named in
-    ``const`` are not fed)."""
+def run(op_type: str, inputs: list, attrs: dict | None = None, out_type=None, arm=False, **options):
+    """The node's output computed by ONNX Runtime (with ``arm``, for AArch64: :func:`session`); ``options`` are
+    :func:`node_model`'s (the inputs named in ``const`` are not fed)."""
     model = node_model(op_type, inputs, attrs, out_type, **options)
     const = options.get("const", ())
     feed = {f"in{i}": np.asarray(v) for i, v in enumerate(inputs) if v is not None and i not in const}
-    return session(model).run(None, feed)[0]
+    return session(model, arm=arm).run(None, feed)[0]
 
 
 def _down(x):

@@ -26,22 +26,16 @@ def _oracle():
     ort.need()
 
 
-def onnxruntime_binary(op_type, ins):
-    """ONNX Runtime's kernel on ``ins`` (A, A_scale, A_zp, B, B_scale, B_zp, C_scale, C_zp), all fed as inputs."""
-    return ort.run(op_type, ins, out_type=ort._elem(np.asarray(ins[0])), domain="com.microsoft")
-
-
-def arm_binary(op_type, ins):
-    """ONNX Runtime for AArch64's kernel on ``ins``, whatever ``INTDOT_ORT`` says."""
-    model = ort.node_model(op_type, ins, out_type=ort._elem(np.asarray(ins[0])), domain="com.microsoft")
-    feeds = {f"in{i}": np.asarray(v) for i, v in enumerate(ins)}
-    return arm_ort.Session(model.SerializeToString()).run(None, feeds)[0]
+def onnxruntime_binary(op_type, ins, arm=False):
+    """ONNX Runtime's kernel on ``ins`` (A, A_scale, A_zp, B, B_scale, B_zp, C_scale, C_zp), all fed as inputs: the
+    run's, or with ``arm`` ONNX Runtime for AArch64's whatever ``INTDOT_ORT`` says."""
+    return ort.run(op_type, ins, out_type=ort._elem(np.asarray(ins[0])), arm=arm, domain="com.microsoft")
 
 
 def _agree(op_type, ins, arm=False):
     """intdot's bits are ONNX Runtime's: the run's (``platform=ort.platform()``), or with ``arm`` those of ONNX
     Runtime for AArch64 (``platform="arm"``)."""
-    want = arm_binary(op_type, ins) if arm else onnxruntime_binary(op_type, ins)
+    want = onnxruntime_binary(op_type, ins, arm)
     got = OPS[op_type](*ins, platform="arm" if arm else ort.platform())
     assert got.dtype == want.dtype and got.shape == want.shape
     bad = np.flatnonzero(got.ravel() != want.ravel())

@@ -23,16 +23,14 @@ def _oracle():
     ort.need()
 
 
-def onnxruntime_node(op_type, ins, attrs=None):
-    """ONNX Runtime's kernel on ``ins`` (X, x_scale, x_zp, y_scale, y_zp), all fed as inputs."""
-    return ort.run(op_type, ins, attrs, ort._elem(np.asarray(ins[0])), domain="com.microsoft")
+def onnxruntime_node(op_type, ins, attrs=None, arm=False):
+    """ONNX Runtime's kernel on ``ins`` (X, x_scale, x_zp, y_scale, y_zp), all fed as inputs: the run's, or with
+    ``arm`` ONNX Runtime for AArch64's whatever ``INTDOT_ORT`` says."""
+    return ort.run(op_type, ins, attrs, ort._elem(np.asarray(ins[0])), arm=arm, domain="com.microsoft")
 
 
 def arm_node(op_type, ins, attrs=None):
-    """ONNX Runtime for AArch64's kernel on ``ins``, whatever ``INTDOT_ORT`` says."""
-    model = ort.node_model(op_type, ins, attrs, ort._elem(np.asarray(ins[0])), domain="com.microsoft")
-    feeds = {f"in{i}": np.asarray(v) for i, v in enumerate(ins)}
-    return arm_ort.Session(model.SerializeToString()).run(None, feeds)[0]
+    return onnxruntime_node(op_type, ins, attrs, arm=True)
 
 
 REFUSALS = ("out of computation range", "ImageSize too large")
