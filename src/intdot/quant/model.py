@@ -132,6 +132,7 @@ def _conv_attrs(node_run) -> dict:
 
 def _overrides(op, target, requant, opset, platform):
     from onnx.reference.op_run import OpRun
+    from onnx.reference.ops.op_max_pool import MaxPool as _ReferenceMaxPool
 
     from . import conv, dynamic_arm, linear, matmul, qlinear_binary, qlinear_lookup, qlinear_pool, quant_gemm
     from .fma import fma32
@@ -263,6 +264,15 @@ def _overrides(op, target, requant, opset, platform):
         def _run(self, x):
             return named(self, lambda: linear.dynamic_quantize_linear(x))
 
+    class MaxPool(_ReferenceMaxPool):
+        """QOperator models pool int8/uint8 codes; onnx.reference pads with NaN, which no integer array holds."""
+
+        def _run(self, x, **kw):
+            if x.dtype.kind not in "iu":
+                return super()._run(x, **kw)
+            y, *rest = super()._run(x.astype(np.float64), **kw)  # exact for every 8- and 16-bit code
+            return (y.astype(x.dtype), *rest)
+
     return [
         MatMulInteger,
         QLinearMatMul,
@@ -283,6 +293,7 @@ def _overrides(op, target, requant, opset, platform):
         QuantizeLinear,
         DequantizeLinear,
         DynamicQuantizeLinear,
+        MaxPool,
     ]
 
 
