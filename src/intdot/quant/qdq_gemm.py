@@ -13,7 +13,7 @@ Three of its passes, in its order:
    quotient past int32, or NaN, is INT32_MIN, as x86's conversion gives) through a ``DequantizeLinear`` of that
    scale, whether or not the group is then fused.
 3. Its Gemm selector: every input of the Gemm from a ``DequantizeLinear``, the bias's int32 (added as it is:
-   its scale and zero point are not read), ``beta`` 1 where there is a bias, x and the output (if there is a
+   its scale and zero point are not read), ``alpha`` and ``beta`` 1 where there is a bias, x and the output (if there is a
    ``QuantizeLinear``) of one 8-bit type, int8 x needing int8 weights (``qdqisint8allowed`` plays no part), zero
    points of x and w given, x and the output per tensor, w per tensor or per output column.  Without a
    ``QuantizeLinear`` the QGemm has a float output.  (ONNX Runtime also fuses a square weight whose scales run
@@ -172,7 +172,7 @@ def gemm_group(rules, v: GemmView):
     tx, tw = rules.qtype(x_dq.input[0]), rules.qtype(w_dq.input[0])
     if tx not in (np.int8, np.uint8) or tw not in (np.int8, np.uint8) or (tx == np.int8 and tw != np.int8):
         return None
-    if b_dq is not None and (g.dtype(b_dq.input[0]) != np.int32 or float(v.attrs["beta"]) != 1.0):
+    if b_dq is not None and (g.dtype(b_dq.input[0]) != np.int32 or (v.attrs["alpha"], v.attrs["beta"]) != (1.0, 1.0)):
         return None
     q, clip = rules.output_q(v.last)
     if q is False or _zp(x_dq) is None or _zp(w_dq) is None:
