@@ -212,3 +212,39 @@ def test_qoperator_models_run(dtype, channels_last):
     x = np.random.default_rng(2).integers(info.min, info.max + 1, shape).astype(dtype)
     want = ort.session(model).run(None, {"x": x})[0]
     np.testing.assert_array_equal(quant.run(model, x, op="usdot", platform=ort.platform())["y"], want)
+
+
+CODES_IN_OUT = {
+    "GlobalAveragePool": ({}, "QLinearGlobalAveragePool"),
+    "AveragePool": ({"kernel_shape": [2, 2]}, "QLinearAveragePool"),
+    "Sigmoid": ({}, "QLinearSigmoid"),
+    "LeakyRelu": ({"alpha": 0.1}, "QLinearLeakyRelu"),
+    "Softmax": ({"axis": -1}, "QLinearSoftmax"),
+}
+
+
+@pytest.mark.parametrize("int8_allowed", [False, True], ids=["x86 default", "qdqisint8allowed"])
+@pytest.mark.parametrize("op", sorted(CODES_IN_OUT))
+def test_int8_codes_in_and_out_fuse_whatever_int8_is_allowed(op, int8_allowed, tmp_path):
+    """int8 graph input -> DQ -> op -> Q -> int8 graph output: no Q -> DQ pair for ONNX Runtime to move to uint8,
+    and its one-input selector does not read ``qdqisint8allowed``, so the group fuses as int8 on x86 too."""
+    from onnx import helper
+
+    attrs, kind = CODES_IN_OUT[op]
+    y_scale = 1 / 256 if op in ("Sigmoid", "Softmax") else 0.06
+    inits = {"s0": np.array(0.05, F32), "z0": np.array(-10, I8), "s1": np.array(y_scale, F32), "z1": np.array(3, I8)}
+    nodes = [
+        helper.make_node("DequantizeLinear", ["x", "s0", "z0"], ["d"]),
+        helper.make_node(op, ["d"], ["t"], **attrs),
+        helper.make_node("QuantizeLinear", ["t", "s1", "z1"], ["y"]),
+    ]
+    graph_in = [helper.make_tensor_value_info("x", 3, [2, 3, 6, 6])]
+    model = qdq_harness.make_model(nodes, graph_in, [helper.make_tensor_value_info("y", 3, None)], inits)
+    fused = partial(qdq_harness.ort_kinds, fused={kind})
+    assert fused(model, tmp_path, int8_allowed) == [kind], "ONNX Runtime changed: update the rule"
+    assert qdq_harness.intdot_kinds(model, int8_allowed, fused={kind}) == [kind]
+    x = np.random.default_rng(5).integers(-128, 128, (2, 3, 6, 6)).astype(I8)
+    x[0, 0] = np.resize(np.array([-128, 127], I8), (6, 6))  # the extremes side by side
+    want = _session(model, int8_allowed).run(None, {"x": x})[0]
+    got = quant.run(model, x, op="sdot4", platform=ort.platform(), qdq_int8_allowed=int8_allowed)["y"]
+    np.testing.assert_array_equal(got, want)

@@ -34,7 +34,7 @@ differ in rounding, so whether a group is rewritten decides the bits.  What it r
   :mod:`intdot.quant.qlinear_binary`).
 - ``DQ(x) -> GlobalAveragePool/AveragePool/Sigmoid/LeakyRelu -> Q`` becomes ``com.microsoft:QLinearGlobalAveragePool``
   / ``QLinearAveragePool`` / ``QLinearSigmoid`` / ``QLinearLeakyRelu`` when x and the output have one 8-bit type
-  (uint8 after the int8 move; int8 only with ``int8_allowed``) and one-element parameters; its int8 pairs are moved
+  (after the int8 move, whatever ``int8_allowed`` says) and one-element parameters; its int8 pairs are moved
   too, since QLinearAveragePool adds the zero point in float32 (:mod:`intdot.quant.qdq_unary`,
   :mod:`intdot.quant.qlinear_pool`, :mod:`intdot.quant.qlinear_lookup`).
 - ``DQ(x0), DQ(x1), ... -> Concat -> Q`` becomes ``com.microsoft:QLinearConcat`` when every input is dequantized,

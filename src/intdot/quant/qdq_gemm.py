@@ -13,11 +13,12 @@ Three of its passes, in its order:
    quotient past int32, or NaN, is INT32_MIN, as x86's conversion gives) through a ``DequantizeLinear`` of that
    scale, whether or not the group is then fused.
 3. Its Gemm selector: every input of the Gemm from a ``DequantizeLinear``, the bias's int32 (added as it is:
-   its scale and zero point are not read), ``alpha`` and ``beta`` 1 where there is a bias, x and the output (if there is a
-   ``QuantizeLinear``) of one 8-bit type, int8 x needing int8 weights (``qdqisint8allowed`` plays no part), zero
-   points of x and w given, x and the output per tensor, w per tensor or per output column.  Without a
-   ``QuantizeLinear`` the QGemm has a float output.  (ONNX Runtime also fuses a square weight whose scales run
-   along the other axis, and reads them per column: that runs in float here, as written.)
+   its scale and zero point are not read), ``alpha`` and ``beta`` 1 where there is a bias (its kernel would scale
+   the bias by alpha too), x and the output (if there is a ``QuantizeLinear``) of one 8-bit type, int8 x
+   needing int8 weights (``qdqisint8allowed`` plays no part), zero points of x and w given, x and the output per
+   tensor, w per tensor or per output column.  Without a ``QuantizeLinear`` the QGemm has a float output.
+   (ONNX Runtime also fuses a square weight whose scales run along the other axis, and reads them per column:
+   that runs in float here, as written.)
 """
 
 from __future__ import annotations

@@ -9,8 +9,9 @@ each condition against the graph ONNX Runtime writes):
   gives each reader its own copy);
 - one ``QuantizeLinear`` reads the output, which goes nowhere else and is no graph output (a Relu/Clip between
   them that the quantization makes redundant is dropped first, as for MatMul);
-- input and output of one 8-bit type as ONNX Runtime sees them, after moving int8 pairs to uint8 (x86); int8
-  only with ``session.qdqisint8allowed`` (then nothing is moved, and int8 groups are fused as int8);
+- input and output of one 8-bit type as ONNX Runtime sees them, after moving int8 pairs to uint8 (x86; with
+  ``session.qdqisint8allowed`` nothing is moved); the selector itself does not read that option, so int8 codes
+  from a graph input to a graph output (no Q -> DQ pair to move) fuse as int8 on x86 too;
 - its selector reads no scale or zero point shape.  Here a group is fused only where ONNX Runtime's kernel then
   runs: scales and zero points of one element (float32 scales), constant or not.  Measured: ONNX Runtime also
   fuses a group whose x is quantized per channel and then fails (QLinearGlobalAveragePool at run time, "x_scale
@@ -23,8 +24,6 @@ each condition against the graph ONNX Runtime writes):
 
 from __future__ import annotations
 
-import numpy as np
-
 from .qdq_binary import _rank0
 from .qdq_rules import EIGHT_BIT, _op
 
@@ -35,7 +34,6 @@ KINDS = {
     "LeakyRelu": "QLinearLeakyRelu",
     "Softmax": "QLinearSoftmax",
 }
-_U8 = np.dtype(np.uint8)
 
 
 def unary_group(rules, n):
@@ -50,7 +48,7 @@ def unary_group(rules, n):
     if q is None or q is False:
         return None
     t = rules.qtype(dq.input[0])
-    if t not in EIGHT_BIT or t != rules.q_out_type(q) or (t != _U8 and not rules.int8_allowed):
+    if t not in EIGHT_BIT or t != rules.q_out_type(q):
         return None
     if not all(rules.per_tensor(d) for d in (dq, q)):
         return None  # ONNX Runtime fuses it, and its kernel then fails (module docstring)
