@@ -40,7 +40,9 @@ differ in rounding, so whether a group is rewritten decides the bits.  What it r
 - ``DQ(x0), DQ(x1), ... -> Concat -> Q`` becomes ``com.microsoft:QLinearConcat`` when every input is dequantized,
   all inputs and the output have one 8-bit type (after the int8 move; no ``int8_allowed`` test) and one-element
   parameters (:mod:`intdot.quant.qdq_concat`, :mod:`intdot.quant.qlinear_concat`).
-- Before any of these, two pairs in a row, ``Q1 -> DQ1 -> Q2 -> DQ2``, become one on a scale and zero point
+- Before any of these, Q/DQ pairs are copied across Reshape, Transpose, Squeeze, Unsqueeze, Slice and MaxPool
+  so that the groups around them fuse (its QDQPropagationTransformer, :mod:`intdot.quant.qdq_propagate`), and
+  two pairs in a row, ``Q1 -> DQ1 -> Q2 -> DQ2``, become one on a scale and zero point
   computed from both (its DoubleQDQPairsRemover, :mod:`intdot.quant.qdq_double`): where the pairs differ, the
   values change.
 - Constants are initializers and ``Constant`` nodes (ONNX Runtime folds those into initializers); below IR version
@@ -75,11 +77,12 @@ def fuse(model, *, int8_allowed: bool = False, platform: str = "x86"):
     from .qdq_concat import concat_group, concat_node
     from .qdq_double import remove_double_pairs
     from .qdq_gemm import gemm_group, gemm_view, qgemm_nodes, quantize_biases
+    from .qdq_propagate import propagate
     from .qdq_s8u8 import move_to_uint8
     from .qdq_unary import unary_group, unary_node
 
     platform = platform_of(platform)  # the kernel family: "arm" for both Arm values
-    model = remove_double_pairs(model)  # ONNX Runtime's first QDQ pass, at every level
+    model = propagate(remove_double_pairs(model))  # ONNX Runtime's first two QDQ passes, at every level
     rules = _Rules(model, int8_allowed, platform=platform)
     # ONNX Runtime moves int8 activation pairs to uint8 before it fuses (x86): QLinearAdd's and QLinearAveragePool's
     # bits depend on it (they add the zero point in float), QLinearAdd/QLinearMul/QLinearConcat nodes take one
