@@ -25,21 +25,38 @@ def _init(name, value):
     return numpy_helper.from_array(np.asarray(value), name)
 
 
-def matmul_then(ops, *, x_type=U8, reader=False, out_too=False, axis_q=False, opset=21):
-    """x -> Q -> DQ, DQ(w) -> MatMul -> ops... -> Q -> DQ -> y (``ops``: (op_type, extra inputs, attributes));
-    ``reader``: the MatMul output is read by a Relu too; ``out_too``: the last op's output is a graph output;
-    ``axis_q``: the output Q's parameters per axis."""
+def _operands(x_type, seed):
+    """x's pair (zero point the middle of the type, 3 for int8) and the int8 weight's DQ, as initializers."""
+    zx = 128 if x_type == U8 else 3
+    w = np.random.default_rng(seed).integers(-90, 91, (32, 24)).astype(I8)
+    return [_init("sx", F32(0.05)), _init("zx", x_type(zx)), _init("w", w), _init("sw", F32(0.01)), _init("zw", I8(0))]
+
+
+def _moves(ops, inits):
+    """The nodes t0 -> ops... -> t{len(ops)}; ``ops``: (op_type, constant inputs, attributes)."""
     from onnx import helper
 
-    rng = np.random.default_rng(4)
-    zx = 128 if x_type == U8 else 3
-    inits = [
-        _init("sx", F32(0.05)),
-        _init("zx", x_type(zx)),
-        _init("w", rng.integers(-90, 91, (32, 24)).astype(I8)),
-        _init("sw", F32(0.01)),
-        _init("zw", I8(0)),
-    ]
+    nodes = []
+    for k, (op, extra, attrs) in enumerate(ops):
+        names = [f"c{k}_{j}" for j in range(len(extra))]
+        inits += [_init(n, v) for n, v in zip(names, extra)]
+        nodes.append(helper.make_node(op, [f"t{k}", *names], [f"t{k + 1}"], **attrs))
+    return nodes
+
+
+def _model(nodes, x_shape, outputs, inits, opset=21):
+    from onnx import helper
+
+    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", 1, x_shape)], outputs, inits)
+    return helper.make_model(graph, ir_version=10, opset_imports=[helper.make_opsetid("", opset)])
+
+
+def matmul_then(ops, *, x_type=U8, reader=False, out_too=False, axis_q=False, opset=21):
+    """x -> Q -> DQ, DQ(w) -> MatMul -> ops... -> Q -> DQ -> y; ``reader``: the MatMul output is read by a Relu
+    too; ``out_too``: the last op's output is a graph output; ``axis_q``: the output Q's parameters per axis."""
+    from onnx import helper
+
+    inits = _operands(x_type, seed=4)
     if axis_q:
         inits += [_init("sy", np.full(24, 0.9, F32)), _init("zy", np.full(24, 120, U8))]
     else:
@@ -49,63 +66,38 @@ def matmul_then(ops, *, x_type=U8, reader=False, out_too=False, axis_q=False, op
         helper.make_node("DequantizeLinear", ["xq", "sx", "zx"], ["xd"]),
         helper.make_node("DequantizeLinear", ["w", "sw", "zw"], ["wd"]),
         helper.make_node("MatMul", ["xd", "wd"], ["t0"]),
+        *_moves(ops, inits),
     ]
-    outputs = []
-    for k, (op, extra, attrs) in enumerate(ops):
-        names = []
-        for j, v in enumerate(extra):
-            inits.append(_init(f"c{k}_{j}", v))
-            names.append(f"c{k}_{j}")
-        nodes.append(helper.make_node(op, [f"t{k}", *names], [f"t{k + 1}"], **attrs))
     last = f"t{len(ops)}"
     nodes += [
         helper.make_node("QuantizeLinear", [last, "sy", "zy"], ["yq"], axis=-1),
         helper.make_node("DequantizeLinear", ["yq", "sy", "zy"], ["y"], axis=-1),
     ]
-    outputs.append(helper.make_tensor_value_info("y", 1, None))
+    outputs = [helper.make_tensor_value_info("y", 1, None)]
     if reader:
         nodes.append(helper.make_node("Relu", ["t0"], ["r"]))
         outputs.append(helper.make_tensor_value_info("r", 1, None))
     if out_too:
         outputs.append(helper.make_tensor_value_info(last, 1, None))
-    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", 1, [16, 32])], outputs, inits)
-    return helper.make_model(graph, ir_version=10, opset_imports=[helper.make_opsetid("", opset)])
+    return _model(nodes, [16, 32], outputs, inits, opset)
 
 
 def then_matmul(ops, *, x_type=U8):
     """x -> Q -> DQ -> ops... -> MatMul(DQ(w)) -> Q -> DQ -> y: the DQ copied forwards."""
     from onnx import helper
 
-    rng = np.random.default_rng(5)
-    zx = 128 if x_type == U8 else 3
-    inits = [
-        _init("sx", F32(0.05)),
-        _init("zx", x_type(zx)),
-        _init("w", rng.integers(-90, 91, (32, 24)).astype(I8)),
-        _init("sw", F32(0.01)),
-        _init("zw", I8(0)),
-        _init("sy", F32(0.9)),
-        _init("zy", x_type(zx - 8)),
-    ]
+    inits = _operands(x_type, seed=5)
+    inits += [_init("sy", F32(0.9)), _init("zy", x_type(120 if x_type == U8 else -5))]
     nodes = [
         helper.make_node("QuantizeLinear", ["x", "sx", "zx"], ["xq"]),
         helper.make_node("DequantizeLinear", ["xq", "sx", "zx"], ["t0"]),
-    ]
-    for k, (op, extra, attrs) in enumerate(ops):
-        names = []
-        for j, v in enumerate(extra):
-            inits.append(_init(f"c{k}_{j}", v))
-            names.append(f"c{k}_{j}")
-        nodes.append(helper.make_node(op, [f"t{k}", *names], [f"t{k + 1}"], **attrs))
-    nodes += [
+        *_moves(ops, inits),
         helper.make_node("DequantizeLinear", ["w", "sw", "zw"], ["wd"]),
         helper.make_node("MatMul", [f"t{len(ops)}", "wd"], ["m"]),
         helper.make_node("QuantizeLinear", ["m", "sy", "zy"], ["yq"]),
         helper.make_node("DequantizeLinear", ["yq", "sy", "zy"], ["y"]),
     ]
-    out = [helper.make_tensor_value_info("y", 1, None)]
-    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", 1, [16, 2, 16])], out, inits)
-    return helper.make_model(graph, ir_version=10, opset_imports=[helper.make_opsetid("", 21)])
+    return _model(nodes, [16, 2, 16], [helper.make_tensor_value_info("y", 1, None)], inits)
 
 
 RESHAPE = ("Reshape", [np.array([4, 4, 24])], {})
