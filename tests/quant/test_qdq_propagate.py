@@ -82,8 +82,9 @@ def matmul_then(ops, *, x_type=U8, reader=False, out_too=False, axis_q=False, op
     return _model(nodes, [16, 32], outputs, inits, opset)
 
 
-def then_matmul(ops, *, x_type=U8):
-    """x -> Q -> DQ -> ops... -> MatMul(DQ(w)) -> Q -> DQ -> y: the DQ copied forwards."""
+def then_matmul(ops, *, x_type=U8, dq_read_twice=False, dq_out=False):
+    """x -> Q -> DQ -> ops... -> MatMul(DQ(w)) -> Q -> DQ -> y: the DQ copied forwards; ``dq_read_twice``: a Relu
+    reads the DQ too; ``dq_out``: the DQ's output is a graph output too."""
     from onnx import helper
 
     inits = _operands(x_type, seed=5)
@@ -97,7 +98,13 @@ def then_matmul(ops, *, x_type=U8):
         helper.make_node("QuantizeLinear", ["m", "sy", "zy"], ["yq"]),
         helper.make_node("DequantizeLinear", ["yq", "sy", "zy"], ["y"]),
     ]
-    return _model(nodes, [16, 2, 16], [helper.make_tensor_value_info("y", 1, None)], inits)
+    outputs = [helper.make_tensor_value_info("y", 1, None)]
+    if dq_read_twice:
+        nodes.append(helper.make_node("Relu", ["t0"], ["r"]))
+        outputs.append(helper.make_tensor_value_info("r", 1, None))
+    if dq_out:
+        outputs.append(helper.make_tensor_value_info("t0", 1, None))
+    return _model(nodes, [16, 2, 16], outputs, inits)
 
 
 RESHAPE = ("Reshape", [np.array([4, 4, 24])], {})
@@ -119,6 +126,8 @@ CASES = {
     "forwards: Reshape then Transpose": then_matmul(
         [("Reshape", [np.array([32, 16])], {}), ("Transpose", [], {"perm": [1, 0]})]
     ),
+    "forwards: the DQ read twice": then_matmul([("Reshape", [np.array([16, 32])], {})], dq_read_twice=True),
+    "forwards: the DQ a graph output": then_matmul([("Reshape", [np.array([16, 32])], {})], dq_out=True),
     "forwards: Flatten (not copied across)": then_matmul([("Flatten", [], {"axis": 1})]),
 }
 

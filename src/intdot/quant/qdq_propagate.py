@@ -13,12 +13,10 @@ they complete are fused, which rounds differently.  The rules (``qdq_propagation
 - backwards, from each ``QuantizeLinear``: while its input (then each operator's data input, in turn) is the only
   use of a node's output that is no graph output, or a graph input, and comes from one of the operators, a pair
   with the Q's scale and zero point goes in front of that operator; it stops at a ``DequantizeLinear``;
-- forwards, from each ``DequantizeLinear`` read once and no graph output: while the reader is one of the
+- forwards, from each ``DequantizeLinear`` (one read several times counts as a copy for each reader, as ONNX
+  Runtime makes them first): while the reader is one of the
   operators and none of the uses of its output is a ``QuantizeLinear``, a Q with the DQ's parameters goes after
   it and a DQ in front of each use (a graph output keeps its name).
-
-ONNX Runtime first gives a DQ with several readers a copy for each (its EnsureUniqueDQForNodeUnit); a DQ read
-twice is not propagated forwards here.
 """
 
 from __future__ import annotations
@@ -140,10 +138,9 @@ def _backward(e, q):
 
 
 def _forward(e, dq):
-    value = dq.output[0]
-    if value in e.outputs or len(e.uses(value)) != 1:
-        return
-    todo = [e.uses(value)[0][0]]
+    # ONNX Runtime first gives each reader of a DQ read several times, or also a graph output, a DQ of its own
+    # (its EnsureUniqueDQForNodeUnit), and copies forwards from each: the same as walking from every reader.
+    todo = [n for n, _ in e.uses(dq.output[0])]
     while todo:
         op = todo.pop(0)
         if not e.moves(op):
