@@ -11,7 +11,10 @@ from . import ort
 
 # Test id (a prefix of pytest's node id) -> why Arm's ONNX Runtime gives other bits. Empty: every case found so far
 # (37 at first) is now modelled by platform="arm".
-ARM_DIFFERS: dict[str, str] = {}
+ARM_DIFFERS: dict[str, str] = {
+    "test_resize.py::test_resize_as_onnx_runtime[linear-": "its linear Resize runs NEON code that rounds apart from "
+    "x86's float32 kernel, which intdot computes (docs/differences.md, row 28)",
+}
 
 
 def pytest_collection_modifyitems(config, items):

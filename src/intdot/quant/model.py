@@ -133,8 +133,9 @@ def _conv_attrs(node_run) -> dict:
 def _overrides(op, target, requant, opset, platform):
     from onnx.reference.op_run import OpRun
     from onnx.reference.ops.op_max_pool import MaxPool as _ReferenceMaxPool
+    from onnx.reference.ops.op_resize import Resize as _ReferenceResize
 
-    from . import conv, dynamic_arm, linear, matmul, qlinear_binary, qlinear_lookup, qlinear_pool, quant_gemm
+    from . import conv, dynamic_arm, linear, matmul, qlinear_binary, qlinear_lookup, qlinear_pool, quant_gemm, resize
     from .fma import fma32
     from .qlinear_concat import qlinear_concat  # the package exports the function under the module's name
     from .qlinear_softmax import qlinear_softmax  # the same
@@ -264,6 +265,21 @@ def _overrides(op, target, requant, opset, platform):
         def _run(self, x):
             return named(self, lambda: linear.dynamic_quantize_linear(x))
 
+    class Resize(_ReferenceResize):
+        """ONNX Runtime's linear Resize, and its nearest one where it reads other elements (:mod:`.resize`)."""
+
+        def _run(self, x, roi=None, scales=None, sizes=None, **kw):
+            mode = kw.get("mode") or "nearest"
+            transform = kw.get("coordinate_transformation_mode") or "half_pixel"
+            scales = None if scales is None or np.size(scales) == 0 else np.asarray(scales, np.float32)
+            sizes = None if sizes is None or np.size(sizes) == 0 else np.asarray(sizes)
+            options = {k: kw.get(k) for k in ("axes", "antialias", "exclude_outside", "keep_aspect_ratio_policy")}
+            if not resize.covered(x, mode, transform, scales=scales, sizes=sizes, **options):
+                return super()._run(x, roi, scales, sizes, **kw)
+            extra = {"extrapolation_value": kw.get("extrapolation_value") or 0.0}
+            extra["nearest_mode"] = kw.get("nearest_mode") or "round_prefer_floor"
+            return (resize.resize(x, mode, transform, scales=scales, sizes=sizes, roi=roi, **extra),)
+
     class MaxPool(_ReferenceMaxPool):
         """QOperator models pool int8/uint8 codes; onnx.reference pads with NaN, which no integer array holds."""
 
@@ -294,6 +310,7 @@ def _overrides(op, target, requant, opset, platform):
         DequantizeLinear,
         DynamicQuantizeLinear,
         MaxPool,
+        Resize,
     ]
 
 
