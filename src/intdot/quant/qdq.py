@@ -66,7 +66,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._args import platform_of
-from .qdq_rules import _FLOAT_TYPE, _op, _Rules, _zp
+from .qdq_rules import _FLOAT_TYPE, _op, _Rules, _zp, fresh_names
 
 
 def fuse(model, *, int8_allowed: bool = False, platform: str = "x86"):
@@ -100,16 +100,7 @@ def fuse(model, *, int8_allowed: bool = False, platform: str = "x86"):
     if biased is not model:  # the new bias DequantizeLinear nodes are part of the groups below
         model, rules = biased, _Rules(biased, int8_allowed, platform=platform)
     replace, drop, extra = {}, set(), []
-    names = {v for n in model.graph.node for v in (*n.input, *n.output)} | set(rules.g.const)
-    names |= {t.name for t in model.graph.initializer}
-
-    def fresh(base):
-        name, k = base, 0
-        while name in names:
-            k += 1
-            name = f"{base}_{k}"
-        names.add(name)
-        return name
+    fresh = fresh_names(model)
 
     def zero_point(node, dtype):
         """A Q/DQ node's zero point, or a new initializer 0 of ``dtype`` where it is left out (as ONNX Runtime)."""

@@ -24,13 +24,9 @@ import math
 
 import numpy as np
 
-from .qdq_rules import _Graph, _op, _zp
+from .qdq_rules import _Graph, _op, _zp, fresh_names
 
 _TYPES = tuple(np.dtype(t) for t in (np.uint8, np.int8, np.uint16, np.int16))
-
-
-def _edges(g, name) -> int:
-    return sum(list(r.input).count(name) for r in g.readers.get(name, []))
 
 
 def _pair(g, q, dq):
@@ -39,8 +35,8 @@ def _pair(g, q, dq):
         return None
     found = []
     for node in (q, dq):
-        s, z = g.const.get(node.input[1]), g.const.get(_zp(node))
-        if s is None or z is None or s.size != 1 or z.size != 1 or s.ndim > 1 or z.ndim > 1:
+        s, z = g.const.scalar(node.input[1]), g.const.scalar(_zp(node))
+        if s is None or z is None:
             return None
         if s.dtype != np.float32 or z.dtype not in _TYPES:
             return None
@@ -73,22 +69,15 @@ def _chain(g, q1):
     """([DQ1, Identity nodes, Q2], the DQ2s, (new scale, new zero point) or None) where ``q1`` starts a pair of
     pairs to merge, else None."""
     name = q1.output[0]
-    if name in g.outputs or _edges(g, name) != 1:
-        return None
-    dq1 = g.readers[name][0]
-    if not _op(dq1, "DequantizeLinear") or dq1.input[0] != name or dq1.output[0] in g.outputs:
+    dq1 = g.only_reader(name)
+    if not _op(dq1, "DequantizeLinear") or dq1.input[0] != name:
         return None
     between, value = [], dq1.output[0]  # Identity nodes between them go first (its EliminateIdentity)
-    while True:
-        if _edges(g, value) != 1:
-            return None
-        q2 = g.readers[value][0]
-        if not _op(q2, "Identity"):
-            break
-        if q2.output[0] in g.outputs:
-            return None
+    q2 = g.only_reader(value)
+    while _op(q2, "Identity"):
         between.append(q2)
         value = q2.output[0]
+        q2 = g.only_reader(value)
     if not _op(q2, "QuantizeLinear") or q2.input[0] != value or q2.output[0] in g.outputs:
         return None
     dq2s = g.readers.get(q2.output[0], [])
@@ -114,14 +103,9 @@ def _initializers(out, g, q1, scale, zero) -> list:
     """Names of new initializers in ``out`` holding the merged scale and zero point, shaped as Q1's."""
     from onnx import numpy_helper
 
-    taken = {v for n in out.graph.node for v in (*n.input, *n.output)} | {t.name for t in out.graph.initializer}
-    names = []
+    fresh, names = fresh_names(out), []
     for base, value in ((q1.input[1], np.float32(scale)), (_zp(q1), zero)):
-        name, k = f"DoubleQDQRemoved_{base}", 0
-        while name in taken:
-            k += 1
-            name = f"DoubleQDQRemoved_{base}_{k}"
-        taken.add(name)
+        name = fresh(f"DoubleQDQRemoved_{base}")
         shaped = np.asarray(value).reshape(g.const.shape(base))
         out.graph.initializer.append(numpy_helper.from_array(shaped, name))
         names.append(name)

@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._args import to_int32
-from .qdq_rules import _attr, _op, _zp
+from .qdq_rules import _attr, _op, _zp, fresh_names
 
 MS_DOMAIN = "com.microsoft"
 
@@ -136,18 +136,11 @@ def quantize_biases(model, rules, platform="x86"):
         return model
     out = type(model)()
     out.CopyFrom(model)
-    taken = {v for n in model.graph.node for v in (*n.input, *n.output)} | set(g.const)
+    fresh = fresh_names(model)
     new_nodes = []
     for i, node, c, (x_dq, w_dq) in sites:
         base = node.name or node.output[0]
-        names = []
-        for suffix in ("_bias_int32", "_bias_scale", "_bias_dq"):
-            name, k = base + suffix, 0
-            while name in taken:
-                k += 1
-                name = f"{base}{suffix}_{k}"
-            taken.add(name)
-            names.append(name)
+        names = [fresh(base + suffix) for suffix in ("_bias_int32", "_bias_scale", "_bias_dq")]
         q, scale = _quantized(g.const[c], g.const[x_dq.input[1]], g.const[w_dq.input[1]], platform)
         out.graph.initializer.extend([numpy_helper.from_array(q, names[0]), numpy_helper.from_array(scale, names[1])])
         attrs = {"axis": 0} if scale.ndim else {}

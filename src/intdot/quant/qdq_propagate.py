@@ -21,7 +21,7 @@ they complete are fused, which rounds differently.  The rules (``qdq_propagation
 
 from __future__ import annotations
 
-from .qdq_rules import _op, _zp
+from .qdq_rules import _op, _zp, fresh_names
 
 _VERSIONS = {
     "MaxPool": {12, 22},
@@ -42,7 +42,7 @@ class _Edit:
         self.outputs = {o.name for o in model.graph.output}
         self.inputs = {i.name for i in model.graph.input} - {t.name for t in model.graph.initializer}
         self.opset = next((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), 1)
-        self.taken = {v for n in self.nodes for v in (*n.input, *n.output)} | {t.name for t in model.graph.initializer}
+        self.fresh = fresh_names(model)
         self._since = {}
         self._index = None
 
@@ -67,14 +67,6 @@ class _Edit:
         """(node, input slot) for every use of ``name``."""
         return list(self._maps()[1].get(name, []))
 
-    def fresh(self, base):
-        name, k = base, 0
-        while name in self.taken:
-            k += 1
-            name = f"{base}{k}"
-        self.taken.add(name)
-        return name
-
     def moves(self, node) -> bool:
         """One of the operators that only move or pick values, at a version ONNX Runtime propagates across."""
         if node is None or node.domain not in ("", "ai.onnx") or node.op_type not in _VERSIONS:
@@ -87,7 +79,7 @@ class _Edit:
 
     def scalar_params(self, node) -> bool:
         names = [node.input[1]] + ([_zp(node)] if _zp(node) is not None else [])
-        return all(n in self.const and self.const.get(n).size == 1 and self.const.get(n).ndim <= 1 for n in names)
+        return all(self.const.scalar(n) is not None for n in names)
 
     def sole_use(self, name) -> bool:
         """``name`` is a graph input, or a node output used once and no graph output (its GetPreviousEdge)."""

@@ -139,6 +139,12 @@ class _Consts:
         t = self._tensors[name]
         return t.shape if isinstance(t, np.ndarray) else tuple(t.dims)
 
+    def scalar(self, name):
+        """The constant ``name`` where it holds one element in rank 0 or 1 (ONNX Runtime's IsScalar), else None."""
+        if name not in self._tensors or len(self.shape(name)) > 1 or int(np.prod(self.shape(name))) != 1:
+            return None
+        return self.get(name)
+
     def dtype(self, name):
         t = self._tensors[name]
         if isinstance(t, np.ndarray):
@@ -172,6 +178,22 @@ def _value_info(model) -> dict:
             shape = tuple(d.dim_value for d in tt.shape.dim)
         out[vi.name] = (dtype, shape)
     return out
+
+
+def fresh_names(model):
+    """A function that names something new in ``model``: ``base`` where no value, node output or initializer has
+    that name yet, else ``base_1``, ``base_2``, ...; each name it gives is taken from then on."""
+    taken = {v for n in model.graph.node for v in (*n.input, *n.output)} | {t.name for t in model.graph.initializer}
+
+    def fresh(base: str) -> str:
+        name, k = base, 0
+        while name in taken:
+            k += 1
+            name = f"{base}_{k}"
+        taken.add(name)
+        return name
+
+    return fresh
 
 
 def _op(node, kind) -> bool:

@@ -20,13 +20,12 @@ def move_to_uint8(model, rules, names):
     costly part of the rules)."""
     from onnx import numpy_helper
 
-    from .qdq_rules import _Rules, _zp
+    from .qdq_rules import _Rules, _zp, fresh_names
 
     g = rules.g
     out = type(model)()
     out.CopyFrom(model)
-    taken = {v for n in out.graph.node for v in (*n.input, *n.output)} | set(g.const)
-    taken |= {t.name for t in out.graph.initializer}
+    fresh = fresh_names(out)
     info = dict(g.info)
     # The nodes of the copy, in the same places: the Q node producing each moved name, and its DQ reader.
     producer = {o: n for n in out.graph.node for o in n.output}
@@ -38,11 +37,7 @@ def move_to_uint8(model, rules, names):
         q = producer[name]
         dq = readers[name][0]
         zero = int(np.ravel(g.const[_zp(q)])[0]) + 128
-        new, k = f"{_zp(q)}_uint8", 0
-        while new in taken:
-            k += 1
-            new = f"{_zp(q)}_uint8_{k}"
-        taken.add(new)
+        new = fresh(f"{_zp(q)}_uint8")
         out.graph.initializer.append(numpy_helper.from_array(np.array(zero, np.uint8), new))
         q.input[2] = new
         dq.input[2] = new

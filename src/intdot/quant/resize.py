@@ -123,7 +123,8 @@ def resize(
         ends.append((i1, i2))
         weights.append((d1, d2))
     (y1, y2), (x1, x2) = ends
-    (dy1, dy2), (dx1, dx2) = [(d1[:, None], d2[:, None]) for d1, d2 in weights[:1]] + weights[1:]
+    (dy1, dy2), (dx1, dx2) = weights
+    dy1, dy2 = dy1[:, None], dy2[:, None]  # down the rows
     f = x.astype(_F)
     r = (dx2 * dy2) * f[:, :, y1[:, None], x1] + (dx1 * dy2) * f[:, :, y1[:, None], x2]
     r = r + (dx2 * dy1) * f[:, :, y2[:, None], x1]
