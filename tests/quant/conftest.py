@@ -9,8 +9,8 @@ import pytest
 
 from . import ort
 
-# Test id (a prefix of pytest's node id) -> why Arm's ONNX Runtime gives other bits. Empty: every case found so far
-# (37 at first) is now modelled by platform="arm".
+# Test id (a prefix of pytest's node id) -> why Arm's ONNX Runtime gives other bits, for what platform="arm" does not
+# model (the first run found 37 such cases; all of those are modelled now).
 ARM_DIFFERS: dict[str, str] = {
     "test_resize.py::test_resize_as_onnx_runtime[linear-": "its linear Resize runs NEON code that rounds apart from "
     "x86's float32 kernel, which intdot computes (docs/differences.md, row 28)",
