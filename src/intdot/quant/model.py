@@ -134,8 +134,23 @@ def _overrides(op, target, requant, opset, platform):
     from onnx.reference.op_run import OpRun
     from onnx.reference.ops.op_max_pool import MaxPool as _ReferenceMaxPool
     from onnx.reference.ops.op_resize import Resize as _ReferenceResize
+    from onnx.reference.ops.op_sigmoid import Sigmoid as _ReferenceSigmoid
+    from onnx.reference.ops.op_softmax import Softmax as _ReferenceSoftmax
+    from onnx.reference.ops.op_tanh import Tanh as _ReferenceTanh
 
-    from . import conv, dynamic_arm, linear, matmul, qlinear_binary, qlinear_lookup, qlinear_pool, quant_gemm, resize
+    from . import (
+        conv,
+        dynamic_arm,
+        float_kernels,
+        linear,
+        matmul,
+        qlinear_binary,
+        qlinear_lookup,
+        qlinear_pool,
+        quant_gemm,
+        resize,
+    )
+    from ._args import platform_of
     from .fma import fma32
     from .qlinear_concat import qlinear_concat  # the package exports the function under the module's name
     from .qlinear_softmax import qlinear_softmax  # the same
@@ -216,7 +231,7 @@ def _overrides(op, target, requant, opset, platform):
 
     class QLinearSigmoid(_Microsoft):
         def _run(self, *args, **_):
-            return (named(self, lambda: qlinear_lookup.qlinear_sigmoid(*args)),)
+            return (named(self, lambda: qlinear_lookup.qlinear_sigmoid(*args, platform=platform)),)
 
     class QLinearLeakyRelu(_Microsoft):
         def _run(self, *args, **_):
@@ -280,6 +295,26 @@ def _overrides(op, target, requant, opset, platform):
             extra["nearest_mode"] = kw.get("nearest_mode") or "round_prefer_floor"
             return (resize.resize(x, mode, transform, scales=scales, sizes=sizes, roi=roi, **extra),)
 
+    family = platform_of(platform)
+
+    class Sigmoid(_ReferenceSigmoid):
+        """float32 as ONNX Runtime's MLAS kernel computes it (:mod:`.float_kernels`); other types as written."""
+
+        def _run(self, x):
+            return (float_kernels.logistic(x, family),) if x.dtype == np.float32 else super()._run(x)
+
+    class Tanh(_ReferenceTanh):
+        def _run(self, x):
+            return (float_kernels.tanh(x),) if x.dtype == np.float32 else super()._run(x)
+
+    class Softmax(_ReferenceSoftmax):
+        """Along the axis the node's version gives it (onnx.reference takes one axis at every version)."""
+
+        def _run(self, x, axis=None):
+            # Not self.axis: onnx.reference fills in the latest version's default (-1), where 1 applies up to 12.
+            given = {a.name: a.i for a in self.onnx_node.attribute}.get("axis")
+            return (float_kernels.softmax(x, given, opset, family),)
+
     class MaxPool(_ReferenceMaxPool):
         """QOperator models pool int8/uint8 codes; onnx.reference pads with NaN, which no integer array holds."""
 
@@ -311,6 +346,9 @@ def _overrides(op, target, requant, opset, platform):
         DynamicQuantizeLinear,
         MaxPool,
         Resize,
+        Sigmoid,
+        Tanh,
+        Softmax,
     ]
 
 

@@ -15,12 +15,8 @@ Where
     the identity: each of X and Y is requantized onto Z's scale and zero point through its own table (or copied,
     where its scale and zero point equal Z's), and the condition picks between them, all three broadcast.
 Sigmoid
-    MLAS's logistic approximation (Eigen's rational polynomial), as its FMA3 kernel computes it, which x86 CPUs
-    with AVX2 run (AVX-512 ones included): ``x`` clamped to [-18, 18]; ``x2 = x * x``; the numerator
-    ``x * (((a9 * x2 + a7) * x2 + a5) * x2 + a3) * x2 + a1)`` and the denominator ``((((b10 * x2 + b8) * x2 + b6) *
-    x2 + b4) * x2 + b2) * x2 + b0`` with each ``* x2 +`` one fused multiply-add; then ``p / q + 0.5``, clamped below
-    at 0 (not above: the kernel has no upper clamp).  A CPU without FMA (and Arm) runs MLAS's C version, which
-    rounds each product apart and clamps to [0, 1], so its tables may differ by a code.
+    MLAS's logistic function as ONNX Runtime's float Sigmoid computes it (:func:`intdot.quant.float_kernels.logistic`:
+    Eigen's rational polynomial with fused multiply-adds; clamped to [0, 1] on Arm, only below 0 on x86).
 """
 
 from __future__ import annotations
@@ -30,49 +26,9 @@ import numpy as np
 from ..core.errors import OperandError
 from ..core.values import describe
 from . import _args
-from .fma import fma32
+from .float_kernels import logistic
 
 F32 = np.float32
-
-# MLAS's logistic constants (float32): the clamp range, the numerator's and the denominator's coefficients.
-_RANGE = F32(18.0)
-_ALPHA = [
-    F32(v)
-    for v in (
-        4.37031012579801e-11,
-        1.15627324459942e-07,
-        6.08574864600143e-05,
-        8.51377133304701e-03,
-        2.48287947061529e-01,
-    )
-]
-_BETA = [
-    F32(v)
-    for v in (
-        6.10247389755681e-13,
-        5.76102136993427e-09,
-        6.29106785017040e-06,
-        1.70198817374094e-03,
-        1.16817656904453e-01,
-        9.93151921023180e-01,
-    )
-]
-
-
-def mlas_logistic(x) -> np.ndarray:
-    """MLAS's float32 logistic function as its FMA3 kernel computes it (module docstring)."""
-    v = np.minimum(np.maximum(np.asarray(x, F32), -_RANGE), _RANGE)
-    x2 = (v * v).astype(F32)
-    p = fma32(x2, _ALPHA[0], _ALPHA[1])
-    for a in _ALPHA[2:]:
-        p = fma32(x2, p, a)
-    p = (v * p).astype(F32)
-    q = fma32(x2, _BETA[0], _BETA[1])
-    for b in _BETA[2:]:
-        q = fma32(x2, q, b)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        r = ((p / q).astype(F32) + F32(0.5)).astype(F32)
-    return np.maximum(r, F32(0))
 
 
 def lookup_table(x_scale, x_zero_point, y_scale, y_zero_point, dtype, fn) -> np.ndarray:
@@ -151,8 +107,9 @@ def requantize_codes(x, x_scale, x_zero_point, y_scale, y_zero_point) -> np.ndar
     return apply_table(x, lookup_table(x_scale, x_zero_point, y_scale, y_zero_point, x.dtype, lambda v: v))
 
 
-def qlinear_sigmoid(X, X_scale, X_zero_point, Y_scale, Y_zero_point=None) -> np.ndarray:
-    """ONNX Runtime's ``com.microsoft:QLinearSigmoid`` (module docstring).
+def qlinear_sigmoid(X, X_scale, X_zero_point, Y_scale, Y_zero_point=None, *, platform="x86") -> np.ndarray:
+    """ONNX Runtime's ``com.microsoft:QLinearSigmoid`` (module docstring) on ``platform`` ("x86", "arm" or
+    "arm-sme").
 
     Parameters
     ----------
@@ -168,8 +125,9 @@ def qlinear_sigmoid(X, X_scale, X_zero_point, Y_scale, Y_zero_point=None) -> np.
     >>> qlinear_sigmoid(x, np.float32(0.05), np.uint8(128), np.float32(1 / 256), np.uint8(0)).tolist()
     [0, 10, 128, 246, 255]
     """
+    family = _args.platform_of(platform)
     x, sx, zx, sy, zy = _params(X, X_scale, X_zero_point, Y_scale, Y_zero_point)
-    return apply_table(x, lookup_table(sx, zx, sy, zy, x.dtype, mlas_logistic))
+    return apply_table(x, lookup_table(sx, zx, sy, zy, x.dtype, lambda v: logistic(v, family)))
 
 
 def qlinear_leaky_relu(X, X_scale, X_zero_point, Y_scale, Y_zero_point=None, *, alpha=0.01) -> np.ndarray:

@@ -1,0 +1,179 @@
+"""ONNX Runtime's float32 kernels for operators a quantized model leaves in float: Sigmoid, Tanh and Softmax, bit
+for bit as MLAS computes them on the CPU.
+
+A quantized model's float tail (a classifier's Softmax, a gate's Sigmoid) decides its output bits as much as its
+integer nodes do, and NumPy's formulas round a few ulps apart from these kernels.  Read from MLAS's
+``logistic.cpp``, ``tanh.cpp`` and ``compute.cpp`` and its x86 kernels (``x86_64/LogisticKernelFma3.S``,
+``TanhKernelFma3.S``, ``TransKernelAvx512F.S``), and checked against ONNX Runtime in
+``tests/quant/test_float_kernels.py``.  Every ``a * b + c`` written below is one fused multiply-add (:func:`fma32`):
+the x86 kernels and the Arm build's NEON code both use them.
+
+Sigmoid
+    Eigen's rational polynomial: ``x`` clamped to [-18, 18]; ``x2 = x * x``; ``p = x * ((((a9 * x2 + a7) * x2 +
+    a5) * x2 + a3) * x2 + a1)``, ``q = ((((b10 * x2 + b8) * x2 + b6) * x2 + b4) * x2 + b2) * x2 + b0``; ``p / q +
+    0.5`` clamped below at 0, and on Arm above at 1 too (x86's kernel has no upper clamp: near x = 18 it gives
+    1.0000001).
+Tanh
+    Eigen's P13/Q6 rational polynomial: ``x`` clamped to [-9, 9]; ``p = x * (((((a13 * x2 + a11) * x2 + a9) * x2
+    + a7) * x2 + a5) * x2 + a3) * x2 + a1)``, ``q = ((b6 * x2 + b4) * x2 + b2) * x2 + b0``; ``p / q``.  The same on
+    both platforms.
+Softmax
+    Per row of D elements (the axis, or from opset 13 on; the flattened trailing axes before it): ``m`` the row's
+    maximum; each ``e = exp(x - m)`` by MLAS's polynomial: ``v = x + (-m)`` clamped below, ``m' = round(v /
+    ln2)`` by a rounding bias (``fma(v, 1/ln2, 1.5 * 2**23) - 1.5 * 2**23``), ``r = fma(m', -ln2_lo, fma(m',
+    -ln2_hi, v))``, ``p = ((((((c0 r + c1) r + c2) r + c3) r + c4) r + 1) r + 1)`` and ``e = p * 2**m'``; then
+    the sum ``s`` in the kernel's order and each output ``e * float32(1 / s)``.
+
+    x86 (the AVX-512F kernel, which ONNX Runtime picks on every CPU with AVX-512F): the clamp at -103.97, ``2**m'``
+    by ``vscalefps`` (rounded once, subnormals included), 16 lanes each summing every 16th element in turn, then
+    ``b_i = lane_i + lane_(i+8)`` and ``((b0 + b1) + (b2 + b3)) + ((b4 + b5) + (b6 + b7))``.  A CPU with AVX2 and
+    no AVX-512F runs its FMA3 kernel, which sums in 8 lanes: not modelled (docs/differences.md, row 28).
+
+    Arm (the NEON kernel, which ONNX Runtime's AArch64 build runs on CPUs without SVE): the clamp at -88.38,
+    ``2**m'`` built from ``m'``'s bits (0 for ``m' = -127``), a row of 4 or more summed in 4 lanes over its first
+    ``4 * (D // 4)`` elements, the lanes as ``(l0 + l1) + (l2 + l3)``, then the rest one by one; a shorter row one
+    by one from 0.  CPUs with SVE run an SVE kernel that rounds apart: not modelled.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .fma import fma32
+
+F32, F64 = np.float32, np.float64
+
+# MLAS's logistic constants (float32): the clamp, the numerator's and the denominator's coefficients.
+_SIGMOID_RANGE = F32(18.0)
+_SIGMOID_P = [F32(v) for v in (4.37031012579801e-11, 1.15627324459942e-07, 6.08574864600143e-05,
+                               8.51377133304701e-03, 2.48287947061529e-01)]  # fmt: skip
+_SIGMOID_Q = [F32(v) for v in (6.10247389755681e-13, 5.76102136993427e-09, 6.29106785017040e-06,
+                               1.70198817374094e-03, 1.16817656904453e-01, 9.93151921023180e-01)]  # fmt: skip
+
+# MLAS's tanh constants.
+_TANH_RANGE = F32(9.0)
+_TANH_P = [F32(v) for v in (-2.76076847742355e-16, 2.00018790482477e-13, -8.60467152213735e-11,
+                            5.12229709037114e-08, 1.48572235717979e-05, 6.37261928875436e-04,
+                            4.89352455891786e-03)]  # fmt: skip
+_TANH_Q = [F32(v) for v in (1.19825839466702e-06, 1.18534705686654e-04, 2.26843463243900e-03,
+                            4.89352518554385e-03)]  # fmt: skip
+
+# MLAS's exp constants: the lower clamps of its x86 AVX-512F and its generic (NEON) sum kernels, the rounding bias
+# (1.5 * 2**23), 1 / ln 2, ln 2 split in two, and the polynomial's coefficients (the last one used twice).
+_EXP_LOWER = {"x86": F32(-103.9720840454), "arm": F32(-88.3762626647949)}
+_ROUNDING_BIAS = F32(12582912.0)
+_LOG2_RECIPROCAL = F32(1.44269504088896341)
+_LOG2_HIGH, _LOG2_LOW = F32(-6.93145752e-1), F32(-1.42860677e-6)
+_EXP_POLY = [F32(float.fromhex(h)) for h in ("0x1.694000p-10", "0x1.125edcp-7", "0x1.555b5ap-5", "0x1.555450p-3",
+                                             "0x1.fffff6p-2", "0x1.000000p+0")]  # fmt: skip
+
+
+def _polynomial(x2, coefficients):
+    p = fma32(x2, coefficients[0], coefficients[1])
+    for c in coefficients[2:]:
+        p = fma32(p, x2, c)
+    return p
+
+
+def logistic(x, platform: str = "x86") -> np.ndarray:
+    """ONNX Runtime's float32 Sigmoid (MLAS's logistic function, module docstring) on ``platform`` ("x86" or
+    "arm")."""
+    v = np.minimum(np.maximum(np.asarray(x, F32), -_SIGMOID_RANGE), _SIGMOID_RANGE)
+    x2 = (v * v).astype(F32)
+    p = (v * _polynomial(x2, _SIGMOID_P)).astype(F32)
+    q = _polynomial(x2, _SIGMOID_Q)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        y = ((p / q).astype(F32) + F32(0.5)).astype(F32)
+    y = np.maximum(y, F32(0))
+    return np.minimum(y, F32(1)) if platform == "arm" else y
+
+
+def tanh(x) -> np.ndarray:
+    """ONNX Runtime's float32 Tanh (MLAS's, module docstring); the same on x86 and Arm."""
+    v = np.minimum(np.maximum(np.asarray(x, F32), -_TANH_RANGE), _TANH_RANGE)
+    x2 = (v * v).astype(F32)
+    p = (_polynomial(x2, _TANH_P) * v).astype(F32)
+    q = _polynomial(x2, _TANH_Q)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return (p / q).astype(F32)
+
+
+def _exp(v, platform: str) -> np.ndarray:
+    """MLAS's ``exp(v)`` for ``v <= 0`` as its Softmax sum kernels compute it (module docstring)."""
+    v = np.maximum(_EXP_LOWER[platform], v)
+    biased = fma32(v, _LOG2_RECIPROCAL, _ROUNDING_BIAS)
+    m = (biased - _ROUNDING_BIAS).astype(F32)
+    r = fma32(m, _LOG2_LOW, fma32(m, _LOG2_HIGH, v))
+    p = fma32(_EXP_POLY[0], r, _EXP_POLY[1])
+    for c in _EXP_POLY[2:] + _EXP_POLY[-1:]:
+        p = fma32(p, r, c)
+    with np.errstate(invalid="ignore"):
+        if platform == "x86":  # vscalefps: p * 2**m rounded once; float64 holds the product exactly
+            return (p.astype(F64) * np.exp2(m.astype(F64))).astype(F32)
+        # m's low bits moved into the exponent field (its float's mantissa holds m + 1.5 * 2**23).
+        bits = (biased.view(np.int32).astype(np.int64) << 23) + 0x3F800000
+        return (p * (bits & 0xFFFFFFFF).astype(np.uint32).view(F32)).astype(F32)
+
+
+def _lane_sums(e, lanes: int) -> np.ndarray:
+    """Each row's elements summed into ``lanes`` lanes, lane i taking elements i, i + lanes, ... in turn."""
+    rows, d = e.shape
+    padded = np.zeros((rows, -(-d // lanes) * lanes), F32)  # adding +0.0 leaves a lane as it is
+    padded[:, :d] = e
+    acc = np.zeros((rows, lanes), F32)
+    for chunk in padded.reshape(rows, -1, lanes).transpose(1, 0, 2):
+        acc = (acc + chunk).astype(F32)
+    return acc
+
+
+def _row_sums(e, platform: str) -> np.ndarray:
+    rows, d = e.shape
+    if platform == "x86":
+        acc = _lane_sums(e, 16)
+        b = (acc[:, 8:] + acc[:, :8]).astype(F32)
+        pairs = (b[:, 0::2] + b[:, 1::2]).astype(F32)
+        return (((pairs[:, 0] + pairs[:, 1]).astype(F32)) + ((pairs[:, 2] + pairs[:, 3]).astype(F32))).astype(F32)
+    s = np.zeros(rows, F32)
+    full = 4 * (d // 4)
+    if full:
+        acc = _lane_sums(e[:, :full], 4)
+        s = (((acc[:, 0] + acc[:, 1]).astype(F32)) + ((acc[:, 2] + acc[:, 3]).astype(F32))).astype(F32)
+    for j in range(full, d):
+        s = (s + e[:, j]).astype(F32)
+    return s
+
+
+def softmax_rows(x, platform: str = "x86") -> np.ndarray:
+    """ONNX Runtime's float32 softmax of each row of the 2-D ``x`` (module docstring)."""
+    x = np.asarray(x, F32)
+    if x.size == 0:
+        return x.copy()
+    with np.errstate(invalid="ignore", over="ignore"):
+        negative_maximum = (-x.max(axis=1, keepdims=True)).astype(F32)
+        e = _exp((x + negative_maximum).astype(F32), platform)
+        with np.errstate(divide="ignore"):
+            scale = (F32(1) / _row_sums(e, platform)).astype(F32)
+        return (e * scale[:, None]).astype(F32)
+
+
+def _rows_formula(x) -> np.ndarray:
+    """``exp(x - max) / sum`` of each row in ``x``'s own type (the types MLAS has no kernel for)."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        e = np.exp(x - x.max(axis=1, keepdims=True))
+        return (e / e.sum(axis=1, keepdims=True)).astype(x.dtype)
+
+
+def softmax(x, axis: int | None = None, opset: int = 13, platform: str = "x86") -> np.ndarray:
+    """ONNX Runtime's ``Softmax`` at ``opset``: along ``axis`` (default -1) from opset 13 on, before it over the
+    input flattened to 2-D at ``axis`` (default 1).  float32 bit for bit (module docstring); other float types by
+    the formula in their own type.  ``axis`` must be valid for ``x``'s rank."""
+    x = np.asarray(x)
+    if x.size == 0:
+        return x.copy()
+    rows = (lambda r: softmax_rows(r, platform)) if x.dtype == F32 else _rows_formula
+    if opset < 13:
+        a = 1 if axis is None else axis % x.ndim
+        return rows(x.reshape(int(np.prod(x.shape[:a])), -1)).reshape(x.shape)
+    a = -1 if axis is None else axis
+    moved = np.moveaxis(x, a, -1)
+    return np.moveaxis(rows(moved.reshape(-1, moved.shape[-1])).reshape(moved.shape), -1, a)
