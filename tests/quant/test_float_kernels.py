@@ -153,3 +153,57 @@ def test_quantized_float_tail_through_run(chain):
         want = _session(model, neon="Softmax" in chain).run(None, {"q": q})[0]
         got = quant.run(model, q, op="sdot4", platform=ort.platform())
         _same(next(iter(got.values())), want, (chain, n))
+
+
+def _pool_model(op, shape, declared=None, **attrs):
+    """One pooling node; ``declared``: the input shape the graph states (ONNX Runtime's x86 NCHWc transformer
+    takes a 4-D input whose channel count it knows to be a multiple of 16)."""
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, declared if declared is not None else shape)
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
+    graph = helper.make_graph([helper.make_node(op, ["x"], ["y"], **attrs)], "g", [x], [y])
+    return helper.make_model(graph, ir_version=10, opset_imports=[helper.make_opsetid("", 17)])
+
+
+@pytest.mark.parametrize("channels", [1, 3, 8, 16, 32])
+@pytest.mark.parametrize("spatial", [(1,), (7,), (2, 3), (5, 13), (7, 7), (9, 9), (3, 4, 5)])
+def test_global_average_pool_through_run(channels, spatial):
+    ort.need()
+    shape = (2, channels, *spatial)
+    x = (np.random.default_rng(channels + sum(spatial)).standard_normal(shape) * 3).astype(F32)
+    declarations = [shape] + ([("n", "c", *spatial)] if len(spatial) == 2 and channels % 16 == 0 else [])
+    for declared in declarations:  # a symbolic channel count keeps MLAS's plain kernel
+        model = _pool_model("GlobalAveragePool", list(shape), declared)
+        want = _session(model).run(None, {"x": x})[0]
+        _same(quant.run(model, x, op="sdot4", platform=ort.platform())["y"], want, (shape, declared))
+
+
+def _average_pool_cases(n, seed):
+    rng = np.random.default_rng(seed)
+    for k in range(n):
+        d = (1, 2, 2, 2, 3)[k % 5]
+        channels = (3, 16)[k // 5 % 2]
+        spatial = [int(v) for v in rng.integers(2, 10 if d < 3 else 6, d)]
+        kernel = [int(rng.integers(1, min(s, 5) + 1)) for s in spatial]
+        attrs = {"kernel_shape": kernel, "strides": [int(v) for v in rng.integers(1, 4, d)]}
+        attrs["count_include_pad"] = int(rng.integers(0, 2))
+        style = k // 10 % 4
+        if style == 0:
+            attrs["pads"] = [int(rng.integers(0, q)) for q in kernel] + [int(rng.integers(0, q)) for q in kernel]
+        elif style == 1:  # SAME with a kernel smaller than its stride pads negatively: not covered
+            attrs["auto_pad"] = ("SAME_UPPER", "SAME_LOWER", "VALID")[k % 3]
+            attrs["strides"] = [min(s, q) for s, q in zip(attrs["strides"], kernel)]
+        elif style == 2:
+            attrs["kernel_shape"], attrs["strides"] = spatial, [1] * d  # the window is the whole input
+        x = (rng.standard_normal((2, channels, *spatial)) * 3).astype(F32)
+        yield x, attrs
+
+
+@pytest.mark.parametrize("part", range(4))
+def test_average_pool_through_run(part):
+    """1 to 3 spatial axes, pads given or from auto_pad, strides 1 to 3 (MLAS's vector kernels take a last stride
+    up to 2, its generic ones the rest), 3 channels and 16 (x86's NCHWc kernel), windows as large as the input."""
+    ort.need()
+    for x, attrs in list(_average_pool_cases(160, seed=3))[part::4]:
+        model = _pool_model("AveragePool", list(x.shape), **attrs)
+        want = _session(model).run(None, {"x": x})[0]
+        _same(quant.run(model, x, op="sdot4", platform=ort.platform())["y"], want, (x.shape, attrs))

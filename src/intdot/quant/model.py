@@ -14,6 +14,7 @@ Runtime.
 
 from __future__ import annotations
 
+import inspect
 import os
 
 import numpy as np
@@ -130,8 +131,10 @@ def _conv_attrs(node_run) -> dict:
     }
 
 
-def _overrides(op, target, requant, opset, platform):
+def _overrides(op, target, requant, opset, platform, nchwc=frozenset()):
     from onnx.reference.op_run import OpRun
+    from onnx.reference.ops import op_average_pool
+    from onnx.reference.ops.op_global_average_pool import GlobalAveragePool as _ReferenceGlobalAveragePool
     from onnx.reference.ops.op_max_pool import MaxPool as _ReferenceMaxPool
     from onnx.reference.ops.op_resize import Resize as _ReferenceResize
     from onnx.reference.ops.op_sigmoid import Sigmoid as _ReferenceSigmoid
@@ -315,6 +318,30 @@ def _overrides(op, target, requant, opset, platform):
             given = {a.name: a.i for a in self.onnx_node.attribute}.get("axis")
             return (float_kernels.softmax(x, given, opset, family),)
 
+    class GlobalAveragePool(_ReferenceGlobalAveragePool):
+        """float32 with 1 to 3 spatial axes as ONNX Runtime's MLAS kernels sum (:mod:`.float_kernels`)."""
+
+        def _run(self, x):
+            if x.dtype != np.float32 or not 3 <= x.ndim <= 5 or x.size == 0:
+                return super()._run(x)
+            return (float_kernels.global_average_pool(x, family, self.onnx_node.input[0] in nchwc),)
+
+    # onnx.reference keeps one class a version of AveragePool; the node's falls back to the model's.
+    _ReferenceAveragePool = next(getattr(op_average_pool, f"AveragePool_{v}") for v in (19, 11, 7, 1) if v <= opset)
+
+    class AveragePool(_ReferenceAveragePool):
+        """float32 as ONNX Runtime's MLAS kernels sum, where :func:`.float_kernels.average_pool` covers the node."""
+
+        def _run(self, x, **kw):
+            pads = named(self, lambda: float_kernels.pool_pads(x, kw))
+            if pads is None:
+                taken = inspect.signature(super()._run).parameters
+                return super()._run(x, **{k: v for k, v in kw.items() if k in taken})
+            kernel, strides = kw["kernel_shape"], kw.get("strides") or [1] * len(kw["kernel_shape"])
+            include = bool(kw.get("count_include_pad") or 0)
+            nchwc_in = self.onnx_node.input[0] in nchwc
+            return (float_kernels.average_pool(x, kernel, pads, strides, include, family, nchwc_in),)
+
     class MaxPool(_ReferenceMaxPool):
         """QOperator models pool int8/uint8 codes; onnx.reference pads with NaN, which no integer array holds."""
 
@@ -349,6 +376,8 @@ def _overrides(op, target, requant, opset, platform):
         Sigmoid,
         Tanh,
         Softmax,
+        GlobalAveragePool,
+        AveragePool,
     ]
 
 
@@ -503,6 +532,33 @@ def integer_nodes(model, *, qdq_int8_allowed: bool | None = None, platform: str 
     return [(n.name, n.op_type) for n in m.graph.node if n.op_type in INTEGER]
 
 
+def _nchwc_inputs(model) -> frozenset:
+    """The float pooling inputs ONNX Runtime's x86 NCHWc layout transformer takes (its NchwcTransformer, at its
+    default optimization level): 4-D float32 tensors whose channel count its shape inference knows to be a
+    multiple of the NCHWc block.  Their pooling runs in MLAS's NCHWc kernels, which sum in another order."""
+    from .float_kernels import NCHWC_BLOCK
+
+    pools = [n.input[0] for n in model.graph.node if n.op_type in _POOLS and n.domain in ("", "ai.onnx")]
+    if not pools:
+        return frozenset()
+    from onnx import shape_inference
+
+    try:
+        inferred = shape_inference.infer_shapes(model).graph
+    except Exception:  # noqa: BLE001 - a model onnx cannot infer: ONNX Runtime's own inference may know more
+        inferred = model.graph
+    known = {}
+    for info in (*inferred.input, *inferred.value_info, *inferred.output):
+        t = info.type.tensor_type
+        dims = t.shape.dim if t.HasField("shape") else []
+        if t.elem_type == 1 and len(dims) == 4 and dims[1].HasField("dim_value"):
+            known[info.name] = dims[1].dim_value
+    return frozenset(name for name in pools if known.get(name, 0) > 0 and known[name] % NCHWC_BLOCK == 0)
+
+
+_POOLS = ("AveragePool", "GlobalAveragePool")
+
+
 def _opset(model) -> int:
     return max((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), default=1)
 
@@ -582,7 +638,10 @@ def run(
     m = _fused(model, qdq_int8_allowed, platform)
     _check_domains(m)
     feed = _feed(m, inputs)
-    ev = ReferenceEvaluator(m, new_ops=_overrides(op, target, requant, _opset(m), platform))
+    from ._args import platform_of
+
+    nchwc = _nchwc_inputs(m) if platform_of(platform) == "x86" else frozenset()
+    ev = ReferenceEvaluator(m, new_ops=_overrides(op, target, requant, _opset(m), platform, nchwc))
     try:
         results = ev.run(None, feed)
     except TypeError as exc:
