@@ -53,17 +53,23 @@ def _elementwise_inputs(n, seed):
     return np.concatenate([x, near[: n // 2]]) if n > 40 else x
 
 
-@pytest.mark.parametrize("op", ["Sigmoid", "Tanh"])
+_ELEMENTWISE = {
+    "Sigmoid": (13, {}, lambda x, p: float_kernels.logistic(x, p)),
+    "Tanh": (13, {}, lambda x, p: float_kernels.tanh(x)),
+    "Erf": (13, {}, lambda x, p: float_kernels.erf(x)),
+    "Gelu": (20, {}, lambda x, p: float_kernels.gelu(x, "none", p)),
+    "Gelu-tanh": (20, {"approximate": "tanh"}, lambda x, p: float_kernels.gelu(x, "tanh", p)),
+}
+
+
+@pytest.mark.parametrize("op", list(_ELEMENTWISE))
 @pytest.mark.parametrize("n", [1, 3, 4, 7, 8, 9, 15, 16, 17, 31, 33, 4099])
 def test_elementwise_as_onnx_runtime(op, n):
     ort.need()
+    opset, attrs, ours = _ELEMENTWISE[op]
     x = _elementwise_inputs(n, seed=n)
-    want = _session(_node_model(op, [x.size])).run(None, {"x": x})[0]
-    if op == "Sigmoid":
-        got = float_kernels.logistic(x, "arm" if ort.on_arm() else "x86")
-    else:
-        got = float_kernels.tanh(x)
-    _same(got, want, (op, n))
+    want = _session(_node_model(op.split("-")[0], [x.size], opset, **attrs)).run(None, {"x": x})[0]
+    _same(ours(x, "arm" if ort.on_arm() else "x86"), want, (op, n))
 
 
 def _softmax_rows(rng, rows, d):
@@ -207,3 +213,72 @@ def test_average_pool_through_run(part):
         model = _pool_model("AveragePool", list(x.shape), **attrs)
         want = _session(model).run(None, {"x": x})[0]
         _same(quant.run(model, x, op="sdot4", platform=ort.platform())["y"], want, (x.shape, attrs))
+
+
+def _gelu_chain(pattern, opset=17, sqrt2=1.4142135, half=0.5, one=1.0, output_inside=False):
+    """PyTorch's GELU before opset 20, ``x / sqrt(2) -> Erf -> + 1``, then ``* (x * 0.5)`` ("inner") or ``* x``
+    and ``* 0.5`` ("outer"), or with ``* (1 / sqrt(2))`` in place of the Div ("mul"); ``output_inside``: the Erf's
+    output is a graph output too."""
+    consts = {"c": np.array(sqrt2, F32), "one": np.array([one], F32), "half": np.array(half, F32)}
+    nodes = [helper.make_node("Mul" if pattern == "mul" else "Div", ["x", "c"], ["d"]),
+             helper.make_node("Erf", ["d"], ["e"]), helper.make_node("Add", ["one", "e"], ["a"])]  # fmt: skip
+    if pattern == "inner":
+        nodes += [helper.make_node("Mul", ["half", "x"], ["h"]), helper.make_node("Mul", ["a", "h"], ["y"])]
+    else:
+        nodes += [helper.make_node("Mul", ["x", "a"], ["m"]), helper.make_node("Mul", ["m", "half"], ["y"])]
+    if pattern == "mul":
+        consts["c"] = np.array(1 / sqrt2, F32)
+    outs = [helper.make_tensor_value_info("y", TensorProto.FLOAT, [64])]
+    if output_inside:
+        outs.append(helper.make_tensor_value_info("e", TensorProto.FLOAT, [64]))
+    inits = [numpy_helper.from_array(v, k) for k, v in consts.items()]
+    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [64])], outs, inits)
+    return helper.make_model(graph, ir_version=10, opset_imports=[helper.make_opsetid("", opset)])
+
+
+@pytest.mark.parametrize(
+    "kw",
+    [{"pattern": "inner"}, {"pattern": "outer"}, {"pattern": "inner", "opset": 20}, {"pattern": "outer", "opset": 13},
+     {"pattern": "mul"}, {"pattern": "inner", "sqrt2": 1.41423}, {"pattern": "inner", "sqrt2": 1.4143},
+     {"pattern": "outer", "half": 0.5001}, {"pattern": "inner", "one": 1.00001}, {"pattern": "inner", "one": 1.0001},
+     {"pattern": "inner", "output_inside": True}],
+)  # fmt: skip
+def test_gelu_fusion_as_onnx_runtime(kw, tmp_path):
+    """Where ONNX Runtime's GeluFusion makes the chain one Gelu node and where it leaves it (its optimized graph
+    says which), run gives its bits."""
+    ort.need()
+    model = _gelu_chain(**kw)
+    x = (np.random.default_rng(5).standard_normal(64) * 2).astype(F32)
+    optimized = tmp_path / "optimized.onnx"
+    want = ort.session(model, optimized_path=optimized).run(None, {"x": x})
+    got = quant.run(model, x, op="sdot4", platform=ort.platform())
+    for (name, value), w in zip(got.items(), want):
+        _same(value, w, (kw, name))
+    import onnx
+
+    theirs = any(n.op_type == "Gelu" for n in onnx.load(optimized).graph.node)
+    ours = any(n.op_type == "Gelu" for n in quant.prepare(model, platform=ort.platform()).model.graph.node)
+    assert ours == theirs, (kw, theirs)
+
+
+@pytest.mark.parametrize("op", ["Gelu", "BiasGelu", "QuickGelu"])
+def test_microsoft_gelu_nodes_as_onnx_runtime(op):
+    """ONNX Runtime's own Gelu nodes, as its optimizer writes them into the models it saves."""
+    ort.need()
+    rng = np.random.default_rng(len(op))
+    x = (rng.standard_normal((3, 40)) * 3).astype(F32)
+    ins, inits, attrs = ["x"], [], {}
+    if op == "BiasGelu":
+        ins.append("b")
+        inits.append(numpy_helper.from_array((rng.standard_normal(40)).astype(F32), "b"))
+    if op == "QuickGelu":
+        attrs["alpha"] = 1.5
+    node = helper.make_node(op, ins, ["y"], domain="com.microsoft", **attrs)
+    graph = helper.make_graph(
+        [node], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, 40])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [3, 40])], inits,
+    )  # fmt: skip
+    opsets = [helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)]
+    model = helper.make_model(graph, ir_version=10, opset_imports=opsets)
+    want = _session(model).run(None, {"x": x})[0]
+    _same(quant.run(model, x, op="sdot4", platform=ort.platform())["y"], want, op)

@@ -1,5 +1,5 @@
-"""ONNX Runtime's float32 kernels for operators a quantized model leaves in float: Sigmoid, Tanh, Softmax,
-GlobalAveragePool and AveragePool, bit for bit as MLAS computes them on the CPU.
+"""ONNX Runtime's float32 kernels for operators a quantized model leaves in float: Sigmoid, Tanh, Erf, Gelu,
+Softmax, GlobalAveragePool and AveragePool, bit for bit as MLAS computes them on the CPU.
 
 A quantized model's float tail (a classifier's Softmax, a gate's Sigmoid) decides its output bits as much as its
 integer nodes do, and NumPy's formulas round a few ulps apart from these kernels.  Read from MLAS's
@@ -17,6 +17,10 @@ Tanh
     Eigen's P13/Q6 rational polynomial: ``x`` clamped to [-9, 9]; ``p = x * (((((a13 * x2 + a11) * x2 + a9) * x2
     + a7) * x2 + a5) * x2 + a3) * x2 + a1)``, ``q = ((b6 * x2 + b4) * x2 + b2) * x2 + b0``; ``p / q``.  The same on
     both platforms.
+Erf, Gelu
+    MLAS's erf (:func:`erf`); Gelu (ONNX's from opset 20, ``com.microsoft:Gelu``, and the chains its GeluFusion
+    makes one: :mod:`intdot.quant.float_fusions`) as its kernel computes it from that erf or from Tanh
+    (:func:`gelu`).
 Softmax
     Per row of D elements (the axis, or from opset 13 on; the flattened trailing axes before it): ``m`` the row's
     maximum; each ``e = exp(x - m)`` by MLAS's polynomial: ``v = x + (-m)`` clamped below, ``m' = round(v /
@@ -44,6 +48,7 @@ GlobalAveragePool, AveragePool
 from __future__ import annotations
 
 import itertools
+import math
 
 import numpy as np
 
@@ -104,6 +109,45 @@ def tanh(x) -> np.ndarray:
     q = _polynomial(x2, _TANH_Q)
     with np.errstate(divide="ignore", invalid="ignore"):
         return (p / q).astype(F32)
+
+
+# MLAS's erf constants: the split between its two polynomials, each polynomial's coefficients, and its own exp's.
+_ERF_SPLIT = F32(0.921875)
+_ERF_SMALL = [F32(v) for v in (-5.99104969e-4, 4.99339588e-3, -2.67667342e-2, 1.12818025e-1, -3.76124859e-1,
+                               1.28379151e-1)]  # fmt: skip
+_ERF_BIG = [F32(v) for v in (1.72948930e-5, -3.83208680e-4, 3.88393435e-3, -2.42545605e-2, 1.06777847e-1,
+                             6.34846687e-1, 1.28717512e-1)]  # fmt: skip
+_ERF_EXP_LOWER = F32(-88.3762626647949)
+_ERF_EXP = [F32(v) for v in (1.38319808e-3, 8.37550033e-3, 4.16689515e-2, 1.66664466e-1, 4.99999851e-1, 1.0, 1.0)]
+
+
+def erf(x) -> np.ndarray:
+    """ONNX Runtime's float32 Erf (MLAS's ``erf.cpp``, after an answer on Stack Overflow): for ``a = |x|`` up to
+    0.921875 ``fma(a2 * p(a2), a, a)`` with ``a2 = a * a``; above, ``1 - exp(-fma(a * q(a), a, a))``, its exp
+    MLAS's own (``2**r`` by the bits of ``r + 127``); x's sign put back.  Every step a fused multiply-add; the same
+    on x86 and Arm (no upper clamp: past 3.9 the result is 1)."""
+    x = np.asarray(x, F32)
+    a = np.abs(x)
+    with np.errstate(over="ignore", invalid="ignore"):  # past 2**64 a2 is inf: the small branch is not taken
+        return _erf(x, a)
+
+
+def _erf(x, a):
+    a2 = (a * a).astype(F32)
+    small = fma32(_polynomial(a2, _ERF_SMALL), a, a)
+    big = fma32(_ERF_BIG[0], a, _ERF_BIG[1])
+    for c in _ERF_BIG[2:]:
+        big = fma32(big, a, c)
+    v = np.maximum(_ERF_EXP_LOWER, -fma32(big, a, a))
+    r = (fma32(_LOG2_RECIPROCAL, v, _ROUNDING_BIAS) - _ROUNDING_BIAS).astype(F32)
+    f = fma32(r, _LOG2_LOW, fma32(r, _LOG2_HIGH, v))
+    p = fma32(_ERF_EXP[0], f, _ERF_EXP[1])
+    for c in _ERF_EXP[2:]:
+        p = fma32(p, f, c)
+    with np.errstate(invalid="ignore", over="ignore"):
+        scale = (((np.nan_to_num(r).astype(np.int64) + 127) << 23) & 0xFFFFFFFF).astype(np.uint32).view(F32)
+        y = np.where(a > _ERF_SPLIT, (F32(1) - (p * scale).astype(F32)).astype(F32), small)
+    return np.where(np.signbit(x), -y, y).astype(F32)
 
 
 def _exp(v, platform: str) -> np.ndarray:
@@ -355,3 +399,31 @@ def _pool_vector(v, kernel, begins, strides, outs, include_pad):
             divisor = np.maximum((columns * height).astype(F32), F32(1))
         out[(slice(None), *index)] = (total / divisor).astype(F32)
     return out
+
+
+_SQRT1_2 = F32(0.7071067811865476)  # float(M_SQRT1_2)
+_GELU_B, _GELU_C = F32(0.7978845608028654), F32(0.035677408136300125)
+
+
+def gelu(x, approximate: str = "none", platform: str = "x86") -> np.ndarray:
+    """ONNX Runtime's float32 ``Gelu`` (opset 20; also its ``com.microsoft:Gelu``): ``(0.5 * x) * (erf(x *
+    float32(1/sqrt(2))) + 1)`` with :func:`erf`; with ``approximate="tanh"``, ``(0.5 * x) * (tanh(x * (C * x * x
+    + B)) + 1)`` with :func:`tanh`, where Arm's compiler fuses ``C * x * x + B`` into one multiply-add.  Other
+    float types by the definition, in float64, rounded to their type."""
+    x = np.asarray(x)
+    if x.dtype != F32:
+        v = x.astype(F64)
+        if approximate == "tanh":
+            t = np.tanh(v * (float(_GELU_C) * v * v + float(_GELU_B)))
+        else:
+            t = np.frompyfunc(math.erf, 1, 1)(v * math.sqrt(0.5)).astype(F64)
+        return (0.5 * v * (t + 1)).astype(x.dtype)
+    with np.errstate(over="ignore", invalid="ignore"):  # infinities give what the kernel gives: NaN at -inf
+        half = (F32(0.5) * x).astype(F32)
+        if approximate == "tanh":
+            cxx = (_GELU_C * x).astype(F32)
+            inner = fma32(cxx, x, _GELU_B) if platform == "arm" else ((cxx * x).astype(F32) + _GELU_B).astype(F32)
+            t = tanh((x * inner).astype(F32))
+        else:
+            t = erf((x * _SQRT1_2).astype(F32))
+        return (half * (t + F32(1)).astype(F32)).astype(F32)

@@ -51,6 +51,9 @@ _MS_OPS = (
     "QLinearLeakyRelu",
     "QLinearSoftmax",
     "QLinearWhere",
+    "Gelu",
+    "BiasGelu",
+    "QuickGelu",
 )
 
 
@@ -134,6 +137,7 @@ def _conv_attrs(node_run) -> dict:
 def _overrides(op, target, requant, opset, platform, nchwc=frozenset()):
     from onnx.reference.op_run import OpRun
     from onnx.reference.ops import op_average_pool
+    from onnx.reference.ops.op_erf import Erf as _ReferenceErf
     from onnx.reference.ops.op_global_average_pool import GlobalAveragePool as _ReferenceGlobalAveragePool
     from onnx.reference.ops.op_max_pool import MaxPool as _ReferenceMaxPool
     from onnx.reference.ops.op_resize import Resize as _ReferenceResize
@@ -310,6 +314,31 @@ def _overrides(op, target, requant, opset, platform, nchwc=frozenset()):
         def _run(self, x):
             return (float_kernels.tanh(x),) if x.dtype == np.float32 else super()._run(x)
 
+    class Erf(_ReferenceErf):
+        def _run(self, x):
+            return (float_kernels.erf(x),) if x.dtype == np.float32 else super()._run(x)
+
+    class Gelu(OpRun):
+        """onnx.reference runs Gelu through its function body; this computes ONNX Runtime's kernel."""
+
+        def _run(self, x, approximate=None):
+            return (float_kernels.gelu(x, approximate or "none", family),)
+
+    def _gelu(self, x, approximate=None):
+        return (float_kernels.gelu(x, approximate or "none", family),)
+
+    def _bias_gelu(self, a, b):  # its kernel adds the bias in float32 first: the bits of Add, then Gelu
+        return (float_kernels.gelu((a + b).astype(a.dtype), "none", family),)
+
+    def _quick_gelu(self, x, alpha=1.702):  # alpha * x, MLAS's logistic of it, times x
+        a = np.float32(alpha)
+        return ((x * float_kernels.logistic((a * x).astype(np.float32), family)).astype(np.float32),)
+
+    # ONNX Runtime's GeluFusion writes com.microsoft:Gelu before opset 20 (quant.float_fusions), and models it has
+    # optimized hold it, BiasGelu and QuickGelu.
+    ms_gelu = [type(name, (_Microsoft,), {"_run": fn}) for name, fn in
+               (("Gelu", _gelu), ("BiasGelu", _bias_gelu), ("QuickGelu", _quick_gelu))]  # fmt: skip
+
     class Softmax(_ReferenceSoftmax):
         """Along the axis the node's version gives it (onnx.reference takes one axis at every version)."""
 
@@ -376,8 +405,11 @@ def _overrides(op, target, requant, opset, platform, nchwc=frozenset()):
         Sigmoid,
         Tanh,
         Softmax,
+        Erf,
+        Gelu,
         GlobalAveragePool,
         AveragePool,
+        *ms_gelu,
     ]
 
 
@@ -500,11 +532,12 @@ def prepare(model, *, qdq_int8_allowed: bool | None = None, platform: str = "x86
     :func:`integer_nodes` (the rewrite reads every node and infers every shape); the arguments are
     :func:`run`'s."""
     from ._args import platform_of
+    from .float_fusions import fuse_gelu
     from .qdq import fuse
 
     int8 = _int8_allowed(qdq_int8_allowed, platform)
     family = platform_of(platform)
-    fused = fuse(load(model), int8_allowed=int8, platform=family)
+    fused = fuse_gelu(fuse(load(model), int8_allowed=int8, platform=family))
     if family == "arm":
         from .dynamic_arm import fuse_bias
 
