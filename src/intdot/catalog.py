@@ -188,10 +188,17 @@ def find(name) -> Instruction:
     same = (spec_fields(first.spec), first.sign_args, first.clamp)
     if all((spec_fields(r.spec), r.sign_args, r.clamp) == same for r in found):
         return first
-    listing = "; ".join(f"{r.name} ({r.lanes} -> {r.acc})" for r in found)
+    # Grouped by what they compute, a few names each: a spelling such as 'sdot' names dozens of forms.
+    groups: dict[str, list[str]] = {}
+    for r in found:
+        groups.setdefault(f"{r.lanes} -> {r.acc}", []).append(r.name)
+    listing = "; ".join(
+        f"{what}: {', '.join(names[:3])}" + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+        for what, names in groups.items()
+    )
     raise AmbiguousInstruction(
-        f"name={quote(name)} names {len(found)} instructions that compute different things: "
-        f"{listing}; pass one of these names",
+        f"name={quote(name)} names {len(found)} instructions that compute different things; pass one of their "
+        f"names (catalog.find_all lists them all): {listing}",
         found,
     )
 

@@ -232,3 +232,27 @@ def test_disasm_reads_llvm_mc_listings_by_their_encodings(capsys, tmp_path):
     (tmp_path / "k.s").write_text("\t.text\n" + listing)
     assert main(["disasm", "--isa", "amdgpu", "--mcpu", "gfx1030", "-f", str(tmp_path / "k.s")]) == 0
     assert capsys.readouterr().out.splitlines() == [t for t, _ in got]
+
+
+def test_a_code_object_without_symbols_labels_its_section(tmp_path, capsys):
+    """llvm-objdump labels the start of .text with the section's name where no symbol does (an object assembled
+    from bare instructions): the listing's label lines are its."""
+    import re
+    import subprocess
+
+    from tests.oracles import find_tool
+
+    mc, objdump = find_tool("INTDOT_LLVM_MC", "llvm-mc-19"), find_tool("INTDOT_OBJDUMP", "llvm-objdump-19")
+    if mc is None or objdump is None:
+        missing("llvm-mc-19 and llvm-objdump-19 (the AMDGPU code-object oracle)")
+    src, obj = tmp_path / "k.s", tmp_path / "k.o"
+    src.write_text("v_dot4_i32_iu8 v0, v1, v2, v3\nv_dot2_f32_f16 v0, v1, v2, v3\ns_endpgm\n")
+    subprocess.run([mc, "-triple=amdgcn", "-mcpu=gfx1100", "-filetype=obj", src, "-o", obj], check=True)
+    want = subprocess.run([objdump, "-d", obj], capture_output=True, text=True, check=True).stdout
+    assert main(["disasm", "-f", str(obj)]) == 0
+    got = capsys.readouterr().out
+
+    def labels(text):
+        return re.findall(r"^[0-9a-f]{16} <[^>]+>:$", text, re.M)
+
+    assert labels(want) and labels(got) == labels(want)

@@ -199,9 +199,17 @@ def test_options_that_would_be_ignored_are_errors(cli, argv, words, tmp_path, mo
     assert list(tmp_path.iterdir()) == []  # the plot was not drawn
 
 
-def test_streaming_and_no_streaming_together_is_a_usage_error(cli):
+def test_streaming_and_no_streaming_together_is_an_error(cli):
+    """Options a command line cannot honour together are status 1, as docs/cli.md says (one option given twice
+    with two values is the same conflict)."""
     rc, _, err = cli("exec", "--streaming", "--no-streaming", "sdot z0.s, z1.b, z2.b")
-    assert rc == 2 and "not allowed with argument --streaming" in err
+    assert rc == 1 and "--no-streaming after --streaming: the two options set one thing" in err
+    rc, _, err = cli("exec", "--vl", "128", "--vl", "256", "sdot z0.s, z1.b, z2.b")
+    assert rc == 1 and "--vl 256 after --vl 128: an option that holds one value is given twice" in err
+    rc, out, _ = cli("exec", "--vl", "0x100", "--vl", "256", "sdot z0.s, z1.b, z2.b")  # one value, spelt twice
+    assert rc == 0 and out.startswith("# VL=256")
+    rc, out, _ = cli("exec", "--vl", "0x100", "sdot z0.s, z1.b, z2.b")
+    assert rc == 0 and out.startswith("# VL=256")
 
 
 def test_equivalent_still_reads_isa(cli):

@@ -125,3 +125,35 @@ def test_a_caret_is_not_moved():
     first, *rest = error_text(exc).split("\n")
     assert first == "unexpected token " + repr("z" * 60) + "... (5000 characters) (column 6)"
     assert rest == str(exc).split("\n")[1:] and len(rest) == 2
+
+
+BLANKS = " " * 4000
+LONG_BLANK_OPERANDS = [
+    f"sdot za.s[w8, {BLANKS}0{BLANKS}, vgx2]x, {{ z0.b, z1.b }}, z2.b",
+    f"sdot v0.4s, v1.16b, v2.4b[{BLANKS}1{BLANKS}]{BLANKS}x",
+    f"sdot v0.4s, v1.16b, v2.4b[1]{BLANKS * 30}x",
+]
+
+
+@pytest.mark.parametrize("line", LONG_BLANK_OPERANDS, ids=["za", "lane", "tail"])
+def test_long_runs_of_blanks_in_an_operand_end_in_an_error(line):
+    """Runs of blanks around an operand's index once made its pattern backtrack for minutes (each of these lines
+    took over 100 s): the answer is the operand error, given at once. A thread, so that a hang fails the test
+    instead of stalling the suite."""
+    import threading
+
+    from intdot.arm.asm import assemble
+
+    result = []
+
+    def parse():
+        try:
+            assemble(line)
+        except AsmSyntaxError as exc:
+            result.append(str(exc))
+
+    worker = threading.Thread(target=parse, daemon=True)
+    worker.start()
+    worker.join(timeout=60)
+    assert not worker.is_alive(), "the parser is still backtracking after 60 s"
+    assert result and "cannot read operand" in result[0], result

@@ -77,3 +77,39 @@ def test_a_model_without_integer_nodes_warns(cli, models, monkeypatch):
     # With integer nodes, no warning.
     rc, out, err = cli("run", "mm.onnx", "--op", "udot4", "--seed", "3")
     assert rc == 0 and err == "" and "1 integer node through amd.udot4" in out
+
+
+def test_inputs_from_an_npy_file(cli, models, monkeypatch):
+    """A model with one input takes an .npy file (numpy.save's); one with more says it needs an .npz."""
+    from onnx import TensorProto, helper, save
+
+    monkeypatch.chdir(models)
+    graph = helper.make_graph(
+        [helper.make_node("MatMulInteger", ["A", "W"], ["Y"])],
+        "g",
+        [helper.make_tensor_value_info("A", TensorProto.UINT8, [2, 4])],
+        [helper.make_tensor_value_info("Y", TensorProto.INT32, None)],
+        [helper.make_tensor(
+            "W", TensorProto.UINT8, [4, 3], np.arange(12, dtype=np.uint8).tobytes(), raw=True)],
+    )  # fmt: skip
+    save(helper.make_model(graph, ir_version=10, opset_imports=[helper.make_opsetid("", 21)]), "one.onnx")
+    a = np.arange(8, dtype=np.uint8).reshape(2, 4)
+    np.save("a.npy", a)
+    rc, out, err = cli("run", "one.onnx", "--op", "udot4", "--inputs", "a.npy", "--json")
+    assert rc == 0, err
+    import json
+
+    y = json.loads(out)["outputs"]["Y"]["values"]
+    assert y == (a.astype(np.int64) @ np.arange(12).reshape(4, 3)).tolist()
+    rc, _, err = cli("run", "mm.onnx", "--op", "udot4", "--inputs", "a.npy")
+    _one_error(rc, err, "a .npy file holds one array, and the model has 2 inputs ('A', 'B')")
+
+
+def test_save_writes_the_name_given(cli, models, monkeypatch):
+    """numpy.savez adds .npz to a name without it; --save writes the file it names (and says so)."""
+    monkeypatch.chdir(models)
+    rc, out, err = cli("run", "mm.onnx", "--op", "udot4", "--save", "outputs.bin")
+    assert rc == 0, err
+    assert out.strip().endswith("outputs written to outputs.bin")
+    assert (models / "outputs.bin").exists() and not (models / "outputs.bin.npz").exists()
+    assert list(np.load(models / "outputs.bin")) == ["Y"]

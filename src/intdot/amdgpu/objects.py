@@ -200,9 +200,11 @@ class CodeObject:
         not a dot shows only its words."""
         only_dot = check_flag(only_dot, "only_dot")
         out = []
-        for ln in self.lines:
-            if ln.symbol is not None and not only_dot:
-                out.append(f"\n{ln.address:016x} <{ln.symbol}>:")
+        for k, ln in enumerate(self.lines):
+            # llvm-objdump labels a section's start with its name where no symbol does.
+            label = ln.symbol if ln.symbol is not None or k else ".text"
+            if label is not None and not only_dot:
+                out.append(f"\n{ln.address:016x} <{label}>:")
             if only_dot and ln.text is None:
                 continue
             text = ln.text or ("" if ln.sized else f".long 0x{ln.words.lower()}")

@@ -41,10 +41,17 @@ for _f in FORMS:
     _BY_SHAPE.setdefault(_key, []).append(_f)
 
 _NUM = r"(0|[1-9][0-9]*)"  # register numbers: no leading zeros (LLVM rejects z05)
-_VREG = re.compile(r"([vz])" + _NUM + r"(?:\.([0-9a-z]+))?\s*(?:(\[)\s*(.*?)\s*\])?$", re.I)
-_ZA = re.compile(r"za(?:\.([a-z0-9]+))?\s*\[\s*(\w+)\s*,\s*(#?[^,\]]*?)\s*(?:,\s*(\w+)\s*)?\]$", re.I)
+# No two quantifiers may share characters (a lane index or an offset is read with its blanks and stripped after):
+# otherwise a long line of blanks makes the match backtrack for minutes.
+_VREG = re.compile(r"([vz])" + _NUM + r"(?:\.([0-9a-z]+))?\s*(?:(\[)(.*)\])?$", re.I)
+_ZA = re.compile(r"za(?:\.([a-z0-9]+))?\s*\[\s*(\w+)\s*,([^,\]]*)(?:,\s*(\w+)\s*)?\]$", re.I)
 _LIST = re.compile(r"\{(.*)\}$", re.S)
 _LIST_REG = re.compile(r"\s*(z)" + _NUM + r"(?:\.([0-9a-z]+))?\s*$", re.I)
+
+
+def _lead(text: str) -> int:
+    return len(text) - len(text.lstrip())
+
 
 INVALID = "invalid operand for instruction"
 LANE = "vector lane must be an integer in range [{lo}, {hi}]."
@@ -109,7 +116,7 @@ class _Reader:
                 if not re.fullmatch(r"vgx[24]", g):
                     raise self.error(f"expected vgx2 or vgx4, got {quote(m.group(4))}", col + m.start(4))
                 vgx = int(g[3])
-            off_col = col + m.start(3)
+            off_col = col + m.start(3) + _lead(m.group(3))
             return Parsed(
                 "za",
                 col,
@@ -132,7 +139,7 @@ class _Reader:
                 raise self.error(f"{INVALID}: no register {m.group(1)}{digits} (registers are 0-31)", col)
             index = None
             if m.group(4):
-                index = self.integer(m.group(5), col + m.start(5), "lane index")
+                index = self.integer(m.group(5), col + m.start(5) + _lead(m.group(5)), "lane index")
             return Parsed(
                 "vreg",
                 col,

@@ -62,6 +62,45 @@ class Parser(argparse.ArgumentParser):
             super()._print_message(message, file)
 
 
+class _Once:
+    """An option that holds one value, refused when given again with another value (argparse would keep the last
+    silently);
+    options that share a destination (``--streaming`` / ``--no-streaming``) count as one.  The refusal is noted
+    here and raised when the command starts (:func:`_refuse_repeats`): an error of status 1, as any conflict."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        given = namespace.__dict__.setdefault("_given_once", {})
+        shown = option_string if isinstance(values, (bool, list)) or values is None else f"{option_string} {values}"
+        if self.dest in given and given[self.dest] != shown:  # the same words twice lose nothing
+            namespace.__dict__.setdefault("_given_twice", []).append((given[self.dest], shown))
+        given[self.dest] = shown
+        super().__call__(parser, namespace, values, option_string)
+
+
+def _refuse_repeats(args) -> None:
+    twice = getattr(args, "_given_twice", None)
+    if twice:
+        from .isa_option import OptionConflict
+
+        first, second = twice[0]
+        same = first.split()[0] == second.split()[0]
+        raise OptionConflict(
+            f"{quote(second, marks=False)} after {quote(first, marks=False)}: "
+            f"{'an option that holds one value is given twice' if same else 'the two options set one thing'}; "
+            "give one"
+        )
+
+
+_SINGLE = (argparse._StoreAction, argparse._StoreConstAction)  # store_true/false are store_const
+
+
+def _once(parser: argparse.ArgumentParser) -> None:
+    for action in parser._actions:
+        if type(action) in _SINGLE or type(action) in (argparse._StoreTrueAction, argparse._StoreFalseAction):
+            if action.option_strings and action.nargs in (None, 0):
+                action.__class__ = type(f"Once{type(action).__name__}", (_Once, type(action)), {})
+
+
 def build_parser(modules=COMMAND_MODULES) -> argparse.ArgumentParser:
     """The whole parser, or (``modules``) one with only those modules' commands."""
     from .. import __version__
@@ -78,6 +117,7 @@ def build_parser(modules=COMMAND_MODULES) -> argparse.ArgumentParser:
     parser.epilog += "\n\n" + _wrap(EXIT_STATUS_HELP)
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     for command in sub.choices.values():
+        _once(command)
         # Every command's --help ends with the exit statuses; modules need not repeat them.
         if EXIT_STATUS_HELP not in (command.epilog or ""):
             command.epilog = ((command.epilog.rstrip() + "\n\n") if command.epilog else "") + _wrap(EXIT_STATUS_HELP)
@@ -185,6 +225,7 @@ def _main(argv: list[str] | None) -> int:
         from ..core import check_environment
 
         check_environment()
+        _refuse_repeats(args)
         status = int(args.func(args) or 0)
         sys.stdout.flush()  # a write error (a full disk) is reported here, not by Python at exit
         return status

@@ -149,6 +149,11 @@ def _eval(args) -> int:
     if args.file is None:
         if args.expr is None:
             raise OperandError("no expression given; pass EXPR, or -f FILE ('-' for stdin) for one a line")
+        if args.fail_fast:
+            raise isa_option.OptionConflict(
+                "--fail-fast stops a -f batch at its first failing line; one EXPR is no batch: leave --fail-fast "
+                "out, or give the expressions with -f FILE"
+            )
         ev = _evaluate(args.expr, args)
         if args.json:
             print(json.dumps(_record(ev, args.explain)))

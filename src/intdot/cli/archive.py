@@ -37,6 +37,7 @@ def is_archive(head: bytes) -> bool:
 
 def members(stream, archive_path: str) -> Iterator[Member]:
     """The members of the archive open in ``stream`` (at any position), in order."""
+    file_end = stream.seek(0, 2)
     stream.seek(0)
     magic = stream.read(8)
     if magic not in (MAGIC, THIN_MAGIC):
@@ -77,6 +78,11 @@ def members(stream, archive_path: str) -> Iterator[Member]:
         elif raw_name not in _SYMBOL_TABLES and raw_name.endswith("/"):
             name = raw_name[:-1]
         in_file = not thin or name is None or name in _SYMBOL_TABLES
+        if in_file and data + size > file_end:
+            raise BadArchive(
+                f"the member at byte {at} holds {size} bytes, but the file ends at byte {file_end}: the archive is cut "
+                "short"
+            )
         if name is not None and name not in _SYMBOL_TABLES:
             if thin:
                 path = name if os.path.isabs(name) else os.path.join(os.path.dirname(archive_path), name)

@@ -10,7 +10,7 @@ import sys
 from ..core.errors import IntdotError, OperandError, StateError, UndefinedEncoding, quote
 from . import isa_option
 from .inputs import at_line, check_path, file_error, pieces, read_text, source_name
-from .numbers import parse_int, pattern
+from .numbers import integer, parse_int, pattern
 
 _HELP = """\
 Run AArch64 instructions on a register state and print the registers each one
@@ -81,19 +81,20 @@ def register(subparsers) -> None:
         help="instructions from FILE, one a line ('-' for stdin); they run after the others",
     )
     p.add_argument(
-        "--vl", type=int, default=None, help="SVE vector length in bits: 128 (default), 256, 512, 1024 or 2048"
+        "--vl", type=integer, default=None, help="SVE vector length in bits: 128 (default), 256, 512, 1024 or 2048"
     )
-    p.add_argument("--svl", type=int, default=None, help="streaming vector length (Z when streaming, and ZA): as --vl")
-    # One or the other: argparse would let the last silently win.
-    mode = p.add_mutually_exclusive_group()
-    mode.add_argument(
+    p.add_argument(
+        "--svl", type=integer, default=None, help="streaming vector length (Z when streaming, and ZA): as --vl"
+    )
+    # One or the other: both given is an error (status 1), as every option given twice is (intdot.cli._Once).
+    p.add_argument(
         "--streaming",
         dest="streaming",
         action="store_true",
         default=None,
         help="start in streaming mode (default: when an SME2 instruction is given)",
     )
-    mode.add_argument(
+    p.add_argument(
         "--no-streaming",
         dest="streaming",
         action="store_false",
@@ -270,6 +271,11 @@ def _load_state(args):
         raise OperandError(f"--state {args.state}: not a state file ({exc})") from None
     except RecursionError:  # arrays nested thousands deep: no state file is
         raise OperandError(f"--state {args.state}: not a state file (its JSON nests too deep)") from None
+    if isinstance(data, dict) and "streaming" in data and not isinstance(data["streaming"], bool):
+        raise OperandError(  # in JSON's words: the library's message says True or False
+            f'--state {args.state}: "streaming": {json.dumps(data["streaming"])[:40]} is not a JSON boolean; '
+            "expected true or false"
+        )
     try:
         state = State.from_dict(data)
     except IntdotError as exc:  # name the file: the message alone does not say where 'z1.q' came from

@@ -155,6 +155,27 @@ def _hex_word(token: str, source: str, line: int, column: int, unit: str = "line
     return int(token, 16)
 
 
+_LOOSE_LIST = re.compile(r"\[([^\[\]]*)\]")
+_ONE_BYTE = re.compile(_BYTE, re.IGNORECASE)
+
+
+def _check_loose_list(code: str, source: str, line: int, unit: str) -> None:
+    """A bracketed list that is not a byte list: the first element that is not a byte is the error (read as words,
+    the list's first piece would be blamed)."""
+    for m in _LOOSE_LIST.finditer(code):
+        at = m.start(1)
+        for piece in m[1].split(","):
+            item = piece.strip()
+            if not _ONE_BYTE.fullmatch(item):
+                column = at + len(piece) - len(piece.lstrip()) + 1
+                raise OperandError(
+                    f"{source}, {unit} {line}, column {column}: {quote(item)} in the byte list {quote(m[0])} is not "
+                    "a byte (expected 0x00-0xff, 0b and eight bits, or a fixup letter, as llvm-mc -show-encoding "
+                    "writes them)"
+                )
+            at += len(piece) + 1
+
+
 def _byte_value(token: str) -> int:
     if token[:2].lower() == "0b":
         return int(re.sub("[^01]", "0", token[2:]), 2)
@@ -218,6 +239,7 @@ def words_from_text(text: str | list, source: str, *, unit: str = "line") -> Chu
                 where.append((n, m.start() + 1))
             continue
         code = line.split("//")[0]
+        _check_loose_list(code, source, n, unit)
         for m in _TOKEN.finditer(code):
             words.append(_hex_word(m[0], source, n, m.start() + 1, unit))
             where.append((n, m.start() + 1))

@@ -9,6 +9,8 @@ import os
 import sys
 import time
 
+from .numbers import integer
+
 EPILOG = """\
 examples:
   intdot demo
@@ -46,14 +48,16 @@ def register(subparsers) -> None:
         "no extension: .png is added)",
     )
     p.add_argument(
-        "--seed", type=int, default=0, help="seed of the split and the training, a non-negative integer (default 0)"
+        "--seed", type=integer, default=0, help="seed of the split and the training, a non-negative integer (default 0)"
     )
     p.add_argument(
-        "--subset", type=int, default=None, metavar="N", help="use N of the 1797 images, 50 to 1797 (default all)"
+        "--subset", type=integer, default=None, metavar="N", help="use N of the 1797 images, 50 to 1797 (default all)"
     )
-    p.add_argument("--hidden", type=int, default=64, metavar="H", help="MLP hidden units, 4 to 1024 (default 64)")
-    p.add_argument("--epochs", type=int, default=60, help="MLP training epochs, 1 to 1000 (default 60)")
-    p.add_argument("--cnn-epochs", type=int, default=12, metavar="E", help="CNN training epochs, 1 to 200 (default 12)")
+    p.add_argument("--hidden", type=integer, default=64, metavar="H", help="MLP hidden units, 4 to 1024 (default 64)")
+    p.add_argument("--epochs", type=integer, default=60, help="MLP training epochs, 1 to 1000 (default 60)")
+    p.add_argument(
+        "--cnn-epochs", type=integer, default=12, metavar="E", help="CNN training epochs, 1 to 200 (default 12)"
+    )
     p.set_defaults(func=run)
 
 

@@ -94,6 +94,13 @@ def _dispatch(args) -> int:
     # --stats prints counts instead of the listing: the diagrams --fields adds to the listing would be dropped.
     if args.stats and args.fields:
         isa_option.conflict("--stats", "prints counts per function instead of the listing", ["--fields"])
+    if args.only_dot and args.mark:  # --mark shows the other words as .inst; --only-dot leaves them out
+        isa_option.conflict("--only-dot", "leaves out every word that is not a dot instruction", ["--mark"])
+    if args.demangle and getattr(args, "file", None) is None:
+        raise isa_option.OptionConflict(
+            "--demangle demangles the C++ symbols of a file or listing (-f FILE); words on the command line have "
+            "none: leave --demangle out"
+        )
     return isa_option.dispatch(args, "disasm", "arm", _run_arm)
 
 

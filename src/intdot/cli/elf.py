@@ -94,6 +94,8 @@ class ElfFile:
         if head[4] not in (1, 2) or head[5] not in (1, 2):
             raise NotReadable(f"unknown ELF class {head[4]} or data encoding {head[5]}")
         self.wide = head[4] == 2
+        if len(head) < (64 if self.wide else 52):  # ELF64's header is 64 bytes, ELF32's 52
+            raise NotReadable("the ELF header is cut short")
         self.little = head[5] == 1
         self.order = "<" if self.little else ">"
         o = self.order
@@ -319,6 +321,7 @@ def open_elf(stream, source: str, start: int = 0, size: int | None = None) -> El
         raise OperandError(f"{source} is not a readable ELF file ({exc})") from None
     if elf.machine != EM_AARCH64:
         raise OperandError(
-            f"{source} is an ELF file for {machine_name(elf.machine)}; intdot disassembles AArch64 (EM_AARCH64) only"
+            f"{source} is an ELF file for {machine_name(elf.machine)}; intdot disassembles AArch64 (EM_AARCH64) and "
+            "AMD GPU (EM_AMDGPU) code only"
         )
     return elf

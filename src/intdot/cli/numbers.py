@@ -68,3 +68,12 @@ def parse_int(
 
 def _interval(bits: int) -> str:
     return f"an integer in [{-(1 << (bits - 1))}, {(1 << bits) - 1}] (signed or unsigned spelling)"
+
+
+def integer(text: str) -> int:
+    """argparse's ``type`` for an integer option (``--vl``, ``--seed``): decimal or 0x hex, as ``--set`` and
+    ``--offset`` read them; anything else is argparse's usage error ("invalid integer value")."""
+    try:
+        return parse_int(text, "value", prefixes=("0x",))
+    except ValueError:
+        raise ValueError(text) from None

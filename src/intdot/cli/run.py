@@ -7,6 +7,8 @@ import hashlib
 import json
 import sys
 
+from .numbers import integer
+
 EPILOG = """\
 examples:
   intdot run model.onnx --op usdot --target neoverse-v2
@@ -17,7 +19,8 @@ The integer nodes (MatMulInteger, QLinearMatMul, ConvInteger, QLinearConv;
 QDQ patterns DequantizeLinear -> MatMul/Conv -> QuantizeLinear are rewritten
 into these first, as ONNX Runtime does) run through intdot.quant on the
 instruction; every other node runs in onnx.reference. --inputs is an .npz
-file keyed by the model's input names (a single array may be unnamed), each
+file keyed by the model's input names (a single array may be unnamed, or
+given as an .npy file for a model with one input), each
 array of the element type and shape the model declares (nothing is
 converted); without it, inputs are random values of the declared types
 (seeded, unknown dimensions taken as 1). A model with no integer nodes runs
@@ -40,7 +43,7 @@ def register(subparsers) -> None:
     p.add_argument("--inputs", metavar="FILE.npz", help="the model's inputs (default: seeded random values)")
     p.add_argument(
         "--seed",
-        type=int,
+        type=integer,
         default=None,
         help="seed of the random inputs, a non-negative integer (default 0); not with --inputs",
     )
@@ -67,7 +70,7 @@ def register(subparsers) -> None:
         "(--no-qdq-int8-allowed) first move int8 activations to uint8; default: ONNX Runtime's on --platform "
         "(on for Arm, off for x86)",
     )
-    p.add_argument("--save", metavar="FILE.npz", help="write the outputs to an .npz file")
+    p.add_argument("--save", metavar="FILE.npz", help="write the outputs to an .npz file, at exactly that name")
     p.add_argument("--json", action="store_true", help="print one JSON object with the outputs' values")
     p.set_defaults(func=run)
 
@@ -84,8 +87,12 @@ def _inputs(model, path, seed):
 
         check_path(path, "--inputs")
         try:
-            with np.load(path, allow_pickle=False) as z:
-                data = {k: z[k] for k in z.files}
+            loaded = np.load(path, allow_pickle=False)
+            if isinstance(loaded, np.ndarray):  # an .npy: one array, for a model with one input
+                data = {"": loaded}
+            else:
+                with loaded as z:
+                    data = {k: z[k] for k in z.files}
         except OSError as exc:
             raise file_error("--inputs", path, exc) from None
         except (ValueError, EOFError):  # NumPy's words for a file that is not an .npz are about pickles
@@ -93,6 +100,14 @@ def _inputs(model, path, seed):
                 f"--inputs {quote(path)}: not a NumPy .npz file of arrays (as numpy.savez writes); a pickled "
                 "object array is refused too"
             ) from None
+        if list(data) == [""]:
+            if len(names) != 1:
+                raise OperandError(
+                    f"--inputs {quote(path)}: a .npy file holds one array, and the model has {len(names)} "
+                    f"inputs ({', '.join(quote(i.name) for i in names)}): expected an .npz file with one array a "
+                    "name (numpy.savez(path, name=array, ...))"
+                )
+            data = {names[0].name: data[""]}
         if len(names) == 1 and list(data) == ["arr_0"]:
             data = {names[0].name: data["arr_0"]}
         return data, f"from {path}"
@@ -167,7 +182,8 @@ def run(args) -> int:
         from .inputs import file_error
 
         try:
-            np.savez(args.save, **outputs)
+            with open(args.save, "wb") as fh:  # numpy.savez would add .npz to a name without it
+                np.savez(fh, **outputs)
         except OSError as exc:
             raise file_error("--save", args.save, exc, writing=True) from None
     if args.json:

@@ -210,6 +210,10 @@ def _bindings(args, nbytes: int) -> dict:
             raise OperandError(f"--set {quote(item)}: no value after '='")
         arg = p.argument()
         p.end("nothing after the value")
+        if name.strip() in out and out[name.strip()].text != arg.text:  # the last would silently win
+            raise OperandError(
+                f"--set {quote(item)}: {name.strip()} is set twice with different values; give each name once"
+            )
         out[name.strip()] = arg
     return out
 
