@@ -54,12 +54,12 @@ class ArmOrtError(RuntimeError):
 
 
 class _Worker:
-    def __init__(self, cpu: str, sme: bool):
+    """A long-lived ONNX Runtime serving requests (``arm_ort_worker.py``), started by ``cmd`` (a Python under
+    QEMU, and the worker's path)."""
+
+    def __init__(self, cmd: list):
         self.log = tempfile.TemporaryFile()
-        cmd = [qemu(sme), "-cpu", cpu, "-L", str(HOME / "root"), "-E", f"PYTHONPATH={HOME / 'site'}"]
-        self.proc = subprocess.Popen(
-            [*cmd, str(PYTHON), str(WORKER)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log
-        )
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log)
         self._receive()  # its ready message: ONNX Runtime imported
 
     def _receive(self) -> bytes:
@@ -86,11 +86,20 @@ class _Worker:
             self.proc.wait(timeout=30)
 
 
-def _worker(cpu: str, sme: bool) -> _Worker:
-    w = _workers.get((cpu, sme))
+def worker(key: tuple, cmd) -> _Worker:
+    """The running worker for ``key``, started by ``cmd()`` if there is none (or it died)."""
+    w = _workers.get(key)
     if w is None or w.proc.poll() is not None:
-        w = _workers[cpu, sme] = _Worker(cpu, sme)
+        w = _workers[key] = _Worker(cmd())
     return w
+
+
+def _worker(cpu: str, sme: bool) -> _Worker:
+    def cmd():
+        qemu_args = [qemu(sme), "-cpu", cpu, "-L", str(HOME / "root"), "-E", f"PYTHONPATH={HOME / 'site'}"]
+        return [*qemu_args, str(PYTHON), str(WORKER)]
+
+    return worker(("arm", cpu, sme), cmd)
 
 
 @atexit.register

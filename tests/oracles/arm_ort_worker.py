@@ -1,8 +1,9 @@
-"""Runs inside AArch64 Python under qemu-user (tests/oracles/arm_ort.py starts it): ONNX Runtime for Arm as a
-server. Each request on stdin and each answer on stdout is an 8-byte little-endian length and that many bytes of
-an ``np.savez`` archive. A request holds ``__model__`` (the serialized model as uint8), ``__config__`` (JSON: the
-session's config entries and whether to disable the graph optimizer) and the feeds; an answer holds the outputs,
-in order, or ``__error__``. Needs nothing but numpy and onnxruntime, the two wheels the installer unpacks."""
+"""Runs inside a Python under qemu-user (tests/oracles/arm_ort.py starts it in AArch64 Python, x86_ort.py in this
+machine's on a CPU without AVX-512): ONNX Runtime as a server. Each request on stdin and each answer on stdout is
+an 8-byte little-endian length and that many bytes of an ``np.savez`` archive. A request holds ``__model__`` (the
+serialized model as uint8), ``__config__`` (JSON: the session's config entries and whether to disable the graph
+optimizer) and the feeds; an answer holds the outputs, in order, or ``__error__``. Needs nothing but numpy and
+onnxruntime, the two wheels the installer unpacks."""
 
 import io
 import json

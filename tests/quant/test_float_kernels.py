@@ -282,3 +282,38 @@ def test_microsoft_gelu_nodes_as_onnx_runtime(op):
     model = helper.make_model(graph, ir_version=10, opset_imports=opsets)
     want = _session(model).run(None, {"x": x})[0]
     _same(quant.run(model, x, op="sdot4", platform=ort.platform())["y"], want, op)
+
+
+# platform="x86-avx2": this machine's ONNX Runtime on QEMU's Haswell CPU (AVX2 and FMA3, no AVX-512), where MLAS
+# picks its FMA3 Softmax kernel and an NCHWc block of 8 (tests/oracles/x86_ort.py).
+
+
+def _avx2(model):
+    from ..oracles import x86_ort
+
+    return x86_ort.Session(model.SerializeToString())
+
+
+def test_x86_avx2_float_operators_as_onnx_runtime():
+    """Softmax over row lengths past each vector tail, the elementwise operators, and pools whose channel count is
+    a multiple of 8 but not 16 (NCHWc only without AVX-512F) and of 16, through run and against the kernels."""
+    from ..oracles import x86_ort
+
+    x86_ort.require()
+    rng = np.random.default_rng(11)
+    for d in (1, 3, 7, 8, 9, 23, 24, 25, 47, 100):
+        x = _softmax_rows(rng, 4, d)
+        want = _avx2(_node_model("Softmax", [4, d], axis=-1)).run(None, {"x": x})[0]
+        _same(float_kernels.softmax_rows(x, "x86-avx2"), want, ("softmax", d))
+        if d == 25:  # the AVX-512F kernel sums these apart: the platforms are told apart
+            assert not np.array_equal(float_kernels.softmax_rows(x, "x86").view(np.uint32), want.view(np.uint32))
+    x = _elementwise_inputs(999, seed=5)
+    for op, (opset, attrs, ours) in _ELEMENTWISE.items():
+        want = _avx2(_node_model(op.split("-")[0], [x.size], opset, **attrs)).run(None, {"x": x})[0]
+        _same(ours(x, "x86-avx2"), want, op)
+    for channels in (8, 16, 24):
+        x = (rng.standard_normal((2, channels, 7, 9)) * 3).astype(F32)
+        for op, attrs in (("GlobalAveragePool", {}), ("AveragePool", {"kernel_shape": [3, 3], "pads": [1, 1, 1, 1]})):
+            model = _pool_model(op, list(x.shape), **attrs)
+            want = _avx2(model).run(None, {"x": x})[0]
+            _same(quant.run(model, x, op="sdot4", platform="x86-avx2")["y"], want, (op, channels))

@@ -57,10 +57,10 @@ def register(subparsers) -> None:
     p.add_argument(
         "--platform",
         default="x86",
-        choices=("x86", "arm", "arm-sme"),
-        help="whose ONNX Runtime kernels the nodes compute where x86's and Arm's differ (QLinearAdd, pooling, "
-        "...): x86 (default), arm (AArch64), or arm-sme (an Arm CPU with SME: quantize_dynamic's int8 products "
-        "through KleidiAI)",
+        choices=("x86", "x86-avx2", "arm", "arm-sme"),
+        help="whose ONNX Runtime kernels the nodes compute where they differ (QLinearAdd, pooling, Softmax, "
+        "...): x86 (default: a CPU with AVX-512F), x86-avx2 (one without: its float kernels differ), arm "
+        "(AArch64), or arm-sme (an Arm CPU with SME: quantize_dynamic's int8 products through KleidiAI)",
     )
     p.add_argument(
         "--qdq-int8-allowed",

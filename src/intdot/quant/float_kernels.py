@@ -31,7 +31,8 @@ Softmax
     x86 (the AVX-512F kernel, which ONNX Runtime picks on every CPU with AVX-512F): the clamp at -103.97, ``2**m'``
     by ``vscalefps`` (rounded once, subnormals included), 16 lanes each summing every 16th element in turn, then
     ``b_i = lane_i + lane_(i+8)`` and ``((b0 + b1) + (b2 + b3)) + ((b4 + b5) + (b6 + b7))``.  A CPU with AVX2 and
-    no AVX-512F runs its FMA3 kernel, which sums in 8 lanes: not modelled (docs/differences.md, row 28).
+    no AVX-512F (``platform="x86-avx2"``) runs its FMA3 kernel: the clamp at -88.38, ``2**m'`` built from
+    ``m'``'s bits, 8 lanes, reduced as ``((l0 + l1) + (l2 + l3)) + ((l4 + l5) + (l6 + l7))``.
 
     Arm (the NEON kernel, which ONNX Runtime's AArch64 build runs on CPUs without SVE): the clamp at -88.38,
     ``2**m'`` built from ``m'``'s bits (0 for ``m' = -127``), a row of 4 or more summed in 4 lanes over its first
@@ -41,8 +42,8 @@ GlobalAveragePool, AveragePool
     MLAS's pooling kernels (``pooling.cpp``), chosen as it chooses them: the sums in the order each kernel adds
     (:func:`global_average_pool`, :func:`average_pool`), divided by the element count or the window size.  On x86
     ONNX Runtime's NCHWc layout transformer first moves a 4-D pool whose channel count its graph knows to be a
-    multiple of 16 (the AVX-512F block) into its NCHWc kernels, which add in window order.  AveragePool with
-    ``ceil_mode`` or dilations is not modelled (``onnx.reference``'s).
+    multiple of 16 (the AVX-512F block; 8 without AVX-512F) into its NCHWc kernels, which add in window order.
+    AveragePool with ``ceil_mode`` or dilations is not modelled (``onnx.reference``'s).
 """
 
 from __future__ import annotations
@@ -73,7 +74,7 @@ _TANH_Q = [F32(v) for v in (1.19825839466702e-06, 1.18534705686654e-04, 2.268434
 
 # MLAS's exp constants: the lower clamps of its x86 AVX-512F and its generic (NEON) sum kernels, the rounding bias
 # (1.5 * 2**23), 1 / ln 2, ln 2 split in two, and the polynomial's coefficients (the last one used twice).
-_EXP_LOWER = {"x86": F32(-103.9720840454), "arm": F32(-88.3762626647949)}
+_EXP_LOWER = {"x86": F32(-103.9720840454), "x86-avx2": F32(-88.3762626647949), "arm": F32(-88.3762626647949)}
 _ROUNDING_BIAS = F32(12582912.0)
 _LOG2_RECIPROCAL = F32(1.44269504088896341)
 _LOG2_HIGH, _LOG2_LOW = F32(-6.93145752e-1), F32(-1.42860677e-6)
@@ -180,9 +181,12 @@ def _lane_sums(e, lanes: int) -> np.ndarray:
 
 def _row_sums(e, platform: str) -> np.ndarray:
     rows, d = e.shape
-    if platform == "x86":
-        acc = _lane_sums(e, 16)
-        b = (acc[:, 8:] + acc[:, :8]).astype(F32)
+    if platform in ("x86", "x86-avx2"):  # AVX-512F: 16 lanes folded to 8; FMA3: 8 lanes
+        if platform == "x86":
+            acc = _lane_sums(e, 16)
+            b = (acc[:, 8:] + acc[:, :8]).astype(F32)
+        else:
+            b = _lane_sums(e, 8)
         pairs = (b[:, 0::2] + b[:, 1::2]).astype(F32)
         return (((pairs[:, 0] + pairs[:, 1]).astype(F32)) + ((pairs[:, 2] + pairs[:, 3]).astype(F32))).astype(F32)
     s = np.zeros(rows, F32)
@@ -196,7 +200,8 @@ def _row_sums(e, platform: str) -> np.ndarray:
 
 
 def softmax_rows(x, platform: str = "x86") -> np.ndarray:
-    """ONNX Runtime's float32 softmax of each row of the 2-D ``x`` (module docstring)."""
+    """ONNX Runtime's float32 softmax of each row of the 2-D ``x`` on ``platform`` ("x86", "x86-avx2" or "arm";
+    module docstring)."""
     x = np.asarray(x, F32)
     if x.size == 0:
         return x.copy()
@@ -233,7 +238,8 @@ def softmax(x, axis: int | None = None, opset: int = 13, platform: str = "x86") 
 
 # --- average pooling (MLAS's pooling.cpp, and its NCHWc kernels on x86) --------------------------------------------
 
-NCHWC_BLOCK = 16  # MlasNchwcGetBlockSize() on a CPU with AVX-512F (8 with AVX2 only)
+# MlasNchwcGetBlockSize(): 16 on a CPU with AVX-512F, 8 with AVX2 only.
+NCHWC_BLOCK = {"x86": 16, "x86-avx2": 8}
 _REDUCTION_BUFFER = 2048 - 3  # MLAS_POOL_REDUCTION_BUFFER_STACK less its over-read padding
 
 
@@ -246,7 +252,7 @@ def _lanes4(v, platform: str) -> np.ndarray:
     acc = np.zeros((rows, 4), F32)
     for chunk in v[:, :full].reshape(rows, -1, 4).transpose(1, 0, 2):
         acc = (acc + chunk).astype(F32)
-    if platform == "x86":
+    if platform != "arm":
         s = ((acc[:, 0] + acc[:, 2]).astype(F32) + (acc[:, 1] + acc[:, 3]).astype(F32)).astype(F32)
     else:
         s = ((acc[:, 0] + acc[:, 1]).astype(F32) + (acc[:, 2] + acc[:, 3]).astype(F32)).astype(F32)

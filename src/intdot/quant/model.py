@@ -157,7 +157,7 @@ def _overrides(op, target, requant, opset, platform, nchwc=frozenset()):
         quant_gemm,
         resize,
     )
-    from ._args import platform_of
+    from ._args import float_platform
     from .fma import fma32
     from .qlinear_concat import qlinear_concat  # the package exports the function under the module's name
     from .qlinear_softmax import qlinear_softmax  # the same
@@ -302,7 +302,7 @@ def _overrides(op, target, requant, opset, platform, nchwc=frozenset()):
             extra["nearest_mode"] = kw.get("nearest_mode") or "round_prefer_floor"
             return (resize.resize(x, mode, transform, scales=scales, sizes=sizes, roi=roi, **extra),)
 
-    family = platform_of(platform)
+    family = float_platform(platform)  # the float kernels: x86 with AVX-512F, x86 without it, or Arm
 
     class Sigmoid(_ReferenceSigmoid):
         """float32 as ONNX Runtime's MLAS kernel computes it (:mod:`.float_kernels`); other types as written."""
@@ -565,11 +565,14 @@ def integer_nodes(model, *, qdq_int8_allowed: bool | None = None, platform: str 
     return [(n.name, n.op_type) for n in m.graph.node if n.op_type in INTEGER]
 
 
-def _nchwc_inputs(model) -> frozenset:
+def _nchwc_inputs(model, platform) -> frozenset:
     """The float pooling inputs ONNX Runtime's x86 NCHWc layout transformer takes (its NchwcTransformer, at its
     default optimization level): 4-D float32 tensors whose channel count its shape inference knows to be a
-    multiple of the NCHWc block.  Their pooling runs in MLAS's NCHWc kernels, which sum in another order."""
+    multiple of the NCHWc block (16 with AVX-512F, 8 without).  Their pooling runs in MLAS's NCHWc kernels, which
+    sum in another order."""
     from .float_kernels import NCHWC_BLOCK
+
+    block = NCHWC_BLOCK[platform]
 
     pools = [n.input[0] for n in model.graph.node if n.op_type in _POOLS and n.domain in ("", "ai.onnx")]
     if not pools:
@@ -586,7 +589,7 @@ def _nchwc_inputs(model) -> frozenset:
         dims = t.shape.dim if t.HasField("shape") else []
         if t.elem_type == 1 and len(dims) == 4 and dims[1].HasField("dim_value"):
             known[info.name] = dims[1].dim_value
-    return frozenset(name for name in pools if known.get(name, 0) > 0 and known[name] % NCHWC_BLOCK == 0)
+    return frozenset(name for name in pools if known.get(name, 0) > 0 and known[name] % block == 0)
 
 
 _POOLS = ("AveragePool", "GlobalAveragePool")
@@ -642,9 +645,10 @@ def run(
         activations become integer nodes (:mod:`intdot.quant.qdq`): False moves int8 activation pairs to uint8
         first and leaves int8 x int8 groups it cannot move in float; True runs them as int8. By default, ONNX
         Runtime's on ``platform``: False on x86, True on Arm.
-    platform : {"x86", "arm", "arm-sme"}
+    platform : {"x86", "x86-avx2", "arm", "arm-sme"}
         The CPU whose ONNX Runtime kernels the nodes compute, where its kernels differ (``docs/differences.md``):
-        x86 (its AVX2/AVX-512 kernels, the default), Arm (AArch64, NEON), or Arm with SME (the same, but
+        x86 (a CPU with AVX-512F, the default), x86 without AVX-512F (AVX2 and FMA3: the same integer kernels,
+        other float ones, :mod:`intdot.quant.float_kernels`), Arm (AArch64, NEON), or Arm with SME (the same, but
         quantize_dynamic's int8 products through KleidiAI's kernel: :mod:`intdot.quant.dynamic_arm`).
 
     Returns
@@ -673,7 +677,7 @@ def run(
     feed = _feed(m, inputs)
     from ._args import platform_of
 
-    nchwc = _nchwc_inputs(m) if platform_of(platform) == "x86" else frozenset()
+    nchwc = _nchwc_inputs(m, platform) if platform_of(platform) == "x86" else frozenset()
     ev = ReferenceEvaluator(m, new_ops=_overrides(op, target, requant, _opset(m), platform, nchwc))
     try:
         results = ev.run(None, feed)
