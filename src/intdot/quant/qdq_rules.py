@@ -177,7 +177,35 @@ def _value_info(model) -> dict:
         if tt.HasField("shape") and all(d.HasField("dim_value") for d in tt.shape.dim):
             shape = tuple(d.dim_value for d in tt.shape.dim)
         out[vi.name] = (dtype, shape)
+    _microsoft_types(model, out)
     return out
+
+
+# ONNX's shape inference gives ONNX Runtime's com.microsoft operators no output type (a QOperator model holds
+# QLinearSigmoid, QLinearMul, ...): the input whose type each output takes, by position (QGemm's float output
+# without a y_zero_point aside).  ONNX Runtime knows them, and fuses the groups that read them.
+_MS_TYPE_FROM = {"QLinearConcat": 1, "QLinearWhere": 1, "QGemm": 8}
+
+
+def _microsoft_types(model, out: dict) -> None:
+    from onnx import helper
+
+    known = {t.name: t.data_type for t in model.graph.initializer}
+    for n in model.graph.node:
+        if n.domain != "com.microsoft" or not n.output or not n.output[0] or n.output[0] in out:
+            continue
+        k = _MS_TYPE_FROM.get(n.op_type, 0)
+        source = n.input[k] if k < len(n.input) and n.input[k] else None
+        if source is None:
+            dtype = np.dtype(np.float32) if n.op_type == "QGemm" else None
+        elif source in out:
+            dtype = out[source][0]
+        elif source in known:
+            dtype = np.dtype(helper.tensor_dtype_to_np_dtype(known[source]))
+        else:
+            dtype = None
+        if dtype is not None:
+            out[n.output[0]] = (dtype, None)
 
 
 def fresh_names(model):

@@ -1,0 +1,91 @@
+"""QDQ groups whose fusion depends on the graph around them, found by fuzzing ``run`` against ONNX Runtime:
+groups that read the outputs of its com.microsoft nodes (ONNX's shape inference leaves them untyped). Each case
+checks the graph ONNX Runtime's optimizer writes (its op types, in order) and the bits of its outputs."""
+
+import numpy as np
+from onnx import TensorProto, helper
+
+from intdot import quant
+
+from . import ort
+
+F32 = np.float32
+
+
+def _quantize(model, shape, tmp_path, **kw):
+    import onnx
+    from onnxruntime.quantization import CalibrationDataReader, QuantType, quantize_static
+
+    class Reader(CalibrationDataReader):
+        def __init__(self):
+            rng = np.random.default_rng(0)
+            self.data = iter([{"x": rng.standard_normal(shape).astype(F32)} for _ in range(8)])
+
+        def get_next(self):
+            return next(self.data, None)
+
+    src, dst = tmp_path / "f.onnx", tmp_path / "q.onnx"
+    onnx.save(model, src)
+    kw.setdefault("activation_type", QuantType.QUInt8)
+    kw.setdefault("weight_type", QuantType.QUInt8)
+    quantize_static(src, dst, Reader(), **kw)
+    return onnx.load(dst)
+
+
+def _float_model(nodes, shape, inits=()):
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)
+    y = helper.make_tensor_value_info("y", TensorProto.FLOAT, None)
+    graph = helper.make_graph(nodes, "g", [x], [y], list(inits))
+    return helper.make_model(graph, ir_version=10, opset_imports=[helper.make_opsetid("", 19)])
+
+
+def _check(model, shape, tmp_path, seeds=4):
+    import onnx
+
+    optimized = tmp_path / "optimized.onnx"
+    rng = np.random.default_rng(1)
+    for k in range(seeds):
+        x = (rng.standard_normal(shape) * 2).astype(F32)
+        want = ort.session(model, optimized_path=optimized if k == 0 else None).run(None, {"x": x})[0]
+        got = quant.run(model, x, op="udot4", platform=ort.platform())["y"]
+        assert got.dtype == want.dtype and got.tobytes() == want.tobytes(), k
+    theirs = [n.op_type for n in onnx.load(optimized).graph.node]
+    ours = [n.op_type for n in quant.prepare(model, platform=ort.platform()).model.graph.node]
+    return theirs, ours
+
+
+def test_a_group_reading_a_microsoft_node_fuses(tmp_path):
+    """QOperator: Sigmoid quantized alone (QLinearSigmoid), its DequantizeLinear read by a MatMul of two
+    dequantized values: ONNX Runtime makes MatMulIntegerToFloat of it, which needs QLinearSigmoid's output type."""
+    ort.need()
+    from onnxruntime.quantization import QuantFormat
+
+    shape = [1, 4, 6, 5]
+    nodes = [helper.make_node("Sigmoid", ["x"], ["s"]), helper.make_node("Transpose", ["s"], ["t"], perm=[0, 1, 3, 2]),
+             helper.make_node("MatMul", ["s", "t"], ["y"])]  # fmt: skip
+    model = _quantize(_float_model(nodes, shape), shape, tmp_path, quant_format=QuantFormat.QOperator,
+                      op_types_to_quantize=["Sigmoid"])  # fmt: skip
+    theirs, ours = _check(model, shape, tmp_path)
+    assert "MatMul" not in theirs
+    assert ("MatMul" in ours) == ("MatMul" in theirs), (theirs, ours)
+
+
+def test_a_softmax_reading_a_microsoft_node_fuses(tmp_path):
+    """QOperator MatMul -> Mul -> Softmax -> MatMul with Softmax left to float by the quantizer: ONNX Runtime
+    makes its DequantizeLinear -> Softmax -> QuantizeLinear a QLinearSoftmax, whose input QLinearMul writes."""
+    ort.need()
+    from onnx import numpy_helper
+    from onnxruntime.quantization import QuantFormat
+
+    shape = [2, 6]
+    rng = np.random.default_rng(3)
+    inits = [numpy_helper.from_array(rng.standard_normal((6, 6)).astype(F32), "w"),
+             numpy_helper.from_array(rng.standard_normal((6, 4)).astype(F32), "w2"),
+             numpy_helper.from_array(np.array(0.7, F32), "k")]  # fmt: skip
+    nodes = [helper.make_node("MatMul", ["x", "w"], ["a"]), helper.make_node("Mul", ["a", "k"], ["b"]),
+             helper.make_node("Softmax", ["b"], ["c"], axis=-1),
+             helper.make_node("MatMul", ["c", "w2"], ["y"])]  # fmt: skip
+    model = _quantize(_float_model(nodes, shape, inits), shape, tmp_path, quant_format=QuantFormat.QOperator,
+                      op_types_to_quantize=["MatMul", "Mul"])  # fmt: skip
+    theirs, ours = _check(model, shape, tmp_path, seeds=12)
+    assert "QLinearSoftmax" in theirs and theirs == ours, (theirs, ours)
