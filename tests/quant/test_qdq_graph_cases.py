@@ -1,8 +1,10 @@
 """QDQ groups whose fusion depends on the graph around them, found by fuzzing ``run`` against ONNX Runtime:
-groups that read the outputs of its com.microsoft nodes (ONNX's shape inference leaves them untyped). Each case
-checks the graph ONNX Runtime's optimizer writes (its op types, in order) and the bits of its outputs."""
+groups that read the outputs of its com.microsoft nodes (ONNX's shape inference leaves them untyped), and products
+read by two identical QuantizeLinear nodes (merged by its common subexpression elimination). Each case checks the
+graph ONNX Runtime's optimizer writes and the bits of its outputs."""
 
 import numpy as np
+import pytest
 from onnx import TensorProto, helper
 
 from intdot import quant
@@ -89,3 +91,29 @@ def test_a_softmax_reading_a_microsoft_node_fuses(tmp_path):
                       op_types_to_quantize=["MatMul", "Mul"])  # fmt: skip
     theirs, ours = _check(model, shape, tmp_path, seeds=12)
     assert "QLinearSoftmax" in theirs and theirs == ours, (theirs, ours)
+
+
+@pytest.mark.parametrize("kind", ["Conv", "MatMul"])
+def test_identical_quantize_nodes_are_one(kind, tmp_path):
+    """DedicatedQDQPair gives a product read twice two identical QuantizeLinear nodes; ONNX Runtime's common
+    subexpression elimination makes them one, and the product then fuses (QLinearConv / QLinearMatMul)."""
+    ort.need()
+    from onnx import numpy_helper
+    from onnxruntime.quantization import QuantType
+
+    rng = np.random.default_rng(10052)
+    if kind == "Conv":
+        shape, w = [1, 8, 6, 6], (rng.standard_normal((4, 8, 3, 3)) * 0.3).astype(F32)
+        inits = [numpy_helper.from_array(w, "W"), numpy_helper.from_array(rng.standard_normal(4).astype(F32), "B")]
+        first = helper.make_node("Conv", ["x", "W", "B"], ["c"], kernel_shape=[3, 3])
+    else:
+        shape, inits = [8, 64], [numpy_helper.from_array((rng.standard_normal((64, 6)) * 0.3).astype(F32), "W")]
+        first = helper.make_node("MatMul", ["x", "W"], ["c"])
+    nodes = [first, helper.make_node("Relu", ["c"], ["r"]), helper.make_node("Sigmoid", ["c"], ["s"]),
+             helper.make_node("Add", ["r", "s"], ["y"])]  # fmt: skip
+    options = {"DedicatedQDQPair": True, "QuantizeBias": False}
+    model = _quantize(_float_model(nodes, shape, inits), shape, tmp_path, weight_type=QuantType.QInt8,
+                      extra_options=options)  # fmt: skip
+    assert [n.input[0] for n in model.graph.node if n.op_type == "QuantizeLinear"].count("c") == 2
+    theirs, ours = _check(model, shape, tmp_path, seeds=20)
+    assert f"QLinear{kind}" in theirs and f"QLinear{kind}" in ours and kind not in ours, (theirs, ours)

@@ -532,12 +532,13 @@ def prepare(model, *, qdq_int8_allowed: bool | None = None, platform: str = "x86
     :func:`integer_nodes` (the rewrite reads every node and infers every shape); the arguments are
     :func:`run`'s."""
     from ._args import platform_of
+    from .cse import merge_common
     from .float_fusions import fuse_gelu
     from .qdq import fuse
 
     int8 = _int8_allowed(qdq_int8_allowed, platform)
     family = platform_of(platform)
-    fused = fuse_gelu(fuse(load(model), int8_allowed=int8, platform=family))
+    fused = fuse_gelu(fuse(merge_common(load(model)), int8_allowed=int8, platform=family))
     if family == "arm":
         from .dynamic_arm import fuse_bias
 
