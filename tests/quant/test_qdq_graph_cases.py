@@ -1,7 +1,8 @@
 """QDQ groups whose fusion depends on the graph around them, found by fuzzing ``run`` against ONNX Runtime:
-groups that read the outputs of its com.microsoft nodes (ONNX's shape inference leaves them untyped), and products
-read by two identical QuantizeLinear nodes (merged by its common subexpression elimination). Each case checks the
-graph ONNX Runtime's optimizer writes and the bits of its outputs."""
+groups that read the outputs of its com.microsoft nodes (ONNX's shape inference leaves them untyped), products
+read by two identical QuantizeLinear nodes (merged by its common subexpression elimination), and the float weights
+and biases of Conv and ConvTranspose that its WeightBiasQuantization quantizes. Each case checks the graph ONNX
+Runtime's optimizer writes and the bits of its outputs."""
 
 import numpy as np
 import pytest
@@ -117,3 +118,32 @@ def test_identical_quantize_nodes_are_one(kind, tmp_path):
     assert [n.input[0] for n in model.graph.node if n.op_type == "QuantizeLinear"].count("c") == 2
     theirs, ours = _check(model, shape, tmp_path, seeds=20)
     assert f"QLinear{kind}" in theirs and f"QLinear{kind}" in ours and kind not in ours, (theirs, ours)
+
+
+@pytest.mark.parametrize("case", ["ConvTranspose float bias", "ConvTranspose float weight", "Conv float weight"])
+def test_weights_and_biases_quantized_as_onnx_runtime_does(case, tmp_path):
+    """WeightBiasQuantization takes ConvTranspose as it takes Conv and Gemm: a float bias onto the int32 grid of
+    x_scale * w_scale, and a float weight (left out of op_types_to_quantize) to int8 by its range."""
+    ort.need()
+    from onnx import numpy_helper
+    from onnxruntime.quantization import QuantFormat, QuantType
+
+    rng = np.random.default_rng(2379)
+    shape = [1, 3, 5, 3]
+    w = (rng.standard_normal((3, 2, 1, 3)) * 0.5).astype(F32)
+    inits = [numpy_helper.from_array(w, "W"), numpy_helper.from_array((rng.standard_normal(2) * 0.5).astype(F32), "B")]
+    if case.startswith("Conv "):
+        inits[0] = numpy_helper.from_array((rng.standard_normal((2, 3, 1, 3)) * 0.5).astype(F32), "W")
+        middle = helper.make_node("Conv", ["s", "W", "B"], ["t"], kernel_shape=[1, 3])
+    else:
+        middle = helper.make_node("ConvTranspose", ["s", "W", "B"], ["t"], kernel_shape=[1, 3], strides=[1, 2])
+    nodes = [helper.make_node("Sigmoid", ["x"], ["s"]), middle, helper.make_node("Sigmoid", ["t"], ["y"])]
+    options = {"weight_type": QuantType.QInt8, "quant_format": QuantFormat.QDQ}
+    if case.endswith("float bias"):
+        options["extra_options"] = {"QuantizeBias": False}
+    else:
+        options["op_types_to_quantize"] = ["Sigmoid"]  # the weight stays float; the product reaches a Q
+    model = _quantize(_float_model(nodes, shape, inits), shape, tmp_path, **options)
+    theirs, ours = _check(model, shape, tmp_path, seeds=40)
+    if case == "Conv float weight":
+        assert "QLinearConv" in theirs and "QLinearConv" in ours, (theirs, ours)

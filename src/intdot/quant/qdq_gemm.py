@@ -6,12 +6,14 @@ Three of its passes, in its order:
 
 1. MatMulAddFusion: a MatMul read only by an Add of a shape Gemm takes is a Gemm (``_Rules.becomes_gemm``); an
    activation of another rank is reshaped to 2-D around it.
-2. WeightBiasQuantization: a Gemm or Conv whose activation is a ``DequantizeLinear`` with one scale, whose weight
-   is a ``DequantizeLinear`` (per tensor, or per output channel: Conv's axis 0, Gemm's output columns), whose
-   bias is a constant 1-D float tensor, and whose output reaches a ``QuantizeLinear`` through Relu/Clip nodes
-   alone, each read once, gets the bias ``int32(round(bias / (x_scale * w_scale)))`` (float32, half to even; a
-   quotient past int32, or NaN, is INT32_MIN, as x86's conversion gives) through a ``DequantizeLinear`` of that
-   scale, whether or not the group is then fused.
+2. WeightBiasQuantization: a Gemm, Conv or ConvTranspose whose activation is a ``DequantizeLinear`` with one
+   scale, and whose output reaches a ``QuantizeLinear`` through Relu/Clip nodes alone, each read once: a constant
+   float32 weight is quantized to int8 first (scale ``(max - min) / 255`` over its range widened to hold 0, zero
+   point ``-128 - min / scale`` rounded half to even, in float32; then QuantizeLinear); a weight that is a
+   ``DequantizeLinear`` must be per tensor or per output channel (axis 0 for Conv and ConvTranspose, Gemm's output
+   columns); a bias that is a constant 1-D float tensor becomes ``int32(round(bias / (x_scale * w_scale)))``
+   (float32, half to even; a quotient past int32, or NaN, is INT32_MIN, as x86's conversion gives) through a
+   ``DequantizeLinear`` of that scale, whether or not the group is then fused.
 3. Its Gemm selector: every input of the Gemm from a ``DequantizeLinear``, the bias's int32 (added as it is:
    its scale and zero point are not read), ``alpha`` and ``beta`` 1 where there is a bias (its kernel would scale
    the bias by alpha too), x and the output (if there is a ``QuantizeLinear``) of one 8-bit type, int8 x
@@ -83,19 +85,29 @@ def _scalar(g, name) -> bool:
 
 
 def _bias_site(rules, node, x, w, c, out, axis):
-    """(x's DQ, w's DQ) where WeightBiasQuantization quantizes float bias ``c`` of ``node``, else None."""
+    """(x's DQ, w's DQ or None for a float weight) where WeightBiasQuantization quantizes float bias ``c`` (or None)
+    of ``node`` or its float weight ``w``, else None."""
     g = rules.g
     x_dq, w_dq = g.producer.get(x), g.producer.get(w)
     if not _op(x_dq, "DequantizeLinear") or not _scalar(g, x_dq.input[1]) or not _reaches_q(g, out):
         return None
-    if not _op(w_dq, "DequantizeLinear") or c is None or c not in g.const:
-        return None  # a float weight is quantized there too (not modelled: the group stays in float here)
-    if g.const.shape(c) is None or len(g.const.shape(c)) != 1 or g.const.dtype(c) != np.float32:
+    if not _op(w_dq, "DequantizeLinear"):
+        # A constant float32 weight: it quantizes it to int8 itself (one scale and zero point, from its range).
+        if w not in g.const or g.const.dtype(w) != np.float32 or not g.const.get(w).size:
+            return None
+        w_dq = None
+    elif c is None:
         return None
-    if g.dtype(x_dq.input[1]) != np.float32 or g.dtype(w_dq.input[1]) != np.float32:
+    if c is not None and (c not in g.const or g.const.shape(c) is None or len(g.const.shape(c)) != 1):
         return None
+    if c is not None and g.const.dtype(c) != np.float32:
+        return None
+    if g.dtype(x_dq.input[1]) != np.float32 or g.const.get(x_dq.input[1]) is None:
+        return None
+    if w_dq is None:
+        return x_dq, None
     ws = g.shape(w_dq.input[1])
-    if ws is None or g.const.get(x_dq.input[1]) is None or g.const.get(w_dq.input[1]) is None:
+    if g.dtype(w_dq.input[1]) != np.float32 or ws is None or g.const.get(w_dq.input[1]) is None:
         return None
     if not _scalar(g, w_dq.input[1]):
         wshape = g.shape(w_dq.input[0])
@@ -104,6 +116,17 @@ def _bias_site(rules, node, x, w, c, out, axis):
         if int(_attr(w_dq, "axis", 1)) % len(wshape) != axis:
             return None
     return x_dq, w_dq
+
+
+def _weight_parameters(w: np.ndarray):
+    """The int8 scale and zero point ONNX Runtime gives a float weight it quantizes (qmath.h's
+    GetQuantizationParameter, float32): the range widened to hold 0, ``(max - min) / 255``, and ``-128 - min /
+    scale`` clamped and rounded half to even."""
+    f = np.float32
+    lo, hi = min(f(w.min()), f(0)), max(f(w.max()), f(0))
+    scale = f(1) if hi == lo else f(f(hi - lo) / f(255))
+    zero = float(np.clip(f(f(-128) - f(lo / scale)), -128, 127))
+    return scale, np.int8(np.round(zero))
 
 
 def _quantized(fb: np.ndarray, xs: np.ndarray, ws: np.ndarray, platform: str = "x86"):
@@ -118,34 +141,54 @@ def quantize_biases(model, rules, platform="x86"):
     """``model`` with ONNX Runtime's WeightBiasQuantization applied (module docstring), or ``model`` itself."""
     from onnx import helper, numpy_helper
 
+    from .linear import quantize_linear
+
     g = rules.g
     sites = []
     pos = {id(n): i for i, n in enumerate(model.graph.node)}
     for i, n in enumerate(model.graph.node):
-        if _op(n, "Conv") and len(n.input) > 2 and n.input[2]:
-            site = _bias_site(rules, n, n.input[0], n.input[1], n.input[2], n.output[0], 0)
+        if _op(n, "Conv") or _op(n, "ConvTranspose"):  # per-channel weights: axis 0 for both, as it checks
+            c = n.input[2] if len(n.input) > 2 and n.input[2] else None
+            site = _bias_site(rules, n, n.input[0], n.input[1], c, n.output[0], 0)
             if site:
-                sites.append((i, n, n.input[2], site))
+                sites.append((i, n, c, site))
             continue
         v = gemm_view(rules, n)
-        if v is not None and v.c is not None:
+        if v is None and _op(n, "Gemm"):
+            continue
+        if v is not None:
             site = _bias_site(rules, v.last, v.a, v.b, v.c, v.out, 0 if v.attrs["transB"] else 1)
-            if site:
-                sites.append((pos[id(v.last)], v.last, v.c, site))
+            if site and (v.c is not None or site[1] is None):
+                sites.append((pos[id(v.last)], v.last, v.c, site, v.b))
     if not sites:
         return model
     out = type(model)()
     out.CopyFrom(model)
     fresh = fresh_names(model)
     new_nodes = []
-    for i, node, c, (x_dq, w_dq) in sites:
+    for site in sites:
+        i, node, c, (x_dq, w_dq) = site[:4]
+        w = site[4] if len(site) > 4 else node.input[1]
         base = node.name or node.output[0]
+        target = out.graph.node[i]
+        if w_dq is None:
+            scale, zero = _weight_parameters(g.const[w])
+            names = [fresh(base + suffix) for suffix in ("_weight_q", "_weight_scale", "_weight_zp", "_weight_dq")]
+            q = quantize_linear(g.const[w], scale, zero)
+            for name, value in zip(names[:3], (q, np.float32(scale), zero)):
+                out.graph.initializer.append(numpy_helper.from_array(np.asarray(value), name))
+            new_nodes.append(helper.make_node("DequantizeLinear", names[:3], [names[3]]))
+            target.input[list(target.input).index(w)] = names[3]
+            w_scale = np.asarray(scale, np.float32)
+        else:
+            w_scale = g.const[w_dq.input[1]]
+        if c is None:
+            continue
         names = [fresh(base + suffix) for suffix in ("_bias_int32", "_bias_scale", "_bias_dq")]
-        q, scale = _quantized(g.const[c], g.const[x_dq.input[1]], g.const[w_dq.input[1]], platform)
+        q, scale = _quantized(g.const[c], g.const[x_dq.input[1]], w_scale, platform)
         out.graph.initializer.extend([numpy_helper.from_array(q, names[0]), numpy_helper.from_array(scale, names[1])])
         attrs = {"axis": 0} if scale.ndim else {}
         new_nodes.append(helper.make_node("DequantizeLinear", names[:2], [names[2]], **attrs))
-        target = out.graph.node[i]
         for j, inp in enumerate(target.input):
             if inp == c:
                 target.input[j] = names[2]
