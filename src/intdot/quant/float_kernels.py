@@ -279,69 +279,82 @@ def global_average_pool(x, platform: str = "x86", nchwc: bool = False) -> np.nda
     return (s / F32(v.shape[1])).astype(F32).reshape(*x.shape[:2], *([1] * (x.ndim - 2)))
 
 
-def pool_pads(x, attributes) -> list | None:
-    """The explicit pads (begins, then ends) ONNX Runtime gives MLAS for an AveragePool node's ``attributes`` on
-    ``x``, or None where :func:`average_pool` does not cover the node (not float32, not 1 to 3 spatial axes,
-    ``ceil_mode``, dilations, a negative pad: auto_pad SAME with a kernel smaller than its stride)."""
+def pool_pads(x, attributes):
+    """(pads: begins then ends, output sizes) ONNX Runtime gives MLAS for an AveragePool node's ``attributes`` on
+    ``x`` (:func:`intdot.quant.pooling.geometry`), or None where :func:`average_pool` does not cover the node (not
+    float32, not 1 to 3 spatial axes, dilations, a negative pad: auto_pad SAME with a kernel smaller than its
+    stride, or an empty output)."""
+    from .pooling import check, geometry
+
     kernel = attributes.get("kernel_shape")
     d = np.ndim(x) - 2
     if np.asarray(x).dtype != F32 or not 1 <= d <= 3 or kernel is None or len(kernel) != d or np.size(x) == 0:
         return None
-    if attributes.get("ceil_mode") or any(v != 1 for v in attributes.get("dilations") or []):
+    if any(v != 1 for v in attributes.get("dilations") or []):
         return None
-    strides = list(attributes.get("strides") or [1] * d)
+    strides = [int(v) for v in attributes.get("strides") or [1] * d]
     auto_pad = attributes.get("auto_pad") or "NOTSET"
     auto_pad = auto_pad.decode() if isinstance(auto_pad, bytes) else auto_pad
-    if auto_pad in ("SAME_UPPER", "SAME_LOWER"):
-        begins, ends = [], []
-        for n, k, s in zip(np.shape(x)[2:], kernel, strides):
-            needed = ((n + s - 1) // s - 1) * s + k - n
-            head = (needed + 1) // 2 if auto_pad == "SAME_LOWER" else needed // 2
-            begins.append(head)
-            ends.append(needed - head)
-        pads = begins + ends
-    elif auto_pad == "VALID":
-        pads = [0] * (2 * d)
-    else:
-        pads = list(attributes.get("pads") or [0] * (2 * d))
-    if len(pads) != 2 * d or min(pads) < 0:
+    pads = [int(p) for p in attributes.get("pads") or [0] * (2 * d)]
+    if len(pads) != 2 * d:
         return None
-    if any(
-        _out_size(n, k, b + e, s) < 1 for n, k, b, e, s in zip(np.shape(x)[2:], kernel, pads[:d], pads[d:], strides)
-    ):
+    spatial = np.shape(x)[2:]
+    begins, ends, outs = geometry(spatial, kernel, strides, [1] * d, pads, auto_pad, bool(attributes.get("ceil_mode")))
+    check(begins, ends, outs, spatial, kernel)
+    if min(outs) < 1:
         return None
-    return [int(p) for p in pads]
+    return begins + ends, outs
 
 
 def _out_size(n, k, pad, s):
     return (n + pad - k) // s + 1
 
 
-def average_pool(x, kernel, pads, strides, include_pad: bool, platform: str = "x86", nchwc: bool = False):
+def average_pool(
+    x, kernel, pads, strides, include_pad: bool, platform: str = "x86", nchwc: bool = False, outs=None, opset=17
+):
     """ONNX Runtime's float32 AveragePool of ``x`` (N, C, 1 to 3 spatial axes) with explicit ``pads`` (begins, then
-    ends), without ceil_mode or dilations, as MLAS computes it: its global kernel where the window is the whole
+    ends) and output sizes ``outs`` (by default without ceil_mode's extra window), without dilations, as MLAS
+    computes it: its global kernel where the window is the whole
     input (strides 1, no pads); its vector kernel for 2 and 3 spatial axes with a last stride of at most 2,
     windows of at most 32 and a padded row that fits its buffer (sums down the window's rows first, then along
     its columns, pads as zeros); otherwise, and under ``nchwc``, the window's elements in order from 0.  Divided
-    by the window's size (``include_pad``) or by its count of input elements."""
+    by the window's size (``include_pad``) or by its count of input elements.  From opset 19 on ONNX Runtime runs
+    AveragePool in a kernel of its own, which adds every window's elements in order from 0 (the generic way)."""
     x = np.asarray(x, F32)
     d = x.ndim - 2
     kernel, strides = [int(k) for k in kernel], [int(s) for s in strides]
     begins, ends = [int(p) for p in pads[:d]], [int(p) for p in pads[d:]]
     spatial = x.shape[2:]
-    if list(kernel) == list(spatial) and all(s == 1 for s in strides) and not any(begins + ends):
+    generic = opset >= 19
+    if not generic and list(kernel) == list(spatial) and all(s == 1 for s in strides) and not any(begins + ends):
         return global_average_pool(x, platform, nchwc)
     v = x.reshape(-1, *spatial)
-    outs = [_out_size(n, k, b + e, s) for n, k, b, e, s in zip(spatial, kernel, begins, ends, strides)]
+    if outs is None:
+        outs = [_out_size(n, k, b + e, s) for n, k, b, e, s in zip(spatial, kernel, begins, ends, strides)]
     vector = (
         not nchwc
+        and not generic
         and d >= 2
         and strides[-1] <= 2
         and max(kernel) <= 32
         and begins[-1] + ends[-1] + spatial[-1] <= _REDUCTION_BUFFER
+        # ceil_mode's last window may pass the buffer's zeros: MLAS would read what the stack holds there
+        and (outs[-1] - 1) * strides[-1] + kernel[-1] <= begins[-1] + spatial[-1] + ends[-1] + 3
     )
-    y = (_pool_vector if vector else _pool_generic)(v, kernel, begins, strides, outs, include_pad)
+    y = (_pool_vector if vector else _pool_generic)(v, kernel, begins, strides, outs, include_pad, ends)
     return y.reshape(*x.shape[:2], *outs)
+
+
+def _padded_sizes(spatial, kernel, begins, ends, strides, outs):
+    """Each window's size within the padded input (the kernel's, but for ceil_mode's last window, which passes
+    the pad after the input: its overhang is not counted), as float32 divisors."""
+    sizes = np.ones((), np.int64)
+    for axis, (n, k, b, e, s, c) in enumerate(zip(spatial, kernel, begins, ends, strides, outs)):
+        start = np.arange(c) * s - b
+        size = np.minimum(start + k, n + e) - start
+        sizes = np.multiply.outer(sizes, size) if axis else size
+    return sizes.astype(F32)
 
 
 def _windows(n, k, begin, s, count):
@@ -350,16 +363,17 @@ def _windows(n, k, begin, s, count):
     return np.maximum(start, 0), np.minimum(start + k, n)
 
 
-def _pool_generic(v, kernel, begins, strides, outs, include_pad):
+def _pool_generic(v, kernel, begins, strides, outs, include_pad, ends):
     """MLAS's generic kernels: each window's input elements summed in order from 0 (as its NCHWc kernels do)."""
-    padded = np.zeros((v.shape[0], *(n + b + k for n, b, k in zip(v.shape[1:], begins, kernel))), F32)
+    sizes = [max(n + b + k, (c - 1) * s + k) for n, b, k, c, s in zip(v.shape[1:], begins, kernel, outs, strides)]
+    padded = np.zeros((v.shape[0], *sizes), F32)
     padded[(slice(None), *(slice(b, b + n) for b, n in zip(begins, v.shape[1:])))] = v
     total = np.zeros((v.shape[0], *outs), F32)
     for offset in np.ndindex(*kernel):  # row-major: a zero outside the input adds nothing to a sum begun at +0
         window = tuple(slice(o, o + s * (c - 1) + 1, s) for o, s, c in zip(offset, strides, outs))
         total = (total + padded[(slice(None), *window)]).astype(F32)
     if include_pad:
-        divisor = F32(np.prod(kernel))
+        divisor = _padded_sizes(v.shape[1:], kernel, begins, ends, strides, outs)
     else:
         counts = [np.subtract(*_windows(n, k, b, s, c)[::-1]) for n, k, b, s, c in
                   zip(v.shape[1:], kernel, begins, strides, outs)]  # fmt: skip
@@ -371,7 +385,7 @@ def _pool_generic(v, kernel, begins, strides, outs, include_pad):
         return (total / divisor).astype(F32)
 
 
-def _pool_vector(v, kernel, begins, strides, outs, include_pad):
+def _pool_vector(v, kernel, begins, strides, outs, include_pad, ends):
     """MLAS's 2-D and 3-D vector kernels: per output row, the window's rows (planes, then rows) summed column by
     column (2-D from the first row, 3-D from 0), laid in a buffer between zero pads, then ``kernel[-1]`` buffer
     entries summed from the window's first; divided by the window size, or by ``columns * rows`` (at least 1)."""
@@ -399,7 +413,7 @@ def _pool_vector(v, kernel, begins, strides, outs, include_pad):
         for j in range(1, kw):
             total = (total + buf[:, starts + j]).astype(F32)
         if include_pad:
-            divisor = F32(np.prod(kernel))
+            divisor = _padded_sizes(v.shape[1:], kernel, begins, ends, strides, outs)[index]
         else:
             height = F32(np.prod([len(s) for s in spans]))
             divisor = np.maximum((columns * height).astype(F32), F32(1))

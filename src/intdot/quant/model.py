@@ -139,6 +139,7 @@ def _overrides(op, target, requant, opset, platform, nchwc=frozenset()):
     from onnx.reference.ops import op_average_pool
     from onnx.reference.ops.op_erf import Erf as _ReferenceErf
     from onnx.reference.ops.op_global_average_pool import GlobalAveragePool as _ReferenceGlobalAveragePool
+    from onnx.reference.ops.op_global_max_pool import GlobalMaxPool as _ReferenceGlobalMaxPool
     from onnx.reference.ops.op_max_pool import MaxPool as _ReferenceMaxPool
     from onnx.reference.ops.op_resize import Resize as _ReferenceResize
     from onnx.reference.ops.op_sigmoid import Sigmoid as _ReferenceSigmoid
@@ -151,6 +152,7 @@ def _overrides(op, target, requant, opset, platform, nchwc=frozenset()):
         float_kernels,
         linear,
         matmul,
+        pooling,
         qlinear_binary,
         qlinear_lookup,
         qlinear_pool,
@@ -362,23 +364,43 @@ def _overrides(op, target, requant, opset, platform, nchwc=frozenset()):
         """float32 as ONNX Runtime's MLAS kernels sum, where :func:`.float_kernels.average_pool` covers the node."""
 
         def _run(self, x, **kw):
-            pads = named(self, lambda: float_kernels.pool_pads(x, kw))
-            if pads is None:
+            covered = named(self, lambda: float_kernels.pool_pads(x, kw))
+            if covered is None:
                 taken = inspect.signature(super()._run).parameters
                 return super()._run(x, **{k: v for k, v in kw.items() if k in taken})
+            pads, outs = covered
             kernel, strides = kw["kernel_shape"], kw.get("strides") or [1] * len(kw["kernel_shape"])
             include = bool(kw.get("count_include_pad") or 0)
             nchwc_in = self.onnx_node.input[0] in nchwc
-            return (float_kernels.average_pool(x, kernel, pads, strides, include, family, nchwc_in),)
+            x, begins, ends = pooling.crop(x, pads[: x.ndim - 2], pads[x.ndim - 2 :])
+            y = float_kernels.average_pool(x, kernel, begins + ends, strides, include, family, nchwc_in, outs, opset)
+            return (y,)
 
     class MaxPool(_ReferenceMaxPool):
-        """QOperator models pool int8/uint8 codes; onnx.reference pads with NaN, which no integer array holds."""
+        """ONNX Runtime's windows (:mod:`.pooling`): onnx.reference raises on asymmetric pads, 1-D and 3-D inputs
+        and ceil_mode with auto_pad, and lays out others apart; its NaN pad cannot hold integer codes either."""
 
         def _run(self, x, **kw):
-            if x.dtype.kind not in "iu":
+            node = self.onnx_node
+            kernel = kw.get("kernel_shape")
+            d = x.ndim - 2
+            if (len(node.output) > 1 and node.output[1]) or kernel is None or len(kernel) != d or d < 1:
+                return super()._run(x, **kw)  # the indices output: onnx.reference's
+            strides = [int(v) for v in kw.get("strides") or [1] * d]
+            dilations = [int(v) for v in kw.get("dilations") or [1] * d]
+            pads = [int(v) for v in kw.get("pads") or [0] * (2 * d)]
+            auto_pad = kw.get("auto_pad") or "NOTSET"
+            auto_pad = auto_pad.decode() if isinstance(auto_pad, bytes) else auto_pad
+            if len(pads) != 2 * d:
                 return super()._run(x, **kw)
-            y, *rest = super()._run(x.astype(np.float64), **kw)  # exact for every 8- and 16-bit code
-            return (y.astype(x.dtype), *rest)
+            ceil = kw.get("ceil_mode")
+            begins, ends, outs = pooling.geometry(x.shape[2:], kernel, strides, dilations, pads, auto_pad, ceil)
+            named(self, lambda: pooling.check(begins, ends, outs, x.shape[2:], kernel))
+            return (pooling.max_pool(x, kernel, strides, dilations, begins, outs),)
+
+    class GlobalMaxPool(_ReferenceGlobalMaxPool):
+        def _run(self, x):  # onnx.reference reduces the last two axes whatever the rank
+            return (pooling.global_max_pool(x),)
 
     return [
         MatMulInteger,
@@ -401,6 +423,7 @@ def _overrides(op, target, requant, opset, platform, nchwc=frozenset()):
         DequantizeLinear,
         DynamicQuantizeLinear,
         MaxPool,
+        GlobalMaxPool,
         Resize,
         Sigmoid,
         Tanh,
