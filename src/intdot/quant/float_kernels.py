@@ -282,15 +282,13 @@ def global_average_pool(x, platform: str = "x86", nchwc: bool = False) -> np.nda
 def pool_pads(x, attributes):
     """(pads: begins then ends, output sizes) ONNX Runtime gives MLAS for an AveragePool node's ``attributes`` on
     ``x`` (:func:`intdot.quant.pooling.geometry`), or None where :func:`average_pool` does not cover the node (not
-    float32, not 1 to 3 spatial axes, dilations, a negative pad: auto_pad SAME with a kernel smaller than its
-    stride, or an empty output)."""
+    float32, not 1 to 3 spatial axes; negative pads, from SAME with a kernel smaller than its stride, are returned
+    for the caller to crop)."""
     from .pooling import check, geometry
 
     kernel = attributes.get("kernel_shape")
     d = np.ndim(x) - 2
     if np.asarray(x).dtype != F32 or not 1 <= d <= 3 or kernel is None or len(kernel) != d or np.size(x) == 0:
-        return None
-    if any(v != 1 for v in attributes.get("dilations") or []):
         return None
     strides = [int(v) for v in attributes.get("strides") or [1] * d]
     auto_pad = attributes.get("auto_pad") or "NOTSET"
@@ -299,10 +297,11 @@ def pool_pads(x, attributes):
     if len(pads) != 2 * d:
         return None
     spatial = np.shape(x)[2:]
-    begins, ends, outs = geometry(spatial, kernel, strides, [1] * d, pads, auto_pad, bool(attributes.get("ceil_mode")))
+    dilations = [int(v) for v in attributes.get("dilations") or [1] * d]
+    begins, ends, outs = geometry(
+        spatial, kernel, strides, dilations, pads, auto_pad, bool(attributes.get("ceil_mode"))
+    )
     check(begins, ends, outs, spatial, kernel)
-    if min(outs) < 1:
-        return None
     return begins + ends, outs
 
 
@@ -311,7 +310,7 @@ def _out_size(n, k, pad, s):
 
 
 def average_pool(
-    x, kernel, pads, strides, include_pad: bool, platform: str = "x86", nchwc: bool = False, outs=None, opset=17
+    x, kernel, pads, strides, include_pad: bool, platform="x86", nchwc=False, outs=None, opset=17, dilations=None
 ):
     """ONNX Runtime's float32 AveragePool of ``x`` (N, C, 1 to 3 spatial axes) with explicit ``pads`` (begins, then
     ends) and output sizes ``outs`` (by default without ceil_mode's extra window), without dilations, as MLAS
@@ -326,7 +325,9 @@ def average_pool(
     kernel, strides = [int(k) for k in kernel], [int(s) for s in strides]
     begins, ends = [int(p) for p in pads[:d]], [int(p) for p in pads[d:]]
     spatial = x.shape[2:]
-    generic = opset >= 19
+    if outs is not None and min(outs) == 0:  # a window wider than the padded input: an empty output, as there
+        return np.empty((*x.shape[:2], *outs), F32)
+    generic = opset >= 19 or any(d != 1 for d in dilations or [])
     if not generic and list(kernel) == list(spatial) and all(s == 1 for s in strides) and not any(begins + ends):
         return global_average_pool(x, platform, nchwc)
     v = x.reshape(-1, *spatial)
@@ -342,7 +343,10 @@ def average_pool(
         # ceil_mode's last window may pass the buffer's zeros: MLAS would read what the stack holds there
         and (outs[-1] - 1) * strides[-1] + kernel[-1] <= begins[-1] + spatial[-1] + ends[-1] + 3
     )
-    y = (_pool_vector if vector else _pool_generic)(v, kernel, begins, strides, outs, include_pad, ends)
+    if vector:
+        y = _pool_vector(v, kernel, begins, strides, outs, include_pad, ends)
+    else:
+        y = _pool_generic(v, kernel, begins, strides, outs, include_pad, ends, dilations)
     return y.reshape(*x.shape[:2], *outs)
 
 
@@ -363,24 +367,25 @@ def _windows(n, k, begin, s, count):
     return np.maximum(start, 0), np.minimum(start + k, n)
 
 
-def _pool_generic(v, kernel, begins, strides, outs, include_pad, ends):
-    """MLAS's generic kernels: each window's input elements summed in order from 0 (as its NCHWc kernels do)."""
-    sizes = [max(n + b + k, (c - 1) * s + k) for n, b, k, c, s in zip(v.shape[1:], begins, kernel, outs, strides)]
+def _pool_generic(v, kernel, begins, strides, outs, include_pad, ends, dilations=None):
+    """MLAS's generic kernels: each window's input elements summed in order from 0 (as its NCHWc kernels and
+    opset 19's kernel do; that one with dilations too)."""
+    dilations = dilations or [1] * len(kernel)
+    span = [d * (k - 1) + 1 for d, k in zip(dilations, kernel)]
+    sizes = [max(n + b + w, (c - 1) * s + w) for n, b, w, c, s in zip(v.shape[1:], begins, span, outs, strides)]
     padded = np.zeros((v.shape[0], *sizes), F32)
     padded[(slice(None), *(slice(b, b + n) for b, n in zip(begins, v.shape[1:])))] = v
     total = np.zeros((v.shape[0], *outs), F32)
     for offset in np.ndindex(*kernel):  # row-major: a zero outside the input adds nothing to a sum begun at +0
-        window = tuple(slice(o, o + s * (c - 1) + 1, s) for o, s, c in zip(offset, strides, outs))
+        window = tuple(slice(o * d, o * d + s * (c - 1) + 1, s) for o, d, s, c in zip(offset, dilations, strides, outs))
         total = (total + padded[(slice(None), *window)]).astype(F32)
-    if include_pad:
-        divisor = _padded_sizes(v.shape[1:], kernel, begins, ends, strides, outs)
-    else:
-        counts = [np.subtract(*_windows(n, k, b, s, c)[::-1]) for n, k, b, s, c in
-                  zip(v.shape[1:], kernel, begins, strides, outs)]  # fmt: skip
-        divisor = np.ones((), np.int64)
-        for axis, c in enumerate(counts):
-            divisor = np.multiply.outer(divisor, c) if axis else c
-        divisor = divisor.astype(F32)
+    divisor = np.ones((), np.int64)
+    for axis, (n, k, b, e, s, c, d) in enumerate(zip(v.shape[1:], kernel, begins, ends, strides, outs, dilations)):
+        taps = (np.arange(c) * s - b)[:, None] + np.arange(k)[None, :] * d  # each window's input positions
+        inside = (taps < n + e) if include_pad else (taps >= 0) & (taps < n)  # ceil_mode's overhang not counted
+        count = inside.sum(axis=1)
+        divisor = np.multiply.outer(divisor, count) if axis else count
+    divisor = divisor.astype(F32)
     with np.errstate(divide="ignore", invalid="ignore"):
         return (total / divisor).astype(F32)
 

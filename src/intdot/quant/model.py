@@ -152,6 +152,7 @@ def _overrides(op, target, requant, opset, platform, nchwc=frozenset()):
         float_kernels,
         linear,
         matmul,
+        onnx_fixes,
         pooling,
         qlinear_binary,
         qlinear_lookup,
@@ -373,7 +374,10 @@ def _overrides(op, target, requant, opset, platform, nchwc=frozenset()):
             include = bool(kw.get("count_include_pad") or 0)
             nchwc_in = self.onnx_node.input[0] in nchwc
             x, begins, ends = pooling.crop(x, pads[: x.ndim - 2], pads[x.ndim - 2 :])
-            y = float_kernels.average_pool(x, kernel, begins + ends, strides, include, family, nchwc_in, outs, opset)
+            dilations = kw.get("dilations")
+            y = float_kernels.average_pool(
+                x, kernel, begins + ends, strides, include, family, nchwc_in, outs, opset, dilations
+            )
             return (y,)
 
     class MaxPool(_ReferenceMaxPool):
@@ -397,6 +401,18 @@ def _overrides(op, target, requant, opset, platform, nchwc=frozenset()):
             begins, ends, outs = pooling.geometry(x.shape[2:], kernel, strides, dilations, pads, auto_pad, ceil)
             named(self, lambda: pooling.check(begins, ends, outs, x.shape[2:], kernel))
             return (pooling.max_pool(x, kernel, strides, dilations, begins, outs),)
+
+    class Mean(OpRun):
+        def _run(self, *inputs):
+            return (onnx_fixes.mean(*inputs),)
+
+    class LpNormalization(OpRun):
+        def _run(self, x, axis=-1, p=2):
+            return (onnx_fixes.lp_normalization(x, -1 if axis is None else axis, 2 if p is None else p),)
+
+    class GatherElements(OpRun):
+        def _run(self, data, indices, axis=0):
+            return (named(self, lambda: onnx_fixes.gather_elements(data, indices, axis or 0)),)
 
     class GlobalMaxPool(_ReferenceGlobalMaxPool):
         def _run(self, x):  # onnx.reference reduces the last two axes whatever the rank
@@ -424,6 +440,9 @@ def _overrides(op, target, requant, opset, platform, nchwc=frozenset()):
         DynamicQuantizeLinear,
         MaxPool,
         GlobalMaxPool,
+        Mean,
+        LpNormalization,
+        GatherElements,
         Resize,
         Sigmoid,
         Tanh,
