@@ -414,6 +414,17 @@ def _overrides(op, target, requant, opset, platform, nchwc=frozenset()):
         def _run(self, data, indices, axis=0):
             return (named(self, lambda: onnx_fixes.gather_elements(data, indices, axis or 0)),)
 
+    class ConvTranspose(OpRun):
+        """onnx.reference raises on groups (or answers wrongly with a bias) and lays SAME out by the spec, where
+        ONNX Runtime's output is never wider than the full transposed convolution (:mod:`.onnx_fixes`)."""
+
+        def _run(self, x, w, b=None, **kw):
+            auto_pad = kw.get("auto_pad") or "NOTSET"
+            auto_pad = auto_pad.decode() if isinstance(auto_pad, bytes) else auto_pad
+            options = {k: kw.get(k) for k in ("strides", "dilations", "pads", "output_padding", "output_shape")}
+            return (named(self, lambda: onnx_fixes.conv_transpose(x, w, b, group=kw.get("group") or 1,
+                                                                   auto_pad=auto_pad, **options)),)  # fmt: skip
+
     class GlobalMaxPool(_ReferenceGlobalMaxPool):
         def _run(self, x):  # onnx.reference reduces the last two axes whatever the rank
             return (pooling.global_max_pool(x),)
@@ -440,6 +451,7 @@ def _overrides(op, target, requant, opset, platform, nchwc=frozenset()):
         DynamicQuantizeLinear,
         MaxPool,
         GlobalMaxPool,
+        ConvTranspose,
         Mean,
         LpNormalization,
         GatherElements,

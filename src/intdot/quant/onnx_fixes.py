@@ -1,7 +1,8 @@
 """Operators ``onnx.reference`` refuses or computes wrongly where ONNX Runtime answers (found by fuzzing ``run``):
 Mean of inputs that broadcast to a larger shape than the first (it raised), LpNormalization with ``p=1`` (it
-summed the values, not their magnitudes) and GatherElements with a negative axis or negative indices (it raised).
-Computed as ONNX Runtime does, in the inputs' type (``tests/quant/test_onnx_fixes.py``)."""
+summed the values, not their magnitudes), GatherElements with a negative axis or negative indices (it raised) and
+ConvTranspose with groups (it raised, or with a bias answered wrongly) or SAME padding (ONNX Runtime lays it out
+apart from the spec).  Computed as ONNX Runtime does, in the inputs' type (``tests/quant/test_onnx_fixes.py``)."""
 
 from __future__ import annotations
 
@@ -40,3 +41,68 @@ def gather_elements(data, indices, axis: int = 0) -> np.ndarray:
         bad = indices[(indices < -n) | (indices >= n)].ravel()[0]
         raise OperandError(f"indices hold {bad}: expected -{n} to {n - 1} (data's extent along axis {axis})")
     return np.take_along_axis(data, np.where(indices < 0, indices + n, indices), axis=axis)
+
+
+def _conv_transpose_layout(spatial, kernel, strides, dilations, pads, adj, auto_pad, output_shape):
+    """(pads before, output sizes) as ONNX Runtime lays a ConvTranspose out (its ComputeTransposePadAndOutputShape):
+    with ``output_shape``, or under SAME (which aims at ``in * stride``), the total pad is ``max(0, full -
+    target)`` with ``full = (in - 1) * s + adj + (k - 1) * d + 1``, split with the odd one before for SAME_LOWER
+    and for ``output_shape``, after for SAME_UPPER (measured in ``tests/quant/test_onnx_fixes.py``); so SAME gives
+    ``full`` where that is under ``in * stride`` (the spec says ``in * stride``)."""
+    d = len(spatial)
+    begins, outs = [], []
+    for i in range(d):
+        full = (spatial[i] - 1) * strides[i] + adj[i] + (kernel[i] - 1) * dilations[i] + 1
+        if output_shape or auto_pad in ("SAME_UPPER", "SAME_LOWER"):
+            target = output_shape[i] if output_shape else spatial[i] * strides[i]
+            total = max(0, full - target)
+            head = total - total // 2 if auto_pad == "SAME_LOWER" or output_shape else total // 2
+            begins.append(head)
+            outs.append(full - total if not output_shape else target)
+        elif auto_pad == "VALID":
+            begins.append(0)
+            outs.append(full)
+        else:
+            begins.append(pads[i])
+            outs.append(full - pads[i] - pads[i + d])
+    return begins, outs
+
+
+def conv_transpose(x, w, b=None, *, group=1, strides=None, dilations=None, pads=None, output_padding=None,
+                   auto_pad="NOTSET", output_shape=None) -> np.ndarray:  # fmt: skip
+    """ConvTranspose of ``x`` (N, C, spatial...) by ``w`` (C, M / group, kernel...) as ONNX Runtime lays it out
+    (groups, strides, dilations, pads, ``output_padding``, ``output_shape``, ``auto_pad``), each output summed in
+    float64 and rounded to x's type: its float32 kernel (a GEMM, then col2im) rounds its sums apart by ulps."""
+    from ..core.errors import OperandError
+
+    x, w = np.asarray(x), np.asarray(w)
+    d = x.ndim - 2
+    spatial, kernel = x.shape[2:], w.shape[2:]
+    if d < 1 or w.ndim != x.ndim or x.shape[1] != w.shape[0] or x.shape[1] % group:
+        raise OperandError(
+            f"X {x.shape} and W {w.shape} with group={group}: expected W's first axis X's channels, a multiple of "
+            "group, and one kernel axis for each of X's spatial axes"
+        )
+    strides = list(strides or [1] * d)
+    dilations = list(dilations or [1] * d)
+    adj = list(output_padding or [0] * d)
+    shape = list(output_shape or [])[-d:] if output_shape else None
+    begins, outs = _conv_transpose_layout(spatial, kernel, strides, dilations, list(pads or [0] * (2 * d)), adj,
+                                          auto_pad, shape)  # fmt: skip
+    if min(outs) < 1:
+        raise OperandError(f"ConvTranspose output sizes {outs}: expected every one at least 1")
+    cin, cout = x.shape[1] // group, w.shape[1]
+    full = [(n - 1) * s + (k - 1) * dil + 1 for n, s, k, dil in zip(spatial, strides, kernel, dilations)]
+    size = [max(f, bg + o) for f, bg, o in zip(full, begins, outs)]
+    y = np.zeros((x.shape[0], cout * group, *size), np.float64)
+    for g in range(group):
+        xs, ws = x[:, g * cin : (g + 1) * cin].astype(np.float64), w[g * cin : (g + 1) * cin].astype(np.float64)
+        for offset in np.ndindex(*kernel):
+            part = np.einsum("nc...,cm->nm...", xs, ws[(slice(None), slice(None), *offset)])
+            at = tuple(slice(o * dil, o * dil + s * (n - 1) + 1, s) for o, dil, s, n in
+                       zip(offset, dilations, strides, spatial))  # fmt: skip
+            y[(slice(None), slice(g * cout, (g + 1) * cout), *at)] += part
+    y = y[(slice(None), slice(None), *(slice(bg, bg + o) for bg, o in zip(begins, outs)))]
+    if b is not None:
+        y = y + np.asarray(b, np.float64).reshape(1, -1, *([1] * d))
+    return y.astype(x.dtype)
