@@ -356,16 +356,16 @@ def _overrides(op, target, requant, opset, platform, nchwc=frozenset()):
         def _run(self, x):
             if x.dtype != np.float32 or not 3 <= x.ndim <= 5 or x.size == 0:
                 return super()._run(x)
-            return (float_kernels.global_average_pool(x, family, self.onnx_node.input[0] in nchwc),)
+            return (pooling.global_average_pool(x, family, self.onnx_node.input[0] in nchwc),)
 
     # onnx.reference keeps one class a version of AveragePool; the node's falls back to the model's.
     _ReferenceAveragePool = next(getattr(op_average_pool, f"AveragePool_{v}") for v in (19, 11, 7, 1) if v <= opset)
 
     class AveragePool(_ReferenceAveragePool):
-        """float32 as ONNX Runtime's MLAS kernels sum, where :func:`.float_kernels.average_pool` covers the node."""
+        """float32 as ONNX Runtime's MLAS kernels sum, where :func:`.pooling.average_pool` covers the node."""
 
         def _run(self, x, **kw):
-            covered = named(self, lambda: float_kernels.pool_pads(x, kw))
+            covered = named(self, lambda: pooling.pool_pads(x, kw))
             if covered is None:
                 taken = inspect.signature(super()._run).parameters
                 return super()._run(x, **{k: v for k, v in kw.items() if k in taken})
@@ -375,7 +375,7 @@ def _overrides(op, target, requant, opset, platform, nchwc=frozenset()):
             nchwc_in = self.onnx_node.input[0] in nchwc
             x, begins, ends = pooling.crop(x, pads[: x.ndim - 2], pads[x.ndim - 2 :])
             dilations = kw.get("dilations")
-            y = float_kernels.average_pool(
+            y = pooling.average_pool(
                 x, kernel, begins + ends, strides, include, family, nchwc_in, outs, opset, dilations
             )
             return (y,)
@@ -625,7 +625,7 @@ def _nchwc_inputs(model, platform) -> frozenset:
     default optimization level): 4-D float32 tensors whose channel count its shape inference knows to be a
     multiple of the NCHWc block (16 with AVX-512F, 8 without).  Their pooling runs in MLAS's NCHWc kernels, which
     sum in another order."""
-    from .float_kernels import NCHWC_BLOCK
+    from .pooling import NCHWC_BLOCK
 
     block = NCHWC_BLOCK[platform]
 
