@@ -14,8 +14,6 @@ from . import ort
 ARM_DIFFERS: dict[str, str] = {
     "test_resize.py::test_resize_as_onnx_runtime[linear-": "its linear Resize runs NEON code that rounds apart from "
     "x86's float32 kernel, which intdot computes (docs/differences.md, row 28)",
-    "test_float_kernels.py::test_softmax_sve_cpu_differs": "on a CPU with SVE (QEMU's default) its Softmax runs an SVE "
-    "kernel that rounds apart from the NEON one, which intdot computes (docs/differences.md, row 28)",
 }
 
 

@@ -2,9 +2,9 @@
 for bit: one node at a time over sizes that reach each kernel's vector tails, values that reach its clamps, and
 whole models through ``run``.
 
-On Arm, ONNX Runtime picks an SVE Softmax kernel on CPUs with SVE (QEMU's default CPU has it), which intdot does not
-model: the Softmax tests run ONNX Runtime for AArch64 on a Neoverse N1 (NEON only), and one test shows that the SVE
-kernel differs (a strict expected failure in conftest.py)."""
+On Arm, ONNX Runtime picks an SVE Softmax kernel on CPUs with SVE (QEMU's default CPU has it): the NEON Softmax
+tests run ONNX Runtime for AArch64 on a Neoverse N1 (NEON only), and the SVE ones on QEMU's max CPU at each vector
+length (``platform="arm-sve128"`` ... ``"arm-sve512"``)."""
 
 import numpy as np
 import pytest
@@ -116,13 +116,18 @@ def test_softmax_axes_through_run(shape, opset, axis):
     _same(quant.run(model, x, op="sdot4", platform=ort.platform())["y"], want, (shape, opset, axis))
 
 
-def test_softmax_sve_cpu_differs():
-    """ONNX Runtime's AArch64 build on a CPU with SVE (QEMU's default) sums Softmax in its SVE kernel: intdot computes
-    the NEON kernel, so this differs there (conftest.py's ARM_DIFFERS); on x86 it is the plain check."""
-    ort.need()
-    x = _softmax_rows(np.random.default_rng(7), 8, 37)
-    want = ort.session(_node_model("Softmax", [8, 37], axis=-1)).run(None, {"x": x})[0]
-    _same(float_kernels.softmax_rows(x, "arm" if ort.on_arm() else "x86"), want, "default CPU")
+@pytest.mark.parametrize("bits", [128, 256, 512])
+def test_softmax_on_sve_as_onnx_runtime(bits):
+    """ONNX Runtime for AArch64 on a CPU with SVE of ``bits`` (QEMU's max CPU at that vector length) runs its SVE
+    Softmax kernel: ``platform="arm-sve<bits>"``, every row length to 40 and past two vectors."""
+    arm_ort.require()
+    rng = np.random.default_rng(bits)
+    cpu = f"max,sme=off,sve-default-vector-length={bits // 8}"
+    for d in [*range(1, 41), 63, 64, 65, 127, 128, 129, 300]:
+        x = _softmax_rows(rng, 3, d)
+        model = _node_model("Softmax", [3, d], axis=-1)
+        want = arm_ort.Session(model.SerializeToString(), cpu).run(None, {"x": x})[0]
+        _same(float_kernels.softmax_rows(x, f"arm-sve{bits}"), want, (bits, d))
 
 
 def _quantized_tail_model(op_chain, n=24):

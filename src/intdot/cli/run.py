@@ -57,10 +57,11 @@ def register(subparsers) -> None:
     p.add_argument(
         "--platform",
         default="x86",
-        choices=("x86", "x86-avx2", "arm", "arm-sme"),
+        choices=("x86", "x86-avx2", "arm", "arm-sve128", "arm-sve256", "arm-sve512", "arm-sme"),
         help="whose ONNX Runtime kernels the nodes compute where they differ (QLinearAdd, pooling, Softmax, "
         "...): x86 (default: a CPU with AVX-512F), x86-avx2 (one without: its float kernels differ), arm "
-        "(AArch64), or arm-sme (an Arm CPU with SME: quantize_dynamic's int8 products through KleidiAI)",
+        "(AArch64, NEON), arm-sve128/256/512 (an Arm CPU with SVE of that many bits: its Softmax differs), or "
+        "arm-sme (an Arm CPU with SME: quantize_dynamic's int8 products through KleidiAI)",
     )
     p.add_argument(
         "--qdq-int8-allowed",

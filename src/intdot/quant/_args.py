@@ -149,21 +149,22 @@ def wrap32(x: np.ndarray) -> np.ndarray:
 
 # The CPU whose ONNX Runtime kernels a function computes: their bits differ where MLAS has kernels of its own for
 # each (docs/differences.md, ONNX Runtime's table). x86 is the default everywhere: a CPU with AVX-512F. One without
-# it (AVX2 and FMA3 only) runs the same integer kernels but other float ones (quant.float_kernels). An Arm CPU with
-# SME runs the same NEON kernels but for quantize_dynamic's int8 products (quant.dynamic_arm).
-PLATFORMS = ("x86", "x86-avx2", "arm", "arm-sme")
+# it (AVX2 and FMA3 only) runs the same integer kernels but other float ones (quant.float_kernels); so does an Arm
+# CPU with SVE (of 128, 256 or 512 bits: its Softmax). An Arm CPU with SME runs the same NEON kernels but for
+# quantize_dynamic's int8 products (quant.dynamic_arm).
+PLATFORMS = ("x86", "x86-avx2", "arm", "arm-sve128", "arm-sve256", "arm-sve512", "arm-sme")
 
 
 def platform_of(platform) -> str:
     """``platform`` checked (one of :data:`PLATFORMS`), as the family whose kernels the integer operators compute:
-    ``"x86"`` for both x86 values, ``"arm"`` for both Arm values."""
+    ``"x86"`` for both x86 values, ``"arm"`` for every Arm value."""
     p = check_choice(platform, "platform", PLATFORMS)
-    return {"arm-sme": "arm", "x86-avx2": "x86"}.get(p, p)
+    return "arm" if p.startswith("arm") else "x86"
 
 
 def float_platform(platform) -> str:
     """``platform`` checked, as the kernels ONNX Runtime's float operators run on it (:mod:`.float_kernels`):
-    ``"x86"`` (AVX-512F), ``"x86-avx2"`` or ``"arm"``."""
+    ``"x86"`` (AVX-512F), ``"x86-avx2"``, ``"arm"`` (NEON) or ``"arm-sveN"`` (SVE of N bits)."""
     p = check_choice(platform, "platform", PLATFORMS)
     return "arm" if p == "arm-sme" else p
 

@@ -37,7 +37,11 @@ Softmax
     Arm (the NEON kernel, which ONNX Runtime's AArch64 build runs on CPUs without SVE): the clamp at -88.38,
     ``2**m'`` built from ``m'``'s bits (0 for ``m' = -127``), a row of 4 or more summed in 4 lanes over its first
     ``4 * (D // 4)`` elements, the lanes as ``(l0 + l1) + (l2 + l3)``, then the rest one by one; a shorter row one
-    by one from 0.  CPUs with SVE run an SVE kernel that rounds apart: not modelled.
+    by one from 0.  On a CPU with SVE (``platform="arm-sve128"``, ``"arm-sve256"``, ``"arm-sve512"``: the vector
+    length) its SVE kernel: ``exp`` by FEXPA (``x / ln2`` rounded to 1/64 by adding ``0x1.803f8p17``, ``2**n`` from
+    FEXPA's table of ``2**(i/64)``, times ``1 + r + r*r/2`` as two fused multiply-adds; the clamp at -88.0), the
+    row in chunks of one vector, every other one to a second accumulator, the two added, then FADDV (halves
+    reduced apart, recursively).
 """
 
 from __future__ import annotations
@@ -92,7 +96,7 @@ def logistic(x, platform: str = "x86") -> np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore"):
         y = ((p / q).astype(F32) + F32(0.5)).astype(F32)
     y = np.maximum(y, F32(0))
-    return np.minimum(y, F32(1)) if platform == "arm" else y
+    return np.minimum(y, F32(1)) if platform.startswith("arm") else y
 
 
 def tanh(x) -> np.ndarray:
@@ -192,6 +196,43 @@ def _row_sums(e, platform: str) -> np.ndarray:
     return s
 
 
+# The SVE Softmax kernel's exp (FEXPA): x / ln2 rounded to 1/64 by a shift, 2**n from FEXPA's table, r + r*r/2.
+_FEXPA_SHIFT = F32(float.fromhex("0x1.803f8p17"))
+_FEXPA_LOWER = F32(-88.0)
+_NEG_LN2_HI, _NEG_LN2_LO = (np.array(v, np.uint32).view(F32)[()] for v in (0xBF317200, 0xB5BFBE8E))
+_FEXPA_TABLE = np.array([F32(2.0 ** (i / 64)).view(np.uint32) & 0x7FFFFF for i in range(64)], np.uint32)
+
+
+def _exp_sve(v) -> np.ndarray:
+    """The SVE kernel's ``exp(v)`` for ``v <= 0``, FEXPA's result built from its table and the exponent bits."""
+    v = np.maximum(_FEXPA_LOWER, v)
+    z = fma32(v, _LOG2_RECIPROCAL, _FEXPA_SHIFT)
+    n = (z - _FEXPA_SHIFT).astype(F32)
+    r = fma32(n, _NEG_LN2_LO, fma32(n, _NEG_LN2_HI, v))
+    u = z.view(np.uint32)
+    scale = ((((u >> 6) & 0xFF) << 23) | _FEXPA_TABLE[u & 0x3F]).astype(np.uint32).view(F32)
+    return fma32(scale, fma32((r * r).astype(F32), F32(0.5), r), scale)
+
+
+def _faddv(lanes) -> np.ndarray:
+    """SVE's FADDV of each row: the lower and the upper half reduced apart (recursively), then added."""
+    if lanes.shape[1] == 1:
+        return lanes[:, 0]
+    h = lanes.shape[1] // 2
+    return (_faddv(lanes[:, :h]) + _faddv(lanes[:, h:])).astype(F32)
+
+
+def _sve_row_sums(e, lanes: int) -> np.ndarray:
+    """Two accumulators, each taking every other chunk of ``lanes`` elements, added lane by lane, then FADDV."""
+    rows, d = e.shape
+    padded = np.zeros((rows, -(-d // (2 * lanes)) * 2 * lanes), F32)
+    padded[:, :d] = e
+    a0, a1 = np.zeros((rows, lanes), F32), np.zeros((rows, lanes), F32)
+    for chunk in padded.reshape(rows, -1, 2, lanes).transpose(1, 2, 0, 3):
+        a0, a1 = (a0 + chunk[0]).astype(F32), (a1 + chunk[1]).astype(F32)
+    return _faddv((a0 + a1).astype(F32))
+
+
 def softmax_rows(x, platform: str = "x86") -> np.ndarray:
     """ONNX Runtime's float32 softmax of each row of the 2-D ``x`` on ``platform`` ("x86", "x86-avx2" or "arm";
     module docstring)."""
@@ -200,9 +241,15 @@ def softmax_rows(x, platform: str = "x86") -> np.ndarray:
         return x.copy()
     with np.errstate(invalid="ignore", over="ignore"):
         negative_maximum = (-x.max(axis=1, keepdims=True)).astype(F32)
-        e = _exp((x + negative_maximum).astype(F32), platform)
+        shifted = (x + negative_maximum).astype(F32)
+        if platform.startswith("arm-sve"):
+            e = _exp_sve(shifted)
+            sums = _sve_row_sums(e, int(platform[len("arm-sve") :]) // 32)
+        else:
+            e = _exp(shifted, platform)
+            sums = _row_sums(e, platform)
         with np.errstate(divide="ignore"):
-            scale = (F32(1) / _row_sums(e, platform)).astype(F32)
+            scale = (F32(1) / sums).astype(F32)
         return (e * scale[:, None]).astype(F32)
 
 
@@ -250,7 +297,8 @@ def gelu(x, approximate: str = "none", platform: str = "x86") -> np.ndarray:
         half = (F32(0.5) * x).astype(F32)
         if approximate == "tanh":
             cxx = (_GELU_C * x).astype(F32)
-            inner = fma32(cxx, x, _GELU_B) if platform == "arm" else ((cxx * x).astype(F32) + _GELU_B).astype(F32)
+            fused = platform.startswith("arm")
+            inner = fma32(cxx, x, _GELU_B) if fused else ((cxx * x).astype(F32) + _GELU_B).astype(F32)
             t = tanh((x * inner).astype(F32))
         else:
             t = erf((x * _SQRT1_2).astype(F32))

@@ -129,7 +129,7 @@ def _lanes4(v, platform: str) -> np.ndarray:
     acc = np.zeros((rows, 4), F32)
     for chunk in v[:, :full].reshape(rows, -1, 4).transpose(1, 0, 2):
         acc = (acc + chunk).astype(F32)
-    if platform != "arm":
+    if not platform.startswith("arm"):
         s = ((acc[:, 0] + acc[:, 2]).astype(F32) + (acc[:, 1] + acc[:, 3]).astype(F32)).astype(F32)
     else:
         s = ((acc[:, 0] + acc[:, 1]).astype(F32) + (acc[:, 2] + acc[:, 3]).astype(F32)).astype(F32)
