@@ -322,3 +322,24 @@ def test_x86_avx2_float_operators_as_onnx_runtime():
             model = _pool_model(op, list(x.shape), **attrs)
             want = _avx2(model).run(None, {"x": x})[0]
             _same(quant.run(model, x, op="sdot4", platform="x86-avx2")["y"], want, (op, channels))
+
+
+def test_a_gelu_chain_on_a_dequantized_value_is_not_fused(tmp_path):
+    """ONNX Runtime gives each reader of a DequantizeLinear its own copy before its GeluFusion: the chain's Div
+    and Mul then read two values, and it stays as written (so does run's)."""
+    ort.need()
+    model = _gelu_chain("inner")
+    graph = model.graph
+    graph.input[0].name = "q"
+    graph.input[0].type.tensor_type.elem_type = TensorProto.UINT8
+    inits = [numpy_helper.from_array(np.array(0.05, F32), "qs"), numpy_helper.from_array(np.array(128, np.uint8), "qz")]
+    graph.initializer.extend(inits)
+    graph.node.insert(0, helper.make_node("DequantizeLinear", ["q", "qs", "qz"], ["x"]))
+    q = np.random.default_rng(2).integers(0, 256, 64, dtype=np.uint8)
+    optimized = tmp_path / "optimized.onnx"
+    want = ort.session(model, optimized_path=optimized).run(None, {"q": q})[0]
+    _same(quant.run(model, q, op="sdot4", platform=ort.platform())["y"], want, "dq gelu")
+    import onnx
+
+    assert not any(n.op_type == "Gelu" for n in onnx.load(optimized).graph.node)
+    assert not any(n.op_type == "Gelu" for n in quant.prepare(model, platform=ort.platform()).model.graph.node)

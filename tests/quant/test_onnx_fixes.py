@@ -105,3 +105,15 @@ def test_conv_transpose_as_onnx_runtime_lays_it_out():
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
         checked += 1
     assert checked > 80
+
+
+def test_lp_normalization_of_zeros_is_zero():
+    x = np.zeros((3, 4), F32)
+    x[1] = [1, -2, 0, 3]
+    for p in (1, 2):
+        _same(helper.make_node("LpNormalization", ["x"], ["y"], p=p, axis=-1), {"x": x})
+
+
+def test_relu_keeps_negative_zero():
+    x = np.array([-0.0, 0.0, -1.5, 2.0, np.nan, -np.inf], F32)
+    _same(helper.make_node("Relu", ["x"], ["y"]), {"x": x})

@@ -27,6 +27,7 @@ def _quantize(model, shape, tmp_path, **kw):
         def get_next(self):
             return next(self.data, None)
 
+    tmp_path.mkdir(parents=True, exist_ok=True)
     src, dst = tmp_path / "f.onnx", tmp_path / "q.onnx"
     onnx.save(model, src)
     kw.setdefault("activation_type", QuantType.QUInt8)
@@ -147,3 +148,25 @@ def test_weights_and_biases_quantized_as_onnx_runtime_does(case, tmp_path):
     theirs, ours = _check(model, shape, tmp_path, seeds=40)
     if case == "Conv float weight":
         assert "QLinearConv" in theirs and "QLinearConv" in ours, (theirs, ours)
+
+
+def test_noop_nodes_are_removed_before_fusing(tmp_path):
+    """ONNX Runtime removes an Expand to the input's own shape and an Identity before it fuses: the Q/DQ pairs
+    around the Expand then merge (one rounding, not two), and DequantizeLinear -> Identity -> MatMul fuses."""
+    ort.need()
+    from onnx import numpy_helper
+    from onnxruntime.quantization import QuantFormat
+
+    shape = [1, 1, 3, 3, 3]
+    shp = numpy_helper.from_array(np.array(shape, np.int64), "shp")
+    nodes = [helper.make_node("Expand", ["x", "shp"], ["e"]), helper.make_node("Relu", ["e"], ["y"])]
+    model = _quantize(_float_model(nodes, shape, [shp]), shape, tmp_path, quant_format=QuantFormat.QDQ,
+                      per_channel=True, extra_options={"QDQKeepRemovableActivations": True},
+                      op_types_to_quantize=["Expand", "Relu"])  # fmt: skip
+    _check(model, shape, tmp_path, seeds=6)
+    shape = [2, 6]
+    nodes = [helper.make_node("Sigmoid", ["x"], ["s"]), helper.make_node("Identity", ["s"], ["i"]),
+             helper.make_node("Transpose", ["i"], ["t"]), helper.make_node("MatMul", ["i", "t"], ["y"])]  # fmt: skip
+    model = _quantize(_float_model(nodes, shape), shape, tmp_path / "b", quant_format=QuantFormat.QDQ,
+                      op_types_to_quantize=["Sigmoid", "Identity"])  # fmt: skip
+    _check(model, shape, tmp_path, seeds=6)

@@ -1,5 +1,6 @@
-"""ONNX Runtime's CommonSubexpressionElimination (every optimization level, before its QDQ fusions): nodes that
-compute the same thing from the same values become one.
+"""ONNX Runtime's first graph passes that change no value but change which QDQ groups fuse: its EliminateIdentity
+and ExpandElimination (:func:`drop_noops`), and its CommonSubexpressionElimination (:func:`merge_common`), which
+make nodes that compute the same thing from the same values one.
 
 It changes no value, but it changes which QDQ groups fuse: a Conv whose output two identical QuantizeLinear nodes
 read (``onnxruntime.quantization``'s ``DedicatedQDQPair``) has one reader once they are merged, and fuses into
@@ -12,6 +13,8 @@ one.  Here a node whose output is a graph output is left as it is.
 """
 
 from __future__ import annotations
+
+import numpy as np
 
 _RANDOM = {"RandomNormal", "RandomNormalLike", "RandomUniform", "RandomUniformLike", "Multinomial", "Bernoulli"}
 
@@ -76,4 +79,56 @@ def merge_common(model):
         copy.CopyFrom(n)
         for k, name in enumerate(copy.input):
             copy.input[k] = alias.get(name, name)
+    return out
+
+
+def _expand_is_noop(model, node, shapes) -> bool:
+    """An Expand whose constant shape broadcasts its input to the input's own (inferred) shape."""
+    from onnx import numpy_helper
+
+    consts = {t.name: t for t in model.graph.initializer}
+    if len(node.input) != 2 or node.input[1] not in consts or node.input[0] not in shapes:
+        return False
+    target = [int(v) for v in numpy_helper.to_array(consts[node.input[1]]).ravel()]
+    shape = shapes[node.input[0]]
+    try:
+        return tuple(np.broadcast_shapes(shape, tuple(target))) == tuple(shape)
+    except ValueError:
+        return False
+
+
+def drop_noops(model):
+    """``model`` without the Identity nodes, and the Expand nodes that leave their input's shape as it is, that
+    ONNX Runtime removes before it fuses (an output of the graph is kept); ``model`` itself where there are none.
+    A ``DequantizeLinear -> Identity -> MatMul`` then fuses, and a Q/DQ pair around a removed Expand merges with
+    its neighbour (:mod:`intdot.quant.qdq_double`), as there."""
+    from .qdq_rules import _value_info
+
+    g = model.graph
+    outputs = {o.name for o in g.output}
+    kinds = {n.op_type for n in g.node if n.domain in ("", "ai.onnx")}
+    if not kinds & {"Identity", "Expand"}:
+        return model
+    shapes = {k: v[1] for k, v in _value_info(model).items() if v[1] is not None} if "Expand" in kinds else {}
+    alias, drop = {}, set()
+    for k, n in enumerate(g.node):
+        if n.domain not in ("", "ai.onnx") or not n.output or n.output[0] in outputs:
+            continue
+        if n.op_type == "Identity" or (n.op_type == "Expand" and _expand_is_noop(model, n, shapes)):
+            alias[n.output[0]] = alias.get(n.input[0], n.input[0])
+            drop.add(k)
+    if not drop:
+        return model
+    out = type(model)()
+    out.CopyFrom(model)
+    del out.graph.node[:]
+    for k, n in enumerate(g.node):
+        if k in drop:
+            continue
+        copy = out.graph.node.add()
+        copy.CopyFrom(n)
+        for j, name in enumerate(copy.input):
+            while name in alias:
+                name = alias[name]
+            copy.input[j] = name
     return out

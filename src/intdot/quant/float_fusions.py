@@ -11,7 +11,9 @@ conditions of its ``gelu_fusion.cc`` (checked against its optimized graphs in ``
   1.0;
 - then either ``Mul(add, Mul(x, 0.5))``, the inner Mul read by the outer alone, or ``Mul(x, add)`` read by a
   ``Mul(., 0.5)`` alone (either operand order in each);
-- no value inside the chain a graph output.
+- no value inside the chain a graph output;
+- ``x`` not a DequantizeLinear's output (ONNX Runtime gives each of its readers a copy first, so the chain's two
+  uses of ``x`` read two values).
 
 Its other float fusions (LayerNormalization, SkipLayerNormalization, Attention, FastGelu, ...) are not modelled
 (``docs/differences.md``, row 28); BiasGelu and QuickGelu give the bits of the nodes they replace.
@@ -53,6 +55,8 @@ def _chain(g, div):
     if len(div.input) != 2 or not _near(g, div.input[1], math.sqrt(2)):
         return None
     x = div.input[0]
+    if _op(g.producer.get(x), "DequantizeLinear"):
+        return None  # its EnsureUniqueDQForNodeUnit gives the Div and the Mul copies of their own: no chain is left
     erf = g.only_reader(div.output[0])
     if not _op(erf, "Erf"):
         return None

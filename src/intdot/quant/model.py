@@ -402,6 +402,11 @@ def _overrides(op, target, requant, opset, platform, nchwc=frozenset()):
             named(self, lambda: pooling.check(begins, ends, outs, x.shape[2:], kernel))
             return (pooling.max_pool(x, kernel, strides, dilations, begins, outs),)
 
+    class Relu(OpRun):
+        def _run(self, x):  # x86's max keeps -0.0 (x where it is not below 0); Arm's NEON max gives +0.0
+            zero = x.dtype.type(0)
+            return (np.where(x <= 0, zero, x) if family.startswith("arm") else np.where(x < 0, zero, x),)
+
     class Mean(OpRun):
         def _run(self, *inputs):
             return (onnx_fixes.mean(*inputs),)
@@ -452,6 +457,7 @@ def _overrides(op, target, requant, opset, platform, nchwc=frozenset()):
         MaxPool,
         GlobalMaxPool,
         ConvTranspose,
+        Relu,
         Mean,
         LpNormalization,
         GatherElements,
@@ -586,13 +592,13 @@ def prepare(model, *, qdq_int8_allowed: bool | None = None, platform: str = "x86
     :func:`integer_nodes` (the rewrite reads every node and infers every shape); the arguments are
     :func:`run`'s."""
     from ._args import platform_of
-    from .cse import merge_common
+    from .cse import drop_noops, merge_common
     from .float_fusions import fuse_gelu
     from .qdq import fuse
 
     int8 = _int8_allowed(qdq_int8_allowed, platform)
     family = platform_of(platform)
-    fused = fuse_gelu(fuse(merge_common(load(model)), int8_allowed=int8, platform=family))
+    fused = fuse_gelu(fuse(merge_common(drop_noops(load(model))), int8_allowed=int8, platform=family))
     if family == "arm":
         from .dynamic_arm import fuse_bias
 

@@ -24,8 +24,8 @@ def lp_normalization(x, axis: int = -1, p: int = 2) -> np.ndarray:
         norm = np.abs(x).sum(axis=axis, keepdims=True, dtype=x.dtype)
     else:
         norm = np.sqrt((x * x).sum(axis=axis, keepdims=True, dtype=x.dtype)).astype(x.dtype)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return (x / norm).astype(x.dtype)
+    with np.errstate(divide="ignore", invalid="ignore"):  # a zero norm gives 0, as ONNX Runtime's kernel does
+        return np.where(norm == 0, x.dtype.type(0), x / norm).astype(x.dtype)
 
 
 def gather_elements(data, indices, axis: int = 0) -> np.ndarray:
