@@ -67,19 +67,7 @@ def merge_common(model):
             if mine:
                 alias[mine] = theirs
         drop.add(k)  # by position: protobuf may hand out a new wrapper object for a node on each pass
-    if not drop:
-        return model
-    out = type(model)()
-    out.CopyFrom(model)
-    del out.graph.node[:]
-    for k, n in enumerate(g.node):
-        if k in drop:
-            continue
-        copy = out.graph.node.add()
-        copy.CopyFrom(n)
-        for k, name in enumerate(copy.input):
-            copy.input[k] = alias.get(name, name)
-    return out
+    return _without(model, drop, alias)
 
 
 def _expand_is_noop(model, node, shapes) -> bool:
@@ -117,12 +105,18 @@ def drop_noops(model):
         if n.op_type == "Identity" or (n.op_type == "Expand" and _expand_is_noop(model, n, shapes)):
             alias[n.output[0]] = alias.get(n.input[0], n.input[0])
             drop.add(k)
+    return _without(model, drop, alias)
+
+
+def _without(model, drop: set, alias: dict):
+    """``model`` without the nodes at the positions ``drop``, every input renamed through ``alias`` (a chain of
+    names followed to its end); ``model`` itself where nothing is dropped."""
     if not drop:
         return model
     out = type(model)()
     out.CopyFrom(model)
     del out.graph.node[:]
-    for k, n in enumerate(g.node):
+    for k, n in enumerate(model.graph.node):
         if k in drop:
             continue
         copy = out.graph.node.add()
