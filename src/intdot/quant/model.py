@@ -376,7 +376,7 @@ def _overrides(op, target, requant, opset, platform, nchwc=frozenset()):
             x, begins, ends = pooling.crop(x, pads[: x.ndim - 2], pads[x.ndim - 2 :])
             dilations = kw.get("dilations")
             y = pooling.average_pool(
-                x, kernel, begins + ends, strides, include, family, nchwc_in, outs, opset, dilations
+                x, kernel, begins + ends, strides, outs, include, family, nchwc_in, opset, dilations
             )
             return (y,)
 

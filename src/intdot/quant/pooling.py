@@ -180,19 +180,15 @@ def pool_pads(x, attributes):
     return begins + ends, outs
 
 
-def _out_size(n, k, pad, s):
-    return (n + pad - k) // s + 1
-
-
 def average_pool(
-    x, kernel, pads, strides, include_pad: bool, platform="x86", nchwc=False, outs=None, opset=17, dilations=None
+    x, kernel, pads, strides, outs, include_pad: bool, platform="x86", nchwc=False, opset=17, dilations=None
 ):
     """ONNX Runtime's float32 AveragePool of ``x`` (N, C, 1 to 3 spatial axes) with explicit ``pads`` (begins, then
-    ends) and output sizes ``outs`` (by default without ceil_mode's extra window), without dilations, as MLAS
-    computes it: its global kernel where the window is the whole
-    input (strides 1, no pads); its vector kernel for 2 and 3 spatial axes with a last stride of at most 2,
-    windows of at most 32 and a padded row that fits its buffer (sums down the window's rows first, then along
-    its columns, pads as zeros); otherwise, and under ``nchwc``, the window's elements in order from 0.  Divided
+    ends) and output sizes ``outs`` (:func:`pool_pads` gives both), as MLAS computes it: its global kernel where
+    the window is the whole input (strides 1, no pads); its vector kernel for 2 and 3 spatial axes with a last
+    stride of at most 2, windows of at most 32 and a padded row that fits its buffer (sums down the window's rows
+    first, then along its columns, pads as zeros); otherwise, and under ``nchwc``, the window's elements in order
+    from 0.  Divided
     by the window's size (``include_pad``) or by its count of input elements.  From opset 19 on ONNX Runtime runs
     AveragePool in a kernel of its own, which adds every window's elements in order from 0 (the generic way)."""
     x = np.asarray(x, F32)
@@ -200,14 +196,12 @@ def average_pool(
     kernel, strides = [int(k) for k in kernel], [int(s) for s in strides]
     begins, ends = [int(p) for p in pads[:d]], [int(p) for p in pads[d:]]
     spatial = x.shape[2:]
-    if outs is not None and min(outs) == 0:  # a window wider than the padded input: an empty output, as there
+    if min(outs) == 0:  # a window wider than the padded input: an empty output, as there
         return np.empty((*x.shape[:2], *outs), F32)
     generic = opset >= 19 or any(d != 1 for d in dilations or [])
     if not generic and list(kernel) == list(spatial) and all(s == 1 for s in strides) and not any(begins + ends):
         return global_average_pool(x, platform, nchwc)
     v = x.reshape(-1, *spatial)
-    if outs is None:
-        outs = [_out_size(n, k, b + e, s) for n, k, b, e, s in zip(spatial, kernel, begins, ends, strides)]
     vector = (
         not nchwc
         and not generic
@@ -225,15 +219,17 @@ def average_pool(
     return y.reshape(*x.shape[:2], *outs)
 
 
-def _padded_sizes(spatial, kernel, begins, ends, strides, outs):
-    """Each window's size within the padded input (the kernel's, but for ceil_mode's last window, which passes
-    the pad after the input: its overhang is not counted), as float32 divisors."""
-    sizes = np.ones((), np.int64)
-    for axis, (n, k, b, e, s, c) in enumerate(zip(spatial, kernel, begins, ends, strides, outs)):
-        start = np.arange(c) * s - b
-        size = np.minimum(start + k, n + e) - start
-        sizes = np.multiply.outer(sizes, size) if axis else size
-    return sizes.astype(F32)
+def _counts(spatial, kernel, begins, ends, strides, outs, dilations, include_pad) -> np.ndarray:
+    """Each window's count of taps, as float32 divisors: those inside the padded input (``include_pad``: the
+    kernel's size, but for ceil_mode's last window, whose overhang past the pad is not counted), else those inside
+    the input."""
+    counts = np.ones((), np.int64)
+    for axis, (n, k, b, e, s, c, d) in enumerate(zip(spatial, kernel, begins, ends, strides, outs, dilations)):
+        taps = (np.arange(c) * s - b)[:, None] + np.arange(k)[None, :] * d  # each window's input positions
+        inside = (taps < n + e) if include_pad else (taps >= 0) & (taps < n)
+        count = inside.sum(axis=1)
+        counts = np.multiply.outer(counts, count) if axis else count
+    return counts.astype(F32)
 
 
 def _windows(n, k, begin, s, count):
@@ -254,13 +250,7 @@ def _pool_generic(v, kernel, begins, strides, outs, include_pad, ends, dilations
     for offset in np.ndindex(*kernel):  # row-major: a zero outside the input adds nothing to a sum begun at +0
         window = tuple(slice(o * d, o * d + s * (c - 1) + 1, s) for o, d, s, c in zip(offset, dilations, strides, outs))
         total = (total + padded[(slice(None), *window)]).astype(F32)
-    divisor = np.ones((), np.int64)
-    for axis, (n, k, b, e, s, c, d) in enumerate(zip(v.shape[1:], kernel, begins, ends, strides, outs, dilations)):
-        taps = (np.arange(c) * s - b)[:, None] + np.arange(k)[None, :] * d  # each window's input positions
-        inside = (taps < n + e) if include_pad else (taps >= 0) & (taps < n)  # ceil_mode's overhang not counted
-        count = inside.sum(axis=1)
-        divisor = np.multiply.outer(divisor, count) if axis else count
-    divisor = divisor.astype(F32)
+    divisor = _counts(v.shape[1:], kernel, begins, ends, strides, outs, dilations, include_pad)
     with np.errstate(divide="ignore", invalid="ignore"):
         return (total / divisor).astype(F32)
 
@@ -277,6 +267,8 @@ def _pool_vector(v, kernel, begins, strides, outs, include_pad, ends):
     starts = np.arange(outs[-1]) * sw
     col_lo, col_hi = _windows(width, kw, pl, sw, outs[-1])
     columns = (col_hi - col_lo).astype(F32)
+    if include_pad:
+        sizes = _counts(v.shape[1:], kernel, begins, ends, strides, outs, [1] * len(kernel), True)
     for index in np.ndindex(*outs[:-1]):
         spans = [range(lo[i], hi[i]) for (lo, hi), i in zip(ranges, index)]
         cells = [v[(slice(None), *cell)] for cell in itertools.product(*spans)]
@@ -293,7 +285,7 @@ def _pool_vector(v, kernel, begins, strides, outs, include_pad, ends):
         for j in range(1, kw):
             total = (total + buf[:, starts + j]).astype(F32)
         if include_pad:
-            divisor = _padded_sizes(v.shape[1:], kernel, begins, ends, strides, outs)[index]
+            divisor = sizes[index]
         else:
             height = F32(np.prod([len(s) for s in spans]))
             divisor = np.maximum((columns * height).astype(F32), F32(1))

@@ -151,24 +151,20 @@ def quantize_biases(model, rules, platform="x86"):
             c = n.input[2] if len(n.input) > 2 and n.input[2] else None
             site = _bias_site(rules, n, n.input[0], n.input[1], c, n.output[0], 0)
             if site:
-                sites.append((i, n, c, site))
+                sites.append((i, n, n.input[1], c, site))
             continue
         v = gemm_view(rules, n)
-        if v is None and _op(n, "Gemm"):
-            continue
         if v is not None:
             site = _bias_site(rules, v.last, v.a, v.b, v.c, v.out, 0 if v.attrs["transB"] else 1)
-            if site and (v.c is not None or site[1] is None):
-                sites.append((pos[id(v.last)], v.last, v.c, site, v.b))
+            if site:
+                sites.append((pos[id(v.last)], v.last, v.b, v.c, site))
     if not sites:
         return model
     out = type(model)()
     out.CopyFrom(model)
     fresh = fresh_names(model)
     new_nodes = []
-    for site in sites:
-        i, node, c, (x_dq, w_dq) = site[:4]
-        w = site[4] if len(site) > 4 else node.input[1]
+    for i, node, w, c, (x_dq, w_dq) in sites:
         base = node.name or node.output[0]
         target = out.graph.node[i]
         if w_dq is None:
