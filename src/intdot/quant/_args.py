@@ -136,6 +136,13 @@ def ints(value, name: str, n: int, default: int, lo: int) -> tuple[int, ...]:
     return tuple(int(v) for v in out)
 
 
+def text(value, default: str) -> str:
+    """A string attribute as onnx.reference hands it over (bytes, str, or None or empty where the node has none)."""
+    if value is None or len(value) == 0:
+        return default
+    return value.decode() if isinstance(value, bytes) else value
+
+
 def flag(value, name: str) -> bool:
     if not isinstance(value, (bool, np.bool_)):
         raise OperandTypeError(f"{name}={describe(value)} is not a bool; expected True or False")

@@ -177,7 +177,6 @@ def _lane_sums(e, lanes: int) -> np.ndarray:
 
 
 def _row_sums(e, platform: str) -> np.ndarray:
-    rows, d = e.shape
     if platform in ("x86", "x86-avx2"):  # AVX-512F: 16 lanes folded to 8; FMA3: 8 lanes
         if platform == "x86":
             acc = _lane_sums(e, 16)
@@ -186,13 +185,18 @@ def _row_sums(e, platform: str) -> np.ndarray:
             b = _lane_sums(e, 8)
         pairs = (b[:, 0::2] + b[:, 1::2]).astype(F32)
         return (((pairs[:, 0] + pairs[:, 1]).astype(F32)) + ((pairs[:, 2] + pairs[:, 3]).astype(F32))).astype(F32)
-    s = np.zeros(rows, F32)
-    full = 4 * (d // 4)
-    if full:
-        acc = _lane_sums(e[:, :full], 4)
-        s = (((acc[:, 0] + acc[:, 1]).astype(F32)) + ((acc[:, 2] + acc[:, 3]).astype(F32))).astype(F32)
-    for j in range(full, d):
-        s = (s + e[:, j]).astype(F32)
+    return sum4(e, "neon")
+
+
+def sum4(v, pairs: str) -> np.ndarray:
+    """Each row of the 2-D ``v`` summed as MLAS's 4-lane kernels sum it: 4 lanes over the first ``4 * (n // 4)``
+    elements, the lanes reduced in pairs (``"sse"``, x86's shuffles: ``(l0 + l2) + (l1 + l3)``; ``"neon"``, its
+    pairwise add: ``(l0 + l1) + (l2 + l3)``), then the rest one by one."""
+    full = 4 * (v.shape[1] // 4)
+    l0, l1, l2, l3 = _lane_sums(v[:, :full], 4).T  # float32 throughout: each + rounds once
+    s = (l0 + l2) + (l1 + l3) if pairs == "sse" else (l0 + l1) + (l2 + l3)
+    for j in range(full, v.shape[1]):
+        s = (s + v[:, j]).astype(F32)
     return s
 
 

@@ -321,14 +321,13 @@ def _overrides(op, target, requant, opset, platform, nchwc=frozenset()):
         def _run(self, x):
             return (float_kernels.erf(x),) if x.dtype == np.float32 else super()._run(x)
 
+    def _gelu(self, x, approximate=None):
+        return (float_kernels.gelu(x, approximate or "none", family),)
+
     class Gelu(OpRun):
         """onnx.reference runs Gelu through its function body; this computes ONNX Runtime's kernel."""
 
-        def _run(self, x, approximate=None):
-            return (float_kernels.gelu(x, approximate or "none", family),)
-
-    def _gelu(self, x, approximate=None):
-        return (float_kernels.gelu(x, approximate or "none", family),)
+        _run = _gelu
 
     def _bias_gelu(self, a, b):  # its kernel adds the bias in float32 first: the bits of Add, then Gelu
         return (float_kernels.gelu((a + b).astype(a.dtype), "none", family),)
@@ -393,13 +392,10 @@ def _overrides(op, target, requant, opset, platform, nchwc=frozenset()):
             strides = [int(v) for v in kw.get("strides") or [1] * d]
             dilations = [int(v) for v in kw.get("dilations") or [1] * d]
             pads = [int(v) for v in kw.get("pads") or [0] * (2 * d)]
-            auto_pad = kw.get("auto_pad") or "NOTSET"
-            auto_pad = auto_pad.decode() if isinstance(auto_pad, bytes) else auto_pad
             if len(pads) != 2 * d:
                 return super()._run(x, **kw)
-            ceil = kw.get("ceil_mode")
-            begins, ends, outs = pooling.geometry(x.shape[2:], kernel, strides, dilations, pads, auto_pad, ceil)
-            named(self, lambda: pooling.check(begins, ends, outs, x.shape[2:], kernel))
+            args = (x.shape[2:], kernel, strides, dilations, pads, kw.get("auto_pad"), kw.get("ceil_mode"))
+            begins, _, outs = named(self, lambda: pooling.geometry(*args))
             return (pooling.max_pool(x, kernel, strides, dilations, begins, outs),)
 
     class Relu(OpRun):
@@ -424,11 +420,9 @@ def _overrides(op, target, requant, opset, platform, nchwc=frozenset()):
         ONNX Runtime's output is never wider than the full transposed convolution (:mod:`.onnx_fixes`)."""
 
         def _run(self, x, w, b=None, **kw):
-            auto_pad = kw.get("auto_pad") or "NOTSET"
-            auto_pad = auto_pad.decode() if isinstance(auto_pad, bytes) else auto_pad
-            options = {k: kw.get(k) for k in ("strides", "dilations", "pads", "output_padding", "output_shape")}
-            return (named(self, lambda: onnx_fixes.conv_transpose(x, w, b, group=kw.get("group") or 1,
-                                                                   auto_pad=auto_pad, **options)),)  # fmt: skip
+            keys = ("strides", "dilations", "pads", "output_padding", "output_shape", "auto_pad")
+            options = {k: kw.get(k) for k in keys}
+            return (named(self, lambda: onnx_fixes.conv_transpose(x, w, b, group=kw.get("group") or 1, **options)),)
 
     class GlobalMaxPool(_ReferenceGlobalMaxPool):
         def _run(self, x):  # onnx.reference reduces the last two axes whatever the rank
@@ -570,12 +564,16 @@ def _check_instruction(op, target) -> None:
 
 class Prepared:
     """A model whose QDQ groups are already rewritten (:func:`prepare`): :func:`run` and :func:`integer_nodes` take
-    it in place of the model and do not rewrite it again."""
+    it in place of the model and do not rewrite it again.  ``nchwc``: the float pooling inputs that run in x86's
+    NCHWc layout (:func:`_nchwc_inputs`), found once here for every run."""
 
-    __slots__ = ("model", "qdq_int8_allowed", "platform")
+    __slots__ = ("model", "qdq_int8_allowed", "platform", "nchwc")
 
     def __init__(self, model, qdq_int8_allowed: bool, platform: str):
+        from ._args import platform_of
+
         self.model, self.qdq_int8_allowed, self.platform = model, qdq_int8_allowed, platform
+        self.nchwc = _nchwc_inputs(model, platform) if platform_of(platform) == "x86" else frozenset()
 
 
 def _int8_allowed(qdq_int8_allowed, platform) -> bool:
@@ -606,9 +604,9 @@ def prepare(model, *, qdq_int8_allowed: bool | None = None, platform: str = "x86
     return Prepared(fused, int8, platform)
 
 
-def _fused(model, qdq_int8_allowed, platform):
+def _fused(model, qdq_int8_allowed, platform) -> Prepared:
     if not isinstance(model, Prepared):
-        return prepare(model, qdq_int8_allowed=qdq_int8_allowed, platform=platform).model
+        return prepare(model, qdq_int8_allowed=qdq_int8_allowed, platform=platform)
     asked = (_int8_allowed(qdq_int8_allowed, platform), platform)
     if asked != (model.qdq_int8_allowed, model.platform):
         raise OperandError(
@@ -616,13 +614,13 @@ def _fused(model, qdq_int8_allowed, platform):
             f"prepared with qdq_int8_allowed={model.qdq_int8_allowed} and platform={model.platform!r}: expected "
             "the same settings (or prepare it again)"
         )
-    return model.model
+    return model
 
 
 def integer_nodes(model, *, qdq_int8_allowed: bool | None = None, platform: str = "x86") -> list[tuple[str, str]]:
     """(name, type) of the nodes that run through the instruction, after the QDQ rewrite (as :func:`run`); ``model``
     may be a :class:`Prepared` one."""
-    m = _fused(model, qdq_int8_allowed, platform)
+    m = _fused(model, qdq_int8_allowed, platform).model
     return [(n.name, n.op_type) for n in m.graph.node if n.op_type in INTEGER]
 
 
@@ -640,8 +638,10 @@ def _nchwc_inputs(model, platform) -> frozenset:
         return frozenset()
     from onnx import shape_inference
 
+    from .qdq_rules import without_weights
+
     try:
-        inferred = shape_inference.infer_shapes(model).graph
+        inferred = shape_inference.infer_shapes(without_weights(model), strict_mode=False).graph
     except Exception:  # noqa: BLE001 - a model onnx cannot infer: ONNX Runtime's own inference may know more
         inferred = model.graph
     known = {}
@@ -733,13 +733,11 @@ def run(
 
     check_choice(requant, "requant", METHODS)
     _check_instruction(op, target)
-    m = _fused(model, qdq_int8_allowed, platform)
+    prepared = _fused(model, qdq_int8_allowed, platform)
+    m = prepared.model
     _check_domains(m)
     feed = _feed(m, inputs)
-    from ._args import platform_of
-
-    nchwc = _nchwc_inputs(m, platform) if platform_of(platform) == "x86" else frozenset()
-    ev = ReferenceEvaluator(m, new_ops=_overrides(op, target, requant, _opset(m), platform, nchwc))
+    ev = ReferenceEvaluator(m, new_ops=_overrides(op, target, requant, _opset(m), platform, prepared.nchwc))
     try:
         results = ev.run(None, feed)
     except TypeError as exc:

@@ -69,13 +69,16 @@ def _conv_transpose_layout(spatial, kernel, strides, dilations, pads, adj, auto_
 
 
 def conv_transpose(x, w, b=None, *, group=1, strides=None, dilations=None, pads=None, output_padding=None,
-                   auto_pad="NOTSET", output_shape=None) -> np.ndarray:  # fmt: skip
+                   auto_pad=None, output_shape=None) -> np.ndarray:  # fmt: skip
     """ConvTranspose of ``x`` (N, C, spatial...) by ``w`` (C, M / group, kernel...) as ONNX Runtime lays it out
-    (groups, strides, dilations, pads, ``output_padding``, ``output_shape``, ``auto_pad``), each output summed in
+    (groups, strides, dilations, pads, ``output_padding``, ``output_shape``, ``auto_pad``: str or bytes, None for
+    NOTSET), each output summed in
     float64 and rounded to x's type: its float32 kernel (a GEMM, then col2im) rounds its sums apart by ulps."""
     from ..core.errors import OperandError
+    from ._args import text
 
     x, w = np.asarray(x), np.asarray(w)
+    auto_pad = text(auto_pad, "NOTSET")
     d = x.ndim - 2
     spatial, kernel = x.shape[2:], w.shape[2:]
     if d < 1 or w.ndim != x.ndim or x.shape[1] != w.shape[0] or x.shape[1] % group:

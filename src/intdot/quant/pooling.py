@@ -23,6 +23,8 @@ import math
 
 import numpy as np
 
+from .float_kernels import sum4
+
 F32 = np.float32
 
 
@@ -30,12 +32,17 @@ def _truncated(a: int, b: int) -> int:
     return int(a / b) if (a < 0) != (b < 0) else a // b
 
 
-def geometry(spatial, kernel, strides, dilations, pads, auto_pad: str, ceil_mode: bool):
+def geometry(spatial, kernel, strides, dilations, pads, auto_pad, ceil_mode: bool):
     """(pads before, pads after, output sizes) of a pooling window over ``spatial`` as ONNX Runtime computes them:
     ``auto_pad`` SAME_UPPER/SAME_LOWER pads ``(ceil(n / s) - 1) * s + k - n`` (the kernel undilated), split with
     the odd one after (UPPER) or before (LOWER); VALID pads nothing; otherwise ``pads`` (begins, then ends).
     Output: ``(n + pads - (d * (k - 1) + 1)) / s + 1``, rounded up under ``ceil_mode`` (less one where the last
-    window would start past the input and its leading pad)."""
+    window would start past the input and its leading pad); a negative one is an error, as in ONNX Runtime.
+    ``auto_pad`` may be bytes, as onnx.reference passes it, or None for NOTSET."""
+    from ..core.errors import OperandError
+    from ._args import text
+
+    auto_pad = text(auto_pad, "NOTSET")
     d = len(spatial)
     begins, ends, outs = [], [], []
     for i in range(d):
@@ -58,6 +65,8 @@ def geometry(spatial, kernel, strides, dilations, pads, auto_pad: str, ceil_mode
         begins.append(b)
         ends.append(e)
         outs.append(o)
+    if min(outs, default=0) < 0:
+        raise OperandError(f"kernel_shape={list(kernel)} on spatial shape {list(spatial)} gives output sizes {outs}")
     return begins, ends, outs
 
 
@@ -72,14 +81,6 @@ def crop(x, begins, ends):
             x = x[(slice(None),) * (axis + 2) + (slice(lo, max(lo, hi)),)]
             begins[axis], ends[axis] = max(0, begins[axis]), max(0, ends[axis])
     return x, begins, ends
-
-
-def check(begins, ends, outs, spatial, kernel) -> None:
-    """A negative output size is an error (ONNX Runtime's too)."""
-    from ..core.errors import OperandError
-
-    if min(outs, default=0) < 0:
-        raise OperandError(f"kernel_shape={list(kernel)} on spatial shape {list(spatial)} gives output sizes {outs}")
 
 
 def _lowest(dtype):
@@ -120,24 +121,6 @@ NCHWC_BLOCK = {"x86": 16, "x86-avx2": 8}
 _REDUCTION_BUFFER = 2048 - 3  # MLAS_POOL_REDUCTION_BUFFER_STACK less its over-read padding
 
 
-def _lanes4(v, platform: str) -> np.ndarray:
-    """MLAS's global pooling sum of each row: 4 lanes over the first ``4 * (n // 4)`` elements, the lanes reduced
-    (x86's SSE shuffles: ``(l0 + l2) + (l1 + l3)``; NEON's pairwise add: ``(l0 + l1) + (l2 + l3)``), then the rest
-    one by one."""
-    rows, n = v.shape
-    full = 4 * (n // 4)
-    acc = np.zeros((rows, 4), F32)
-    for chunk in v[:, :full].reshape(rows, -1, 4).transpose(1, 0, 2):
-        acc = (acc + chunk).astype(F32)
-    if not platform.startswith("arm"):
-        s = ((acc[:, 0] + acc[:, 2]).astype(F32) + (acc[:, 1] + acc[:, 3]).astype(F32)).astype(F32)
-    else:
-        s = ((acc[:, 0] + acc[:, 1]).astype(F32) + (acc[:, 2] + acc[:, 3]).astype(F32)).astype(F32)
-    for j in range(full, n):
-        s = (s + v[:, j]).astype(F32)
-    return s
-
-
 def _sequential(v) -> np.ndarray:
     s = np.zeros(v.shape[0], F32)
     for j in range(v.shape[1]):
@@ -147,12 +130,12 @@ def _sequential(v) -> np.ndarray:
 
 def global_average_pool(x, platform: str = "x86", nchwc: bool = False) -> np.ndarray:
     """ONNX Runtime's float32 GlobalAveragePool over the spatial axes of ``x`` (N, C, spatial...): MLAS's global
-    kernel (:func:`_lanes4`), or with ``nchwc`` (x86: a 4-D input whose channel count its graph knows to be a
-    multiple of :data:`NCHWC_BLOCK`) its NCHWc kernel, which sums each channel in order; each sum divided by the
-    element count."""
+    kernel (:func:`.float_kernels.sum4`), or with ``nchwc`` (x86: a 4-D input whose channel count its graph knows
+    to be a multiple of :data:`NCHWC_BLOCK`) its NCHWc kernel, which sums each channel in order; each sum divided
+    by the element count."""
     x = np.asarray(x, F32)
     v = x.reshape(x.shape[0] * x.shape[1], -1)
-    s = _sequential(v) if nchwc else _lanes4(v, platform)
+    s = _sequential(v) if nchwc else sum4(v, "neon" if platform.startswith("arm") else "sse")
     return (s / F32(v.shape[1])).astype(F32).reshape(*x.shape[:2], *([1] * (x.ndim - 2)))
 
 
@@ -166,17 +149,13 @@ def pool_pads(x, attributes):
     if np.asarray(x).dtype != F32 or not 1 <= d <= 3 or kernel is None or len(kernel) != d or np.size(x) == 0:
         return None
     strides = [int(v) for v in attributes.get("strides") or [1] * d]
-    auto_pad = attributes.get("auto_pad") or "NOTSET"
-    auto_pad = auto_pad.decode() if isinstance(auto_pad, bytes) else auto_pad
     pads = [int(p) for p in attributes.get("pads") or [0] * (2 * d)]
     if len(pads) != 2 * d:
         return None
     spatial = np.shape(x)[2:]
     dilations = [int(v) for v in attributes.get("dilations") or [1] * d]
-    begins, ends, outs = geometry(
-        spatial, kernel, strides, dilations, pads, auto_pad, bool(attributes.get("ceil_mode"))
-    )
-    check(begins, ends, outs, spatial, kernel)
+    ceil = bool(attributes.get("ceil_mode"))
+    begins, ends, outs = geometry(spatial, kernel, strides, dilations, pads, attributes.get("auto_pad"), ceil)
     return begins + ends, outs
 
 

@@ -84,7 +84,7 @@ def _constant_value(node):
 _QTYPES = {0: np.dtype(np.uint8), 2: np.dtype(np.uint8), 3: np.dtype(np.int8)}
 
 
-def _without_weights(model):
+def without_weights(model):
     """``model`` with each large initializer replaced by a declared input of its type and shape: shape inference
     needs the values of small constants only (a Reshape's shape), and copying weights through it cost more than
     the rest of a fusion.  The new model is built from the parts, so the weights are not copied either."""
@@ -160,7 +160,7 @@ def _value_info(model) -> dict:
     from onnx import helper
 
     try:
-        inferred = onnx.shape_inference.infer_shapes(_without_weights(model), strict_mode=False)
+        inferred = onnx.shape_inference.infer_shapes(without_weights(model), strict_mode=False)
     except Exception:  # noqa: BLE001 - a model shape inference cannot read: only what the graph declares
         inferred = model
     g = inferred.graph
