@@ -59,6 +59,7 @@ _ELEMENTWISE = {
     "Erf": (13, {}, lambda x, p: float_kernels.erf(x)),
     "Gelu": (20, {}, lambda x, p: float_kernels.gelu(x, "none", p)),
     "Gelu-tanh": (20, {"approximate": "tanh"}, lambda x, p: float_kernels.gelu(x, "tanh", p)),
+    "Exp": (13, {}, lambda x, p: float_kernels.exp(x, p)),
 }
 
 
@@ -68,8 +69,38 @@ def test_elementwise_as_onnx_runtime(op, n):
     ort.need()
     opset, attrs, ours = _ELEMENTWISE[op]
     x = _elementwise_inputs(n, seed=n)
-    want = _session(_node_model(op.split("-")[0], [x.size], opset, **attrs)).run(None, {"x": x})[0]
+    model = _node_model(op.split("-")[0], [x.size], opset, **attrs)
+    want = _session(model, neon=op == "Exp").run(None, {"x": x})[0]  # SVE has an Exp of its own (below)
     _same(ours(x, "arm" if ort.on_arm() else "x86"), want, (op, n))
+
+
+def _exp_inputs(rng):
+    """Exp's clamps and overflow: [-110, -80] (MLAS clamps at -103.97, SVE's kernel gives 0 below -86.64), [80, 95]
+    (inf past 88.72; SVE's kernel past 88.37), the edges themselves, and random values of every scale."""
+    edges = [0.0, -0.0, np.inf, -np.inf, np.nan, 1e-40, -1e-40, 88.37, 88.3701, 88.72283, 88.72284, 88.7762, 88.7763,
+             89.0, -86.64, -86.6401, -87.33654, -88.3763, -103.97208, -103.9721, -104.0, -150.0]  # fmt: skip
+    parts = [np.linspace(-110, -80, 3001), np.linspace(80, 95, 1501), edges, rng.standard_normal(3000) * 30]
+    return np.concatenate(parts).astype(F32)
+
+
+def test_exp_ranges_as_onnx_runtime():
+    """This machine's kernel (x86 AVX-512F: vscalefps; Arm NEON: 2**m' as two factors) at its clamps."""
+    ort.need()
+    x = _exp_inputs(np.random.default_rng(3))
+    want = _session(_node_model("Exp", [x.size]), neon=True).run(None, {"x": x})[0]
+    _same(float_kernels.exp(x, "arm" if ort.on_arm() else "x86"), want, "exp")
+
+
+@pytest.mark.parametrize("bits", [128, 256, 512])
+def test_exp_on_sve_as_onnx_runtime(bits):
+    """ONNX Runtime's SVE Exp (Arm Compute Library's polynomial, its own overflow and underflow points) at every
+    tail length, and a tensor of one element, which goes to the C library's expf."""
+    arm_ort.require()
+    cpu = f"max,sme=off,sve-default-vector-length={bits // 8}"
+    rng = np.random.default_rng(bits)
+    for x in (_exp_inputs(rng), *(_exp_inputs(rng)[:n] for n in (1, 2, 3, 5, 17))):
+        want = arm_ort.Session(_node_model("Exp", [x.size]).SerializeToString(), cpu).run(None, {"x": x})[0]
+        _same(float_kernels.exp(x, f"arm-sve{bits}"), want, (bits, x.size))
 
 
 def _softmax_rows(rng, rows, d):
@@ -153,7 +184,7 @@ def _quantized_tail_model(op_chain, n=24):
 
 
 @pytest.mark.parametrize(
-    "chain", [["Sigmoid"], ["Tanh"], ["Softmax"], ["Swish"], ["Tanh", "Softmax"], ["Swish", "Softmax"]]
+    "chain", [["Sigmoid"], ["Tanh"], ["Softmax"], ["Swish"], ["Tanh", "Softmax"], ["Swish", "Softmax"], ["Exp"]]
 )
 def test_quantized_float_tail_through_run(chain):
     ort.need()
@@ -161,7 +192,7 @@ def test_quantized_float_tail_through_run(chain):
     rng = np.random.default_rng(len(chain))
     for n in range(4):
         q = rng.integers(0, 256, (3, 24), dtype=np.uint8)
-        want = _session(model, neon="Softmax" in chain).run(None, {"q": q})[0]
+        want = _session(model, neon="Softmax" in chain or "Exp" in chain).run(None, {"q": q})[0]
         got = quant.run(model, q, op="sdot4", platform=ort.platform())
         _same(next(iter(got.values())), want, (chain, n))
 
@@ -312,7 +343,7 @@ def test_x86_avx2_float_operators_as_onnx_runtime():
         _same(float_kernels.softmax_rows(x, "x86-avx2"), want, ("softmax", d))
         if d == 25:  # the AVX-512F kernel sums these apart: the platforms are told apart
             assert not np.array_equal(float_kernels.softmax_rows(x, "x86").view(np.uint32), want.view(np.uint32))
-    x = _elementwise_inputs(999, seed=5)
+    x = np.concatenate([_elementwise_inputs(999, seed=5), _exp_inputs(rng)])
     for op, (opset, attrs, ours) in _ELEMENTWISE.items():
         want = _avx2(_node_model(op.split("-")[0], [x.size], opset, **attrs)).run(None, {"x": x})[0]
         _same(ours(x, "x86-avx2"), want, op)

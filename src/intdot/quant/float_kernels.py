@@ -1,4 +1,4 @@
-"""ONNX Runtime's float32 kernels for operators a quantized model leaves in float: Sigmoid, Tanh, Erf, Gelu and
+"""ONNX Runtime's float32 kernels for operators a quantized model leaves in float: Sigmoid, Tanh, Erf, Exp, Gelu and
 Softmax, bit for bit as MLAS computes them on the CPU (its pools: :mod:`intdot.quant.pooling`).
 
 A quantized model's float tail (a classifier's Softmax, a gate's Sigmoid) decides its output bits as much as its
@@ -21,6 +21,14 @@ Erf, Gelu
     MLAS's erf (:func:`erf`); Gelu (ONNX's from opset 20, ``com.microsoft:Gelu``, and the chains its GeluFusion
     makes one: :mod:`intdot.quant.float_fusions`) as its kernel computes it from that erf or from Tanh
     (:func:`gelu`).
+Exp
+    MLAS's exp (:func:`exp`): ``x`` clamped to [-103.97, 88.776], ``m'`` and ``r`` as for Softmax below, the
+    polynomial without its last step, and ``2**m'`` as two factors whose exponent fields are clamped, so that
+    subnormal results and overflow to inf come out of ordinary multiplies: ``fma(p, r * o, o) * n`` (x86's FMA3
+    kernel and Arm's NEON code; x86's AVX-512F kernel scales by ``vscalefps`` instead, as its Softmax does).  On a
+    CPU with SVE its SVE kernel, from Arm's Compute Library: ``z = fma(x, 1/ln2, 2**23 + 127)``, ``2**n`` from
+    ``z``'s bits, ``r`` in two fused steps, a degree-5 polynomial by Estrin's scheme, ``fma(p, 2**n, 2**n)``; 0
+    below -86.64 and inf above 88.37; a tensor of one element by the C library's ``expf``.
 Softmax
     Per row of D elements (the axis, or from opset 13 on; the flattened trailing axes before it): ``m`` the row's
     maximum; each ``e = exp(x - m)`` by MLAS's polynomial: ``v = x + (-m)`` clamped below, ``m' = round(v /
@@ -77,6 +85,11 @@ _LOG2_RECIPROCAL = F32(1.44269504088896341)
 _LOG2_HIGH, _LOG2_LOW = F32(-6.93145752e-1), F32(-1.42860677e-6)
 _EXP_POLY = [F32(float.fromhex(h)) for h in ("0x1.694000p-10", "0x1.125edcp-7", "0x1.555b5ap-5", "0x1.555450p-3",
                                              "0x1.fffff6p-2", "0x1.000000p+0")]  # fmt: skip
+
+
+def _bits(word: int) -> np.float32:
+    """The float32 whose bits are ``word``."""
+    return np.array(word, np.uint32).view(F32)[()]
 
 
 def _polynomial(x2, coefficients):
@@ -165,6 +178,34 @@ def _exp(v, platform: str) -> np.ndarray:
         return (p * (bits & 0xFFFFFFFF).astype(np.uint32).view(F32)).astype(F32)
 
 
+# Exp's wider range (MLAS's MlasComputeExp): inputs clamped to [-103.97, 88.776]; where 2**m' leaves float32's
+# exponents, the generic kernel (and x86's FMA3 one) splits it into two factors, both clamped exponent fields.
+_EXP_UPPER = F32(88.7762626647950)
+_MIN_EXPONENT, _MAX_EXPONENT = np.int32(-0x3F000000), np.int32(0x3F800000)
+
+
+def exp(x, platform: str = "x86") -> np.ndarray:
+    """ONNX Runtime's float32 Exp (MLAS's exp kernel, module docstring) on ``platform``."""
+    x = np.asarray(x, F32)
+    if platform.startswith("arm-sve"):
+        return _exp_sve_elementwise(x)
+    with np.errstate(invalid="ignore", over="ignore"):
+        v = np.minimum(_EXP_UPPER, np.maximum(_EXP_LOWER["x86"], x))
+        if platform == "x86":
+            return _exp(v, "x86")
+        biased = fma32(v, _LOG2_RECIPROCAL, _ROUNDING_BIAS)
+        m = (biased - _ROUNDING_BIAS).astype(F32)
+        r = fma32(m, _LOG2_LOW, fma32(m, _LOG2_HIGH, v))
+        overflow = biased.view(np.int32) << 23  # wraps, as the vector shift does
+        normal = np.clip(overflow, _MIN_EXPONENT, _MAX_EXPONENT)
+        overflow = (overflow - normal + _MAX_EXPONENT).view(F32)
+        normal = (normal + _MAX_EXPONENT).view(F32)
+        p = fma32(_EXP_POLY[0], r, _EXP_POLY[1])
+        for c in _EXP_POLY[2:]:
+            p = fma32(p, r, c)
+        return (fma32(p, (r * overflow).astype(F32), overflow) * normal).astype(F32)
+
+
 def _lane_sums(e, lanes: int) -> np.ndarray:
     """Each row's elements summed into ``lanes`` lanes, lane i taking elements i, i + lanes, ... in turn."""
     rows, d = e.shape
@@ -203,7 +244,7 @@ def sum4(v, pairs: str) -> np.ndarray:
 # The SVE Softmax kernel's exp (FEXPA): x / ln2 rounded to 1/64 by a shift, 2**n from FEXPA's table, r + r*r/2.
 _FEXPA_SHIFT = F32(float.fromhex("0x1.803f8p17"))
 _FEXPA_LOWER = F32(-88.0)
-_NEG_LN2_HI, _NEG_LN2_LO = (np.array(v, np.uint32).view(F32)[()] for v in (0xBF317200, 0xB5BFBE8E))
+_NEG_LN2_HI, _NEG_LN2_LO = (_bits(v) for v in (0xBF317200, 0xB5BFBE8E))
 _FEXPA_TABLE = np.array([F32(2.0 ** (i / 64)).view(np.uint32) & 0x7FFFFF for i in range(64)], np.uint32)
 
 
@@ -216,6 +257,34 @@ def _exp_sve(v) -> np.ndarray:
     u = z.view(np.uint32)
     scale = ((((u >> 6) & 0xFF) << 23) | _FEXPA_TABLE[u & 0x3F]).astype(np.uint32).view(F32)
     return fma32(scale, fma32((r * r).astype(F32), F32(0.5), r), scale)
+
+
+# The SVE Exp kernel's constants (from Arm's Compute Library): 2**23 + 127, 1 / ln 2, -ln 2 in two parts, the
+# coefficients of r**1 .. r**5, and the inputs past which it gives 0 or inf.
+_SVE_EXP_SHIFT, _SVE_INV_LN2 = _bits(0x4B00007F), _bits(0x3FB8AA3B)
+_SVE_EXP_C = [_bits(v) for v in (0x3F7FFFF6, 0x3EFFFEDB, 0x3E2AAF33, 0x3D2B9F17, 0x3C072010)]
+_SVE_EXP_MIN, _SVE_EXP_MAX = F32(-86.64), F32(88.37)
+
+
+def _exp_sve_elementwise(x) -> np.ndarray:
+    """ONNX Runtime's SVE Exp: ``n`` = x / ln2 rounded (by adding 2**23 + 127, whose low bits are then 2**n's
+    exponent field), ``r`` = x - n ln2 in two fused steps, ``p = (c1 r + (c2 + c3 r) r2) + (c4 + c5 r) r2 r2``
+    evaluated as Estrin's scheme, ``scale * p + scale``; 0 below -86.64 and inf above 88.37.  A tensor of one
+    element goes to the C library's ``expf`` instead (correctly rounded here, by float64)."""
+    if x.size == 1:
+        with np.errstate(over="ignore"):
+            return np.exp(x.astype(F64)).astype(F32)
+    c1, c2, c3, c4, c5 = _SVE_EXP_C
+    with np.errstate(invalid="ignore", over="ignore"):
+        z = fma32(x, _SVE_INV_LN2, _SVE_EXP_SHIFT)
+        n = (z - _SVE_EXP_SHIFT).astype(F32)
+        scale = (z.view(np.uint32) << 23).view(F32)
+        r = fma32(n, _NEG_LN2_LO, fma32(n, _NEG_LN2_HI, x))
+        r2 = (r * r).astype(F32)
+        p2345 = fma32(fma32(c5, r, c4), r2, fma32(c3, r, c2))
+        poly = fma32(fma32(p2345, r2, (c1 * r).astype(F32)), scale, scale)
+        poly = np.where(x < _SVE_EXP_MIN, F32(0), poly)
+        return np.where(x > _SVE_EXP_MAX, F32(np.inf), poly).astype(F32)
 
 
 def _faddv(lanes) -> np.ndarray:

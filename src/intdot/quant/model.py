@@ -138,6 +138,7 @@ def _overrides(op, target, requant, opset, platform, nchwc=frozenset()):
     from onnx.reference.op_run import OpRun
     from onnx.reference.ops import op_average_pool
     from onnx.reference.ops.op_erf import Erf as _ReferenceErf
+    from onnx.reference.ops.op_exp import Exp as _ReferenceExp
     from onnx.reference.ops.op_global_average_pool import GlobalAveragePool as _ReferenceGlobalAveragePool
     from onnx.reference.ops.op_global_max_pool import GlobalMaxPool as _ReferenceGlobalMaxPool
     from onnx.reference.ops.op_max_pool import MaxPool as _ReferenceMaxPool
@@ -317,6 +318,10 @@ def _overrides(op, target, requant, opset, platform, nchwc=frozenset()):
         def _run(self, x):
             return (float_kernels.tanh(x),) if x.dtype == np.float32 else super()._run(x)
 
+    class Exp(_ReferenceExp):
+        def _run(self, x):
+            return (float_kernels.exp(x, family),) if x.dtype == np.float32 else super()._run(x)
+
     class Erf(_ReferenceErf):
         def _run(self, x):
             return (float_kernels.erf(x),) if x.dtype == np.float32 else super()._run(x)
@@ -460,6 +465,7 @@ def _overrides(op, target, requant, opset, platform, nchwc=frozenset()):
         Tanh,
         Softmax,
         Erf,
+        Exp,
         Gelu,
         GlobalAveragePool,
         AveragePool,
