@@ -136,7 +136,7 @@ def _conv_attrs(node_run) -> dict:
 
 def _overrides(op, target, requant, opset, platform, nchwc=frozenset()):
     from onnx.reference.op_run import OpRun
-    from onnx.reference.ops import op_average_pool
+    from onnx.reference.ops import op_average_pool, op_batch_normalization
     from onnx.reference.ops.op_erf import Erf as _ReferenceErf
     from onnx.reference.ops.op_exp import Exp as _ReferenceExp
     from onnx.reference.ops.op_global_average_pool import GlobalAveragePool as _ReferenceGlobalAveragePool
@@ -322,6 +322,20 @@ def _overrides(op, target, requant, opset, platform, nchwc=frozenset()):
         def _run(self, x):
             return (float_kernels.exp(x, family),) if x.dtype == np.float32 else super()._run(x)
 
+    _ReferenceBatchNorm = next((getattr(op_batch_normalization, f"BatchNormalization_{v}") for v in (14, 9)
+                                if v <= opset), op_batch_normalization.BatchNormalization_6)  # fmt: skip
+
+    class BatchNormalization(_ReferenceBatchNorm):
+        """float32 inference as ONNX Runtime's kernel computes it (:func:`.float_kernels.batch_norm`)."""
+
+        def _run(self, x, scale, bias, mean, var, **kw):
+            params = (scale, bias, mean, var)
+            if (kw.get("training_mode") or kw.get("spatial") == 0 or x.ndim < 2 or x.dtype != np.float32
+                    or any(p.dtype != np.float32 or p.shape != (x.shape[1],) for p in params)):  # fmt: skip
+                return super()._run(x, *params, **kw)
+            epsilon = 1e-5 if kw.get("epsilon") is None else kw["epsilon"]
+            return (float_kernels.batch_norm(x, *params, epsilon, family),)
+
     class Erf(_ReferenceErf):
         def _run(self, x):
             return (float_kernels.erf(x),) if x.dtype == np.float32 else super()._run(x)
@@ -466,6 +480,7 @@ def _overrides(op, target, requant, opset, platform, nchwc=frozenset()):
         Softmax,
         Erf,
         Exp,
+        BatchNormalization,
         Gelu,
         GlobalAveragePool,
         AveragePool,
