@@ -353,8 +353,6 @@ def test_x86_avx2_float_operators_as_onnx_runtime():
             model = _pool_model(op, list(x.shape), **attrs)
             want = _avx2(model).run(None, {"x": x})[0]
             _same(quant.run(model, x, op="sdot4", platform="x86-avx2")["y"], want, (op, channels))
-        model = _batch_norm_model(list(x.shape), _batch_norm_params(rng, channels), 15)
-        _same(quant.run(model, x, op="sdot4", platform="x86-avx2")["y"], _avx2(model).run(None, {"x": x})[0], "bn")
 
 
 def test_a_gelu_chain_on_a_dequantized_value_is_not_fused(tmp_path):
@@ -376,39 +374,3 @@ def test_a_gelu_chain_on_a_dequantized_value_is_not_fused(tmp_path):
 
     assert not any(n.op_type == "Gelu" for n in onnx.load(optimized).graph.node)
     assert not any(n.op_type == "Gelu" for n in quant.prepare(model, platform=ort.platform()).model.graph.node)
-
-
-def _batch_norm_model(shape, params, opset, **attrs):
-    names = ("s", "b", "m", "v")
-    node = helper.make_node("BatchNormalization", ["x", *names], ["y"], **attrs)
-    inits = [numpy_helper.from_array(p, n) for p, n in zip(params, names)]
-    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)],
-                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, shape)], inits)  # fmt: skip
-    return helper.make_model(graph, ir_version=10, opset_imports=[helper.make_opsetid("", opset)])
-
-
-def _batch_norm_params(rng, c):
-    scale = (rng.standard_normal(c) * rng.choice([0.01, 1, 30], c)).astype(F32)
-    var = (rng.random(c) * rng.choice([1e-6, 1, 100, 1e6, 1e30], c)).astype(F32)
-    var[0] = 0.0  # var + eps is eps alone
-    return scale, rng.standard_normal(c).astype(F32), (rng.standard_normal(c) * 5).astype(F32), var
-
-
-_BN_CASES = [((2, 6, 5, 7), 15, {}), ((3, 4), 9, {"epsilon": 1e-3}), ((1, 5, 4, 3, 2), 14, {"epsilon": 0.0}),
-             ((2, 3, 11), 7, {}), ((1, 67, 3), 15, {})]  # fmt: skip
-
-
-@pytest.mark.parametrize("shape, opset, attrs", _BN_CASES)
-def test_batch_normalization_through_run(shape, opset, attrs):
-    """Inference BatchNormalization on its own (nothing to fold it into), as each platform's kernel rounds it: x86
-    in two steps, Arm with fused multiply-adds (the two are told apart on these inputs)."""
-    ort.need()
-    rng = np.random.default_rng(len(shape) + opset)
-    model = _batch_norm_model(list(shape), _batch_norm_params(rng, shape[1]), opset, **attrs)
-    x = (rng.standard_normal(shape) * 4).astype(F32)
-    want = _session(model, neon=True).run(None, {"x": x})[0]
-    _same(quant.run(model, x, op="sdot4", platform=ort.platform())["y"], want, (shape, opset))
-    other = "x86" if ort.on_arm() else "arm"
-    assert not np.array_equal(
-        quant.run(model, x, op="sdot4", platform=other)["y"].view(np.uint32), want.view(np.uint32)
-    )

@@ -29,13 +29,6 @@ Exp
     CPU with SVE its SVE kernel, from Arm's Compute Library: ``z = fma(x, 1/ln2, 2**23 + 127)``, ``2**n`` from
     ``z``'s bits, ``r`` in two fused steps, a degree-5 polynomial by Estrin's scheme, ``fma(p, 2**n, 2**n)``; 0
     below -86.64 and inf above 88.37; a tensor of one element by the C library's ``expf``.
-BatchNormalization
-    In inference, per channel ``s = (1 / sqrt(var + eps)) * scale`` and ``b' = bias - mean * s`` (each operation
-    rounded), then ``x * s + b'``: two roundings on x86; on Arm, whose build makes Eigen's NEON ``a * b + c`` one
-    fused multiply-add, ``b' = fma(-mean, s, bias)`` and ``fma(x, s, b')``, and Eigen's NEON reciprocal for the
-    channels in its packets of 4: FRECPE's 8-bit estimate and two Newton steps, an ulp or two from ``1 / x``.
-    Where it follows a Conv, ONNX Runtime folds it into the Conv's weights instead (not modelled: float Conv,
-    docs/differences.md).
 Softmax
     Per row of D elements (the axis, or from opset 13 on; the flattened trailing axes before it): ``m`` the row's
     maximum; each ``e = exp(x - m)`` by MLAS's polynomial: ``v = x + (-m)`` clamped below, ``m' = round(v /
@@ -213,44 +206,6 @@ def exp(x, platform: str = "x86") -> np.ndarray:
         return (fma32(p, (r * overflow).astype(F32), overflow) * normal).astype(F32)
 
 
-def _frecpe(a) -> np.ndarray:
-    """AArch64's FRECPE of positive float32 values below 2**125: 1 / a to 8 bits, from the top 8 bits of a's
-    fraction (the Arm ARM's RecipEstimate); 0 gives inf and inf 0."""
-    bits = a.view(np.uint32)
-    exponent, scaled = (bits >> 23).astype(np.int64), 256 + ((bits >> 15) & 0xFF).astype(np.int64)
-    estimate = ((1 << 19) // (2 * scaled + 1) + 1) // 2
-    out = (((253 - exponent) << 23) | ((estimate & 0xFF) << 15)).astype(np.uint32).view(F32)
-    return np.where(a == 0, F32(np.inf), np.where(np.isinf(a), F32(0), out)).astype(F32)
-
-
-def _reciprocal_neon(a) -> np.ndarray:
-    """Eigen's NEON reciprocal of a packet: FRECPE, then two Newton steps ``r * (2 - a * r)`` (FRECPS, fused; its
-    0 * inf is 2)."""
-    r = _frecpe(a)
-    for _ in range(2):
-        step = np.where(np.isinf(r) & (a == 0), F32(2), fma32(-a, r, F32(2)))
-        r = (r * step).astype(F32)
-    return r
-
-
-def batch_norm(x, scale, bias, mean, var, epsilon: float, platform: str = "x86") -> np.ndarray:
-    """ONNX Runtime's float32 BatchNormalization in inference, channels on axis 1 (module docstring)."""
-    x = np.asarray(x, F32)
-    scale, bias, mean, var = (np.asarray(a, F32) for a in (scale, bias, mean, var))
-    shape = (1, -1) + (1,) * (x.ndim - 2)
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        root = np.sqrt((var + F32(epsilon)).astype(F32))
-        inverse = (F32(1) / root).astype(F32)
-        if platform.startswith("arm"):  # Eigen's packets of 4 channels; the channels past them one by one
-            packed = 4 * (var.size // 4)
-            inverse[:packed] = _reciprocal_neon(root[:packed])
-        s = (inverse * scale).astype(F32)
-        if platform.startswith("arm"):
-            return fma32(x, s.reshape(shape), fma32(-mean, s, bias).reshape(shape))
-        b = (bias - (mean * s).astype(F32)).astype(F32)
-        return ((x * s.reshape(shape)).astype(F32) + b.reshape(shape)).astype(F32)
-
-
 def _lane_sums(e, lanes: int) -> np.ndarray:
     """Each row's elements summed into ``lanes`` lanes, lane i taking elements i, i + lanes, ... in turn."""
     rows, d = e.shape
@@ -270,17 +225,22 @@ def _row_sums(e, platform: str) -> np.ndarray:
         else:
             b = _lane_sums(e, 8)
         pairs = (b[:, 0::2] + b[:, 1::2]).astype(F32)
-        return (((pairs[:, 0] + pairs[:, 1]).astype(F32)) + ((pairs[:, 2] + pairs[:, 3]).astype(F32))).astype(F32)
+        return reduce4(pairs, "neon")
     return sum4(e, "neon")
+
+
+def reduce4(lanes, pairs: str) -> np.ndarray:
+    """Four lanes (the last axis) added in pairs: ``"sse"``, x86's shuffles, ``(l0 + l2) + (l1 + l3)``; ``"neon"``,
+    its pairwise add, ``(l0 + l1) + (l2 + l3)``; float32 throughout, each + rounding once."""
+    l0, l1, l2, l3 = np.moveaxis(np.asarray(lanes, F32), -1, 0)
+    return (l0 + l2) + (l1 + l3) if pairs == "sse" else (l0 + l1) + (l2 + l3)
 
 
 def sum4(v, pairs: str) -> np.ndarray:
     """Each row of the 2-D ``v`` summed as MLAS's 4-lane kernels sum it: 4 lanes over the first ``4 * (n // 4)``
-    elements, the lanes reduced in pairs (``"sse"``, x86's shuffles: ``(l0 + l2) + (l1 + l3)``; ``"neon"``, its
-    pairwise add: ``(l0 + l1) + (l2 + l3)``), then the rest one by one."""
+    elements, the lanes reduced in pairs (:func:`reduce4`), then the rest one by one."""
     full = 4 * (v.shape[1] // 4)
-    l0, l1, l2, l3 = _lane_sums(v[:, :full], 4).T  # float32 throughout: each + rounds once
-    s = (l0 + l2) + (l1 + l3) if pairs == "sse" else (l0 + l1) + (l2 + l3)
+    s = reduce4(_lane_sums(v[:, :full], 4), pairs)
     for j in range(full, v.shape[1]):
         s = (s + v[:, j]).astype(F32)
     return s

@@ -141,6 +141,7 @@ def _overrides(op, target, requant, opset, platform, nchwc=frozenset()):
     from onnx.reference.ops.op_exp import Exp as _ReferenceExp
     from onnx.reference.ops.op_global_average_pool import GlobalAveragePool as _ReferenceGlobalAveragePool
     from onnx.reference.ops.op_global_max_pool import GlobalMaxPool as _ReferenceGlobalMaxPool
+    from onnx.reference.ops.op_instance_normalization import InstanceNormalization as _ReferenceInstanceNorm
     from onnx.reference.ops.op_max_pool import MaxPool as _ReferenceMaxPool
     from onnx.reference.ops.op_resize import Resize as _ReferenceResize
     from onnx.reference.ops.op_sigmoid import Sigmoid as _ReferenceSigmoid
@@ -153,6 +154,7 @@ def _overrides(op, target, requant, opset, platform, nchwc=frozenset()):
         float_kernels,
         linear,
         matmul,
+        normalization,
         onnx_fixes,
         pooling,
         qlinear_binary,
@@ -334,7 +336,16 @@ def _overrides(op, target, requant, opset, platform, nchwc=frozenset()):
                     or any(p.dtype != np.float32 or p.shape != (x.shape[1],) for p in params)):  # fmt: skip
                 return super()._run(x, *params, **kw)
             epsilon = 1e-5 if kw.get("epsilon") is None else kw["epsilon"]
-            return (float_kernels.batch_norm(x, *params, epsilon, family),)
+            return (normalization.batch_norm(x, *params, epsilon, family),)
+
+    class InstanceNormalization(_ReferenceInstanceNorm):
+        """float32 as ONNX Runtime's kernel computes it (:func:`.normalization.instance_norm`)."""
+
+        def _run(self, x, s, bias, epsilon=None):
+            c = x.shape[1] if x.ndim >= 2 else -1
+            if x.ndim < 3 or any(a.dtype != np.float32 or a.shape != (c,) for a in (s, bias)) or x.dtype != np.float32:
+                return super()._run(x, s, bias, epsilon)
+            return (normalization.instance_norm(x, s, bias, 1e-5 if epsilon is None else epsilon, family),)
 
     class Erf(_ReferenceErf):
         def _run(self, x):
@@ -481,6 +492,7 @@ def _overrides(op, target, requant, opset, platform, nchwc=frozenset()):
         Erf,
         Exp,
         BatchNormalization,
+        InstanceNormalization,
         Gelu,
         GlobalAveragePool,
         AveragePool,
