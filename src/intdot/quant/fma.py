@@ -1,5 +1,6 @@
-"""A float32 fused multiply-add, ``a * b + c`` rounded once, as the FMA instructions compute it: ONNX Runtime's
-AVX2 kernels use them, and NumPy has no such operation."""
+"""Fused multiply-adds, ``a * b + c`` rounded once, as the FMA instructions compute them: ONNX Runtime's AVX2
+kernels and its Arm build use them, and NumPy has no such operation.  :func:`fma32` in float32, :func:`fma64` in
+float64."""
 
 from __future__ import annotations
 
@@ -27,3 +28,29 @@ def fma32(a, b, c) -> np.ndarray:
         hi = np.nextafter(lo, F32(np.inf))
         halfway = (wide != s) & (s == (lo.astype(F64) + hi.astype(F64)) / 2) & (err != 0)
         return np.where(halfway, np.where(err > 0, hi, lo), r).astype(F32)
+
+
+_SPLIT = F64(2.0**27 + 1)
+
+
+def _two_product(a, b):
+    """``a * b`` as the float64 product and its exact error (Dekker's product, Veltkamp's split)."""
+    p = a * b
+    ca, cb = _SPLIT * a, _SPLIT * b
+    ah, bh = ca - (ca - a), cb - (cb - b)
+    al, bl = a - ah, b - bh
+    return p, ((ah * bh - p) + ah * bl + al * bh) + al * bl
+
+
+def fma64(a, b, c) -> np.ndarray:
+    """float64 ``a * b + c`` rounded once (AArch64's ``fmadd``): the product's exact error and Knuth's TwoSum keep
+    every bit until the last addition (it can differ from one rounding only where the last two terms meet at a
+    halfway point of float64, far below what the float32 result keeps).  Non-finite values as the plain
+    formula gives them."""
+    a, b, c = np.broadcast_arrays(np.asarray(a, F64), np.asarray(b, F64), np.asarray(c, F64))
+    p, e = _two_product(a, b)
+    s = p + c
+    z = s - p
+    t = (p - (s - z)) + (c - z)
+    r = s + (t + e)
+    return np.where(np.isfinite(r) & np.isfinite(p) & np.isfinite(e), r, a * b + c)

@@ -142,8 +142,10 @@ def _overrides(op, target, requant, opset, platform, nchwc=frozenset()):
     from onnx.reference.ops.op_global_average_pool import GlobalAveragePool as _ReferenceGlobalAveragePool
     from onnx.reference.ops.op_global_max_pool import GlobalMaxPool as _ReferenceGlobalMaxPool
     from onnx.reference.ops.op_instance_normalization import InstanceNormalization as _ReferenceInstanceNorm
+    from onnx.reference.ops.op_layer_normalization import LayerNormalization as _ReferenceLayerNorm
     from onnx.reference.ops.op_max_pool import MaxPool as _ReferenceMaxPool
     from onnx.reference.ops.op_resize import Resize as _ReferenceResize
+    from onnx.reference.ops.op_rms_normalization import RMSNormalization as _ReferenceRMSNorm
     from onnx.reference.ops.op_sigmoid import Sigmoid as _ReferenceSigmoid
     from onnx.reference.ops.op_softmax import Softmax as _ReferenceSoftmax
     from onnx.reference.ops.op_tanh import Tanh as _ReferenceTanh
@@ -152,6 +154,7 @@ def _overrides(op, target, requant, opset, platform, nchwc=frozenset()):
         conv,
         dynamic_arm,
         float_kernels,
+        layer_norm,
         linear,
         matmul,
         normalization,
@@ -338,6 +341,32 @@ def _overrides(op, target, requant, opset, platform, nchwc=frozenset()):
             epsilon = 1e-5 if kw.get("epsilon") is None else kw["epsilon"]
             return (normalization.batch_norm(x, *params, epsilon, family),)
 
+    class LayerNormalization(_ReferenceLayerNorm):
+        """float32 as ONNX Runtime's kernel computes it (:mod:`.layer_norm`)."""
+
+        def _run(self, X, Scale, B=None, axis=None, epsilon=None, stash_type=None):
+            if X.dtype != np.float32:
+                return super()._run(X, Scale, B, axis=axis, epsilon=epsilon, stash_type=stash_type)
+            return _layer_norm(self, X, Scale, B, axis, epsilon, simplified=False)
+
+    class SimplifiedLayerNormalization(OpRun):
+        """ONNX Runtime's RMSNorm, which it registers in ONNX's domain (its fusions write it; onnx has none)."""
+
+        def _run(self, X, Scale, axis=None, epsilon=None, stash_type=None):
+            return _layer_norm(self, X, Scale, None, axis, epsilon, simplified=True)
+
+    class RMSNormalization(_ReferenceRMSNorm):
+        def _run(self, X, scale, axis=None, epsilon=None, stash_type=None):
+            if X.dtype != np.float32:
+                return super()._run(X, scale, axis=axis, epsilon=epsilon, stash_type=stash_type)
+            return _layer_norm(self, X, scale, None, axis, epsilon, simplified=True)
+
+    def _layer_norm(node_run, x, scale, bias, axis, epsilon, simplified):
+        axis, epsilon = -1 if axis is None else axis, 1e-5 if epsilon is None else epsilon
+        outputs = len(node_run.onnx_node.output)
+        return named(node_run, lambda: layer_norm.layer_norm(x, scale, bias, axis, epsilon, family,
+                                                             simplified=simplified, outputs=outputs))  # fmt: skip
+
     class InstanceNormalization(_ReferenceInstanceNorm):
         """float32 as ONNX Runtime's kernel computes it (:func:`.normalization.instance_norm`)."""
 
@@ -493,6 +522,9 @@ def _overrides(op, target, requant, opset, platform, nchwc=frozenset()):
         Exp,
         BatchNormalization,
         InstanceNormalization,
+        LayerNormalization,
+        SimplifiedLayerNormalization,
+        RMSNormalization,
         Gelu,
         GlobalAveragePool,
         AveragePool,
