@@ -136,7 +136,14 @@ def _conv_attrs(node_run) -> dict:
 
 def _overrides(op, target, requant, opset, platform, nchwc=frozenset()):
     from onnx.reference.op_run import OpRun
-    from onnx.reference.ops import op_average_pool, op_batch_normalization
+    from onnx.reference.ops import (
+        op_average_pool,
+        op_batch_normalization,
+        op_reduce_l2,
+        op_reduce_mean,
+        op_reduce_sum,
+        op_reduce_sum_square,
+    )
     from onnx.reference.ops.op_erf import Erf as _ReferenceErf
     from onnx.reference.ops.op_exp import Exp as _ReferenceExp
     from onnx.reference.ops.op_global_average_pool import GlobalAveragePool as _ReferenceGlobalAveragePool
@@ -164,6 +171,7 @@ def _overrides(op, target, requant, opset, platform, nchwc=frozenset()):
         qlinear_lookup,
         qlinear_pool,
         quant_gemm,
+        reduce,
         resize,
     )
     from ._args import float_platform
@@ -367,6 +375,27 @@ def _overrides(op, target, requant, opset, platform, nchwc=frozenset()):
         return named(node_run, lambda: layer_norm.layer_norm(x, scale, bias, axis, epsilon, family,
                                                              simplified=simplified, outputs=outputs))  # fmt: skip
 
+    def _reduction(module, name, versions):
+        """``name`` in float32 as ONNX Runtime's kernel adds (:mod:`.reduce`); the node's version of onnx.reference's
+        class (axes an attribute, or from ``versions[0]`` an input) for the rest."""
+        base = next(getattr(module, f"{name}_{v}") for v in (*versions, 1) if v <= opset)
+
+        def _run(self, data, axes=None, keepdims=None, noop_with_empty_axes=None):
+            options = {"keepdims": keepdims} if noop_with_empty_axes is None else {
+                "keepdims": keepdims, "noop_with_empty_axes": noop_with_empty_axes}  # fmt: skip
+            covered = reduce.reduced_axes(np.ndim(data), axes, noop_with_empty_axes)
+            if covered is None or data.dtype != np.float32 or data.size == 0:
+                return base._run(self, data, axes, **options)
+            return (reduce.reduce(data, covered, keepdims in (None, 1), name, family),)
+
+        return type(name, (base,), {"_run": _run, "__doc__": _reduction.__doc__})
+
+    reductions = [
+        _reduction(module, name, (13,) if name == "ReduceSum" else (18,))
+        for module, name in ((op_reduce_sum, "ReduceSum"), (op_reduce_mean, "ReduceMean"),
+                             (op_reduce_sum_square, "ReduceSumSquare"), (op_reduce_l2, "ReduceL2"))
+    ]  # fmt: skip
+
     class InstanceNormalization(_ReferenceInstanceNorm):
         """float32 as ONNX Runtime's kernel computes it (:func:`.normalization.instance_norm`)."""
 
@@ -525,6 +554,7 @@ def _overrides(op, target, requant, opset, platform, nchwc=frozenset()):
         LayerNormalization,
         SimplifiedLayerNormalization,
         RMSNormalization,
+        *reductions,
         Gelu,
         GlobalAveragePool,
         AveragePool,
