@@ -122,6 +122,15 @@ def test_softmax_rows_as_onnx_runtime(d):
     _same(float_kernels.softmax_rows(x, "arm" if ort.on_arm() else "x86"), want, d)
 
 
+@pytest.mark.parametrize("d", [1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 33, 64, 65, 100, 1000])
+def test_log_softmax_rows_as_onnx_runtime(d):
+    """LogSoftmax: the same sums, then ``(x - max) - logf(sum)`` by the C library's logf."""
+    ort.need()
+    x = _softmax_rows(np.random.default_rng(d + 100), 5, d)
+    want = _session(_node_model("LogSoftmax", [5, d], axis=-1), neon=True).run(None, {"x": x})[0]
+    _same(float_kernels.softmax_rows(x, "arm" if ort.on_arm() else "x86", log=True), want, d)
+
+
 def test_softmax_exp_underflow_as_onnx_runtime():
     """Differences from the maximum down to -110, where the kernels' clamps and the 2**m scale meet subnormals."""
     ort.need()
@@ -161,6 +170,17 @@ def test_softmax_on_sve_as_onnx_runtime(bits):
         _same(float_kernels.softmax_rows(x, f"arm-sve{bits}"), want, (bits, d))
 
 
+@pytest.mark.parametrize("bits", [128, 512])
+def test_log_softmax_on_sve_as_onnx_runtime(bits):
+    arm_ort.require()
+    rng = np.random.default_rng(bits + 1)
+    cpu = f"max,sme=off,sve-default-vector-length={bits // 8}"
+    for d in (1, 3, 4, 5, 17, 33, 65, 300):
+        x = _softmax_rows(rng, 3, d)
+        want = arm_ort.Session(_node_model("LogSoftmax", [3, d], axis=-1).SerializeToString(), cpu).run(None, {"x": x})
+        _same(float_kernels.softmax_rows(x, f"arm-sve{bits}", log=True), want[0], (bits, d))
+
+
 def _quantized_tail_model(op_chain, n=24):
     """uint8 codes -> DequantizeLinear -> the float operators in ``op_chain`` -> a float output: ONNX Runtime runs
     the float operators with its float kernels (no QuantizeLinear follows, so nothing fuses)."""
@@ -170,7 +190,7 @@ def _quantized_tail_model(op_chain, n=24):
         if op == "Swish":  # x * Sigmoid(x): ONNX Runtime's optimizer makes it one QuickGelu node
             nodes += [helper.make_node("Sigmoid", [src], [f"g{i}"]), helper.make_node("Mul", [src, f"g{i}"], [dst])]
         else:
-            nodes.append(helper.make_node(op, [src], [dst], **({"axis": -1} if op == "Softmax" else {})))
+            nodes.append(helper.make_node(op, [src], [dst], **({"axis": -1} if "Softmax" in op else {})))
     out = f"t{len(op_chain)}"
     inits = [numpy_helper.from_array(np.array(0.07, F32), "s"), numpy_helper.from_array(np.array(120, np.uint8), "z")]
     graph = helper.make_graph(
@@ -184,7 +204,8 @@ def _quantized_tail_model(op_chain, n=24):
 
 
 @pytest.mark.parametrize(
-    "chain", [["Sigmoid"], ["Tanh"], ["Softmax"], ["Swish"], ["Tanh", "Softmax"], ["Swish", "Softmax"], ["Exp"]]
+    "chain",
+    [["Sigmoid"], ["Tanh"], ["Softmax"], ["Swish"], ["Tanh", "Softmax"], ["Swish", "Softmax"], ["Exp"], ["LogSoftmax"]],
 )
 def test_quantized_float_tail_through_run(chain):
     ort.need()
@@ -192,7 +213,7 @@ def test_quantized_float_tail_through_run(chain):
     rng = np.random.default_rng(len(chain))
     for n in range(4):
         q = rng.integers(0, 256, (3, 24), dtype=np.uint8)
-        want = _session(model, neon="Softmax" in chain or "Exp" in chain).run(None, {"q": q})[0]
+        want = _session(model, neon=any(op in ("Softmax", "LogSoftmax", "Exp") for op in chain)).run(None, {"q": q})[0]
         got = quant.run(model, q, op="sdot4", platform=ort.platform())
         _same(next(iter(got.values())), want, (chain, n))
 
@@ -341,6 +362,8 @@ def test_x86_avx2_float_operators_as_onnx_runtime():
         x = _softmax_rows(rng, 4, d)
         want = _avx2(_node_model("Softmax", [4, d], axis=-1)).run(None, {"x": x})[0]
         _same(float_kernels.softmax_rows(x, "x86-avx2"), want, ("softmax", d))
+        want = _avx2(_node_model("LogSoftmax", [4, d], axis=-1)).run(None, {"x": x})[0]
+        _same(float_kernels.softmax_rows(x, "x86-avx2", log=True), want, ("log softmax", d))
         if d == 25:  # the AVX-512F kernel sums these apart: the platforms are told apart
             assert not np.array_equal(float_kernels.softmax_rows(x, "x86").view(np.uint32), want.view(np.uint32))
     x = np.concatenate([_elementwise_inputs(999, seed=5), _exp_inputs(rng)])

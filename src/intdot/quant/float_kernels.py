@@ -34,7 +34,8 @@ Softmax
     maximum; each ``e = exp(x - m)`` by MLAS's polynomial: ``v = x + (-m)`` clamped below, ``m' = round(v /
     ln2)`` by a rounding bias (``fma(v, 1/ln2, 1.5 * 2**23) - 1.5 * 2**23``), ``r = fma(m', -ln2_lo, fma(m',
     -ln2_hi, v))``, ``p = ((((((c0 r + c1) r + c2) r + c3) r + c4) r + 1) r + 1)`` and ``e = p * 2**m'``; then
-    the sum ``s`` in the kernel's order and each output ``e * float32(1 / s)``.
+    the sum ``s`` in the kernel's order and each output ``e * float32(1 / s)``; LogSoftmax's ``(x - m) -
+    logf(s)`` with the C library's logf (:mod:`.libm`).
 
     x86 (the AVX-512F kernel, which ONNX Runtime picks on every CPU with AVX-512F): the clamp at -103.97, ``2**m'``
     by ``vscalefps`` (rounded once, subnormals included), 16 lanes each summing every 16th element in turn, then
@@ -311,9 +312,10 @@ def _sve_row_sums(e, lanes: int) -> np.ndarray:
     return _faddv((a0 + a1).astype(F32))
 
 
-def softmax_rows(x, platform: str = "x86") -> np.ndarray:
+def softmax_rows(x, platform: str = "x86", log: bool = False) -> np.ndarray:
     """ONNX Runtime's float32 softmax of each row of the 2-D ``x`` on ``platform`` ("x86", "x86-avx2" or "arm";
-    module docstring)."""
+    module docstring); with ``log``, its LogSoftmax: ``(x - max) - logf(sum)`` (glibc's logf,
+    :func:`.libm.logf`)."""
     x = np.asarray(x, F32)
     if x.size == 0:
         return x.copy()
@@ -326,26 +328,34 @@ def softmax_rows(x, platform: str = "x86") -> np.ndarray:
         else:
             e = _exp(shifted, platform)
             sums = _row_sums(e, platform)
+        if log:
+            from .libm import logf
+
+            return (shifted - logf(sums)[:, None]).astype(F32)
         with np.errstate(divide="ignore"):
             scale = (F32(1) / sums).astype(F32)
         return (e * scale[:, None]).astype(F32)
 
 
-def _rows_formula(x) -> np.ndarray:
-    """``exp(x - max) / sum`` of each row in ``x``'s own type (the types MLAS has no kernel for)."""
-    with np.errstate(invalid="ignore", over="ignore"):
-        e = np.exp(x - x.max(axis=1, keepdims=True))
+def _rows_formula(x, log: bool = False) -> np.ndarray:
+    """``exp(x - max) / sum`` (``log``: its log) of each row in ``x``'s own type (the types MLAS has no kernel
+    for)."""
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+        shifted = x - x.max(axis=1, keepdims=True)
+        e = np.exp(shifted)
+        if log:
+            return (shifted - np.log(e.sum(axis=1, keepdims=True))).astype(x.dtype)
         return (e / e.sum(axis=1, keepdims=True)).astype(x.dtype)
 
 
-def softmax(x, axis: int | None = None, opset: int = 13, platform: str = "x86") -> np.ndarray:
-    """ONNX Runtime's ``Softmax`` at ``opset``: along ``axis`` (default -1) from opset 13 on, before it over the
-    input flattened to 2-D at ``axis`` (default 1).  float32 bit for bit (module docstring); other float types by
-    the formula in their own type.  ``axis`` must be valid for ``x``'s rank."""
+def softmax(x, axis: int | None = None, opset: int = 13, platform: str = "x86", log: bool = False) -> np.ndarray:
+    """ONNX Runtime's ``Softmax`` (``log``: ``LogSoftmax``) at ``opset``: along ``axis`` (default -1) from opset 13
+    on, before it over the input flattened to 2-D at ``axis`` (default 1).  float32 bit for bit (module docstring);
+    other float types by the formula in their own type.  ``axis`` must be valid for ``x``'s rank."""
     x = np.asarray(x)
     if x.size == 0:
         return x.copy()
-    rows = (lambda r: softmax_rows(r, platform)) if x.dtype == F32 else _rows_formula
+    rows = (lambda r: softmax_rows(r, platform, log)) if x.dtype == F32 else (lambda r: _rows_formula(r, log))
     if opset < 13:
         a = 1 if axis is None else axis % x.ndim
         return rows(x.reshape(int(np.prod(x.shape[:a])), -1)).reshape(x.shape)

@@ -150,6 +150,7 @@ def _overrides(op, target, requant, opset, platform, nchwc=frozenset()):
     from onnx.reference.ops.op_global_max_pool import GlobalMaxPool as _ReferenceGlobalMaxPool
     from onnx.reference.ops.op_instance_normalization import InstanceNormalization as _ReferenceInstanceNorm
     from onnx.reference.ops.op_layer_normalization import LayerNormalization as _ReferenceLayerNorm
+    from onnx.reference.ops.op_log_softmax import LogSoftmax as _ReferenceLogSoftmax
     from onnx.reference.ops.op_max_pool import MaxPool as _ReferenceMaxPool
     from onnx.reference.ops.op_resize import Resize as _ReferenceResize
     from onnx.reference.ops.op_rms_normalization import RMSNormalization as _ReferenceRMSNorm
@@ -437,6 +438,11 @@ def _overrides(op, target, requant, opset, platform, nchwc=frozenset()):
             given = {a.name: a.i for a in self.onnx_node.attribute}.get("axis")
             return (float_kernels.softmax(x, given, opset, family),)
 
+    class LogSoftmax(_ReferenceLogSoftmax):
+        def _run(self, x, axis=None):
+            given = {a.name: a.i for a in self.onnx_node.attribute}.get("axis")
+            return (float_kernels.softmax(x, given, opset, family, log=True),)
+
     class GlobalAveragePool(_ReferenceGlobalAveragePool):
         """float32 with 1 to 3 spatial axes as ONNX Runtime's MLAS kernels sum (:mod:`.float_kernels`)."""
 
@@ -547,6 +553,7 @@ def _overrides(op, target, requant, opset, platform, nchwc=frozenset()):
         Sigmoid,
         Tanh,
         Softmax,
+        LogSoftmax,
         Erf,
         Exp,
         BatchNormalization,

@@ -1,0 +1,44 @@
+"""glibc's logf as intdot computes it (``intdot.quant.libm``) against this machine's C library, bit for bit: every
+binade, subnormals, the table's subinterval edges and the special values.  (ONNX Runtime for AArch64's own C
+library is checked through LogSoftmax in ``test_float_kernels.py``.)"""
+
+import ctypes
+import ctypes.util
+import platform
+import sys
+
+import numpy as np
+import pytest
+
+from intdot.quant.libm import logf
+
+F32 = np.float32
+
+
+def _libm():
+    name = ctypes.util.find_library("m")
+    if sys.platform != "linux" or name is None:
+        pytest.skip("no C math library to compare with (glibc's logf is the one modelled)")
+    lib = ctypes.CDLL(name)
+    lib.logf.restype, lib.logf.argtypes = ctypes.c_float, [ctypes.c_float]
+    libc, version = platform.libc_ver()
+    if libc != "glibc" or tuple(int(v) for v in version.split(".")[:2]) < (2, 28):
+        pytest.skip(f"the C library is {libc} {version}: glibc's logf, as from 2.28, is the one modelled")
+    return lib
+
+
+def test_logf_as_glibc():
+    lib = _libm()
+    rng = np.random.default_rng(0)
+    edges = ((np.arange(-8, 8)[:, None] << 19) + 0x3F330000 + np.array([-1, 0, 1])).ravel().astype(np.uint32)
+    x = np.concatenate([
+        rng.integers(0, 0x7F800000, 60000, dtype=np.uint32).view(F32),  # every binade, subnormals too
+        edges.view(F32),
+        np.array([0.0, -0.0, 1.0, np.inf, -np.inf, -1.0, np.nan, 1e-45, 3.4e38, 0.99999994, 1.0000001], F32),
+    ])  # fmt: skip
+    want = np.array([lib.logf(float(v)) for v in x], F32)
+    got = logf(x)
+    nan = np.isnan(want)
+    assert np.array_equal(nan, np.isnan(got))
+    bad = (got.view(np.uint32) != want.view(np.uint32)) & ~nan
+    assert not bad.any(), (x[bad][:5], got[bad][:5], want[bad][:5])
