@@ -96,3 +96,35 @@ def test_quantized_transformer_block(activations, per_channel, tmp_path):
     theirs = kinds(onnx.load(optimized))
     assert kinds(prepared.model) == theirs
     assert "QLinearMatMul" in theirs and "LayerNormalization" in theirs
+
+
+def _neon_session(model):
+    """ONNX Runtime's session; on Arm on a NEON CPU, the one ``platform="arm"`` names (QEMU's default CPU has SVE,
+    whose Softmax kernel is ``platform="arm-sve512"``'s)."""
+    if ort.on_arm():
+        from ..oracles import arm_ort
+
+        return arm_ort.Session(model.SerializeToString(), "neoverse-n1")
+    return ort.session(model)
+
+
+@pytest.mark.parametrize("weights, per_channel", [("QInt8", False), ("QInt8", True), ("QUInt8", False)])
+def test_dynamically_quantized_transformer_block(weights, per_channel, tmp_path):
+    """``quantize_dynamic``: each Linear's MatMul becomes ONNX Runtime's DynamicQuantizeMatMul or
+    MatMulIntegerToFloat (run computes them as DynamicQuantizeLinear, MatMulInteger, Cast and Mul, the same bits);
+    the attention's MatMuls, LayerNormalization, Softmax and the GELU stay in float."""
+    import onnx
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    ort.need()
+    onnx.save(_block(), tmp_path / "f.onnx")
+    quantize_dynamic(tmp_path / "f.onnx", tmp_path / "d.onnx", weight_type=getattr(QuantType, weights),
+                     per_channel=per_channel)  # fmt: skip
+    model = onnx.load(tmp_path / "d.onnx")
+    prepared = quant.prepare(model, platform=ort.platform())
+    session = _neon_session(model)
+    for seed in range(3):
+        x = (np.random.default_rng(200 + seed).standard_normal((1, S, D)) * 1.5).astype(F32)
+        want = session.run(None, {"x": x})[0]
+        got = quant.run(prepared, x, op="usdot", platform=ort.platform())["y"]
+        assert got.tobytes() == want.tobytes(), (seed, int((got != want).sum()))
