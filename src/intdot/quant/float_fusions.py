@@ -15,8 +15,10 @@ conditions of its ``gelu_fusion.cc`` (checked against its optimized graphs in ``
 - ``x`` not a DequantizeLinear's output (ONNX Runtime gives each of its readers a copy first, so the chain's two
   uses of ``x`` read two values).
 
-Its other float fusions (LayerNormalization, SkipLayerNormalization, Attention, FastGelu, ...) are not modelled
-(``docs/differences.md``, row 28); BiasGelu and QuickGelu give the bits of the nodes they replace.
+A decomposed layer norm and RMSNorm, which its LayerNormFusion and SimplifiedLayerNormFusion make one node, are
+fused by :mod:`intdot.quant.layer_norm_fusion`.  Its other float fusions (SkipLayerNormalization, Attention,
+FastGelu, ...) are not modelled (``docs/differences.md``, row 28); BiasGelu and QuickGelu give the bits of the nodes
+they replace.
 """
 
 from __future__ import annotations

@@ -694,11 +694,12 @@ def prepare(model, *, qdq_int8_allowed: bool | None = None, platform: str = "x86
     from ._args import platform_of
     from .cse import drop_noops, merge_common
     from .float_fusions import fuse_gelu
+    from .layer_norm_fusion import fuse_layer_norm
     from .qdq import fuse
 
     int8 = _int8_allowed(qdq_int8_allowed, platform)
     family = platform_of(platform)
-    fused = fuse_gelu(fuse(merge_common(drop_noops(load(model))), int8_allowed=int8, platform=family))
+    fused = fuse_layer_norm(fuse_gelu(fuse(merge_common(drop_noops(load(model))), int8_allowed=int8, platform=family)))
     if family == "arm":
         from .dynamic_arm import fuse_bias
 
