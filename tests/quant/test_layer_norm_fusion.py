@@ -10,6 +10,7 @@ from onnx import TensorProto, helper, numpy_helper
 from intdot import quant
 
 from . import ort
+from .test_float_kernels import _same
 
 F32 = np.float32
 
@@ -104,14 +105,6 @@ def _chain(kind="ln", opset=17, shape=(2, 3, 16), axes=(-1,), axes2=None, sub="x
     graph = helper.make_graph(nodes, "g", ins, outs, inits)
     model = helper.make_model(graph, ir_version=10, opset_imports=[helper.make_opsetid("", opset)])
     return model, feeds
-
-
-def _same(got, want, what):
-    assert got.dtype == want.dtype and got.shape == want.shape, what
-    nan = np.isnan(want)
-    assert np.array_equal(nan, np.isnan(got)), what
-    bad = (got.view(np.uint32) != want.view(np.uint32)) & ~nan
-    assert not bad.any(), (what, np.flatnonzero(bad)[:5], got[bad][:5], want[bad][:5])
 
 
 def _fused(graph):

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .qdq_rules import _attr, _Graph, _op
+from .qdq_rules import _attr, _Graph, _op, rebuilt
 
 DOMAIN = "ai.intdot"
 F32 = np.float32
@@ -139,8 +139,6 @@ def fuse_bias(model, sme: bool = False):
     chains = [c for c in (_chain(g, n) for n in mmis if id(n) not in taken) if c is not None]
     if not chains and not whole:
         return model
-    out = type(model)()
-    out.CopyFrom(model)
     replace = {}
     for mul, add, scale, cast_out, bias in chains:
         replace[id(mul)] = helper.make_node("MulAdd", [cast_out, scale, bias], [add.output[0]], mul.name, domain=DOMAIN)
@@ -150,14 +148,4 @@ def fuse_bias(model, sme: bool = False):
         kind = "DynamicQuantizeMatMulSME"
         replace[id(mmi)] = helper.make_node(kind, [x, w, ws, bias], [y], mmi.name, domain=DOMAIN)
         drop |= {id(n) for n in found if n is not mmi}
-    nodes = []
-    for n in model.graph.node:
-        if id(n) in replace:
-            nodes.append(replace[id(n)])
-        elif id(n) not in drop:
-            nodes.append(n)
-    del out.graph.node[:]
-    out.graph.node.extend(nodes)
-    if not any(o.domain == DOMAIN for o in out.opset_import):
-        out.opset_import.append(helper.make_opsetid(DOMAIN, 1))
-    return out
+    return rebuilt(model, replace, drop, domain=DOMAIN)

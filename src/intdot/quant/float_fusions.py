@@ -27,7 +27,7 @@ import math
 
 import numpy as np
 
-from .qdq_rules import _Graph, _op
+from .qdq_rules import _Graph, _op, rebuilt
 
 MS_DOMAIN = "com.microsoft"
 
@@ -99,14 +99,4 @@ def fuse_gelu(model):
         x, last = nodes[0].input[0], nodes[-1]
         domain = "" if opset >= 20 else MS_DOMAIN
         placed[id(last)] = helper.make_node("Gelu", [x], [out], name=f"{last.name or out}_Gelu", domain=domain)
-    out_model = type(model)()
-    out_model.CopyFrom(model)
-    del out_model.graph.node[:]
-    for n in model.graph.node:
-        if id(n) in placed:
-            out_model.graph.node.append(placed[id(n)])
-        elif id(n) not in removed:
-            out_model.graph.node.append(n)
-    if opset < 20 and not any(o.domain == MS_DOMAIN for o in out_model.opset_import):
-        out_model.opset_import.append(helper.make_opsetid(MS_DOMAIN, 1))
-    return out_model
+    return rebuilt(model, placed, removed, domain=None if opset >= 20 else MS_DOMAIN)

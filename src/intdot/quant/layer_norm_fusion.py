@@ -48,7 +48,7 @@ from __future__ import annotations
 import numpy as np
 
 from .float_fusions import _other
-from .qdq_rules import _Graph, _op
+from .qdq_rules import _Graph, _op, inferred_graph, rebuilt
 
 _FLOATS = frozenset({"float16", "float32", "float64", "bfloat16"})
 _F32 = np.dtype(np.float32)
@@ -132,16 +132,9 @@ def _cast_to(node):
 
 def _inferred(model) -> dict:
     """name -> (numpy dtype or None, dims with None for a symbolic one, or None where the rank is unknown)."""
-    import onnx
     from onnx import helper
 
-    from .qdq_rules import without_weights
-
-    try:
-        inferred = onnx.shape_inference.infer_shapes(without_weights(model), strict_mode=False)
-    except Exception:  # noqa: BLE001 - a model shape inference cannot read: only what the graph declares
-        inferred = model
-    g = inferred.graph
+    g = inferred_graph(model)
     out = {}
     for vi in list(g.input) + list(g.value_info) + list(g.output):
         if not vi.type.HasField("tensor_type"):
@@ -359,17 +352,7 @@ def _rewrite(model, dims, kind, match):
         nodes, node = found
         removed |= {id(m) for m in nodes}
         placed[id(max(nodes, key=lambda m: c.order[id(m)]))] = node
-    if not placed:
-        return model
-    out = type(model)()
-    out.CopyFrom(model)
-    del out.graph.node[:]
-    for n in model.graph.node:
-        if id(n) in placed:
-            out.graph.node.append(placed[id(n)])
-        elif id(n) not in removed:
-            out.graph.node.append(n)
-    return out
+    return rebuilt(model, placed, removed) if placed else model
 
 
 def fuse_layer_norm(model):

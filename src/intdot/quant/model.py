@@ -739,14 +739,9 @@ def _nchwc_inputs(model, platform) -> frozenset:
     pools = [n.input[0] for n in model.graph.node if n.op_type in _POOLS and n.domain in ("", "ai.onnx")]
     if not pools:
         return frozenset()
-    from onnx import shape_inference
+    from .qdq_rules import inferred_graph
 
-    from .qdq_rules import without_weights
-
-    try:
-        inferred = shape_inference.infer_shapes(without_weights(model), strict_mode=False).graph
-    except Exception:  # noqa: BLE001 - a model onnx cannot infer: ONNX Runtime's own inference may know more
-        inferred = model.graph
+    inferred = inferred_graph(model)
     known = {}
     for info in (*inferred.input, *inferred.value_info, *inferred.output):
         t = info.type.tensor_type

@@ -84,6 +84,31 @@ def _constant_value(node):
 _QTYPES = {0: np.dtype(np.uint8), 2: np.dtype(np.uint8), 3: np.dtype(np.int8)}
 
 
+def rebuilt(model, replace: dict, drop=frozenset(), domain: str | None = None):
+    """A copy of ``model`` whose nodes are its own in order, each ``id`` in ``replace`` swapped for its new node and
+    each in ``drop`` left out; with ``domain``, that domain imported (version 1) where the model does not."""
+    from onnx import helper
+
+    out = type(model)()
+    out.CopyFrom(model)
+    del out.graph.node[:]
+    out.graph.node.extend(replace.get(id(n), n) for n in model.graph.node if id(n) not in drop or id(n) in replace)
+    if domain is not None and not any(o.domain == domain for o in out.opset_import):
+        out.opset_import.append(helper.make_opsetid(domain, 1))
+    return out
+
+
+def inferred_graph(model):
+    """``model``'s graph with ONNX's shape inference's value infos (run on the model without its weights), or the
+    graph as declared where inference cannot read the model (ONNX Runtime's own inference may know more)."""
+    import onnx
+
+    try:
+        return onnx.shape_inference.infer_shapes(without_weights(model), strict_mode=False).graph
+    except Exception:  # noqa: BLE001 - a model shape inference cannot read: only what the graph declares
+        return model.graph
+
+
 def without_weights(model):
     """``model`` with each large initializer replaced by a declared input of its type and shape: shape inference
     needs the values of small constants only (a Reshape's shape), and copying weights through it cost more than
@@ -156,14 +181,9 @@ class _Consts:
 
 def _value_info(model) -> dict:
     """(numpy dtype, shape or None) of every value that ONNX's shape inference or the graph declares."""
-    import onnx
     from onnx import helper
 
-    try:
-        inferred = onnx.shape_inference.infer_shapes(without_weights(model), strict_mode=False)
-    except Exception:  # noqa: BLE001 - a model shape inference cannot read: only what the graph declares
-        inferred = model
-    g = inferred.graph
+    g = inferred_graph(model)
     out = {}
     for vi in list(g.input) + list(g.value_info) + list(g.output):
         if not vi.type.HasField("tensor_type") or not vi.type.tensor_type.elem_type:
