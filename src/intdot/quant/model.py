@@ -134,11 +134,12 @@ def _conv_attrs(node_run) -> dict:
     }
 
 
-def _overrides(op, target, requant, opset, platform, nchwc=frozenset()):
+def _overrides(op, target, requant, opset, platform, nchwc=frozenset(), constants=frozenset()):
     from onnx.reference.op_run import OpRun
     from onnx.reference.ops import (
         op_average_pool,
         op_batch_normalization,
+        op_gemm,
         op_reduce_l2,
         op_reduce_mean,
         op_reduce_sum,
@@ -151,6 +152,7 @@ def _overrides(op, target, requant, opset, platform, nchwc=frozenset()):
     from onnx.reference.ops.op_instance_normalization import InstanceNormalization as _ReferenceInstanceNorm
     from onnx.reference.ops.op_layer_normalization import LayerNormalization as _ReferenceLayerNorm
     from onnx.reference.ops.op_log_softmax import LogSoftmax as _ReferenceLogSoftmax
+    from onnx.reference.ops.op_matmul import MatMul as _ReferenceMatMul
     from onnx.reference.ops.op_max_pool import MaxPool as _ReferenceMaxPool
     from onnx.reference.ops.op_resize import Resize as _ReferenceResize
     from onnx.reference.ops.op_rms_normalization import RMSNormalization as _ReferenceRMSNorm
@@ -174,6 +176,7 @@ def _overrides(op, target, requant, opset, platform, nchwc=frozenset()):
         quant_gemm,
         reduce,
         resize,
+        sgemm,
     )
     from ._args import float_platform
     from .fma import fma32
@@ -438,6 +441,26 @@ def _overrides(op, target, requant, opset, platform, nchwc=frozenset()):
             given = {a.name: a.i for a in self.onnx_node.attribute}.get("axis")
             return (float_kernels.softmax(x, given, opset, family),)
 
+    class MatMul(_ReferenceMatMul):
+        """float32 as ONNX Runtime's MLAS SGEMM adds it (:mod:`.sgemm`)."""
+
+        def _run(self, a, b):
+            if a.dtype != np.float32 or b.dtype != np.float32:
+                return super()._run(a, b)
+            constant = self.onnx_node.input[1] in constants
+            return (named(self, lambda: sgemm.matmul(a, b, b_constant=constant, platform=family)),)
+
+    _ReferenceGemm = op_gemm.Gemm_7 if opset >= 7 else op_gemm.Gemm_6
+
+    class Gemm(_ReferenceGemm):
+        def _run(self, a, b, c=None, alpha=None, beta=None, transA=None, transB=None, **kw):
+            if any(v is not None and v.dtype != np.float32 for v in (a, b, c)) or a.ndim != 2 or b.ndim != 2:
+                return super()._run(a, b, c, alpha=alpha, beta=beta, transA=transA, transB=transB, **kw)
+            options = {"alpha": 1.0 if alpha is None else alpha, "beta": 1.0 if beta is None else beta}
+            options |= {"trans_a": bool(transA), "trans_b": bool(transB), "platform": family}
+            constant = self.onnx_node.input[1] in constants
+            return (named(self, lambda: sgemm.gemm(a, b, c, b_constant=constant, **options)),)
+
     class LogSoftmax(_ReferenceLogSoftmax):
         def _run(self, x, axis=None):
             given = {a.name: a.i for a in self.onnx_node.attribute}.get("axis")
@@ -554,6 +577,8 @@ def _overrides(op, target, requant, opset, platform, nchwc=frozenset()):
         Tanh,
         Softmax,
         LogSoftmax,
+        MatMul,
+        Gemm,
         Erf,
         Exp,
         BatchNormalization,
@@ -667,15 +692,17 @@ def _check_instruction(op, target) -> None:
 class Prepared:
     """A model whose QDQ groups are already rewritten (:func:`prepare`): :func:`run` and :func:`integer_nodes` take
     it in place of the model and do not rewrite it again.  ``nchwc``: the float pooling inputs that run in x86's
-    NCHWc layout (:func:`_nchwc_inputs`), found once here for every run."""
+    NCHWc layout (:func:`_nchwc_inputs`), and ``constants``: the values ONNX Runtime holds as constants
+    (:func:`_constant_values`), found once here for every run."""
 
-    __slots__ = ("model", "qdq_int8_allowed", "platform", "nchwc")
+    __slots__ = ("model", "qdq_int8_allowed", "platform", "nchwc", "constants")
 
     def __init__(self, model, qdq_int8_allowed: bool, platform: str):
         from ._args import platform_of
 
         self.model, self.qdq_int8_allowed, self.platform = model, qdq_int8_allowed, platform
         self.nchwc = _nchwc_inputs(model, platform) if platform_of(platform) == "x86" else frozenset()
+        self.constants = _constant_values(model)
 
 
 def _int8_allowed(qdq_int8_allowed, platform) -> bool:
@@ -752,6 +779,22 @@ def _nchwc_inputs(model, platform) -> frozenset:
 
 
 _POOLS = ("AveragePool", "GlobalAveragePool")
+
+# Operators that only move a tensor's elements (or Cast one): ONNX Runtime's constant folding makes their outputs
+# constants where their inputs are.
+_MOVES = ("Transpose", "Reshape", "Squeeze", "Unsqueeze", "Identity", "Flatten", "Cast")
+
+
+def _constant_values(model) -> frozenset:
+    """The values ONNX Runtime holds as constants: initializers, Constant nodes' outputs, and the outputs of the
+    :data:`_MOVES` operators on constants (its constant folding).  A constant B of a float MatMul or Gemm is one it
+    packs, which changes how its SGEMM blocks K (:mod:`.sgemm`)."""
+    known = {t.name for t in model.graph.initializer}
+    for n in model.graph.node:
+        if n.domain in ("", "ai.onnx") and (n.op_type == "Constant" or (
+                n.op_type in _MOVES and all(i in known for i in n.input if i))):  # fmt: skip
+            known.update(o for o in n.output if o)
+    return frozenset(known)
 
 
 def _opset(model) -> int:
@@ -835,7 +878,8 @@ def run(
     m = prepared.model
     _check_domains(m)
     feed = _feed(m, inputs)
-    ev = ReferenceEvaluator(m, new_ops=_overrides(op, target, requant, _opset(m), platform, prepared.nchwc))
+    overrides = _overrides(op, target, requant, _opset(m), platform, prepared.nchwc, prepared.constants)
+    ev = ReferenceEvaluator(m, new_ops=overrides)
     try:
         results = ev.run(None, feed)
     except TypeError as exc:

@@ -1,0 +1,123 @@
+"""Float32 MatMul and Gemm as ONNX Runtime's MLAS SGEMM adds them, bit for bit (one thread or many: its threads
+split the rows and columns of the output, never K).
+
+Each output is a sum of K products, and MLAS adds them in blocks of K: within a block one fused multiply-add per
+product, from 0, in order of k; the blocks' sums are then added to the output one after the other (Gemm's ``C``,
+scaled by ``beta``, first).  The block length is
+
+- 256 where B is a constant (ONNX Runtime packs such a B once, in blocks of 256; a 2-D initializer, or one moved by
+  Transpose, Reshape, Squeeze, Unsqueeze, Identity or a float Cast, which it folds);
+- otherwise 128, doubled while N is at most half the panel's columns (128 halved each time, down to 16) if N < K
+  and A is not transposed, halved (while still at least K) if N >= K.
+
+A one-row product with a B that is not constant (not transposed, alpha 1, beta 0 or 1), and each row of A times a
+1-D B, go to MLAS's GEMV instead: on x86
+the products four at a time (each four rounded and added in order, then added to the output), then two, then one;
+on Arm one fused multiply-add per product in order.  Checked against ONNX Runtime on x86 and for AArch64 in
+``tests/quant/test_sgemm.py``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .fma import fma32
+
+F32 = np.float32
+PACKED_STRIDE_K = 256
+
+
+def stride_k(n: int, k: int, trans_a: bool = False) -> int:
+    """MLAS's K block for a B it packs as it goes (module docstring)."""
+    stride_n, stride = 128, 128
+    if n >= k:
+        while stride // 2 >= k:
+            stride_n, stride = stride_n * 2, stride // 2
+    elif not trans_a:
+        while stride_n > 16 and stride_n // 2 >= n:
+            stride_n, stride = stride_n // 2, stride * 2
+    return stride
+
+
+def gemm2d(a, b, c=None, *, alpha: float = 1.0, b_constant: bool = False, trans_a: bool = False, gemv: bool = True,
+           platform: str = "x86") -> np.ndarray:  # fmt: skip
+    """``alpha * a @ b (+ c)`` for the 2-D float32 ``a`` (M, K) and ``b`` (K, N) (already transposed where the node
+    says so; ``trans_a`` only picks the block length) and ``c`` (M, N; already scaled by beta) or None, as MLAS adds
+    it: the first block's sum times alpha, or added to ``c`` by a fused multiply-add, the next ones added likewise
+    (module docstring); ``gemv``: whether MLAS may take a one-row product to its GEMV (not where Gemm's beta is
+    other than 0 and 1)."""
+    a, b = np.asarray(a, F32), np.asarray(b, F32)
+    m, k = a.shape
+    n = b.shape[1]
+    alpha = F32(alpha)
+    with np.errstate(over="ignore", invalid="ignore"):
+        if m == 1 and gemv and not b_constant and not trans_a and alpha == 1:
+            return _gemv(a[0], b, platform, None if c is None else np.asarray(c, F32)[0])[None, :]
+        block = PACKED_STRIDE_K if b_constant else stride_k(n, k, trans_a)
+        out = None if c is None else np.asarray(c, F32).copy()
+        for k0 in range(0, max(k, 1), block):
+            acc = np.zeros((m, n), F32)
+            for j in range(k0, min(k, k0 + block)):
+                acc = fma32(a[:, j : j + 1], b[j : j + 1, :], acc)
+            out = (acc * alpha).astype(F32) if out is None else fma32(acc, alpha, out)
+        return out
+
+
+def gemm(a, b, c=None, *, alpha: float = 1.0, beta: float = 1.0, trans_a: bool = False, trans_b: bool = False,
+         b_constant: bool = False, platform: str = "x86") -> np.ndarray:  # fmt: skip
+    """ONNX's float32 Gemm as ONNX Runtime computes it: ``c`` broadcast to the output and scaled by ``beta``
+    (rounded) where beta is neither 0 nor 1, then :func:`gemm2d`."""
+    a, b = np.asarray(a, F32), np.asarray(b, F32)
+    a, b = (a.T if trans_a else a), (b.T if trans_b else b)
+    start = None
+    if c is not None and beta != 0:
+        start = np.broadcast_to(np.asarray(c, F32), (a.shape[0], b.shape[1])).copy()
+        if beta != 1:
+            start = (start * F32(beta)).astype(F32)
+    gemv = not trans_b and (c is None or beta in (0, 1))  # MLAS's GEMV: B as it is, beta (0 without C) 0 or 1
+    return gemm2d(a, b, start, alpha=alpha, b_constant=b_constant, trans_a=trans_a, gemv=gemv, platform=platform)
+
+
+def _gemv(a, b, platform: str, start=None) -> np.ndarray:
+    """MLAS's one-row product of the vector ``a`` (K) and ``b`` (K, N), added to ``start`` (N) where given (module
+    docstring)."""
+    k = a.size
+    s = np.zeros(b.shape[1], F32) if start is None else start.copy()
+    if platform.startswith("arm"):
+        for j in range(k):
+            s = fma32(a[j], b[j], s)
+        return s
+    i = 0
+    for width in (4, 2, 1):
+        while k - i >= width:
+            part = (a[i] * b[i]).astype(F32)
+            for j in range(i + 1, i + width):
+                part = (part + (a[j] * b[j]).astype(F32)).astype(F32)
+            s, i = (s + part).astype(F32), i + width
+            if width < 4:
+                break
+    return s
+
+
+def matmul(a, b, *, b_constant: bool = False, platform: str = "x86") -> np.ndarray:
+    """ONNX's float32 MatMul (NumPy's broadcasting of batches, 1-D operands as NumPy takes them) as ONNX Runtime
+    computes it; ``b_constant``: B is a constant 2-D matrix, which ONNX Runtime packs (module docstring)."""
+    a, b = np.asarray(a, F32), np.asarray(b, F32)
+    if b.ndim == 1 and a.ndim >= 2:  # ONNX Runtime takes each row of A times the vector B as a one-row product
+        rows = a.reshape(-1, a.shape[-1])
+        with np.errstate(over="ignore", invalid="ignore"):
+            return np.array([_gemv(b, r[:, None], platform)[0] for r in rows], F32).reshape(a.shape[:-1])
+    a2 = a[None, :] if a.ndim == 1 else a
+    b2 = b[:, None] if b.ndim == 1 else b
+    batch = np.broadcast_shapes(a2.shape[:-2], b2.shape[:-2])
+    am = np.broadcast_to(a2, batch + a2.shape[-2:]).reshape(-1, *a2.shape[-2:])
+    bm = np.broadcast_to(b2, batch + b2.shape[-2:]).reshape(-1, *b2.shape[-2:])
+    packed = b_constant and b.ndim == 2
+    out = np.stack([gemm2d(x, y, b_constant=packed, platform=platform) for x, y in zip(am, bm)]) if am.size or bm.size \
+        else np.zeros((0, a2.shape[-2], b2.shape[-1]), F32)  # fmt: skip
+    out = out.reshape(batch + (a2.shape[-2], b2.shape[-1]))
+    if a.ndim == 1:
+        out = out[..., 0, :]
+    if b.ndim == 1:
+        out = out[..., 0]
+    return out.astype(F32)

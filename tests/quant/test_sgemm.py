@@ -1,0 +1,106 @@
+"""Float32 MatMul and Gemm against ONNX Runtime's MLAS SGEMM, bit for bit, through ``run``: products whose K spans
+several of its blocks (256 for a packed constant B; 128, or longer or shorter by N and K, otherwise), one-row
+products (its GEMV), batches, 1-D operands, transposes, alpha and beta, on this machine's platform (x86, or under
+INTDOT_ORT=arm ONNX Runtime for AArch64 on a NEON CPU) and on QEMU's Haswell CPU.  One model holds every node of a
+case, so that each oracle session runs them all at once.
+
+Not modelled (and not tested): on x86, a one-row product with a transposed B that is not a constant and alpha 1,
+which MLAS computes with a kernel of its own (docs/differences.md, row 28)."""
+
+import itertools
+
+import numpy as np
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+from intdot import quant
+
+from . import ort
+from .test_float_kernels import _same
+
+F32 = np.float32
+MATMULS = [((8, 8), (8, 32)), ((5, 100), (100, 7)), ((16, 257), (257, 16)), ((4, 300), (300, 40)),
+           ((3, 1000), (1000, 9)), ((2, 513), (513, 600)), ((1, 300), (300, 40)), ((2, 3, 70, 300), (300, 50)),
+           ((2, 1, 9, 130), (3, 130, 260)), ((300,), (300, 20)), ((4, 300), (300,)),
+           ((1, 2, 600), (600, 129))]  # fmt: skip
+
+
+def _session(model):
+    if ort.on_arm():  # MLAS's NEON SGEMM on a NEON CPU
+        from ..oracles import arm_ort
+
+        return arm_ort.Session(model.SerializeToString(), "neoverse-n1")
+    return ort.session(model)
+
+
+def _model(nodes, inputs, inits):
+    info = [helper.make_tensor_value_info(n, TensorProto.FLOAT, None) for n in inputs]
+    outs = [helper.make_tensor_value_info(n.output[0], TensorProto.FLOAT, None) for n in nodes]
+    graph = helper.make_graph(nodes, "g", info, outs, inits)
+    return helper.make_model(graph, ir_version=10, opset_imports=[helper.make_opsetid("", 13)])
+
+
+def _matmuls(rng):
+    """Every MatMul case twice, B an input and B an initializer (which ONNX Runtime packs)."""
+    nodes, feeds, inits = [], {}, []
+    for k, (ash, bsh) in enumerate(MATMULS):
+        a, b = rng.standard_normal(ash).astype(F32), rng.standard_normal(bsh).astype(F32)
+        feeds[f"a{k}"], feeds[f"b{k}"] = a, b
+        inits.append(numpy_helper.from_array(b, f"w{k}"))
+        nodes += [helper.make_node("MatMul", [f"a{k}", f"b{k}"], [f"y{k}"]),
+                  helper.make_node("MatMul", [f"a{k}", f"w{k}"], [f"z{k}"])]  # fmt: skip
+    return _model(nodes, list(feeds), inits), feeds
+
+
+_SHAPES = ((4, 300, 40), (1, 300, 40), (2, 513, 600), (6, 20, 9))
+_SCALES = ((1.0, 1.0), (0.5, 1.0), (1.0, 0.0), (1.0, 2.5), (1.7, 0.3))
+_GEMMS = list(itertools.product(_SHAPES, (0, 1), (0, 1), _SCALES, ("MN", "N", None)))
+
+
+def _gemms(rng, platform):
+    nodes, feeds, inits = [], {}, []
+    for k, ((m, kk, n), ta, tb, (alpha, beta), c) in enumerate(_GEMMS):
+        if platform.startswith("x86") and m == 1 and tb and alpha == 1 and (c is None or beta in (0, 1)):
+            continue  # x86's own kernel for it (module docstring)
+        a = rng.standard_normal((kk, m) if ta else (m, kk)).astype(F32)
+        b = rng.standard_normal((n, kk) if tb else (kk, n)).astype(F32)
+        feeds[f"a{k}"], feeds[f"b{k}"] = a, b
+        inputs = [f"a{k}", f"b{k}"]
+        if c is not None:
+            feeds[f"c{k}"] = rng.standard_normal((m, n) if c == "MN" else (n,)).astype(F32)
+            inputs.append(f"c{k}")
+        attrs = {"alpha": alpha, "beta": beta, "transA": ta, "transB": tb}
+        inits.append(numpy_helper.from_array(b, f"w{k}"))
+        nodes += [helper.make_node("Gemm", inputs, [f"y{k}"], **attrs),
+                  helper.make_node("Gemm", [inputs[0], f"w{k}", *inputs[2:]], [f"z{k}"], **attrs)]  # fmt: skip
+    return _model(nodes, list(feeds), inits), feeds
+
+
+@pytest.mark.parametrize("kind", ["MatMul", "Gemm"])
+def test_sgemm_through_run(kind):
+    ort.need()
+    rng = np.random.default_rng(len(kind))
+    model, feeds = _matmuls(rng) if kind == "MatMul" else _gemms(rng, ort.platform())
+    want = _session(model).run(None, feeds)
+    got = quant.run(model, feeds, op="sdot4", platform=ort.platform())
+    for (name, g), w in zip(got.items(), want):
+        _same(g, w, name)
+
+
+def test_sgemm_on_x86_avx2():
+    """The FMA3 SGEMM kernel of an x86 CPU without AVX-512F adds as the AVX-512F one does."""
+    from ..oracles import x86_ort
+
+    x86_ort.require()
+    model, feeds = _matmuls(np.random.default_rng(5))
+    want = x86_ort.Session(model.SerializeToString()).run(None, feeds)
+    for (name, g), w in zip(quant.run(model, feeds, op="sdot4", platform="x86-avx2").items(), want):
+        _same(g, w, name)
+
+
+def test_the_blocks_and_the_gemv_are_told_apart():
+    """numpy's product (and one long block) differ from MLAS's on these cases: the tests can fail."""
+    model, feeds = _matmuls(np.random.default_rng(0))
+    got = quant.run(model, feeds, op="sdot4")
+    plain = [np.matmul(feeds[f"a{k}"], feeds[f"b{k}"]) for k in range(len(MATMULS))]
+    assert any(not np.array_equal(got[f"y{k}"], p) for k, p in enumerate(plain))
