@@ -104,3 +104,13 @@ def test_the_blocks_and_the_gemv_are_told_apart():
     got = quant.run(model, feeds, op="sdot4")
     plain = [np.matmul(feeds[f"a{k}"], feeds[f"b{k}"]) for k in range(len(MATMULS))]
     assert any(not np.array_equal(got[f"y{k}"], p) for k, p in enumerate(plain))
+
+
+@pytest.mark.parametrize("a, b", [((2, 3), (4, 5)), ((2, 3, 4), (5, 4, 6)), ((2, 3), (4,))])
+def test_shapes_that_do_not_multiply_are_errors_naming_the_node(a, b):
+    from intdot.errors import OperandError
+
+    model = _model([helper.make_node("MatMul", ["a", "b"], ["y"], name="mm")], ["a", "b"], [])
+    feeds = {"a": np.ones(a, F32), "b": np.ones(b, F32)}
+    with pytest.raises(OperandError, match=r"node 'mm' \(MatMul\): A has shape"):
+        quant.run(model, feeds, op="sdot4")

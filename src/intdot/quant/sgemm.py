@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.errors import OperandError
 from .fma import fma32
 
 F32 = np.float32
@@ -69,13 +70,31 @@ def gemm(a, b, c=None, *, alpha: float = 1.0, beta: float = 1.0, trans_a: bool =
     (rounded) where beta is neither 0 nor 1, then :func:`gemm2d`."""
     a, b = np.asarray(a, F32), np.asarray(b, F32)
     a, b = (a.T if trans_a else a), (b.T if trans_b else b)
+    _check(a.shape, b.shape, a.shape[-1:], b.shape[:1])
     start = None
     if c is not None and beta != 0:
-        start = np.broadcast_to(np.asarray(c, F32), (a.shape[0], b.shape[1])).copy()
+        c = np.asarray(c, F32)
+        try:
+            start = np.broadcast_to(c, (a.shape[0], b.shape[1])).copy()
+        except ValueError:
+            raise OperandError(f"C has shape {c.shape}: expected one that broadcasts to the output's "
+                               f"{(a.shape[0], b.shape[1])}") from None  # fmt: skip
         if beta != 1:
             start = (start * F32(beta)).astype(F32)
     gemv = not trans_b and (c is None or beta in (0, 1))  # MLAS's GEMV: B as it is, beta (0 without C) 0 or 1
     return gemm2d(a, b, start, alpha=alpha, b_constant=b_constant, trans_a=trans_a, gemv=gemv, platform=platform)
+
+
+def _check(a_shape, b_shape, a_k, b_k) -> None:
+    """A's and B's K agree, and their batch axes broadcast (ONNX Runtime's errors, as intdot's)."""
+    try:
+        np.broadcast_shapes(a_shape[:-2], b_shape[:-2])
+        ok = a_k == b_k
+    except ValueError:
+        ok = False
+    if not ok:
+        raise OperandError(f"A has shape {a_shape} and B {b_shape}: expected A's last axis as long as B's "
+                           "(second to last, or only) one, and batch axes that broadcast")  # fmt: skip
 
 
 def _gemv(a, b, platform: str, start=None) -> np.ndarray:
@@ -103,6 +122,7 @@ def matmul(a, b, *, b_constant: bool = False, platform: str = "x86") -> np.ndarr
     """ONNX's float32 MatMul (NumPy's broadcasting of batches, 1-D operands as NumPy takes them) as ONNX Runtime
     computes it; ``b_constant``: B is a constant 2-D matrix, which ONNX Runtime packs (module docstring)."""
     a, b = np.asarray(a, F32), np.asarray(b, F32)
+    _check(a.shape, b.shape, a.shape[-1:], b.shape[-2:][:1] if b.ndim > 1 else b.shape)
     if b.ndim == 1 and a.ndim >= 2:  # ONNX Runtime takes each row of A times the vector B as a one-row product
         rows = a.reshape(-1, a.shape[-1])
         with np.errstate(over="ignore", invalid="ignore"):
