@@ -33,7 +33,9 @@ def register(subparsers) -> None:
         "run",
         help="run a quantized ONNX model with its integer nodes on one instruction",
         description="Run a quantized ONNX model (QOperator or QDQ) with every integer node computed\n"
-        "through one dot instruction and the rest through onnx.reference (the 'onnx' extra).",
+        "through one dot instruction, the float operators ONNX Runtime's kernels round in their own way\n"
+        "(Softmax, LayerNormalization, MatMul, ...) as those kernels compute them, and the rest through\n"
+        "onnx.reference (the 'onnx' extra; docs/differences.md lists what is modelled).",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
