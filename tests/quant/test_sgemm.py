@@ -4,8 +4,8 @@ products (its GEMV), batches, 1-D operands, transposes, alpha and beta, on this 
 INTDOT_ORT=arm ONNX Runtime for AArch64 on a NEON CPU) and on QEMU's Haswell CPU.  One model holds every node of a
 case, so that each oracle session runs them all at once.
 
-Not modelled (and not tested): on x86, a one-row product with a transposed B that is not a constant and alpha 1,
-which MLAS computes with a kernel of its own (docs/differences.md, row 28)."""
+Not modelled (and not tested): on x86, the last ``N % 4`` outputs of a one-row product with a transposed B that is
+not a constant (alpha 1), which MLAS's M1 TransposeB kernel takes apart (docs/differences.md, row 28)."""
 
 import itertools
 
@@ -59,9 +59,7 @@ _GEMMS = list(itertools.product(_SHAPES, (0, 1), (0, 1), _SCALES, ("MN", "N", No
 
 def _gemms(rng, platform):
     nodes, feeds, inits = [], {}, []
-    for k, ((m, kk, n), ta, tb, (alpha, beta), c) in enumerate(_GEMMS):
-        if platform.startswith("x86") and m == 1 and tb and alpha == 1 and (c is None or beta in (0, 1)):
-            continue  # x86's own kernel for it (module docstring)
+    for k, ((m, kk, n), ta, tb, (alpha, beta), c) in enumerate(_GEMMS):  # every N a multiple of 4 at M = 1
         a = rng.standard_normal((kk, m) if ta else (m, kk)).astype(F32)
         b = rng.standard_normal((n, kk) if tb else (kk, n)).astype(F32)
         feeds[f"a{k}"], feeds[f"b{k}"] = a, b
@@ -81,6 +79,33 @@ def test_sgemm_through_run(kind):
     ort.need()
     rng = np.random.default_rng(len(kind))
     model, feeds = _matmuls(rng) if kind == "MatMul" else _gemms(rng, ort.platform())
+    want = _session(model).run(None, feeds)
+    got = quant.run(model, feeds, op="sdot4", platform=ort.platform())
+    for (name, g), w in zip(got.items(), want):
+        _same(g, w, name)
+
+
+@pytest.mark.parametrize("side", ["A", "B"])
+def test_transposed_operands_as_fused_matmul(side):
+    """``MatMul(Transpose(x), y)`` and ``MatMul(x, Transpose(y))`` over the last two axes, which ONNX Runtime makes
+    one FusedMatMul reading the operand transposed: the blocks of K follow A's transposition, and a one-row product
+    takes x86's M1 TransposeB kernel."""
+    ort.need()
+    rng = np.random.default_rng(ord(side))
+    nodes, feeds = [], {}
+    for k, (m, kk, n) in enumerate([(1, 300, 40), (4, 300, 40), (1, 9, 16), (3, 1000, 9), (2, 513, 600), (1, 64, 8)]):
+        if side == "A":
+            feeds[f"a{k}"], feeds[f"b{k}"] = rng.standard_normal((2, kk, m)), rng.standard_normal((2, kk, n))
+            nodes += [helper.make_node("Transpose", [f"a{k}"], [f"t{k}"], perm=[0, 2, 1]),
+                      helper.make_node("MatMul", [f"t{k}", f"b{k}"], [f"y{k}"])]  # fmt: skip
+        else:
+            feeds[f"a{k}"], feeds[f"b{k}"] = rng.standard_normal((2, m, kk)), rng.standard_normal((2, n, kk))
+            nodes += [helper.make_node("Transpose", [f"b{k}"], [f"t{k}"], perm=[0, 2, 1]),
+                      helper.make_node("MatMul", [f"a{k}", f"t{k}"], [f"y{k}"])]  # fmt: skip
+    feeds = {name: v.astype(F32) for name, v in feeds.items()}
+    model = _model([n for n in nodes if n.op_type == "Transpose"] + [n for n in nodes if n.op_type == "MatMul"],
+                   list(feeds), [])  # fmt: skip
+    del model.graph.output[: len(model.graph.output) // 2]  # the Transposes' outputs are no graph outputs
     want = _session(model).run(None, feeds)
     got = quant.run(model, feeds, op="sdot4", platform=ort.platform())
     for (name, g), w in zip(got.items(), want):

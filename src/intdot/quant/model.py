@@ -134,7 +134,9 @@ def _conv_attrs(node_run) -> dict:
     }
 
 
-def _overrides(op, target, requant, opset, platform, nchwc=frozenset(), constants=frozenset()):
+def _overrides(op, target, requant, opset, platform, facts):
+    """The operators ``run`` computes itself; ``facts``: the :class:`Prepared` model's findings about its graph."""
+    nchwc, constants, transposed = facts.nchwc, facts.constants, facts.transposed
     from onnx.reference.op_run import OpRun
     from onnx.reference.ops import (
         op_average_pool,
@@ -447,8 +449,13 @@ def _overrides(op, target, requant, opset, platform, nchwc=frozenset(), constant
         def _run(self, a, b):
             if a.dtype != np.float32 or b.dtype != np.float32:
                 return super()._run(a, b)
-            constant = self.onnx_node.input[1] in constants
-            return (named(self, lambda: sgemm.matmul(a, b, b_constant=constant, platform=family)),)
+            ins = self.onnx_node.input
+            flags = {
+                "b_constant": ins[1] in constants,
+                "trans_a": ins[0] in transposed,
+                "trans_b": ins[1] in transposed,
+            }
+            return (named(self, lambda: sgemm.matmul(a, b, platform=family, **flags)),)
 
     _ReferenceGemm = op_gemm.Gemm_7 if opset >= 7 else op_gemm.Gemm_6
 
@@ -692,10 +699,11 @@ def _check_instruction(op, target) -> None:
 class Prepared:
     """A model whose QDQ groups are already rewritten (:func:`prepare`): :func:`run` and :func:`integer_nodes` take
     it in place of the model and do not rewrite it again.  ``nchwc``: the float pooling inputs that run in x86's
-    NCHWc layout (:func:`_nchwc_inputs`), and ``constants``: the values ONNX Runtime holds as constants
-    (:func:`_constant_values`), found once here for every run."""
+    NCHWc layout (:func:`_nchwc_inputs`), ``constants``: the values ONNX Runtime holds as constants
+    (:func:`_constant_values`), and ``transposed``: the MatMul operands its MatmulTransposeFusion reads transposed
+    (:func:`_fused_transposes`), found once here for every run."""
 
-    __slots__ = ("model", "qdq_int8_allowed", "platform", "nchwc", "constants")
+    __slots__ = ("model", "qdq_int8_allowed", "platform", "nchwc", "constants", "transposed")
 
     def __init__(self, model, qdq_int8_allowed: bool, platform: str):
         from ._args import platform_of
@@ -703,6 +711,7 @@ class Prepared:
         self.model, self.qdq_int8_allowed, self.platform = model, qdq_int8_allowed, platform
         self.nchwc = _nchwc_inputs(model, platform) if platform_of(platform) == "x86" else frozenset()
         self.constants = _constant_values(model)
+        self.transposed = _fused_transposes(model, self.constants)
 
 
 def _int8_allowed(qdq_int8_allowed, platform) -> bool:
@@ -783,6 +792,35 @@ _POOLS = ("AveragePool", "GlobalAveragePool")
 # Operators that only move a tensor's elements (or Cast one): ONNX Runtime's constant folding makes their outputs
 # constants where their inputs are.
 _MOVES = ("Transpose", "Reshape", "Squeeze", "Unsqueeze", "Identity", "Flatten", "Cast")
+
+
+def _fused_transposes(model, constants) -> frozenset:
+    """The MatMul operands that ONNX Runtime's MatmulTransposeFusion folds into a FusedMatMul: a Transpose of the
+    last two axes (the others kept in place) of a value that is not a constant (one it folds first), read by
+    that MatMul alone and no graph output.  Its SGEMM then reads the operand transposed (:mod:`.sgemm`)."""
+    readers: dict = {}
+    for n in model.graph.node:
+        for i in n.input:
+            readers.setdefault(i, []).append(n)
+    outputs = {o.name for o in model.graph.output}
+    found = set()
+    for n in model.graph.node:
+        if n.op_type != "Transpose" or n.domain not in ("", "ai.onnx") or n.input[0] in constants:
+            continue
+        perm = next((list(a.ints) for a in n.attribute if a.name == "perm"), None)
+        out = n.output[0]
+        users = readers.get(out, [])
+        if perm is None or len(perm) < 2 or perm[:-2] != list(range(len(perm) - 2)) or perm[-2:] != [
+                len(perm) - 1, len(perm) - 2]:  # fmt: skip
+            continue
+        if (
+            out not in outputs
+            and len(users) == 1
+            and users[0].op_type == "MatMul"
+            and users[0].domain in ("", "ai.onnx")
+        ):
+            found.add(out)
+    return frozenset(found)
 
 
 def _constant_values(model) -> frozenset:
@@ -878,7 +916,7 @@ def run(
     m = prepared.model
     _check_domains(m)
     feed = _feed(m, inputs)
-    overrides = _overrides(op, target, requant, _opset(m), platform, prepared.nchwc, prepared.constants)
+    overrides = _overrides(op, target, requant, _opset(m), platform, prepared)
     ev = ReferenceEvaluator(m, new_ops=overrides)
     try:
         results = ev.run(None, feed)

@@ -41,19 +41,23 @@ def stride_k(n: int, k: int, trans_a: bool = False) -> int:
 
 
 def gemm2d(a, b, c=None, *, alpha: float = 1.0, b_constant: bool = False, trans_a: bool = False, gemv: bool = True,
-           platform: str = "x86") -> np.ndarray:  # fmt: skip
+           trans_b: bool = False, platform: str = "x86") -> np.ndarray:  # fmt: skip
     """``alpha * a @ b (+ c)`` for the 2-D float32 ``a`` (M, K) and ``b`` (K, N) (already transposed where the node
     says so; ``trans_a`` only picks the block length) and ``c`` (M, N; already scaled by beta) or None, as MLAS adds
     it: the first block's sum times alpha, or added to ``c`` by a fused multiply-add, the next ones added likewise
     (module docstring); ``gemv``: whether MLAS may take a one-row product to its GEMV (not where Gemm's beta is
-    other than 0 and 1)."""
+    other than 0 and 1); ``trans_b``: the node gave B transposed (x86 then has a GEMV of its own for it)."""
     a, b = np.asarray(a, F32), np.asarray(b, F32)
     m, k = a.shape
     n = b.shape[1]
     alpha = F32(alpha)
     with np.errstate(over="ignore", invalid="ignore"):
         if m == 1 and gemv and not b_constant and not trans_a and alpha == 1:
-            return _gemv(a[0], b, platform, None if c is None else np.asarray(c, F32)[0])[None, :]
+            start = None if c is None else np.asarray(c, F32)[0]
+            if not trans_b:
+                return _gemv(a[0], b, platform, start)[None, :]
+            if not platform.startswith("arm"):
+                return _gemv_transposed(a[0], b, start)[None, :]
         block = PACKED_STRIDE_K if b_constant else stride_k(n, k, trans_a)
         out = None if c is None else np.asarray(c, F32).copy()
         for k0 in range(0, max(k, 1), block):
@@ -81,8 +85,30 @@ def gemm(a, b, c=None, *, alpha: float = 1.0, beta: float = 1.0, trans_a: bool =
                                f"{(a.shape[0], b.shape[1])}") from None  # fmt: skip
         if beta != 1:
             start = (start * F32(beta)).astype(F32)
-    gemv = not trans_b and (c is None or beta in (0, 1))  # MLAS's GEMV: B as it is, beta (0 without C) 0 or 1
-    return gemm2d(a, b, start, alpha=alpha, b_constant=b_constant, trans_a=trans_a, gemv=gemv, platform=platform)
+    gemv = c is None or beta in (0, 1)  # MLAS's GEMV: beta (0 without C) 0 or 1
+    return gemm2d(a, b, start, alpha=alpha, b_constant=b_constant, trans_a=trans_a, gemv=gemv, trans_b=trans_b,
+                  platform=platform)  # fmt: skip
+
+
+def _gemv_transposed(a, b, start=None) -> np.ndarray:
+    """x86 MLAS's one-row product with a transposed B (its M1 TransposeB kernel), which takes the outputs four at a
+    time: for each, 8 lanes of rounded products over k in chunks of 8 (the last chunk padded with zeros), the lanes
+    reduced as ``(((l0 + l1) + l2) + l3) + (((l4 + l5) + l6) + l7)``, then added to ``start`` (N) where given.  The
+    last ``N % 4`` outputs, which it takes apart, are not modelled: they may differ by an ulp."""
+    k, n = b.shape
+    lanes = np.zeros((n, 8), F32)
+    for k0 in range(0, k, 8):
+        chunk = np.zeros((n, 8), F32)
+        chunk[:, : min(8, k - k0)] = (a[k0 : k0 + 8][None, :] * b[k0 : k0 + 8].T).astype(F32)
+        lanes = (lanes + chunk).astype(F32)
+    halves = []
+    for h in (lanes[:, :4], lanes[:, 4:]):
+        t = h[:, 0]
+        for j in range(1, 4):
+            t = (t + h[:, j]).astype(F32)
+        halves.append(t)
+    s = (halves[0] + halves[1]).astype(F32)
+    return s if start is None else (s + start).astype(F32)
 
 
 def _check(a_shape, b_shape, a_k, b_k) -> None:
@@ -118,9 +144,12 @@ def _gemv(a, b, platform: str, start=None) -> np.ndarray:
     return s
 
 
-def matmul(a, b, *, b_constant: bool = False, platform: str = "x86") -> np.ndarray:
+def matmul(a, b, *, b_constant: bool = False, trans_a: bool = False, trans_b: bool = False,
+           platform: str = "x86") -> np.ndarray:  # fmt: skip
     """ONNX's float32 MatMul (NumPy's broadcasting of batches, 1-D operands as NumPy takes them) as ONNX Runtime
-    computes it; ``b_constant``: B is a constant 2-D matrix, which ONNX Runtime packs (module docstring)."""
+    computes it; ``b_constant``: B is a constant 2-D matrix, which ONNX Runtime packs; ``trans_a``, ``trans_b``: the
+    operand is a Transpose of its last two axes that ONNX Runtime's MatmulTransposeFusion folds into a FusedMatMul,
+    whose SGEMM then reads it transposed (module docstring)."""
     a, b = np.asarray(a, F32), np.asarray(b, F32)
     _check(a.shape, b.shape, a.shape[-1:], b.shape[-2:][:1] if b.ndim > 1 else b.shape)
     if b.ndim == 1 and a.ndim >= 2:  # ONNX Runtime takes each row of A times the vector B as a one-row product
@@ -133,7 +162,8 @@ def matmul(a, b, *, b_constant: bool = False, platform: str = "x86") -> np.ndarr
     am = np.broadcast_to(a2, batch + a2.shape[-2:]).reshape(-1, *a2.shape[-2:])
     bm = np.broadcast_to(b2, batch + b2.shape[-2:]).reshape(-1, *b2.shape[-2:])
     packed = b_constant and b.ndim == 2
-    out = np.stack([gemm2d(x, y, b_constant=packed, platform=platform) for x, y in zip(am, bm)]) if am.size or bm.size \
+    kw = {"b_constant": packed, "trans_a": trans_a and a.ndim > 1, "trans_b": trans_b and b.ndim > 1}
+    out = np.stack([gemm2d(x, y, platform=platform, **kw) for x, y in zip(am, bm)]) if am.size or bm.size \
         else np.zeros((0, a2.shape[-2], b2.shape[-1]), F32)  # fmt: skip
     out = out.reshape(batch + (a2.shape[-2], b2.shape[-1]))
     if a.ndim == 1:
