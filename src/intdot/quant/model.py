@@ -147,6 +147,7 @@ def _overrides(op, target, requant, opset, platform, facts):
         op_reduce_sum,
         op_reduce_sum_square,
     )
+    from onnx.reference.ops.op_conv import Conv as _ReferenceConv
     from onnx.reference.ops.op_erf import Erf as _ReferenceErf
     from onnx.reference.ops.op_exp import Exp as _ReferenceExp
     from onnx.reference.ops.op_global_average_pool import GlobalAveragePool as _ReferenceGlobalAveragePool
@@ -165,6 +166,7 @@ def _overrides(op, target, requant, opset, platform, facts):
     from . import (
         conv,
         dynamic_arm,
+        float_conv,
         float_kernels,
         layer_norm,
         linear,
@@ -180,7 +182,7 @@ def _overrides(op, target, requant, opset, platform, facts):
         resize,
         sgemm,
     )
-    from ._args import float_platform
+    from ._args import float_platform, text
     from .fma import fma32
     from .qlinear_concat import qlinear_concat  # the package exports the function under the module's name
     from .qlinear_softmax import qlinear_softmax  # the same
@@ -443,6 +445,18 @@ def _overrides(op, target, requant, opset, platform, facts):
             given = {a.name: a.i for a in self.onnx_node.attribute}.get("axis")
             return (float_kernels.softmax(x, given, opset, family),)
 
+    class Conv(_ReferenceConv):
+        """float32 on Arm as ONNX Runtime's MLAS convolution computes it (:mod:`.float_conv`); x86 runs its Convs
+        in NCHWc kernels, not modelled."""
+
+        def _run(self, X, W, B=None, **kw):
+            floats = X.dtype == np.float32 and W.dtype == np.float32 and (B is None or B.dtype == np.float32)
+            if not family.startswith("arm") or not floats:
+                return super()._run(X, W, B, **kw)
+            kw = {k: v for k, v in kw.items() if v is not None}
+            kw["auto_pad"] = text(kw.get("auto_pad"), "NOTSET")
+            return (named(self, lambda: float_conv.conv(X, W, B, platform=family, **kw)),)
+
     class MatMul(_ReferenceMatMul):
         """float32 as ONNX Runtime's MLAS SGEMM adds it (:mod:`.sgemm`)."""
 
@@ -586,6 +600,7 @@ def _overrides(op, target, requant, opset, platform, facts):
         LogSoftmax,
         MatMul,
         Gemm,
+        Conv,
         Erf,
         Exp,
         BatchNormalization,
