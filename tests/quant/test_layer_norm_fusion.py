@@ -10,6 +10,7 @@ from onnx import TensorProto, helper, numpy_helper
 from intdot import quant
 
 from . import ort
+from .graph_builder import Nodes
 from .test_float_kernels import _same
 
 F32 = np.float32
@@ -28,17 +29,9 @@ def _chain(kind="ln", opset=17, shape=(2, 3, 16), axes=(-1,), axes2=None, sub="x
     g_shape = (n,) if g_shape is None else g_shape
     b_shape = (n,) if b_shape is None else b_shape
     axes2 = axes if axes2 is None else axes2
-    rng = np.random.default_rng(len(shape) + n)
-    inits, nodes = [], []
+    g = Nodes(len(shape) + n)
+    rng, inits, nodes, const, node = g.rng, g.inits, g.nodes, g.const, g.node
     ins = [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(shape) if declare else None)]
-
-    def const(name, v):
-        inits.append(numpy_helper.from_array(np.asarray(v), name))
-        return name
-
-    def node(op, inputs, out, **attrs):
-        nodes.append(helper.make_node(op, inputs, [out], **attrs))
-        return out
 
     def rmean(inp, out, ax, tag):
         kw = {} if keepdims is None else {"keepdims": keepdims}

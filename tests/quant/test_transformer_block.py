@@ -6,11 +6,12 @@ The integer nodes (QLinearMatMul, QLinearAdd, QLinearMul, QLinearSoftmax) and th
 
 import numpy as np
 import pytest
-from onnx import TensorProto, helper, numpy_helper
+from onnx import TensorProto, helper
 
 from intdot import quant
 
 from . import ort
+from .graph_builder import Nodes
 
 F32 = np.float32
 S, D, H = 8, 32, 4
@@ -18,20 +19,8 @@ S, D, H = 8, 32, 4
 
 def _block():
     """The float model: x [1, S, D] -> y [1, S, D]."""
-    rng = np.random.default_rng(0)
-    inits, nodes = [], []
-
-    def weight(name, shape, scale=0.2):
-        inits.append(numpy_helper.from_array((rng.standard_normal(shape) * scale).astype(F32), name))
-        return name
-
-    def const(name, value):
-        inits.append(numpy_helper.from_array(np.asarray(value), name))
-        return name
-
-    def node(op, inputs, output, **attrs):
-        nodes.append(helper.make_node(op, inputs, [output], **attrs))
-        return output
+    g = Nodes(0)
+    inits, nodes, weight, const, node = g.inits, g.nodes, g.weight, g.const, g.node
 
     def linear(x, n_in, n_out, name):
         product = node("MatMul", [x, weight(f"{name}_w", (n_in, n_out))], f"{name}_mm")
