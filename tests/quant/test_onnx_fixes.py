@@ -85,7 +85,7 @@ def _conv_transpose_cases(n, seed):
 
 def test_conv_transpose_as_onnx_runtime_lays_it_out():
     """Groups, dilations, pads, output_shape and auto_pad: ONNX Runtime's output shape (under SAME never wider
-    than the full transposed convolution) and its values, to float32 rounding (its GEMM sums in another order)."""
+    than the full transposed convolution) and its values bit for bit (its GEMM through MLAS's SGEMM, then Col2im)."""
     ort.need()
     from onnx import numpy_helper
 
@@ -102,7 +102,7 @@ def test_conv_transpose_as_onnx_runtime_lays_it_out():
             continue
         got = quant.run(model, x, op="sdot4", platform=ort.platform())["y"]
         assert got.shape == want.shape, attrs
-        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+        assert got.tobytes() == want.tobytes(), (attrs, int((got != want).sum()))
         checked += 1
     assert checked > 80
 
@@ -117,3 +117,27 @@ def test_lp_normalization_of_zeros_is_zero():
 def test_relu_keeps_negative_zero():
     x = np.array([-0.0, 0.0, -1.5, 2.0, np.nan, -np.inf], F32)
     _same(helper.make_node("Relu", ["x"], ["y"]), {"x": x})
+
+
+@pytest.mark.parametrize("w_input", [False, True])
+def test_conv_transpose_bits_past_sgemm_blocks(w_input):
+    """Input channels past MLAS's K blocks, with W a constant (which ONNX Runtime transposes once) and W a graph
+    input (its GEMM then reads W transposed, in other blocks); a kernel of one row of A either way."""
+    ort.need()
+    from onnx import numpy_helper
+
+    rng = np.random.default_rng(int(w_input))
+    for cin, cout, kernel, strides in ((300, 3, [3, 3], [2, 2]), (150, 2, [2], [3]), (40, 1, [1], [2]),
+                                       (700, 2, [3], [1])):  # fmt: skip
+        x = rng.standard_normal([1, cin] + [5] * len(kernel)).astype(F32)
+        w = rng.standard_normal([cin, cout, *kernel]).astype(F32)
+        info = [helper.make_tensor_value_info(n, TensorProto.FLOAT, None) for n in ("x", "w")]
+        node = helper.make_node("ConvTranspose", ["x", "w"], ["y"], kernel_shape=kernel, strides=strides)
+        graph = helper.make_graph([node], "g", info if w_input else info[:1],
+                                  [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+                                  [] if w_input else [numpy_helper.from_array(w, "w")])  # fmt: skip
+        model = helper.make_model(graph, ir_version=10, opset_imports=[helper.make_opsetid("", 17)])
+        feeds = {"x": x, "w": w} if w_input else {"x": x}
+        want = ort.session(model).run(None, feeds)[0]
+        got = quant.run(model, feeds, op="sdot4", platform=ort.platform())["y"]
+        assert got.tobytes() == want.tobytes(), (cin, kernel, int((got != want).sum()))

@@ -555,12 +555,14 @@ def _overrides(op, target, requant, opset, platform, facts):
 
     class ConvTranspose(OpRun):
         """onnx.reference raises on groups (or answers wrongly with a bias) and lays SAME out by the spec, where
-        ONNX Runtime's output is never wider than the full transposed convolution (:mod:`.onnx_fixes`)."""
+        ONNX Runtime's output is never wider than the full transposed convolution; float32 as its kernel computes
+        it, bit for bit (:mod:`.onnx_fixes`)."""
 
         def _run(self, x, w, b=None, **kw):
             keys = ("strides", "dilations", "pads", "output_padding", "output_shape", "auto_pad")
-            options = {k: kw.get(k) for k in keys}
-            return (named(self, lambda: onnx_fixes.conv_transpose(x, w, b, group=kw.get("group") or 1, **options)),)
+            options = {k: kw.get(k) for k in keys} | {"group": kw.get("group") or 1, "platform": family}
+            options["w_constant"] = self.onnx_node.input[1] in constants
+            return (named(self, lambda: onnx_fixes.conv_transpose(x, w, b, **options)),)
 
     class GlobalMaxPool(_ReferenceGlobalMaxPool):
         def _run(self, x):  # onnx.reference reduces the last two axes whatever the rank

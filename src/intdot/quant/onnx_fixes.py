@@ -69,11 +69,13 @@ def _conv_transpose_layout(spatial, kernel, strides, dilations, pads, adj, auto_
 
 
 def conv_transpose(x, w, b=None, *, group=1, strides=None, dilations=None, pads=None, output_padding=None,
-                   auto_pad=None, output_shape=None) -> np.ndarray:  # fmt: skip
+                   auto_pad=None, output_shape=None, platform=None, w_constant=True) -> np.ndarray:  # fmt: skip
     """ConvTranspose of ``x`` (N, C, spatial...) by ``w`` (C, M / group, kernel...) as ONNX Runtime lays it out
     (groups, strides, dilations, pads, ``output_padding``, ``output_shape``, ``auto_pad``: str or bytes, None for
-    NOTSET), each output summed in
-    float64 and rounded to x's type: its float32 kernel (a GEMM, then col2im) rounds its sums apart by ulps."""
+    NOTSET).  float32 with ``platform``: as its kernel computes it, bit for bit (a GEMM of each group through MLAS's
+    SGEMM, then Col2im adding each output's kernel taps in order, then the bias; ``w_constant``: W is a constant,
+    which it transposes once, so that its GEMM reads A as it is); otherwise each output summed in float64 and
+    rounded to x's type."""
     from ..core.errors import OperandError
     from ._args import text
 
@@ -97,15 +99,47 @@ def conv_transpose(x, w, b=None, *, group=1, strides=None, dilations=None, pads=
     cin, cout = x.shape[1] // group, w.shape[1]
     full = [(n - 1) * s + (k - 1) * dil + 1 for n, s, k, dil in zip(spatial, strides, kernel, dilations)]
     size = [max(f, bg + o) for f, bg, o in zip(full, begins, outs)]
-    y = np.zeros((x.shape[0], cout * group, *size), np.float64)
+    exact = platform is not None and x.dtype == np.float32 and w.dtype == np.float32
+    y = np.zeros((x.shape[0], cout * group, *size), np.float32 if exact else np.float64)
     for g in range(group):
-        xs, ws = x[:, g * cin : (g + 1) * cin].astype(np.float64), w[g * cin : (g + 1) * cin].astype(np.float64)
+        xs, ws = x[:, g * cin : (g + 1) * cin], w[g * cin : (g + 1) * cin]
+        if exact:
+            cols = _columns(xs, ws, platform, w_constant)
+            _col2im(y[:, g * cout : (g + 1) * cout], cols, kernel, strides, dilations, spatial)
+            continue
+        xs, ws = xs.astype(np.float64), ws.astype(np.float64)
         for offset in np.ndindex(*kernel):
             part = np.einsum("nc...,cm->nm...", xs, ws[(slice(None), slice(None), *offset)])
-            at = tuple(slice(o * dil, o * dil + s * (n - 1) + 1, s) for o, dil, s, n in
-                       zip(offset, dilations, strides, spatial))  # fmt: skip
-            y[(slice(None), slice(g * cout, (g + 1) * cout), *at)] += part
+            y[(slice(None), slice(g * cout, (g + 1) * cout), *_taps(offset, dilations, strides, spatial))] += part
     y = y[(slice(None), slice(None), *(slice(bg, bg + o) for bg, o in zip(begins, outs)))]
     if b is not None:
-        y = y + np.asarray(b, np.float64).reshape(1, -1, *([1] * d))
+        y = y + np.asarray(b, y.dtype).reshape(1, -1, *([1] * d))
     return y.astype(x.dtype)
+
+
+def _taps(offset, dilations, strides, spatial):
+    """Where the inputs land in the full output for one kernel position."""
+    return tuple(
+        slice(o * dil, o * dil + s * (n - 1) + 1, s) for o, dil, s, n in zip(offset, dilations, strides, spatial)
+    )
+
+
+def _columns(xs, ws, platform, w_constant):
+    """ONNX Runtime's GEMM of a group: ``W^T (M/group * prod(kernel), C/group) @ X (C/group, prod(spatial))`` for
+    each image, through MLAS's SGEMM (:mod:`.sgemm`), A read transposed unless W was transposed once beforehand (a
+    constant W of more than one row of A; one row it reads as it is, transposed)."""
+    from .sgemm import gemm2d
+
+    a = ws.reshape(ws.shape[0], -1).T
+    kw = {"trans_a": not w_constant or a.shape[0] == 1, "platform": platform}
+    return np.stack([gemm2d(a, image.reshape(image.shape[0], -1), **kw) for image in xs])
+
+
+def _col2im(y, cols, kernel, strides, dilations, spatial):
+    """ONNX Runtime's Col2im into ``y`` (N, M/group, full...), zeroed: for each output channel, each kernel position
+    in order, its column added (float32) where it lands, so an output sums its taps in kernel order from 0."""
+    n, m = y.shape[:2]
+    cols = cols.reshape(n, m, *kernel, *spatial)
+    for offset in np.ndindex(*kernel):
+        at = (slice(None), slice(None), *_taps(offset, dilations, strides, spatial))
+        y[at] = (y[at] + cols[(slice(None), slice(None), *offset)]).astype(np.float32)
