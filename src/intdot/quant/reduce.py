@@ -7,8 +7,8 @@ reduced (R) runs, then (ReduceSum and ReduceMean):
 - ``R`` (every axis reduced) and ``KR`` (the trailing axes reduced): each output is Eigen's vectorized sum of its
   contiguous elements (:func:`.normalization.eigen_sum`, its packets starting at the first 16-byte aligned one);
 - ``RK``: row after row added to the first row, one by one; ``KRK``: for each output its middle run by a 1-row GEMM
-  against ones: on Arm in order from 0; on x86 (MLAS's GEMV kernel) from 0, four rows at a time (each four added
-  in order from its first), then two, then one;
+  against ones, MLAS's GEMV (:func:`.sgemm.gemv`: on Arm in order from 0; on x86 four rows at a time, each four
+  added in order from its first, then two, then one);
 - ``RKR``: for each kept element, from 0, each outer block's contiguous run added as its Eigen sum;
 - anything else: the reduced elements added in memory order, from 0.
 
@@ -29,6 +29,7 @@ import numpy as np
 
 from .fma import fma32
 from .normalization import eigen_sum
+from .sgemm import gemv
 
 F32 = np.float32
 OPERATORS = ("ReduceSum", "ReduceMean", "ReduceSumSquare", "ReduceL2")
@@ -73,10 +74,10 @@ def reduce(x, axes, keepdims: bool, op: str, platform: str = "x86") -> np.ndarra
             rows, d = runs[0][0], runs[1][0]
             s = eigen_sum(x.reshape(rows, d), np.arange(rows) * d, pairs)
         elif kinds == "RK":
-            s = _running(x.reshape(runs[0][0], runs[1][0]), start_first=True)
+            s = _running(x.reshape(runs[0][0], runs[1][0]))
         elif kinds == "KRK":
             v = x.reshape(runs[0][0], runs[1][0], runs[2][0]).transpose(1, 0, 2).reshape(runs[1][0], -1)
-            s = _running(v, start_first=False) if pairs == "neon" else _gemv(v)
+            s = gemv(np.ones(runs[1][0], F32), v, platform)  # ONNX Runtime's one-row MatMul against ones
         elif kinds == "RKR" and runs[1][0] >= 2:
             s = _rkr(x.reshape(runs[0][0], runs[1][0], runs[2][0]), pairs)
         else:
@@ -90,26 +91,11 @@ def reduce(x, axes, keepdims: bool, op: str, platform: str = "x86") -> np.ndarra
     return out.reshape([1 if r else n for n, r in zip(x.shape, reduced)]) if keepdims else out
 
 
-def _running(v, start_first: bool) -> np.ndarray:
-    """The rows of the 2-D ``v`` added one after the other, from the first row or from 0."""
-    s = v[0].copy() if start_first else np.zeros(v.shape[1], F32)
-    for row in v[1:] if start_first else v:
+def _running(v) -> np.ndarray:
+    """The rows of the 2-D ``v`` added to its first one after the other."""
+    s = v[0].copy()
+    for row in v[1:]:
         s = (s + row).astype(F32)
-    return s
-
-
-def _gemv(v) -> np.ndarray:
-    """x86 MLAS's one-row GEMM against ones (its GEMV kernel): from 0, the rows of ``v`` four at a time (each
-    four added in order from the first), then two, then one."""
-    s, i, k = np.zeros(v.shape[1], F32), 0, v.shape[0]
-    for width in (4, 2, 1):
-        while k - i >= width:
-            part = v[i]
-            for row in v[i + 1 : i + width]:
-                part = (part + row).astype(F32)
-            s, i = (s + part).astype(F32), i + width
-            if width < 4:
-                break
     return s
 
 

@@ -10,10 +10,11 @@ scaled by ``beta``, first).  The block length is
 - otherwise 128, doubled while N is at most half the panel's columns (128 halved each time, down to 16) if N < K
   and A is not transposed, halved (while still at least K) if N >= K.
 
-A one-row product with a B that is not constant (not transposed, alpha 1, beta 0 or 1), and each row of A times a
-1-D B, go to MLAS's GEMV instead: on x86
-the products four at a time (each four rounded and added in order, then added to the output), then two, then one;
-on Arm one fused multiply-add per product in order.  Checked against ONNX Runtime on x86 and for AArch64 in
+A one-row product with a B that is not constant (A not transposed, alpha 1, beta 0 or 1), and each row of A times a
+1-D B, go to MLAS's GEMV instead (:func:`gemv`): on x86 the products four at a time (each four rounded and added in
+order, then added to the output), then two, then one; on Arm one fused multiply-add per product in order.  With B
+transposed (Gemm's ``transB``, a FusedMatMul's) x86 takes its M1 TransposeB kernel (:func:`_gemv_transposed`; not
+its last ``N % 4`` outputs), Arm the blocks above.  Checked against ONNX Runtime on x86 and for AArch64 in
 ``tests/quant/test_sgemm.py``.
 """
 
@@ -40,22 +41,22 @@ def stride_k(n: int, k: int, trans_a: bool = False) -> int:
     return stride
 
 
-def gemm2d(a, b, c=None, *, alpha: float = 1.0, b_constant: bool = False, trans_a: bool = False, gemv: bool = True,
+def gemm2d(a, b, c=None, *, alpha: float = 1.0, b_constant: bool = False, trans_a: bool = False, one_row: bool = True,
            trans_b: bool = False, platform: str = "x86") -> np.ndarray:  # fmt: skip
     """``alpha * a @ b (+ c)`` for the 2-D float32 ``a`` (M, K) and ``b`` (K, N) (already transposed where the node
     says so; ``trans_a`` only picks the block length) and ``c`` (M, N; already scaled by beta) or None, as MLAS adds
     it: the first block's sum times alpha, or added to ``c`` by a fused multiply-add, the next ones added likewise
-    (module docstring); ``gemv``: whether MLAS may take a one-row product to its GEMV (not where Gemm's beta is
+    (module docstring); ``one_row``: whether MLAS may take a one-row product to its GEMV (not where Gemm's beta is
     other than 0 and 1); ``trans_b``: the node gave B transposed (x86 then has a GEMV of its own for it)."""
     a, b = np.asarray(a, F32), np.asarray(b, F32)
     m, k = a.shape
     n = b.shape[1]
     alpha = F32(alpha)
     with np.errstate(over="ignore", invalid="ignore"):
-        if m == 1 and gemv and not b_constant and not trans_a and alpha == 1:
+        if m == 1 and one_row and not b_constant and not trans_a and alpha == 1:
             start = None if c is None else np.asarray(c, F32)[0]
             if not trans_b:
-                return _gemv(a[0], b, platform, start)[None, :]
+                return gemv(a[0], b, platform, start)[None, :]
             if not platform.startswith("arm"):
                 return _gemv_transposed(a[0], b, start)[None, :]
         block = PACKED_STRIDE_K if b_constant else stride_k(n, k, trans_a)
@@ -85,8 +86,8 @@ def gemm(a, b, c=None, *, alpha: float = 1.0, beta: float = 1.0, trans_a: bool =
                                f"{(a.shape[0], b.shape[1])}") from None  # fmt: skip
         if beta != 1:
             start = (start * F32(beta)).astype(F32)
-    gemv = c is None or beta in (0, 1)  # MLAS's GEMV: beta (0 without C) 0 or 1
-    return gemm2d(a, b, start, alpha=alpha, b_constant=b_constant, trans_a=trans_a, gemv=gemv, trans_b=trans_b,
+    one_row = c is None or beta in (0, 1)  # MLAS's GEMV: beta (0 without C) 0 or 1
+    return gemm2d(a, b, start, alpha=alpha, b_constant=b_constant, trans_a=trans_a, one_row=one_row, trans_b=trans_b,
                   platform=platform)  # fmt: skip
 
 
@@ -123,7 +124,7 @@ def _check(a_shape, b_shape, a_k, b_k) -> None:
                            "(second to last, or only) one, and batch axes that broadcast")  # fmt: skip
 
 
-def _gemv(a, b, platform: str, start=None) -> np.ndarray:
+def gemv(a, b, platform: str, start=None) -> np.ndarray:
     """MLAS's one-row product of the vector ``a`` (K) and ``b`` (K, N), added to ``start`` (N) where given (module
     docstring)."""
     k = a.size
@@ -155,7 +156,7 @@ def matmul(a, b, *, b_constant: bool = False, trans_a: bool = False, trans_b: bo
     if b.ndim == 1 and a.ndim >= 2:  # ONNX Runtime takes each row of A times the vector B as a one-row product
         rows = a.reshape(-1, a.shape[-1])
         with np.errstate(over="ignore", invalid="ignore"):
-            return np.array([_gemv(b, r[:, None], platform)[0] for r in rows], F32).reshape(a.shape[:-1])
+            return np.array([gemv(b, r[:, None], platform)[0] for r in rows], F32).reshape(a.shape[:-1])
     a2 = a[None, :] if a.ndim == 1 else a
     b2 = b[:, None] if b.ndim == 1 else b
     batch = np.broadcast_shapes(a2.shape[:-2], b2.shape[:-2])
