@@ -347,7 +347,7 @@ def _overrides(op, target, requant, opset, platform, facts):
                                 if v <= opset), op_batch_normalization.BatchNormalization_6)  # fmt: skip
 
     class BatchNormalization(_ReferenceBatchNorm):
-        """float32 inference as ONNX Runtime's kernel computes it (:func:`.float_kernels.batch_norm`)."""
+        """float32 inference as ONNX Runtime's kernel computes it (:func:`.normalization.batch_norm`)."""
 
         def _run(self, x, scale, bias, mean, var, **kw):
             params = (scale, bias, mean, var)

@@ -1,14 +1,14 @@
 """BatchNormalization and InstanceNormalization in float32 as ONNX Runtime's CPU kernels compute them, bit for bit:
 both are Eigen array code, so their bits follow Eigen's packets (4 floats: SSE in ONNX Runtime's x86 build, NEON in
 its AArch64 one) and, on Arm, the fused multiply-adds its compiler makes of ``a * b + c``.  Checked against ONNX
-Runtime on x86, on QEMU's Haswell CPU and for AArch64 in ``tests/quant/test_float_kernels.py``.
+Runtime on x86, on QEMU's Haswell CPU and for AArch64 in ``tests/quant/test_normalization.py``.
 
 BatchNormalization (inference)
     Per channel ``s = (1 / sqrt(var + eps)) * scale`` and ``b' = bias - mean * s``, then ``x * s + b'``: each
     operation rounded on x86; on Arm ``b' = fma(-mean, s, bias)``, ``fma(x, s, b')``, and the reciprocal of the
     channels in Eigen's packets of 4 by FRECPE's 8-bit estimate and two Newton steps (an ulp or two from
     ``1 / x``; the channels past the last whole packet by a division).  Where it follows a Conv, ONNX Runtime folds
-    it into the Conv's weights instead (not modelled: float Conv, docs/differences.md).
+    it into the Conv's weights instead (that fold is not modelled: docs/differences.md, row 28).
 InstanceNormalization
     For each (n, c) of W = prod(spatial) elements: ``mean = sum(x) / W`` and ``q = sum((x - mean)**2)``, both by
     Eigen's vectorized sum (:func:`eigen_sum`), ``k = (1 / sqrt(q / W + eps)) * scale`` and ``b' = bias - mean *
