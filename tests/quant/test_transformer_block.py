@@ -87,16 +87,6 @@ def test_quantized_transformer_block(activations, per_channel, tmp_path):
     assert "QLinearMatMul" in theirs and "LayerNormalization" in theirs
 
 
-def _neon_session(model):
-    """ONNX Runtime's session; on Arm on a NEON CPU, the one ``platform="arm"`` names (QEMU's default CPU has SVE,
-    whose Softmax kernel is ``platform="arm-sve512"``'s)."""
-    if ort.on_arm():
-        from ..oracles import arm_ort
-
-        return arm_ort.Session(model.SerializeToString(), "neoverse-n1")
-    return ort.session(model)
-
-
 @pytest.mark.parametrize("weights, per_channel", [("QInt8", False), ("QInt8", True), ("QUInt8", False)])
 def test_dynamically_quantized_transformer_block(weights, per_channel, tmp_path):
     """``quantize_dynamic``: each Linear's MatMul becomes ONNX Runtime's DynamicQuantizeMatMul or
@@ -111,7 +101,7 @@ def test_dynamically_quantized_transformer_block(weights, per_channel, tmp_path)
                      per_channel=per_channel)  # fmt: skip
     model = onnx.load(tmp_path / "d.onnx")
     prepared = quant.prepare(model, platform=ort.platform())
-    session = _neon_session(model)
+    session = ort.session(model, neon=True)
     for seed in range(3):
         x = (np.random.default_rng(200 + seed).standard_normal((1, S, D)) * 1.5).astype(F32)
         want = session.run(None, {"x": x})[0]

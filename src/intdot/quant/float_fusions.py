@@ -1,4 +1,4 @@
-"""The float fusions of ONNX Runtime's optimizer that change bits: its GeluFusion.
+"""The float fusions of ONNX Runtime's optimizer that change bits: its GeluFusion and MatMulAddFusion.
 
 PyTorch writes GELU as ``x / sqrt(2) -> Erf -> + 1 -> * x -> * 0.5`` (before ONNX opset 20 had a Gelu), and ONNX
 Runtime, at its default optimization level, makes that chain one Gelu node (``com.microsoft:Gelu``; ONNX's
@@ -15,10 +15,24 @@ conditions of its ``gelu_fusion.cc`` (checked against its optimized graphs in ``
 - ``x`` not a DequantizeLinear's output (ONNX Runtime gives each of its readers a copy first, so the chain's two
   uses of ``x`` read two values).
 
-A decomposed layer norm and RMSNorm, which its LayerNormFusion and SimplifiedLayerNormFusion make one node, are
-fused by :mod:`intdot.quant.layer_norm_fusion`.  Its other float fusions (SkipLayerNormalization, Attention,
-FastGelu, ...) are not modelled (``docs/differences.md``, row 28); BiasGelu and QuickGelu give the bits of the nodes
-they replace.
+MatMulAddFusion makes a float ``MatMul`` and the ``Add`` after it one ``Gemm``, whose SGEMM starts from the
+bias and adds each block of K to it (:mod:`intdot.quant.sgemm`): where K is more than one block, not the bits of
+the product then the sum.  :func:`fuse_matmul_add` fuses the same pairs, under the conditions ONNX Runtime 1.32
+applies (checked against its optimized graphs in ``tests/quant/test_matmul_add_fusion.py``):
+
+- the MatMul read by the Add alone (one input slot), not a graph output; the Add's version 7 or later; MatMul's
+  first input and the Add's first input of one type, float32, float16 or bfloat16;
+- the shapes of both MatMul inputs known, B 2-D;
+- A 2-D: the Add's other input ``C`` of shape ``[N]``, ``[1, N]``, ``[M, 1]`` or ``[M, N]`` (each dimension the same
+  value or the same symbolic name);
+- A of another rank: every dimension of A and B fixed, ``C`` of shape ``[N]``; a ``Reshape`` of A to ``[M, K]``
+  before the Gemm and one back after it (1.32 fuses an attention's projections too, which later sources leave to
+  AttentionFusion).
+
+A decomposed layer norm and RMSNorm, which its LayerNormFusion and SimplifiedLayerNormFusion make one node, and the
+residual Add before a LayerNormalization, which its SkipLayerNormFusion takes in, are fused by
+:mod:`intdot.quant.layer_norm_fusion`.  Its other float fusions (MatMulScaleFusion, Attention, FastGelu, ...) are
+not modelled (``docs/differences.md``, row 28); BiasGelu and QuickGelu give the bits of the nodes they replace.
 """
 
 from __future__ import annotations
@@ -27,7 +41,7 @@ import math
 
 import numpy as np
 
-from .qdq_rules import _Graph, _op, rebuilt
+from .qdq_rules import _Graph, _op, inferred_values, rebuilt
 
 MS_DOMAIN = "com.microsoft"
 
@@ -100,3 +114,100 @@ def fuse_gelu(model):
         domain = "" if opset >= 20 else MS_DOMAIN
         placed[id(last)] = helper.make_node("Gelu", [x], [out], name=f"{last.name or out}_Gelu", domain=domain)
     return rebuilt(model, placed, removed, domain=None if opset >= 20 else MS_DOMAIN)
+
+
+def fuse_matmul_add(model, shapes_of=None):
+    """``model`` with each float MatMul and the Add after it that ONNX Runtime's MatMulAddFusion makes one Gemm
+    made one (module docstring); ``model`` itself where there is none.  ``shapes_of``: a model with the same value
+    names whose shapes ONNX's inference knows better (the model before intdot's QDQ rewrite wrote ONNX Runtime's
+    operators); its shapes come first."""
+    from onnx import helper, numpy_helper
+
+    if not {"MatMul", "Add"} <= {n.op_type for n in model.graph.node if n.domain in ("", "ai.onnx")}:
+        return model
+    shapes = inferred_values(model, symbolic=True)
+    if shapes_of is not None:
+        shapes |= inferred_values(shapes_of, symbolic=True)
+    g = _Graph(model, info=shapes)
+    if g.opset < 7:  # Add-6: not a version the fusion takes
+        return model
+    placed, removed, inits = {}, set(), []
+    for n in model.graph.node:
+        found = _matmul_add(g, n, shapes)
+        if found is None:
+            continue
+        add, a, bias, reshape = found
+        stem = n.name or n.output[0]
+        if reshape is None:
+            gemm = helper.make_node("Gemm", [a, n.input[1], bias], list(add.output), name=f"{stem}/MatMulAddFusion")
+            placed[id(add)] = [gemm]
+        else:
+            into, back = reshape
+            names = [f"{stem}/gemm_{k}" for k in ("input_shape", "output_shape", "input", "output")]
+            inits += [numpy_helper.from_array(np.array(v, np.int64), k) for v, k in zip((into, back), names)]
+            placed[id(add)] = [
+                helper.make_node("Reshape", [a, names[0]], [names[2]], name=f"{stem}/gemm_input_reshape"),
+                helper.make_node("Gemm", [names[2], n.input[1], bias], [names[3]], name=f"{stem}/MatMulAddFusion"),
+                helper.make_node("Reshape", [names[3], names[1]], list(add.output), name=f"{stem}/gemm_output_reshape"),
+            ]  # fmt: skip
+        removed |= {id(n), id(add)}
+    if not placed:
+        return model
+    out = type(model)()
+    out.CopyFrom(model)
+    del out.graph.node[:]
+    for n in model.graph.node:
+        if id(n) in placed:
+            out.graph.node.extend(placed[id(n)])
+        elif id(n) not in removed:
+            out.graph.node.append(n)
+    out.graph.initializer.extend(inits)
+    return out
+
+
+# The element types MatMulAddFusion takes (Gemm's floats).
+_GEMM_TYPES = ("float32", "float16", "bfloat16")
+
+
+def _edges(g, name) -> list:
+    """The readers of ``name``, one for each input slot that reads it (ONNX Runtime's output edges)."""
+    unique = {id(r): r for r in g.readers.get(name, [])}.values()
+    return [r for r in unique for i in r.input if i == name]
+
+
+def _same_dim(a, b) -> bool:
+    """Two dimensions equal as ONNX's protobuf compares them: the same value, the same name, or both unknown."""
+    return a == b
+
+
+def _matmul_add(g, n, shapes):
+    """(the Add, Gemm's A, its C, None or the (input, output) shapes of the Reshapes around it) where ONNX Runtime's
+    MatMulAddFusion takes MatMul ``n``, else None."""
+    if not _op(n, "MatMul") or len(n.input) != 2 or any(o in g.outputs for o in n.output):
+        return None
+    readers = _edges(g, n.output[0])
+    if len(readers) != 1 or not _op(readers[0], "Add") or len(readers[0].input) != 2:
+        return None
+    add = readers[0]
+    dtype = g.dtype(n.input[0])
+    if dtype is None or dtype != g.dtype(add.input[0]) or np.dtype(dtype).name not in _GEMM_TYPES:
+        return None
+    a_dims, b_dims = (g.shape(i) if i in g.const else shapes.get(i, (None, None))[1] for i in n.input)
+    if a_dims is None or b_dims is None or len(b_dims) != 2:
+        return None
+    reshape = None
+    if len(a_dims) != 2:
+        if not all(isinstance(d, int) for d in (*a_dims, *b_dims)):
+            return None  # Reshapes of fixed shapes only
+        m = int(np.prod(a_dims[:-1], dtype=np.int64))
+        reshape = ((m, b_dims[0]), (*a_dims[:-1], b_dims[1]))
+    bias = add.input[1] if add.input[0] == n.output[0] else add.input[0]
+    c_dims = g.shape(bias) if bias in g.const else shapes.get(bias, (None, None))[1]
+    if c_dims is None:
+        return None
+    one = lambda d: d == 1  # noqa: E731
+    n_dim = b_dims[1]
+    valid = (len(c_dims) == 1 and _same_dim(c_dims[0], n_dim)) or (reshape is None and len(c_dims) == 2 and (
+        (one(c_dims[0]) and _same_dim(c_dims[1], n_dim))
+        or (_same_dim(c_dims[0], a_dims[0]) and (one(c_dims[1]) or _same_dim(c_dims[1], n_dim)))))  # fmt: skip
+    return (add, n.input[0], bias, reshape) if valid else None

@@ -122,6 +122,16 @@ def _rows(x, a, rows, n, scale, bias, eps, simplified, family):
     return _x86_rows(rows2d, s, b, eps, simplified)
 
 
+def cpp_rows(x, scale, bias, eps, simplified, family, arm_vector_squares_above):
+    """Y, Mean and InvStdDev of the rows of the 2-D ``x`` by ONNX Runtime's C++ loops at every row length (no MLAS
+    kernel; ``scale`` and ``bias`` one value an element of a row, ``bias`` None for none): the x86 C++ path of the
+    module docstring, or Arm's with its first ``4 * (n // 4)`` simplified squares rounded where ``n`` is above
+    ``arm_vector_squares_above`` (where the compiler vectorized that multiply differs from kernel to kernel)."""
+    if family.startswith("arm"):
+        return _arm_rows(x, scale, bias, eps, simplified, arm_vector_squares_above)
+    return _x86_rows(x, scale, bias, eps, simplified)
+
+
 def _parameter(v, name, x) -> np.ndarray:
     v = np.asarray(v)
     if v.dtype != F32:
@@ -234,11 +244,11 @@ def _x86_rows(x, s, b, eps, simplified):
     return _cpp_rows(x, s, b, eps, simplified, False, squares)
 
 
-def _arm_rows(x, s, b, eps, simplified):
+def _arm_rows(x, s, b, eps, simplified, vector_squares_above=_ARM_VECTOR_SQUARES_ABOVE):
     squares = None
     if simplified:
         n = x.shape[1]
-        full = 4 * (n // 4) if n > _ARM_VECTOR_SQUARES_ABOVE else 0
+        full = 4 * (n // 4) if n > vector_squares_above else 0
         squares = _sequential_sum32((x[:, :full] * x[:, :full]).astype(F32))
         for j in range(full, n):
             squares = fma32(x[:, j], x[:, j], squares)

@@ -48,11 +48,13 @@ from __future__ import annotations
 import numpy as np
 
 from .float_fusions import _other
-from .qdq_rules import _Graph, _op, inferred_graph, rebuilt
+from .qdq_rules import _Graph, _op, inferred_values, rebuilt
 
 _FLOATS = frozenset({"float16", "float32", "float64", "bfloat16"})
 _F32 = np.dtype(np.float32)
 _FLOAT = 1  # TensorProto.FLOAT
+# LayerNormalization's default epsilon, which SkipLayerNormFusion passes on where the node has none.
+_LN_EPSILON = 1e-5
 
 
 class _Chain:
@@ -128,25 +130,6 @@ class _Chain:
 
 def _cast_to(node):
     return next((a.i for a in node.attribute if a.name == "to"), 0)
-
-
-def _inferred(model) -> dict:
-    """name -> (numpy dtype or None, dims with None for a symbolic one, or None where the rank is unknown)."""
-    from onnx import helper
-
-    g = inferred_graph(model)
-    out = {}
-    for vi in list(g.input) + list(g.value_info) + list(g.output):
-        if not vi.type.HasField("tensor_type"):
-            continue
-        tt = vi.type.tensor_type
-        try:
-            dtype = np.dtype(helper.tensor_dtype_to_np_dtype(tt.elem_type)) if tt.elem_type else None
-        except (KeyError, TypeError, ValueError):
-            dtype = None
-        dims = tuple(d.dim_value if d.HasField("dim_value") else None for d in tt.shape.dim)
-        out[vi.name] = (dtype, dims if tt.HasField("shape") else None)
-    return out
 
 
 def _axes(c, rmean):
@@ -338,7 +321,78 @@ def _simplified_match(c, pw):
     return nodes, node
 
 
-def _rewrite(model, dims, kind, match):
+def _skip_match(c, ln, shapes):
+    """(nodes to remove, the SkipLayerNormalization node) where the LayerNormalization ``ln`` reads an Add that ONNX
+    Runtime's SkipLayerNormFusion takes with it (and a bias Add before that one); ``shapes``:
+    :func:`~intdot.quant.qdq_rules.inferred_values`' symbolic ones."""
+    from onnx import helper
+
+    if c.opset < 7 or not c.floats(ln):
+        return None
+    add1 = c.producer(ln.input[0])
+    if not _op(add1, "Add") or not _first_add(c, add1, shapes) or any(o in c.g.outputs for o in add1.output):
+        return None
+    inputs = [add1.input[0], add1.input[1], ln.input[1], ln.input[2] if len(ln.input) > 2 else ""]
+    nodes = [add1, ln]
+    for slot in (0, 1):  # Format 1 (the bias Add on add1's first input), then Format 2 (on its second)
+        add2 = c.producer(add1.input[slot])
+        if _op(add2, "Add") and _second_add(c, add2, shapes) and not any(o in c.g.outputs for o in add2.output):
+            inputs[slot] = add2.input[0]
+            inputs.append(add2.input[1])
+            nodes.insert(0, add2)
+            break
+    eps = next((a.f for a in ln.attribute if a.name == "epsilon"), _LN_EPSILON)
+    node = helper.make_node("SkipLayerNormalization", inputs, list(ln.output), name=f"{ln.name}/SkipLayerNormFusion/",
+                            domain="com.microsoft", epsilon=eps)  # fmt: skip
+    return nodes, node
+
+
+def _dims(c, name, shapes):
+    return tuple(c.g.const.shape(name)) if name in c.g.const else shapes.get(name, (None, None))[1]
+
+
+def _first_add(c, add, shapes) -> bool:
+    """CheckFirstAdd: float, one output edge, two 3-D inputs of the same dimensions, each the same value or the
+    same symbolic name (as ONNX Runtime 1.32 checks them: its source takes a name for the first alone)."""
+    if not c.floats(add) or len(add.input) != 2 or len(c.edges(add)) != 1:
+        return False
+    a, b = (_dims(c, i, shapes) for i in add.input)
+    if a is None or b is None or len(a) != 3 or len(b) != 3:
+        return False
+    return all(u is not None and u == v for u, v in zip(a, b))
+
+
+def _second_add(c, add, shapes) -> bool:
+    """CheckSecondAdd: float, one output edge, a 3-D input and a constant 1-D one of its last dimension."""
+    if not c.floats(add) or len(add.input) != 2 or len(c.edges(add)) != 1 or c.folded(add.input[1]) is None:
+        return False
+    if _integer_bias(c, add):
+        return False
+    a, b = (_dims(c, i, shapes) for i in add.input)
+    return a is not None and b is not None and len(a) == 3 and len(b) == 1 and isinstance(a[2], int) and a[2] == b[0]
+
+
+def _integer_bias(c, add) -> bool:
+    """Whether ONNX Runtime's MatMulIntegerToFloatFusion, which runs first, takes ``add`` as its bias:
+    ``MatMulInteger -> Cast -> Mul(., Mul(scales)) -> Add(., bias)`` (quantize_dynamic's chain), each node before
+    the Add read once, the bias a constant of shape ``[1, ..., 1, N]`` with N > 1."""
+    mul = c.g.producer.get(add.input[0])
+    if not _op(mul, "Mul") or len(c.edges(mul)) != 1:
+        return False
+    parents = [c.g.producer.get(i) for i in mul.input]
+    cast = next((p for p in parents if _op(p, "Cast")), None)
+    scales = next((p for p in parents if _op(p, "Mul")), None)
+    integer = c.g.producer.get(cast.input[0]) if cast is not None else None
+    if scales is None or not _op(integer, "MatMulInteger"):
+        return False
+    if any(not c.ends(n, 1) for n in (cast, integer, scales)):
+        return False
+    bias = add.input[1]
+    dims = c.g.const.shape(bias) if bias in c.g.const else None
+    return dims is not None and len(dims) >= 1 and all(d == 1 for d in dims[:-1]) and dims[-1] > 1
+
+
+def _rewrite(model, dims, kind, match, domain=None):
     """``model`` with each chain ``match`` finds from a ``kind`` node (in node order, as ONNX Runtime walks its
     graph; a node already taken by an earlier chain starts none) made one node, placed where its last node was."""
     c = _Chain(model, dims)
@@ -352,7 +406,7 @@ def _rewrite(model, dims, kind, match):
         nodes, node = found
         removed |= {id(m) for m in nodes}
         placed[id(max(nodes, key=lambda m: c.order[id(m)]))] = node
-    return rebuilt(model, placed, removed) if placed else model
+    return rebuilt(model, placed, removed, domain=domain) if placed else model
 
 
 def fuse_layer_norm(model):
@@ -362,6 +416,24 @@ def fuse_layer_norm(model):
     kinds = {n.op_type for n in model.graph.node if n.domain in ("", "ai.onnx")}
     if not {"ReduceMean", "Pow", "Sqrt", "Div", "Mul"} <= kinds:
         return model
-    dims = _inferred(model)
+    dims = inferred_values(model)
     model = _rewrite(model, dims, "ReduceMean", _layer_norm_match)
     return _rewrite(model, dims, "Pow", _simplified_match)
+
+
+def fuse_skip_layer_norm(model, shapes_of=None):
+    """``model`` with each residual Add (and the bias Add before it) that ONNX Runtime's SkipLayerNormFusion takes
+    into the LayerNormalization after it made one ``com.microsoft`` SkipLayerNormalization node
+    (:mod:`intdot.quant.skip_layer_norm`); ``model`` itself where there is none.  ``shapes_of``: a model with the
+    same value names whose shapes ONNX's inference knows better (the model before intdot's QDQ rewrite wrote
+    ONNX Runtime's operators, which it cannot read); its shapes come first."""
+    kinds = {n.op_type for n in model.graph.node if n.domain in ("", "ai.onnx")}
+    if not {"Add", "LayerNormalization"} <= kinds:
+        return model
+    shapes = inferred_values(model, symbolic=True)
+    if shapes_of is not None:
+        shapes |= inferred_values(shapes_of, symbolic=True)
+    plain = {k: (t, d if d is None else tuple(v if isinstance(v, int) else None for v in d))
+             for k, (t, d) in shapes.items()}  # fmt: skip
+    return _rewrite(model, plain, "LayerNormalization", lambda c, ln: _skip_match(c, ln, shapes),
+                    domain="com.microsoft")  # fmt: skip

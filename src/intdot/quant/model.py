@@ -54,6 +54,8 @@ _MS_OPS = (
     "Gelu",
     "BiasGelu",
     "QuickGelu",
+    "SkipLayerNormalization",
+    "SkipSimplifiedLayerNormalization",
 )
 
 
@@ -181,6 +183,7 @@ def _overrides(op, target, requant, opset, platform, facts):
         reduce,
         resize,
         sgemm,
+        skip_layer_norm,
     )
     from ._args import float_platform, text
     from .fma import fma32
@@ -382,6 +385,31 @@ def _overrides(op, target, requant, opset, platform, facts):
         outputs = len(node_run.onnx_node.output)
         return named(node_run, lambda: layer_norm.layer_norm(x, scale, bias, axis, epsilon, family,
                                                              simplified=simplified, outputs=outputs))  # fmt: skip
+
+    def _skip_layer_norm(node_run, inputs, simplified):
+        """ONNX Runtime's SkipLayerNormalization or SkipSimplifiedLayerNormalization (:mod:`.skip_layer_norm`):
+        ``(output, mean, inv_std_var, input_skip_bias_sum)``, of which its CPU kernel writes the first and last."""
+        names = list(node_run.onnx_node.output)
+        if any(names[1:3]):
+            raise OperandError(
+                f"node {_label(node_run.onnx_node)}: its output {quote(next(n for n in names[1:3] if n))} (mean or "
+                "inv_std_var) is one ONNX Runtime's CPU kernel does not write; expected only output and "
+                "input_skip_bias_sum"
+            )
+        epsilon = _attr(node_run, "epsilon", skip_layer_norm.DEFAULT_EPSILON)
+        x, skip, gamma, *rest = inputs
+        beta, bias = (None, rest[0] if rest else None) if simplified else ((rest + [None, None])[:2])
+        y, total = named(node_run, lambda: skip_layer_norm.skip_layer_norm(
+            x, skip, gamma, beta, bias, epsilon, family, simplified=simplified))  # fmt: skip
+        return (y, None, None, total)[: len(names)]
+
+    class SkipLayerNormalization(_Microsoft):
+        def _run(self, *inputs, **_):
+            return _skip_layer_norm(self, inputs, simplified=False)
+
+    class SkipSimplifiedLayerNormalization(_Microsoft):
+        def _run(self, *inputs, **_):
+            return _skip_layer_norm(self, inputs, simplified=True)
 
     def _reduction(module, name, versions):
         """``name`` in float32 as ONNX Runtime's kernel adds (:mod:`.reduce`); the node's version of onnx.reference's
@@ -615,6 +643,8 @@ def _overrides(op, target, requant, opset, platform, facts):
         GlobalAveragePool,
         AveragePool,
         *ms_gelu,
+        SkipLayerNormalization,
+        SkipSimplifiedLayerNormalization,
     ]
 
 
@@ -746,13 +776,16 @@ def prepare(model, *, qdq_int8_allowed: bool | None = None, platform: str = "x86
     :func:`run`'s."""
     from ._args import platform_of
     from .cse import drop_noops, merge_common
-    from .float_fusions import fuse_gelu
-    from .layer_norm_fusion import fuse_layer_norm
+    from .float_fusions import fuse_gelu, fuse_matmul_add
+    from .layer_norm_fusion import fuse_layer_norm, fuse_skip_layer_norm
     from .qdq import fuse
 
     int8 = _int8_allowed(qdq_int8_allowed, platform)
     family = platform_of(platform)
-    fused = fuse_layer_norm(fuse_gelu(fuse(merge_common(drop_noops(load(model))), int8_allowed=int8, platform=family)))
+    loaded = merge_common(drop_noops(load(model)))
+    fused = fuse_matmul_add(fuse(loaded, int8_allowed=int8, platform=family), shapes_of=loaded)
+    fused = fuse_layer_norm(fuse_gelu(fused))
+    fused = fuse_skip_layer_norm(fused, shapes_of=loaded)
     if family == "arm":
         from .dynamic_arm import fuse_bias
 

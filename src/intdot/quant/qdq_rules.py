@@ -109,6 +109,27 @@ def inferred_graph(model):
         return model.graph
 
 
+def inferred_values(model, symbolic=False) -> dict:
+    """name -> (numpy dtype or None, dims with None for a symbolic one (``symbolic``: its name, a str, where it has
+    one), or None where the rank is unknown)."""
+    from onnx import helper
+
+    g = inferred_graph(model)
+    out = {}
+    for vi in list(g.input) + list(g.value_info) + list(g.output):
+        if not vi.type.HasField("tensor_type"):
+            continue
+        tt = vi.type.tensor_type
+        try:
+            dtype = np.dtype(helper.tensor_dtype_to_np_dtype(tt.elem_type)) if tt.elem_type else None
+        except (KeyError, TypeError, ValueError):
+            dtype = None
+        dims = tuple(d.dim_value if d.HasField("dim_value") else (d.dim_param or None) if symbolic else None
+                     for d in tt.shape.dim)  # fmt: skip
+        out[vi.name] = (dtype, dims if tt.HasField("shape") else None)
+    return out
+
+
 def without_weights(model):
     """``model`` with each large initializer replaced by a declared input of its type and shape: shape inference
     needs the values of small constants only (a Reshape's shape), and copying weights through it cost more than
