@@ -258,7 +258,7 @@ def test_mean_output_is_refused():
         quant.run(model, v, op="sdot4")
 
 
-def _post_ln_block(dims, s=8, d=32, heads=8):
+def _post_ln_block(dims, s=8, d=32, heads=4):
     """A post-LN (BERT) encoder block on x [1, s, d] (declared ``dims``): self-attention, ``LayerNormalization(x +
     attention)``, a GELU MLP as PyTorch writes it, ``LayerNormalization(h + mlp)``."""
     g = Nodes(s + d)

@@ -1,4 +1,5 @@
-"""The float fusions of ONNX Runtime's optimizer that change bits: its GeluFusion and MatMulAddFusion.
+"""The float fusions of ONNX Runtime's optimizer that change bits: its GeluFusion, MatMulAddFusion and
+MatMulScaleFusion.
 
 PyTorch writes GELU as ``x / sqrt(2) -> Erf -> + 1 -> * x -> * 0.5`` (before ONNX opset 20 had a Gelu), and ONNX
 Runtime, at its default optimization level, makes that chain one Gelu node (``com.microsoft:Gelu``; ONNX's
@@ -29,10 +30,25 @@ applies (checked against its optimized graphs in ``tests/quant/test_matmul_add_f
   before the Gemm and one back after it (1.32 fuses an attention's projections too, which later sources leave to
   AttentionFusion).
 
+MatMulScaleFusion moves a scalar ``Mul`` or ``Div`` of a float MatMul's input or output into the ``alpha`` of one
+``com.microsoft`` FusedMatMul, which MLAS applies to each block's sum: a scaled input is not rounded first, and a
+Div by ``s`` multiplies by ``float32(1 / s)`` (an attention's ``scores / sqrt(d)``).  :func:`fuse_matmul_scale`
+fuses under 1.32's conditions (``tests/quant/test_matmul_scale_fusion.py``), after MatMulAddFusion (a MatMul that
+became a Gemm is not one):
+
+- a MatMul (version 9 or later) of float32 (or float64) operands;
+- each input written by a Mul or a Div (version 7 or later) by a constant initializer of one element (either
+  operand of a Mul, the divisor of a Div) whose rank is at most the other operand's, that other operand of known
+  shape and not a scalar: the MatMul reads the unscaled value (the scaling node stays where something else reads
+  it);
+- its output, where the MatMul alone writes to one node and no graph output, read by such a Mul or Div: the
+  FusedMatMul writes its output;
+- ``alpha``: the scales multiplied in float32 (a Div's as ``float32(1 / c)``).
+
 A decomposed layer norm and RMSNorm, which its LayerNormFusion and SimplifiedLayerNormFusion make one node, and the
 residual Add before a LayerNormalization, which its SkipLayerNormFusion takes in, are fused by
-:mod:`intdot.quant.layer_norm_fusion`.  Its other float fusions (MatMulScaleFusion, Attention, FastGelu, ...) are
-not modelled (``docs/differences.md``, row 28); BiasGelu and QuickGelu give the bits of the nodes they replace.
+:mod:`intdot.quant.layer_norm_fusion`.  Its other float fusions (Attention, EmbedLayerNormalization, FastGelu, ...)
+are not modelled (``docs/differences.md``, row 28); BiasGelu and QuickGelu give the bits of the nodes they replace.
 """
 
 from __future__ import annotations
@@ -211,3 +227,96 @@ def _matmul_add(g, n, shapes):
         (one(c_dims[0]) and _same_dim(c_dims[1], n_dim))
         or (_same_dim(c_dims[0], a_dims[0]) and (one(c_dims[1]) or _same_dim(c_dims[1], n_dim)))))  # fmt: skip
     return (add, n.input[0], bias, reshape) if valid else None
+
+
+def fuse_matmul_scale(model, shapes_of=None):
+    """``model`` with each float MatMul and the scalar Mul or Div ONNX Runtime's MatMulScaleFusion moves into it made
+    one ``com.microsoft`` FusedMatMul whose ``alpha`` is the scale (module docstring); ``model`` itself where there is
+    none.  ``shapes_of``: as :func:`fuse_matmul_add`'s."""
+    from onnx import helper
+
+    kinds = {n.op_type for n in model.graph.node if n.domain in ("", "ai.onnx")}
+    if "MatMul" not in kinds or not kinds & {"Mul", "Div"}:
+        return model
+    shapes = inferred_values(model, symbolic=True)
+    if shapes_of is not None:
+        shapes |= inferred_values(shapes_of, symbolic=True)
+    g = _Graph(model, info=shapes)
+    if g.opset < 9:  # MatMul-1: not a version the fusion takes
+        return model
+    placed, removed = {}, set()
+    order = {id(m): k for k, m in enumerate(model.graph.node)}
+    for n in model.graph.node:
+        if not _op(n, "MatMul") or id(n) in removed or g.dtype(n.input[0]) not in (np.float32, np.float64):
+            continue
+        inputs, scales, taken = list(n.input), [], []
+        for slot, name in enumerate(n.input):
+            p = g.producer.get(name)
+            found = _scale(g, p) if p is not None and id(p) not in removed else None
+            if found is None:
+                continue
+            value, kept = found
+            if not g.shape(p.input[kept]):  # the unscaled input must not be a scalar (nor of unknown shape)
+                continue
+            inputs[slot] = p.input[kept]
+            scales.append(value)
+            if len(_edges(g, name)) == 1 and name not in g.outputs:
+                taken.append(p)
+        outputs = list(n.output)
+        after = _edges(g, n.output[0]) if n.output[0] not in g.outputs else []
+        if len(after) == 1 and id(after[0]) not in removed and _scale(g, after[0]) is not None:
+            scales.append(_scale(g, after[0])[0])
+            outputs = list(after[0].output)
+            taken.append(after[0])
+        if not scales:
+            continue
+        alpha = _alpha(scales)
+        if alpha is None:
+            continue
+        node = helper.make_node("FusedMatMul", inputs, outputs, name=f"{n.name or n.output[0]}/MatMulScaleFusion/",
+                                domain=MS_DOMAIN, alpha=alpha)  # fmt: skip
+        last = max([n, *taken], key=lambda m: order[id(m)])
+        placed[id(last)] = node
+        removed |= {id(n)} | {id(m) for m in taken}
+    return rebuilt(model, placed, removed, domain=MS_DOMAIN) if placed else model
+
+
+def _scale(g, node):
+    """(scale, the index of the scaled input) where ``node`` is a Mul or Div by a scalar constant initializer
+    (ONNX Runtime's GetScaleFromNode: one element, of a rank no more than the other input's; an integer one only
+    where float32 holds it exactly); a Div's scale is the reciprocal, in float32 (float64 for a double)."""
+    if not (_op(node, "Div") or _op(node, "Mul")) or len(node.input) != 2 or g.opset < 7:
+        return None
+    for slot in (1,) if node.op_type == "Div" else (0, 1):
+        c = node.input[slot]
+        if c not in g.const:
+            continue
+        v = np.asarray(g.const[c])
+        other = g.shape(node.input[1 - slot])
+        if v.size != 1 or v.ndim > (len(other) if other is not None else 0):
+            continue
+        x = v.ravel()[0]
+        if v.dtype.kind in "iu" and int(np.float32(x)) != int(x):
+            continue
+        if v.dtype.kind not in "iuf":
+            continue
+        double = v.dtype == np.float64
+        value = np.float64(x) if double else np.float32(x)
+        if node.op_type == "Div":
+            value = 1.0 / value if double else np.float32(1) / value
+        return (value, 1 - slot)
+    return None
+
+
+def _alpha(scales):
+    """The scales' product as ONNX Runtime forms it: in float32, or where one is a double in float64, and then only
+    if float32 holds it exactly (None otherwise)."""
+    if any(isinstance(s, np.float64) for s in scales):
+        total = np.float64(1.0)
+        for s in scales:
+            total = total * np.float64(s)
+        return float(np.float32(total)) if np.float64(np.float32(total)) == total else None
+    total = np.float32(1)
+    for s in scales:
+        total = np.float32(total * np.float32(s))
+    return float(total)

@@ -56,6 +56,7 @@ _MS_OPS = (
     "QuickGelu",
     "SkipLayerNormalization",
     "SkipSimplifiedLayerNormalization",
+    "FusedMatMul",
 )
 
 
@@ -499,6 +500,27 @@ def _overrides(op, target, requant, opset, platform, facts):
             }
             return (named(self, lambda: sgemm.matmul(a, b, platform=family, **flags)),)
 
+    class FusedMatMul(_Microsoft):
+        """ONNX Runtime's MatMul with ``alpha`` and operands read transposed (its MatMulScaleFusion and
+        MatmulTransposeFusion write it): float32 through :func:`.sgemm.matmul`."""
+
+        def _run(self, a, b, **_):
+            node = self.onnx_node
+            if a.dtype != np.float32 or b.dtype != np.float32:
+                raise OperandTypeError(f"node {_label(node)}: {a.dtype} x {b.dtype}; only float32 is modelled")
+            if any(_attr(self, k, 0) for k in ("transBatchA", "transBatchB")):
+                raise OperandError(f"node {_label(node)}: transBatchA and transBatchB are not modelled")
+            operands, flags = [], {}
+            for x, name, value in ((a, "A", node.input[0]), (b, "B", node.input[1])):
+                given = bool(_attr(self, f"trans{name}", 0))
+                if given and x.ndim < 2:
+                    raise OperandError(f"node {_label(node)}: trans{name}=1 for a {x.ndim}-D {name}")
+                operands.append(np.swapaxes(x, -1, -2) if given else x)
+                # read transposed: by the node's flag, or where the value is a Transpose MLAS reads through
+                flags[f"trans_{name.lower()}"] = given != (value in transposed)
+            options = {"b_constant": node.input[1] in constants, "alpha": _attr(self, "alpha", 1.0)}
+            return (named(self, lambda: sgemm.matmul(*operands, platform=family, **options, **flags)),)
+
     _ReferenceGemm = op_gemm.Gemm_7 if opset >= 7 else op_gemm.Gemm_6
 
     class Gemm(_ReferenceGemm):
@@ -645,6 +667,7 @@ def _overrides(op, target, requant, opset, platform, facts):
         *ms_gelu,
         SkipLayerNormalization,
         SkipSimplifiedLayerNormalization,
+        FusedMatMul,
     ]
 
 
@@ -776,7 +799,7 @@ def prepare(model, *, qdq_int8_allowed: bool | None = None, platform: str = "x86
     :func:`run`'s."""
     from ._args import platform_of
     from .cse import drop_noops, merge_common
-    from .float_fusions import fuse_gelu, fuse_matmul_add
+    from .float_fusions import fuse_gelu, fuse_matmul_add, fuse_matmul_scale
     from .layer_norm_fusion import fuse_layer_norm, fuse_skip_layer_norm
     from .qdq import fuse
 
@@ -785,7 +808,7 @@ def prepare(model, *, qdq_int8_allowed: bool | None = None, platform: str = "x86
     loaded = merge_common(drop_noops(load(model)))
     fused = fuse_matmul_add(fuse(loaded, int8_allowed=int8, platform=family), shapes_of=loaded)
     fused = fuse_layer_norm(fuse_gelu(fused))
-    fused = fuse_skip_layer_norm(fused, shapes_of=loaded)
+    fused = fuse_matmul_scale(fuse_skip_layer_norm(fused, shapes_of=loaded), shapes_of=loaded)
     if family == "arm":
         from .dynamic_arm import fuse_bias
 
@@ -844,6 +867,10 @@ _POOLS = ("AveragePool", "GlobalAveragePool")
 _MOVES = ("Transpose", "Reshape", "Squeeze", "Unsqueeze", "Identity", "Flatten", "Cast")
 
 
+# The nodes MatmulTransposeFusion folds a Transpose into: (type, domain).
+_MATMULS = (("MatMul", ""), ("MatMul", "ai.onnx"), ("FusedMatMul", _MS_DOMAIN))
+
+
 def _fused_transposes(model, constants) -> frozenset:
     """The MatMul operands that ONNX Runtime's MatmulTransposeFusion folds into a FusedMatMul: a Transpose of the
     last two axes (the others kept in place) of a value that is not a constant (one it folds first), read by
@@ -863,12 +890,7 @@ def _fused_transposes(model, constants) -> frozenset:
         if perm is None or len(perm) < 2 or perm[:-2] != list(range(len(perm) - 2)) or perm[-2:] != [
                 len(perm) - 1, len(perm) - 2]:  # fmt: skip
             continue
-        if (
-            out not in outputs
-            and len(users) == 1
-            and users[0].op_type == "MatMul"
-            and users[0].domain in ("", "ai.onnx")
-        ):
+        if out not in outputs and len(users) == 1 and (users[0].op_type, users[0].domain) in _MATMULS:
             found.add(out)
     return frozenset(found)
 

@@ -145,14 +145,17 @@ def gemv(a, b, platform: str, start=None) -> np.ndarray:
     return s
 
 
-def matmul(a, b, *, b_constant: bool = False, trans_a: bool = False, trans_b: bool = False,
+def matmul(a, b, *, b_constant: bool = False, trans_a: bool = False, trans_b: bool = False, alpha: float = 1.0,
            platform: str = "x86") -> np.ndarray:  # fmt: skip
     """ONNX's float32 MatMul (NumPy's broadcasting of batches, 1-D operands as NumPy takes them) as ONNX Runtime
     computes it; ``b_constant``: B is a constant 2-D matrix, which ONNX Runtime packs; ``trans_a``, ``trans_b``: the
     operand is a Transpose of its last two axes that ONNX Runtime's MatmulTransposeFusion folds into a FusedMatMul,
-    whose SGEMM then reads it transposed (module docstring)."""
+    whose SGEMM then reads it transposed (module docstring); ``alpha``: a FusedMatMul's (a scale its
+    MatMulScaleFusion moved into the product; not with a 1-D operand)."""
     a, b = np.asarray(a, F32), np.asarray(b, F32)
     _check(a.shape, b.shape, a.shape[-1:], b.shape[-2:][:1] if b.ndim > 1 else b.shape)
+    if F32(alpha) != 1 and (a.ndim == 1 or b.ndim == 1):
+        raise OperandError(f"alpha={alpha} with a 1-D operand (shapes {a.shape}, {b.shape}): not modelled")
     if b.ndim == 1 and a.ndim >= 2:  # ONNX Runtime takes each row of A times the vector B as a one-row product
         rows = a.reshape(-1, a.shape[-1])
         with np.errstate(over="ignore", invalid="ignore"):
@@ -163,7 +166,7 @@ def matmul(a, b, *, b_constant: bool = False, trans_a: bool = False, trans_b: bo
     am = np.broadcast_to(a2, batch + a2.shape[-2:]).reshape(-1, *a2.shape[-2:])
     bm = np.broadcast_to(b2, batch + b2.shape[-2:]).reshape(-1, *b2.shape[-2:])
     packed = b_constant and b.ndim == 2
-    kw = {"b_constant": packed, "trans_a": trans_a and a.ndim > 1, "trans_b": trans_b and b.ndim > 1}
+    kw = {"b_constant": packed, "trans_a": trans_a and a.ndim > 1, "trans_b": trans_b and b.ndim > 1, "alpha": alpha}
     out = np.stack([gemm2d(x, y, platform=platform, **kw) for x, y in zip(am, bm)]) if am.size or bm.size \
         else np.zeros((0, a2.shape[-2], b2.shape[-1]), F32)  # fmt: skip
     out = out.reshape(batch + (a2.shape[-2], b2.shape[-1]))
