@@ -1,4 +1,4 @@
-"""ONNX Runtime's LayerNormFusion and SimplifiedLayerNormFusion, which change bits.
+"""ONNX Runtime's LayerNormFusion, SimplifiedLayerNormFusion and SkipLayerNormFusion, which change bits.
 
 A layer norm PyTorch decomposes (``torch.onnx`` before opset 17: ``ReduceMean(x) -> Sub -> Pow(., 2) ->
 ReduceMean -> Add(epsilon) -> Sqrt -> Div -> Mul(gamma) -> Add(beta)``) ONNX Runtime makes one ``LayerNormalization``
@@ -35,6 +35,20 @@ ONNX Runtime 1.32 behaves otherwise, as its optimized graphs in ``tests/quant/te
   is the constant;
 - ``x`` not a DequantizeLinear's output (as for Gelu: its two readers each get a copy, the chain is broken);
 - ``x`` float32.
+
+SkipLayerNormFusion (:func:`fuse_skip_layer_norm`, after the two above and after MatMulAddFusion and the QDQ and
+dynamic-quantization fusions, as in ONNX Runtime) makes a ``LayerNormalization`` and the ``Add`` that writes its
+input one ``com.microsoft`` SkipLayerNormalization (:mod:`intdot.quant.skip_layer_norm`), as 1.32 does
+(``tests/quant/test_skip_layer_norm.py``):
+
+- the Add (version 7 or later) float, read by the LayerNormalization alone and no graph output, its two inputs 3-D
+  of the same dimensions: each the same value, or the same symbolic name (where ONNX's shape inference leaves one
+  unnamed, as after a Reshape by ``-1``, it does not fuse);
+- a bias Add on its first input (then on its second) taken in too, as the node's ``bias``: read by it alone, no
+  graph output, a 3-D input and a constant 1-D one of its last dimension, and not an Add that
+  MatMulIntegerToFloatFusion took first (``MatMulInteger -> Cast -> Mul -> Add(bias)``, quantize_dynamic's);
+- inputs ``[input, skip, gamma, beta(, bias)]``, the LayerNormalization's epsilon (1e-5 where it has none);
+  its axis is not read.
 
 Not modelled (left unfused here): a chain on another float type (float16, bfloat16, double; with a Cast from such a
 type before it ONNX Runtime 1.32 writes a node its session then refuses); Casts to or from other types inside the
