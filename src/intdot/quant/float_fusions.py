@@ -1,5 +1,5 @@
-"""The float fusions of ONNX Runtime's optimizer that change bits: its GeluFusion, MatMulAddFusion and
-MatMulScaleFusion.
+"""The float fusions of ONNX Runtime's optimizer that change bits: its GeluFusion, FastGeluFusion, MatMulAddFusion
+and MatMulScaleFusion.
 
 PyTorch writes GELU as ``x / sqrt(2) -> Erf -> + 1 -> * x -> * 0.5`` (before ONNX opset 20 had a Gelu), and ONNX
 Runtime, at its default optimization level, makes that chain one Gelu node (``com.microsoft:Gelu``; ONNX's
@@ -15,6 +15,15 @@ conditions of its ``gelu_fusion.cc`` (checked against its optimized graphs in ``
 - no value inside the chain a graph output;
 - ``x`` not a DequantizeLinear's output (ONNX Runtime gives each of its readers a copy first, so the chain's two
   uses of ``x`` read two values).
+
+FastGeluFusion makes a tanh GELU chain one ``com.microsoft`` FastGelu, whose kernel forms ``x * (C * x * x + B)``
+(fused on Arm) before MLAS's tanh, where the chain cubes, adds and scales in its own order.  :func:`fuse_fast_gelu`
+fuses its two formulas, as 1.32 does (``tests/quant/test_fast_gelu.py``): ``x * 0.044715 * x + 1`` times
+``0.7978845834732056 * x`` (TensorFlow's), or ``(Pow(x, 3) * 0.044715 + x) * 0.7978845834732056`` (PyTorch's
+``gelu_new``, GPT-2's, at any opset), then Tanh, ``+ 1``, times ``0.5 * x``; every constant one element within
+the GELU's tolerance, every node float32 with no graph output (the chain's last Mul neither), each but the last
+read once, and ``0.5 * x`` read by the chain alone (ONNX Runtime removes it whatever else reads it, and then refuses
+its own graph).
 
 MatMulAddFusion makes a float ``MatMul`` and the ``Add`` after it one ``Gemm``, whose SGEMM starts from the
 bias and adds each block of K to it (:mod:`intdot.quant.sgemm`): where K is more than one block, not the bits of
@@ -47,8 +56,8 @@ became a Gemm is not one):
 
 A decomposed layer norm and RMSNorm, which its LayerNormFusion and SimplifiedLayerNormFusion make one node, and the
 residual Add before a LayerNormalization, which its SkipLayerNormFusion takes in, are fused by
-:mod:`intdot.quant.layer_norm_fusion`.  Its other float fusions (Attention, EmbedLayerNormalization, FastGelu, ...)
-are not modelled (``docs/differences.md``, row 28); BiasGelu and QuickGelu give the bits of the nodes they replace.
+:mod:`intdot.quant.layer_norm_fusion`.  Its other float fusions (Attention, EmbedLayerNormalization, ...) are not
+modelled (``docs/differences.md``, row 28); BiasGelu and QuickGelu give the bits of the nodes they replace.
 """
 
 from __future__ import annotations
@@ -320,3 +329,112 @@ def _alpha(scales):
     for s in scales:
         total = np.float32(total * np.float32(s))
     return float(total)
+
+
+# FastGeluFusion's constants: 0.044715, sqrt(2 / pi) and the second formula's 0.044715 as float32 gives it.
+_CUBE, _SQRT_2_PI, _CUBE32 = 0.044715, 0.7978845834732056, 0.044714998453855515
+
+
+def fuse_fast_gelu(model, shapes_of=None):
+    """``model`` with each tanh GELU chain ONNX Runtime's FastGeluFusion makes one ``com.microsoft`` FastGelu
+    made one (module docstring); ``model`` itself where there is none.  ``shapes_of``: as
+    :func:`fuse_matmul_add`'s."""
+    from onnx import helper
+
+    kinds = {n.op_type for n in model.graph.node if n.domain in ("", "ai.onnx")}
+    if not {"Tanh", "Mul", "Add"} <= kinds:
+        return model
+    shapes = inferred_values(model)
+    if shapes_of is not None:
+        shapes |= inferred_values(shapes_of)
+    g = _Graph(model, info=shapes)
+    if g.opset < 7:
+        return model
+    placed, removed = {}, set()
+    for n in model.graph.node:
+        if id(n) in removed:
+            continue
+        found = _fast_gelu(g, n)
+        if found is None or any(id(m) in removed for m in found[0]):
+            continue
+        nodes, x = found
+        last = nodes[-1]
+        name = f"{last.name or last.output[0]}_FastGelu"
+        placed[id(last)] = helper.make_node("FastGelu", [x], list(last.output), name=name, domain=MS_DOMAIN)
+        removed |= {id(m) for m in nodes}
+    return rebuilt(model, placed, removed, domain=MS_DOMAIN) if placed else model
+
+
+def _fast_gelu(g, start):
+    """(the chain's nodes, its input) where ``start`` begins a tanh GELU chain FastGeluFusion takes: ``x * 0.044715
+    * x + 1`` times ``0.7978 * x`` (its first formula) or ``(Pow(x, 3) * 0.044715 + x) * 0.7978`` (its second), then
+    Tanh, ``+ 1``, times ``0.5 * x``; each node float32, of a version it takes, no graph output, each but the last two
+    read once."""
+    if _op(start, "Mul") and _fused_kind(g, start, "Mul"):
+        k = next((i for i in (0, 1) if _near(g, start.input[i], _CUBE)), None)
+        if k is None:
+            return None
+        x = start.input[1 - k]
+        mul2 = _next(g, start, "Mul")
+        if mul2 is None or _other(mul2, start.output[0]) != x:
+            return None
+        add1 = _next(g, mul2, "Add")
+        if add1 is None or not _near(g, _other(add1, mul2.output[0]) or "", 1.0):
+            return None
+        mul3 = _next(g, add1, "Mul")
+        mul4 = g.producer.get(_other(mul3, add1.output[0]) or "") if mul3 is not None else None
+        if mul4 is None or not _fused_kind(g, mul4, "Mul") or _scaled_by(g, mul4, _SQRT_2_PI) != x:
+            return None
+        nodes, inner = [start, mul2, add1, mul4, mul3], mul3
+    elif _op(start, "Pow") and _fused_kind(g, start, "Pow"):
+        x = start.input[0]
+        if not _near(g, start.input[1], 3.0) or _op(g.producer.get(x), "Cast"):
+            return None  # (a Cast before it: float16's form, not modelled)
+        mul1 = _next(g, start, "Mul")
+        if mul1 is None or not _near(g, _other(mul1, start.output[0]) or "", _CUBE32):
+            return None
+        add1 = _next(g, mul1, "Add")
+        if add1 is None or _other(add1, mul1.output[0]) != x:
+            return None
+        mul2 = _next(g, add1, "Mul")
+        if mul2 is None or not _near(g, _other(mul2, add1.output[0]) or "", _SQRT_2_PI):
+            return None
+        nodes, inner = [start, mul1, add1, mul2], mul2
+    else:
+        return None
+    th = _next(g, inner, "Tanh")
+    add2 = _next(g, th, "Add") if th is not None else None
+    if add2 is None or not _near(g, _other(add2, th.output[0]) or "", 1.0):
+        return None
+    mul5 = next(iter(_edges(g, add2.output[0])), None)
+    if not _fused_kind(g, mul5, "Mul", single=False):
+        return None
+    mul6 = g.producer.get(_other(mul5, add2.output[0]) or "")
+    # (ONNX Runtime removes the 0.5 * x node whatever else reads it: here it must be read by the chain alone)
+    if not _fused_kind(g, mul6, "Mul") or _scaled_by(g, mul6, 0.5) != x:
+        return None
+    return nodes + [th, add2, mul6, mul5], x
+
+
+def _fused_kind(g, node, kind, single=True) -> bool:
+    """FastGeluFusion's CheckNode: ``kind`` (of a version it takes), float32 inputs, no graph output, and (``single``)
+    one output edge."""
+    if not _op(node, kind) or any(o in g.outputs for o in node.output):
+        return False
+    if kind == "Tanh" and g.opset < 6:
+        return False
+    if single and len(_edges(g, node.output[0])) != 1:
+        return False
+    return all(g.dtype(i) == np.float32 for i in node.input if i)
+
+
+def _next(g, node, kind):
+    """The one node reading ``node``'s output, where it is a ``kind`` FastGeluFusion takes, read once itself."""
+    readers = _edges(g, node.output[0])
+    return readers[0] if len(readers) == 1 and _fused_kind(g, readers[0], kind) else None
+
+
+def _scaled_by(g, mul, value):
+    """The other input of the two-input ``mul`` where one is a constant near ``value``, else None."""
+    k = next((i for i in (0, 1) if _near(g, mul.input[i], value)), None)
+    return None if k is None else mul.input[1 - k]

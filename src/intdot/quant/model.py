@@ -57,6 +57,7 @@ _MS_OPS = (
     "SkipLayerNormalization",
     "SkipSimplifiedLayerNormalization",
     "FusedMatMul",
+    "FastGelu",
 )
 
 
@@ -160,6 +161,7 @@ def _overrides(op, target, requant, opset, platform, facts):
     from onnx.reference.ops.op_log_softmax import LogSoftmax as _ReferenceLogSoftmax
     from onnx.reference.ops.op_matmul import MatMul as _ReferenceMatMul
     from onnx.reference.ops.op_max_pool import MaxPool as _ReferenceMaxPool
+    from onnx.reference.ops.op_pow import Pow as _ReferencePow
     from onnx.reference.ops.op_resize import Resize as _ReferenceResize
     from onnx.reference.ops.op_rms_normalization import RMSNormalization as _ReferenceRMSNorm
     from onnx.reference.ops.op_sigmoid import Sigmoid as _ReferenceSigmoid
@@ -442,6 +444,18 @@ def _overrides(op, target, requant, opset, platform, facts):
                 return super()._run(x, s, bias, epsilon)
             return (normalization.instance_norm(x, s, bias, 1e-5 if epsilon is None else epsilon, family),)
 
+    class Pow(_ReferencePow):
+        """float32 to a one-element exponent of 2 or 3 as ONNX Runtime's kernel computes it: ``x * x`` and ``(x * x)
+        * x`` (not ``powf``'s one rounding); other exponents by onnx.reference (NumPy's power, not glibc's powf)."""
+
+        def _run(self, x, y):
+            if x.dtype != np.float32 or np.size(y) != 1 or np.ndim(y) > 1 or float(np.ravel(y)[0]) not in (2.0, 3.0):
+                return super()._run(x, y)
+            shape = np.broadcast_shapes(x.shape, np.shape(y))
+            square = (x * x).astype(np.float32)
+            out = square if float(np.ravel(y)[0]) == 2.0 else (square * x).astype(np.float32)
+            return (np.broadcast_to(out, shape).copy(),)
+
     class Erf(_ReferenceErf):
         def _run(self, x):
             return (float_kernels.erf(x),) if x.dtype == np.float32 else super()._run(x)
@@ -461,10 +475,13 @@ def _overrides(op, target, requant, opset, platform, facts):
         a = np.float32(alpha)
         return ((x * float_kernels.logistic((a * x).astype(np.float32), family)).astype(np.float32),)
 
-    # ONNX Runtime's GeluFusion writes com.microsoft:Gelu before opset 20 (quant.float_fusions), and models it has
-    # optimized hold it, BiasGelu and QuickGelu.
-    ms_gelu = [type(name, (_Microsoft,), {"_run": fn}) for name, fn in
-               (("Gelu", _gelu), ("BiasGelu", _bias_gelu), ("QuickGelu", _quick_gelu))]  # fmt: skip
+    def _fast_gelu(self, x, bias=None):  # the tanh approximation, of x + bias where there is one
+        return (float_kernels.gelu(x if bias is None else (x + bias).astype(x.dtype), "tanh", family),)
+
+    # ONNX Runtime's GeluFusion writes com.microsoft:Gelu before opset 20 and its FastGeluFusion FastGelu
+    # (quant.float_fusions), and models it has optimized hold them, BiasGelu and QuickGelu.
+    ms_gelu = [type(name, (_Microsoft,), {"_run": fn}) for name, fn in (("Gelu", _gelu), ("BiasGelu", _bias_gelu),
+               ("QuickGelu", _quick_gelu), ("FastGelu", _fast_gelu))]  # fmt: skip
 
     class Softmax(_ReferenceSoftmax):
         """Along the axis the node's version gives it (onnx.reference takes one axis at every version)."""
@@ -654,6 +671,7 @@ def _overrides(op, target, requant, opset, platform, facts):
         Gemm,
         Conv,
         Erf,
+        Pow,
         Exp,
         BatchNormalization,
         InstanceNormalization,
@@ -799,7 +817,7 @@ def prepare(model, *, qdq_int8_allowed: bool | None = None, platform: str = "x86
     :func:`run`'s."""
     from ._args import platform_of
     from .cse import drop_noops, merge_common
-    from .float_fusions import fuse_gelu, fuse_matmul_add, fuse_matmul_scale
+    from .float_fusions import fuse_fast_gelu, fuse_gelu, fuse_matmul_add, fuse_matmul_scale
     from .layer_norm_fusion import fuse_layer_norm, fuse_skip_layer_norm
     from .qdq import fuse
 
@@ -808,7 +826,8 @@ def prepare(model, *, qdq_int8_allowed: bool | None = None, platform: str = "x86
     loaded = merge_common(drop_noops(load(model)))
     fused = fuse_matmul_add(fuse(loaded, int8_allowed=int8, platform=family), shapes_of=loaded)
     fused = fuse_layer_norm(fuse_gelu(fused))
-    fused = fuse_matmul_scale(fuse_skip_layer_norm(fused, shapes_of=loaded), shapes_of=loaded)
+    fused = fuse_fast_gelu(fuse_skip_layer_norm(fused, shapes_of=loaded), shapes_of=loaded)
+    fused = fuse_matmul_scale(fused, shapes_of=loaded)
     if family == "arm":
         from .dynamic_arm import fuse_bias
 
