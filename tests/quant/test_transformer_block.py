@@ -17,8 +17,9 @@ F32 = np.float32
 S, D, H = 8, 32, 4
 
 
-def _block():
-    """The float model: x [1, S, D] -> y [1, S, D]."""
+def _block(gelu="erf"):
+    """The float model: x [1, S, D] -> y [1, S, D]; ``gelu="tanh"``: GPT-2's tanh GELU (``gelu_new``) in place of
+    PyTorch's erf one."""
     g = Nodes(0)
     inits, nodes, weight, const, node = g.inits, g.nodes, g.weight, g.const, g.node
 
@@ -43,9 +44,18 @@ def _block():
     context = node("Reshape", [context, const("merged", np.array([1, S, D], np.int64))], "ctx_r")
     x2 = node("Add", ["x", linear(context, D, D, "o")], "x2")
     f = linear(layer_norm(x2, "ln2"), D, 4 * D, "f1")
-    erf = node("Erf", [node("Div", [f, const("sqrt2", np.array(np.sqrt(2), F32))], "g_div")], "g_erf")
-    gelu = node("Mul", [node("Mul", [f, node("Add", [erf, const("one", np.array(1, F32))], "g_add")], "g_mul"),
-                        const("half", np.array(0.5, F32))], "gelu")  # fmt: skip
+    if gelu == "tanh":
+        cube = node("Mul", [node("Pow", [f, const("three", np.array(3, F32))], "g_pow"),
+                            const("c", np.array(0.044715, F32))], "g_cube")  # fmt: skip
+        inner = node("Mul", [node("Add", [f, cube], "g_sum"), const("s", np.array(np.sqrt(2 / np.pi), F32))], "g_in")
+        erf = node("Tanh", [inner], "g_erf")
+    else:
+        erf = node("Erf", [node("Div", [f, const("sqrt2", np.array(np.sqrt(2), F32))], "g_div")], "g_erf")
+    one = node("Add", [erf, const("one", np.array(1, F32))], "g_add")
+    if gelu == "tanh":  # 0.5 * x * (1 + tanh(...)), as gelu_new writes it
+        gelu = node("Mul", [node("Mul", [const("half", np.array(0.5, F32)), f], "g_half"), one], "gelu")
+    else:
+        gelu = node("Mul", [node("Mul", [f, one], "g_mul"), const("half", np.array(0.5, F32))], "gelu")
     node("Add", [x2, linear(gelu, 4 * D, D, "f2")], "y")
     io = [helper.make_tensor_value_info(n, TensorProto.FLOAT, [1, S, D]) for n in ("x", "y")]
     graph = helper.make_graph(nodes, "block", io[:1], io[1:], inits)
@@ -87,21 +97,26 @@ def test_quantized_transformer_block(activations, per_channel, tmp_path):
     assert "QLinearMatMul" in theirs and "LayerNormalization" in theirs
 
 
-@pytest.mark.parametrize("weights, per_channel", [("QInt8", False), ("QInt8", True), ("QUInt8", False)])
-def test_dynamically_quantized_transformer_block(weights, per_channel, tmp_path):
+@pytest.mark.parametrize("weights, per_channel, gelu", [("QInt8", False, "erf"), ("QInt8", True, "erf"),
+                                                        ("QUInt8", False, "erf"), ("QInt8", False, "tanh")])  # fmt: skip
+def test_dynamically_quantized_transformer_block(weights, per_channel, gelu, tmp_path):
     """``quantize_dynamic``: each Linear's MatMul becomes ONNX Runtime's DynamicQuantizeMatMul or
     MatMulIntegerToFloat (run computes them as DynamicQuantizeLinear, MatMulInteger, Cast and Mul, the same bits);
-    the attention's MatMuls, LayerNormalization, Softmax and the GELU stay in float."""
+    the attention's MatMuls, LayerNormalization, Softmax and the GELU stay in float (GPT-2's tanh GELU becomes
+    ONNX Runtime's FastGelu, in both graphs)."""
     import onnx
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
     ort.need()
-    onnx.save(_block(), tmp_path / "f.onnx")
+    onnx.save(_block(gelu), tmp_path / "f.onnx")
     quantize_dynamic(tmp_path / "f.onnx", tmp_path / "d.onnx", weight_type=getattr(QuantType, weights),
                      per_channel=per_channel)  # fmt: skip
     model = onnx.load(tmp_path / "d.onnx")
     prepared = quant.prepare(model, platform=ort.platform())
-    session = ort.session(model, neon=True)
+    optimized = tmp_path / "optimized.onnx"
+    session = ort.session(model, neon=True, optimized_path=optimized)
+    fast = [sum(n.op_type == "FastGelu" for n in m.graph.node) for m in (onnx.load(optimized), prepared.model)]
+    assert fast == [gelu == "tanh"] * 2, fast
     for seed in range(3):
         x = (np.random.default_rng(200 + seed).standard_normal((1, S, D)) * 1.5).astype(F32)
         want = session.run(None, {"x": x})[0]
