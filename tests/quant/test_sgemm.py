@@ -1,11 +1,8 @@
 """Float32 MatMul and Gemm against ONNX Runtime's MLAS SGEMM, bit for bit, through ``run``: products whose K spans
 several of its blocks (256 for a packed constant B; 128, or longer or shorter by N and K, otherwise), one-row
-products (its GEMV), batches, 1-D operands, transposes, alpha and beta, on this machine's platform (x86, or under
-INTDOT_ORT=arm ONNX Runtime for AArch64 on a NEON CPU) and on QEMU's Haswell CPU.  One model holds every node of a
-case, so that each oracle session runs them all at once.
-
-Not modelled (and not tested): on x86, the last ``N % 4`` outputs of a one-row product with a transposed B that is
-not a constant (alpha 1), which MLAS's M1 TransposeB kernel takes apart (docs/differences.md, row 28)."""
+products (its GEMV; one-column ones, the roles swapped), batches, 1-D operands, transposes, alpha and beta, on this
+machine's platform (x86, or under INTDOT_ORT=arm ONNX Runtime for AArch64 on a NEON CPU) and on QEMU's Haswell CPU.
+One model holds every node of a case, so that each oracle session runs them all at once."""
 
 import itertools
 
@@ -22,7 +19,8 @@ F32 = np.float32
 MATMULS = [((8, 8), (8, 32)), ((5, 100), (100, 7)), ((16, 257), (257, 16)), ((4, 300), (300, 40)),
            ((3, 1000), (1000, 9)), ((2, 513), (513, 600)), ((1, 300), (300, 40)), ((2, 3, 70, 300), (300, 50)),
            ((2, 1, 9, 130), (3, 130, 260)), ((300,), (300, 20)), ((4, 300), (300,)),
-           ((1, 2, 600), (600, 129))]  # fmt: skip
+           ((1, 2, 600), (600, 129)), ((5, 300), (300, 1)), ((7, 20), (20, 1)), ((2, 3, 40), (40, 1)),
+           ((3, 1, 40), (40, 6))]  # fmt: skip
 
 
 def _session(model):
@@ -52,14 +50,14 @@ def _matmuls(rng):
     return _model(nodes, list(feeds), inits), feeds
 
 
-_SHAPES = ((4, 300, 40), (1, 300, 40), (2, 513, 600), (6, 20, 9))
+_SHAPES = ((4, 300, 40), (1, 300, 40), (2, 513, 600), (6, 20, 9), (1, 70, 7), (1, 33, 6))
 _SCALES = ((1.0, 1.0), (0.5, 1.0), (1.0, 0.0), (1.0, 2.5), (1.7, 0.3))
 _GEMMS = list(itertools.product(_SHAPES, (0, 1), (0, 1), _SCALES, ("MN", "N", None)))
 
 
 def _gemms(rng, platform):
     nodes, feeds, inits = [], {}, []
-    for k, ((m, kk, n), ta, tb, (alpha, beta), c) in enumerate(_GEMMS):  # every N a multiple of 4 at M = 1
+    for k, ((m, kk, n), ta, tb, (alpha, beta), c) in enumerate(_GEMMS):
         a = rng.standard_normal((kk, m) if ta else (m, kk)).astype(F32)
         b = rng.standard_normal((n, kk) if tb else (kk, n)).astype(F32)
         feeds[f"a{k}"], feeds[f"b{k}"] = a, b
@@ -89,11 +87,15 @@ def test_sgemm_through_run(kind):
 def test_transposed_operands_as_fused_matmul(side):
     """``MatMul(Transpose(x), y)`` and ``MatMul(x, Transpose(y))`` over the last two axes, which ONNX Runtime makes
     one FusedMatMul reading the operand transposed: the blocks of K follow A's transposition, and a one-row product
-    takes x86's M1 TransposeB kernel."""
+    takes x86's M1 TransposeB kernel (its outputs in fours, then a two and a one, each group reducing its lanes in
+    its own order: every ``N % 4`` below)."""
     ort.need()
     rng = np.random.default_rng(ord(side))
     nodes, feeds = [], {}
-    for k, (m, kk, n) in enumerate([(1, 300, 40), (4, 300, 40), (1, 9, 16), (3, 1000, 9), (2, 513, 600), (1, 64, 8)]):
+    shapes = [(1, 300, 40), (4, 300, 40), (1, 9, 16), (3, 1000, 9), (2, 513, 600), (1, 64, 8), (1, 300, 41),
+              (1, 300, 42), (1, 300, 43), (1, 9, 5), (1, 17, 3), (1, 64, 1), (1, 100, 2), (1, 5, 7), (5, 300, 1),
+              (7, 20, 1)]  # fmt: skip
+    for k, (m, kk, n) in enumerate(shapes):
         if side == "A":
             feeds[f"a{k}"], feeds[f"b{k}"] = rng.standard_normal((2, kk, m)), rng.standard_normal((2, kk, n))
             nodes += [helper.make_node("Transpose", [f"a{k}"], [f"t{k}"], perm=[0, 2, 1]),

@@ -98,7 +98,8 @@ def test_quantized_transformer_block(activations, per_channel, tmp_path):
 
 
 @pytest.mark.parametrize("weights, per_channel, gelu", [("QInt8", False, "erf"), ("QInt8", True, "erf"),
-                                                        ("QUInt8", False, "erf"), ("QInt8", False, "tanh")])  # fmt: skip
+                                                        ("QUInt8", False, "erf"),
+                                                        ("QInt8", False, "tanh")])  # fmt: skip
 def test_dynamically_quantized_transformer_block(weights, per_channel, gelu, tmp_path):
     """``quantize_dynamic``: each Linear's MatMul becomes ONNX Runtime's DynamicQuantizeMatMul or
     MatMulIntegerToFloat (run computes them as DynamicQuantizeLinear, MatMulInteger, Cast and Mul, the same bits);

@@ -10,12 +10,13 @@ scaled by ``beta``, first).  The block length is
 - otherwise 128, doubled while N is at most half the panel's columns (128 halved each time, down to 16) if N < K
   and A is not transposed, halved (while still at least K) if N >= K.
 
-A one-row product with a B that is not constant (A not transposed, alpha 1, beta 0 or 1), and each row of A times a
-1-D B, go to MLAS's GEMV instead (:func:`gemv`): on x86 the products four at a time (each four rounded and added in
-order, then added to the output), then two, then one; on Arm one fused multiply-add per product in order.  With B
-transposed (Gemm's ``transB``, a FusedMatMul's) x86 takes its M1 TransposeB kernel (:func:`_gemv_transposed`; not
-its last ``N % 4`` outputs), Arm the blocks above.  Checked against ONNX Runtime on x86 and for AArch64 in
-``tests/quant/test_sgemm.py``.
+A one-row product with a B that is not constant (A not transposed, alpha 1, beta 0 or 1), on x86 a one-column one
+(the column taken as the row: GEMV of a transposed A, the M1 TransposeB kernel below otherwise; an N-D A times a 2-D
+B is one product of A's rows stacked), and each row of A times a 1-D B, go to MLAS's GEMV instead (:func:`gemv`): on
+x86 the products four at a time (each four rounded and added in order, then added to the output), then two, then
+one; on Arm one fused multiply-add per product in order.  With B transposed (Gemm's ``transB``, a FusedMatMul's) x86
+takes its M1 TransposeB kernel (:func:`_gemv_transposed`), Arm the blocks above.  Checked against ONNX Runtime on x86
+and for AArch64 in ``tests/quant/test_sgemm.py``.
 """
 
 from __future__ import annotations
@@ -59,6 +60,13 @@ def gemm2d(a, b, c=None, *, alpha: float = 1.0, b_constant: bool = False, trans_
                 return gemv(a[0], b, platform, start)[None, :]
             if not platform.startswith("arm"):
                 return _gemv_transposed(a[0], b, start)[None, :]
+        x86 = not platform.startswith("arm")
+        if x86 and n == 1 and one_row and not b_constant and alpha == 1 and (not trans_b or k == 1):
+            # one column on x86: MLAS swaps the roles, B's column the row and A the matrix (transposed unless A is)
+            start = None if c is None else np.asarray(c, F32)[:, 0]
+            if trans_a:
+                return gemv(b[:, 0], a.T, platform, start)[:, None]
+            return _gemv_transposed(b[:, 0], a.T, start)[:, None]
         block = PACKED_STRIDE_K if b_constant else stride_k(n, k, trans_a)
         out = None if c is None else np.asarray(c, F32).copy()
         for k0 in range(0, max(k, 1), block):
@@ -92,24 +100,39 @@ def gemm(a, b, c=None, *, alpha: float = 1.0, beta: float = 1.0, trans_a: bool =
 
 
 def _gemv_transposed(a, b, start=None) -> np.ndarray:
-    """x86 MLAS's one-row product with a transposed B (its M1 TransposeB kernel), which takes the outputs four at a
-    time: for each, 8 lanes of rounded products over k in chunks of 8 (the last chunk padded with zeros), the lanes
-    reduced as ``(((l0 + l1) + l2) + l3) + (((l4 + l5) + l6) + l7)``, then added to ``start`` (N) where given.  The
-    last ``N % 4`` outputs, which it takes apart, are not modelled: they may differ by an ulp."""
+    """x86 MLAS's one-row product with a transposed B (its M1 TransposeB kernel, AVX): for each output, 8 lanes of
+    rounded products over k in chunks of 8 (the last chunk padded with zeros); the outputs four at a time, then two,
+    then one, each group reducing its lanes in its own order (:data:`_M1_LANE_SUMS`); then ``start`` (N) added, or
+    +0.0 where there is none."""
     k, n = b.shape
     lanes = np.zeros((n, 8), F32)
     for k0 in range(0, k, 8):
         chunk = np.zeros((n, 8), F32)
         chunk[:, : min(8, k - k0)] = (a[k0 : k0 + 8][None, :] * b[k0 : k0 + 8].T).astype(F32)
         lanes = (lanes + chunk).astype(F32)
-    halves = []
-    for h in (lanes[:, :4], lanes[:, 4:]):
-        t = h[:, 0]
-        for j in range(1, 4):
-            t = (t + h[:, j]).astype(F32)
-        halves.append(t)
-    s = (halves[0] + halves[1]).astype(F32)
-    return s if start is None else (s + start).astype(F32)
+    four = 4 * (n // 4)
+    groups = [(0, four, 4)] + ([(four, four + 2, 2)] if n % 4 >= 2 else []) + ([(n - 1, n, 1)] if n % 2 else [])
+    s = np.empty(n, F32)
+    for lo, hi, size in groups:
+        s[lo:hi] = _tree(lanes[lo:hi], _M1_LANE_SUMS[size])
+    return (s + (F32(0) if start is None else start)).astype(F32)
+
+
+# How the M1 TransposeB kernel reduces an output's 8 lanes, by the size of its group of outputs (nested pairs are
+# additions, in float32): its 4-wide transposes add the lanes in order within each half, its 2-wide unpacks lane
+# 0 with 2 and 1 with 3, its one-wide horizontal adds neighbours.
+_M1_LANE_SUMS = {
+    4: ((((0, 1), 2), 3), (((4, 5), 6), 7)),
+    2: (((0, 2), (4, 6)), ((1, 3), (5, 7))),
+    1: (((0, 1), (2, 3)), ((4, 5), (6, 7))),
+}
+
+
+def _tree(lanes, order) -> np.ndarray:
+    if isinstance(order, int):
+        return lanes[:, order]
+    left, right = (_tree(lanes, o) for o in order)
+    return (left + right).astype(F32)
 
 
 def _check(a_shape, b_shape, a_k, b_k) -> None:
@@ -160,6 +183,10 @@ def matmul(a, b, *, b_constant: bool = False, trans_a: bool = False, trans_b: bo
         rows = a.reshape(-1, a.shape[-1])
         with np.errstate(over="ignore", invalid="ignore"):
             return np.array([gemv(b, r[:, None], platform)[0] for r in rows], F32).reshape(a.shape[:-1])
+    if a.ndim > 2 and b.ndim == 2:  # ONNX Runtime stacks A's matrices into one product with the one B
+        rows = matmul(a.reshape(-1, a.shape[-1]), b, b_constant=b_constant, trans_a=trans_a, trans_b=trans_b,
+                      alpha=alpha, platform=platform)  # fmt: skip
+        return rows.reshape(*a.shape[:-1], b.shape[-1])
     a2 = a[None, :] if a.ndim == 1 else a
     b2 = b[:, None] if b.ndim == 1 else b
     batch = np.broadcast_shapes(a2.shape[:-2], b2.shape[:-2])
