@@ -49,8 +49,10 @@ def _attention(kind="projection", opset=17, s=4, d=8, heads=2):
         return node("Add", [node("MatMul", [t, weight(f"{name}_w", (d, d))], f"{name}_mm"), weight(f"{name}_b", (d,))],
                     name)  # fmt: skip
 
+    const("heads", np.array([1, s, heads, d // heads], np.int64))  # (one initializer: each split reads it)
+
     def split(t, perm):
-        r = node("Reshape", [t, const("heads", np.array([1, s, heads, d // heads], np.int64))], f"{t}_r")
+        r = node("Reshape", [t, "heads"], f"{t}_r")
         return node("Transpose", [r], f"{t}_t", perm=perm)
 
     q, k, v = (linear(x, n) for n in "qkv")

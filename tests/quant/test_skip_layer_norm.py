@@ -272,8 +272,10 @@ def _post_ln_block(dims, s=8, d=32, heads=4):
         params = [weight(f"{name}_g", (d,), 1.0), weight(f"{name}_beta", (d,), 0.1)]
         return node("LayerNormalization", [t, *params], name, axis=-1, epsilon=1e-12)
 
+    const("heads", np.array([0, -1, heads, d // heads], np.int64))  # (one initializer: each split reads it)
+
     def split(t, perm):
-        r = node("Reshape", [t, const("heads", np.array([0, -1, heads, d // heads], np.int64))], f"{t}_r")
+        r = node("Reshape", [t, "heads"], f"{t}_r")
         return node("Transpose", [r], f"{t}_t", perm=perm)
 
     q, k, v = (linear("x", d, d, n) for n in "qkv")

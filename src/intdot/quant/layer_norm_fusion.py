@@ -42,8 +42,9 @@ input one ``com.microsoft`` SkipLayerNormalization (:mod:`intdot.quant.skip_laye
 (``tests/quant/test_skip_layer_norm.py``):
 
 - the Add (version 7 or later) float, read by the LayerNormalization alone and no graph output, its two inputs 3-D
-  of the same dimensions: each the same value, or the same symbolic name (where ONNX's shape inference leaves one
-  unnamed, as after a Reshape by ``-1``, it does not fuse);
+  of the same dimensions: each the same value, or the same symbolic name, one the model declares (its inputs,
+  outputs or value infos: a dimension its inference cannot tell, as after a Reshape by ``-1`` or a broadcast of two
+  names, has none, and does not fuse);
 - a bias Add on its first input (then on its second) taken in too, as the node's ``bias``: read by it alone, no
   graph output, a 3-D input and a constant 1-D one of its last dimension, and not an Add that
   MatMulIntegerToFloatFusion took first (``MatMulInteger -> Cast -> Mul -> Add(bias)``, quantize_dynamic's);

@@ -110,11 +110,15 @@ def inferred_graph(model):
 
 
 def inferred_values(model, symbolic=False) -> dict:
-    """name -> (numpy dtype or None, dims with None for a symbolic one (``symbolic``: its name, a str, where it has
-    one), or None where the rank is unknown)."""
+    """name -> (numpy dtype or None, dims with None for a symbolic one (``symbolic``: its name, a str, where the
+    model names it), or None where the rank is unknown).  ONNX's inference names each dimension it cannot tell
+    (``unk__N``) where ONNX Runtime's leaves it unnamed: only names the model itself declares (its inputs, outputs
+    and value infos) are kept."""
     from onnx import helper
 
     g = inferred_graph(model)
+    declared = {d.dim_param for vi in (*model.graph.input, *model.graph.value_info, *model.graph.output)
+                for d in vi.type.tensor_type.shape.dim if d.dim_param}  # fmt: skip
     out = {}
     for vi in list(g.input) + list(g.value_info) + list(g.output):
         if not vi.type.HasField("tensor_type"):
@@ -124,8 +128,8 @@ def inferred_values(model, symbolic=False) -> dict:
             dtype = np.dtype(helper.tensor_dtype_to_np_dtype(tt.elem_type)) if tt.elem_type else None
         except (KeyError, TypeError, ValueError):
             dtype = None
-        dims = tuple(d.dim_value if d.HasField("dim_value") else (d.dim_param or None) if symbolic else None
-                     for d in tt.shape.dim)  # fmt: skip
+        dims = tuple(d.dim_value if d.HasField("dim_value") else (d.dim_param if d.dim_param in declared else None)
+                     if symbolic else None for d in tt.shape.dim)  # fmt: skip
         out[vi.name] = (dtype, dims if tt.HasField("shape") else None)
     return out
 

@@ -1,0 +1,116 @@
+"""Random transformer blocks through ``run`` against ONNX Runtime, bit for bit: pre- or post-LN, the attention's
+scale a Div or a Mul (exact or not), PyTorch's erf GELU, GPT-2's tanh GELU or a Relu, MLPs whose K spans one SGEMM
+block or several, fixed or symbolic batch and sequence; left in float or quantized by ``quantize_dynamic``.  Each
+block meets several of ONNX Runtime's float fusions at once (MatMulAdd, MatMulScale, MatmulTranspose, Gelu,
+FastGelu, SkipLayerNorm), so this checks them together, in the order it runs them.  A few blocks by default; the
+volume run (``--slow``) draws 40."""
+
+import numpy as np
+import pytest
+from onnx import TensorProto, helper
+
+from intdot import quant
+
+from . import ort
+from .graph_builder import Nodes
+
+F32 = np.float32
+
+
+def _block(rng):
+    """A random block and its description."""
+    d = int(rng.choice([16, 24, 32, 40]))
+    heads = int(rng.choice([h for h in (1, 2, 4, 8) if d % h == 0]))
+    s = int(rng.choice([1, 3, 8]))
+    post_ln = bool(rng.integers(2))
+    scale_op = str(rng.choice(["Div", "Mul"]))
+    gelu = str(rng.choice(["erf", "tanh", "relu"]))
+    ratio = int(rng.choice([2, 4, 8]))
+    symbolic = bool(rng.integers(2))
+    g = Nodes(int(rng.integers(1 << 30)))
+    node, weight, const = g.node, g.weight, g.const
+
+    def linear(t, n_in, n_out, name):
+        return node("Add", [node("MatMul", [t, weight(f"{name}_w", (n_in, n_out))], f"{name}_mm"),
+                            weight(f"{name}_b", (n_out,), 0.1)], name)  # fmt: skip
+
+    def layer_norm(t, name):
+        params = [weight(f"{name}_g", (d,), 1.0), weight(f"{name}_beta", (d,), 0.1)]
+        return node("LayerNormalization", [t, *params], name, axis=-1, epsilon=1e-5)
+
+    const("heads", np.array([0, -1, heads, d // heads], np.int64))  # (one initializer: each split reads it)
+
+    def split(t, perm):
+        r = node("Reshape", [t, "heads"], f"{t}_r")
+        return node("Transpose", [r], f"{t}_t", perm=perm)
+
+    h = "x" if post_ln else layer_norm("x", "ln1")
+    q, k, v = (linear(h, d, d, n) for n in "qkv")
+    scores = node("MatMul", [split(q, [0, 2, 1, 3]), split(k, [0, 2, 3, 1])], "scores")
+    root = np.sqrt(d // heads)
+    factor = np.array(root if scale_op == "Div" else 1 / root, F32)
+    probs = node("Softmax", [node(scale_op, [scores, const("scale", factor)], "sc")], "probs", axis=-1)
+    ctx = node("Transpose", [node("MatMul", [probs, split(v, [0, 2, 1, 3])], "ctx")], "ctx_t", perm=[0, 2, 1, 3])
+    ctx = node("Reshape", [ctx, const("merged", np.array([0, -1, d], np.int64))], "ctx_r")
+    r1 = node("Add", ["x", linear(ctx, d, d, "o")], "res1")
+    h1 = layer_norm(r1, "ln_a") if post_ln else r1
+    f_in = h1 if post_ln else layer_norm(h1, "ln2")
+    f = linear(f_in, d, ratio * d, "f1")
+    if gelu == "relu":
+        act = node("Relu", [f], "act")
+    elif gelu == "erf":
+        erf = node("Erf", [node("Div", [f, const("sqrt2", np.array(np.sqrt(2), F32))], "g_div")], "g_erf")
+        act = node("Mul", [node("Mul", [f, node("Add", [erf, const("one", np.array(1, F32))], "g_add")], "g_mul"),
+                           const("half", np.array(0.5, F32))], "act")  # fmt: skip
+    else:
+        cube = node("Mul", [node("Pow", [f, const("three", np.array(3, F32))], "g_pow"),
+                            const("c", np.array(0.044715, F32))], "g_cube")  # fmt: skip
+        inner = node("Mul", [node("Add", [f, cube], "g_sum"), const("s2pi", np.array(np.sqrt(2 / np.pi), F32))], "g_in")
+        one = node("Add", [node("Tanh", [inner], "g_t"), const("one", np.array(1, F32))], "g_add")
+        act = node("Mul", [node("Mul", [const("half", np.array(0.5, F32)), f], "g_half"), one], "act")
+    r2 = node("Add", [h1, linear(act, ratio * d, d, "f2")], "res2")
+    if post_ln:
+        layer_norm(r2, "y")
+    else:
+        node("Identity", [r2], "y")
+    dims = ["batch", "seq", d] if symbolic else [1, s, d]
+    ins = [helper.make_tensor_value_info("x", TensorProto.FLOAT, dims)]
+    outs = [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)]
+    model = helper.make_model(helper.make_graph(g.nodes, "block", ins, outs, g.inits), ir_version=9,
+                              opset_imports=[helper.make_opsetid("", 17)])  # fmt: skip
+    what = dict(d=d, heads=heads, s=s, post_ln=post_ln, scale=scale_op, gelu=gelu, ratio=ratio, symbolic=symbolic)
+    return model, s, d, what
+
+
+def _check(seed, tmp_path):
+    import onnx
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    rng = np.random.default_rng(seed)
+    model, s, d, what = _block(rng)
+    mode = str(rng.choice(["float", "QInt8", "QUInt8"]))
+    if mode != "float":
+        onnx.save(model, tmp_path / "f.onnx")
+        quantize_dynamic(tmp_path / "f.onnx", tmp_path / "d.onnx", weight_type=getattr(QuantType, mode),
+                         per_channel=bool(rng.integers(2)))  # fmt: skip
+        model = onnx.load(tmp_path / "d.onnx")
+    session = ort.session(model, neon=True)
+    prepared = quant.prepare(model, platform=ort.platform())
+    for k in range(2):
+        x = (rng.standard_normal((1, s, d)) * (1.5 + k)).astype(F32)
+        want = session.run(None, {"x": x})[0]
+        got = quant.run(prepared, x, op="usdot", platform=ort.platform())["y"]
+        assert got.tobytes() == want.tobytes(), (seed, mode, what, int((got != want).sum()))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_random_blocks(seed, tmp_path):
+    ort.need()
+    _check(seed, tmp_path)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(100, 140))
+def test_random_blocks_volume(seed, tmp_path):
+    ort.need()
+    _check(seed, tmp_path)
