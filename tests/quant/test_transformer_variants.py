@@ -1,9 +1,10 @@
 """Random transformer blocks through ``run`` against ONNX Runtime, bit for bit: pre- or post-LN, the attention's
 scale a Div or a Mul (exact or not), PyTorch's erf GELU, GPT-2's tanh GELU or a Relu, MLPs whose K spans one SGEMM
-block or several, fixed or symbolic batch and sequence; left in float or quantized by ``quantize_dynamic``.  Each
+block or several, fixed or symbolic batch and sequence; left in float or quantized by ``quantize_dynamic`` or
+``quantize_static`` (QDQ).  Each
 block meets several of ONNX Runtime's float fusions at once (MatMulAdd, MatMulScale, MatmulTranspose, Gelu,
 FastGelu, SkipLayerNorm), so this checks them together, in the order it runs them.  A few blocks by default; the
-volume run (``--slow``) draws 40."""
+volume run (``--slow``) draws 100."""
 
 import numpy as np
 import pytest
@@ -82,18 +83,34 @@ def _block(rng):
     return model, s, d, what
 
 
+class _Reader:
+    """Calibration inputs for quantize_static."""
+
+    def __init__(self, s, d):
+        rng = np.random.default_rng(1)
+        self.data = iter([{"x": rng.standard_normal((1, s, d)).astype(F32)} for _ in range(8)])
+
+    def get_next(self):
+        return next(self.data, None)
+
+
 def _check(seed, tmp_path):
     import onnx
-    from onnxruntime.quantization import QuantType, quantize_dynamic
+    from onnxruntime.quantization import QuantFormat, QuantType, quantize_dynamic, quantize_static
 
     rng = np.random.default_rng(seed)
     model, s, d, what = _block(rng)
-    mode = str(rng.choice(["float", "QInt8", "QUInt8"]))
+    mode = str(rng.choice(["float", "QInt8", "QUInt8", "static QUInt8", "static QInt8"]))
+    per_channel = bool(rng.integers(2))
     if mode != "float":
         onnx.save(model, tmp_path / "f.onnx")
-        quantize_dynamic(tmp_path / "f.onnx", tmp_path / "d.onnx", weight_type=getattr(QuantType, mode),
-                         per_channel=bool(rng.integers(2)))  # fmt: skip
-        model = onnx.load(tmp_path / "d.onnx")
+        kind = getattr(QuantType, mode.split()[-1])
+        if mode.startswith("static"):
+            quantize_static(tmp_path / "f.onnx", tmp_path / "q.onnx", _Reader(s, d), quant_format=QuantFormat.QDQ,
+                            activation_type=kind, weight_type=QuantType.QInt8, per_channel=per_channel)  # fmt: skip
+        else:
+            quantize_dynamic(tmp_path / "f.onnx", tmp_path / "q.onnx", weight_type=kind, per_channel=per_channel)
+        model = onnx.load(tmp_path / "q.onnx")
     session = ort.session(model, neon=True)
     prepared = quant.prepare(model, platform=ort.platform())
     for k in range(2):
@@ -110,7 +127,7 @@ def test_random_blocks(seed, tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("seed", range(100, 140))
+@pytest.mark.parametrize("seed", range(100, 200))
 def test_random_blocks_volume(seed, tmp_path):
     ort.need()
     _check(seed, tmp_path)
