@@ -1,8 +1,8 @@
-"""ReduceSum, ReduceMean, ReduceSumSquare and ReduceL2 in float32 against ONNX Runtime, bit for bit, through
-``run``: every combination of axes over shapes that reach each of its paths (all axes, trailing, leading, middle,
-outer-and-inner, and axes that merge into none of them), rows around Eigen's packets and MLAS's GEMV groups of 4, on
-this machine's platform (x86, or under INTDOT_ORT=arm ONNX Runtime for AArch64) and on QEMU's Haswell CPU.  One
-model holds every node of a shape, so that each oracle session runs them all at once."""
+"""ReduceSum, ReduceMean, ReduceSumSquare, ReduceL2, ReduceL1, ReduceLogSum and ReduceProd in float32 against ONNX
+Runtime, bit for bit, through ``run``: every combination of axes over shapes that reach each of its paths (all axes,
+trailing, leading, middle, outer-and-inner, and axes that merge into none of them), rows around Eigen's packets and
+MLAS's GEMV groups of 4, on this machine's platform (x86, or under INTDOT_ORT=arm ONNX Runtime for AArch64) and on
+QEMU's Haswell CPU.  One model holds every node of a shape, so that each oracle session runs them all at once."""
 
 import itertools
 
@@ -21,13 +21,13 @@ SHAPES = [(7,), (1000,), (5, 37), (300, 6), (2, 3, 4), (3, 9, 5), (2, 7, 3, 5), 
           (3, 1001, 2), (2, 33, 3, 17)]  # fmt: skip
 
 
-def _model(shape, opset=18, keepdims=1):
+def _model(shape, opset=18, keepdims=1, ops=OPS):
     """Every operator over every non-empty combination of axes; from opset 18 (13 for ReduceSum) the axes are an
     input, before it an attribute."""
     nodes, outputs, inits = [], [], []
     for r in range(1, len(shape) + 1):
         for axes in itertools.combinations(range(len(shape)), r):
-            for op in OPS:
+            for op in ops:
                 y = f"{op}_{'_'.join(map(str, axes))}"
                 as_input = opset >= (13 if op == "ReduceSum" else 18)
                 if as_input:
@@ -50,6 +50,21 @@ def _x(shape):
 def test_reductions_through_run(shape):
     ort.need()
     model, x = _model(shape), _x(shape)
+    want = ort.session(model).run(None, {"x": x})
+    got = quant.run(model, x, op="sdot4", platform=ort.platform())
+    for (name, g), w in zip(got.items(), want):
+        _same(g, w, (shape, name))
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=str)
+def test_l1_log_sum_and_prod_through_run(shape):
+    """ReduceL1, ReduceLogSum (glibc's logf of the sum) and ReduceProd (Eigen's vectorized product where every axis
+    is reduced) on values near 1, whose products neither overflow nor vanish; the sign of a few flipped."""
+    ort.need()
+    rng = np.random.default_rng(len(shape))
+    x = (1 + rng.standard_normal(shape) * 0.02).astype(F32)
+    x.reshape(-1)[::7] *= -1
+    model = _model(shape, ops=("ReduceL1", "ReduceLogSum", "ReduceProd"))
     want = ort.session(model).run(None, {"x": x})
     got = quant.run(model, x, op="sdot4", platform=ort.platform())
     for (name, g), w in zip(got.items(), want):

@@ -146,8 +146,11 @@ def _overrides(op, target, requant, opset, platform, facts):
         op_average_pool,
         op_batch_normalization,
         op_gemm,
+        op_reduce_l1,
         op_reduce_l2,
+        op_reduce_log_sum,
         op_reduce_mean,
+        op_reduce_prod,
         op_reduce_sum,
         op_reduce_sum_square,
     )
@@ -432,7 +435,9 @@ def _overrides(op, target, requant, opset, platform, facts):
     reductions = [
         _reduction(module, name, (13,) if name == "ReduceSum" else (18,))
         for module, name in ((op_reduce_sum, "ReduceSum"), (op_reduce_mean, "ReduceMean"),
-                             (op_reduce_sum_square, "ReduceSumSquare"), (op_reduce_l2, "ReduceL2"))
+                             (op_reduce_sum_square, "ReduceSumSquare"), (op_reduce_l2, "ReduceL2"),
+                             (op_reduce_l1, "ReduceL1"), (op_reduce_log_sum, "ReduceLogSum"),
+                             (op_reduce_prod, "ReduceProd"))
     ]  # fmt: skip
 
     class InstanceNormalization(_ReferenceInstanceNorm):

@@ -1,5 +1,6 @@
-"""ReduceSum, ReduceMean, ReduceSumSquare and ReduceL2 in float32 as ONNX Runtime's CPU kernels compute them, bit for
-bit: which elements each output adds, and in which order, follow the path its ``reduction_ops`` picks.
+"""ReduceSum, ReduceMean, ReduceSumSquare, ReduceL2, ReduceL1, ReduceLogSum and ReduceProd in float32 as ONNX
+Runtime's CPU kernels compute them, bit for bit: which elements each output adds, and in which order, follow the
+path its ``reduction_ops`` picks.
 
 ONNX Runtime first merges neighbouring axes that are both reduced or both kept, which leaves a shape of kept (K) and
 reduced (R) runs, then (ReduceSum and ReduceMean):
@@ -12,10 +13,12 @@ reduced (R) runs, then (ReduceSum and ReduceMean):
 - ``RKR``: for each kept element, from 0, each outer block's contiguous run added as its Eigen sum;
 - anything else: the reduced elements added in memory order, from 0.
 
-ReduceMean divides each sum by the element count in float32.  ReduceSumSquare and ReduceL2 have no fast paths
-besides ``R``: they add ``x * x`` in memory order (fused into the addition on Arm), or under ``R`` Eigen's vectorized
-sum of squares; ReduceL2 takes the square root.  Checked against ONNX Runtime on x86, on QEMU's Haswell CPU and for
-AArch64 in ``tests/quant/test_reduce.py``.
+ReduceMean divides each sum by the element count in float32.  ReduceSumSquare, ReduceL2, ReduceL1, ReduceLogSum and
+ReduceProd have no fast paths besides ``R``: they add ``x * x`` (fused into the addition on Arm), ``|x|`` or ``x``, or
+multiply ``x`` from 1, in memory order, or under ``R`` take Eigen's vectorized sum (of squares, of magnitudes) or
+product (:func:`.normalization.eigen_prod`); ReduceL2 takes the square root and ReduceLogSum glibc's ``logf``
+(:mod:`.libm`).  ReduceLogSumExp (glibc's ``expf`` of each element) is not modelled.  Checked against ONNX Runtime
+on x86, on QEMU's Haswell CPU and for AArch64 in ``tests/quant/test_reduce.py``.
 
 ONNX Runtime takes the ``RKR`` path only when the kept run has at least as many elements as the session has
 threads (and at least 2); this models a session of one thread, where a smaller kept run is summed in memory order.
@@ -28,11 +31,14 @@ import math
 import numpy as np
 
 from .fma import fma32
-from .normalization import eigen_sum
+from .libm import logf
+from .normalization import eigen_prod, eigen_sum
 from .sgemm import gemv
 
 F32 = np.float32
-OPERATORS = ("ReduceSum", "ReduceMean", "ReduceSumSquare", "ReduceL2")
+OPERATORS = ("ReduceSum", "ReduceMean", "ReduceSumSquare", "ReduceL2", "ReduceL1", "ReduceLogSum", "ReduceProd")
+# The operators whose aggregators have no fast path but ``R``'s: each output in memory order otherwise.
+_IN_ORDER = ("ReduceSumSquare", "ReduceL2", "ReduceL1", "ReduceLogSum", "ReduceProd")
 
 
 def reduced_axes(ndim: int, axes, noop_with_empty_axes) -> set | None:
@@ -65,11 +71,15 @@ def reduce(x, axes, keepdims: bool, op: str, platform: str = "x86") -> np.ndarra
     pairs = "neon" if platform.startswith("arm") else "sse"
     runs = _runs(x.shape, reduced)
     kinds = "".join("R" if r else "K" for _, r in runs)
-    with np.errstate(over="ignore", invalid="ignore"):
-        if kinds == "R":
+    if op == "ReduceL1":
+        x = np.abs(x)
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        if kinds == "R" and op == "ReduceProd":
+            s = eigen_prod(x.reshape(1, -1), [0], pairs)
+        elif kinds == "R":
             s = eigen_sum(x.reshape(1, -1), [0], pairs, squares)
-        elif squares:
-            s = _in_order(x, reduced, squares, pairs)
+        elif op in _IN_ORDER:
+            s = _in_order(x, reduced, squares, pairs, product=op == "ReduceProd")
         elif kinds == "KR":
             rows, d = runs[0][0], runs[1][0]
             s = eigen_sum(x.reshape(rows, d), np.arange(rows) * d, pairs)
@@ -86,6 +96,8 @@ def reduce(x, axes, keepdims: bool, op: str, platform: str = "x86") -> np.ndarra
             s = (s / F32(count)).astype(F32)
         elif op == "ReduceL2":
             s = np.sqrt(s).astype(F32)
+        elif op == "ReduceLogSum":
+            s = logf(s)
     kept = [n for n, r in zip(x.shape, reduced) if not r]
     out = s.reshape(kept)
     return out.reshape([1 if r else n for n, r in zip(x.shape, reduced)]) if keepdims else out
@@ -99,16 +111,18 @@ def _running(v) -> np.ndarray:
     return s
 
 
-def _in_order(x, reduced, squares: bool, pairs: str) -> np.ndarray:
-    """From 0, each output's reduced elements in memory order (``x * x`` for the squares: on Arm one fused
-    multiply-add each)."""
+def _in_order(x, reduced, squares: bool, pairs: str, product: bool = False) -> np.ndarray:
+    """From 0 (``product``: multiplied from 1), each output's reduced elements in memory order (``x * x`` for the
+    squares: on Arm one fused multiply-add each)."""
     order = [i for i, r in enumerate(reduced) if not r] + [i for i, r in enumerate(reduced) if r]
     kept = math.prod(n for n, r in zip(x.shape, reduced) if not r)
     v = x.transpose(order).reshape(kept, -1)
-    s = np.zeros(kept, F32)
+    s = np.full(kept, F32(product))
     for j in range(v.shape[1]):
         c = v[:, j]
-        if not squares:
+        if product:
+            s = (s * c).astype(F32)
+        elif not squares:
             s = (s + c).astype(F32)
         elif pairs == "neon":
             s = fma32(c, c, s)
