@@ -1,6 +1,6 @@
-"""glibc's logf as intdot computes it (``intdot.quant.libm``) against this machine's C library, bit for bit: every
-binade, subnormals, the table's subinterval edges and the special values.  (ONNX Runtime for AArch64's own C
-library is checked through LogSoftmax in ``test_float_kernels.py``.)"""
+"""glibc's logf and expf as intdot computes them (``intdot.quant.libm``) against this machine's C library, bit for
+bit: every binade, subnormals, the table's subinterval edges, the overflow and underflow points and the special
+values.  (ONNX Runtime for AArch64's own C library is checked through LogSoftmax and ReduceLogSumExp.)"""
 
 import ctypes
 import ctypes.util
@@ -10,7 +10,7 @@ import sys
 import numpy as np
 import pytest
 
-from intdot.quant.libm import logf
+from intdot.quant.libm import expf, logf
 
 F32 = np.float32
 
@@ -42,3 +42,25 @@ def test_logf_as_glibc():
     assert np.array_equal(nan, np.isnan(got))
     bad = (got.view(np.uint32) != want.view(np.uint32)) & ~nan
     assert not bad.any(), (x[bad][:5], got[bad][:5], want[bad][:5])
+
+
+def test_expf_as_glibc():
+    lib = _libm()
+    lib.expf.restype, lib.expf.argtypes = ctypes.c_float, [ctypes.c_float]
+    rng = np.random.default_rng(1)
+    edges = [float.fromhex("0x1.62e42ep6"), float.fromhex("-0x1.9fe368p6"), 88.0, -87.33655, 1e-45, -1e-45]
+    x = np.concatenate([
+        rng.integers(0, 0x7F800000, 30000, dtype=np.uint32).view(F32),  # every binade, both signs
+        -rng.integers(0, 0x7F800000, 30000, dtype=np.uint32).view(F32),
+        (rng.standard_normal(30000) * 30).astype(F32),  # where the values are
+        np.nextafter(np.array(edges, F32), np.float32(np.inf)), np.nextafter(np.array(edges, F32), -np.float32(np.inf)),
+        np.array([*edges, 0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0], F32),
+    ])  # fmt: skip
+    want = np.array([lib.expf(float(v)) for v in x], F32)
+    got = expf(x)
+    nan = np.isnan(want)
+    assert np.array_equal(nan, np.isnan(got))
+    bad = (got.view(np.uint32) != want.view(np.uint32)) & ~nan
+    assert not bad.any(), (x[bad][:5], got[bad][:5], want[bad][:5])
+    with np.errstate(over="ignore"):  # not the correctly rounded exp
+        assert not np.array_equal(got[:30000], np.exp(x[:30000].astype(np.float64)).astype(F32))

@@ -1,8 +1,9 @@
-"""ReduceSum, ReduceMean, ReduceSumSquare, ReduceL2, ReduceL1, ReduceLogSum and ReduceProd in float32 against ONNX
-Runtime, bit for bit, through ``run``: every combination of axes over shapes that reach each of its paths (all axes,
-trailing, leading, middle, outer-and-inner, and axes that merge into none of them), rows around Eigen's packets and
-MLAS's GEMV groups of 4, on this machine's platform (x86, or under INTDOT_ORT=arm ONNX Runtime for AArch64) and on
-QEMU's Haswell CPU.  One model holds every node of a shape, so that each oracle session runs them all at once."""
+"""ReduceSum, ReduceMean, ReduceSumSquare, ReduceL2, ReduceL1, ReduceLogSum, ReduceProd and ReduceLogSumExp in
+float32 against ONNX Runtime, bit for bit, through ``run``: every combination of axes over shapes that reach each of
+its paths (all axes, trailing, leading, middle, outer-and-inner, and axes that merge into none of them), rows around
+Eigen's packets and MLAS's GEMV groups of 4, on this machine's platform (x86, or under INTDOT_ORT=arm ONNX Runtime
+for AArch64) and on QEMU's Haswell CPU.  One model holds every node of a shape, so that each oracle session runs them
+all at once."""
 
 import itertools
 
@@ -69,6 +70,27 @@ def test_l1_log_sum_and_prod_through_run(shape):
     got = quant.run(model, x, op="sdot4", platform=ort.platform())
     for (name, g), w in zip(got.items(), want):
         _same(g, w, (shape, name))
+
+
+@pytest.mark.parametrize("shape", SHAPES[:9], ids=str)
+def test_log_sum_exp_through_run(shape):
+    """ReduceLogSumExp: glibc's expf of each element less the max, added in order, glibc's logf; then with
+    infinities, which its running max passes over (from 0 where a row starts with one)."""
+    ort.need()
+    rng = np.random.default_rng(len(shape) + 7)
+    x = (rng.standard_normal(shape) * 5).astype(F32)
+    model = _model(shape, ops=("ReduceLogSumExp",))
+    want = ort.session(model).run(None, {"x": x})
+    got = quant.run(model, x, op="sdot4", platform=ort.platform())
+    for (name, g), w in zip(got.items(), want):
+        _same(g, w, (shape, name))
+    if x.size > 20:
+        flat = x.reshape(-1)
+        flat[[0, 5, 11]] = -np.inf, np.inf, -np.inf  # the first element infinite: the running max starts from 0
+        want = ort.session(model).run(None, {"x": x})
+        got = quant.run(model, x, op="sdot4", platform=ort.platform())
+        for (name, g), w in zip(got.items(), want):
+            _same(g, w, (shape, name, "infinities"))
 
 
 @pytest.mark.parametrize("opset, keepdims", [(13, 0), (11, 1)])

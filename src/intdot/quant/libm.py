@@ -1,11 +1,19 @@
 """The C library's float32 functions that ONNX Runtime's kernels call, bit for bit: glibc's ``logf`` (LogSoftmax
-takes the log of its sum with it).  glibc's logf (from Arm's optimized routines, in glibc since 2.28) is not
-correctly rounded (0.82 ulp at most), so a correctly rounded log differs from it on some inputs.
+takes the log of its sum with it, ReduceLogSum and ReduceLogSumExp theirs) and ``expf`` (ReduceLogSumExp's).
+glibc's (from Arm's optimized routines, in glibc since 2.28) are not correctly rounded (logf: 0.82 ulp at most;
+expf: 0.502), so a correctly rounded function differs from them on some inputs.
 
 ``logf``: ``x = 2**k * z`` with ``z`` in [0x3f330000, 2 * 0x3f330000) as bits; ``c`` the centre of z's sixteenth
 of that range, from a table of ``1 / c`` and ``log(c)``; ``r = z / c - 1``, ``log(x) = log(c) + k ln2 + r + A0 r**4
 + (A1 r + A2) r**2`` in float64 (each ``a * b + c`` fused, as its FMA build on x86 and its AArch64 build compute
-it), rounded to float32.  Checked against this machine's ``libm`` in ``tests/quant/test_libm.py``."""
+it), rounded to float32.
+
+``expf``: in float64, ``z = x * 32 / ln2``, ``k`` its nearest integer, ``r = z - k``; ``s = 2**(k / 32)`` from a
+table of the 32 ``2**(i / 32)``; ``exp(x) = s * ((C0 r + C1) r**2 + (C2 r + 1))`` (each ``a * b + c`` fused),
+rounded to float32; 0 at -inf, inf past ``0x1.62e42ep6``, 0 below ``-0x1.9fe368p6``.  (AArch64's rounds ``z`` half
+away from zero where x86's rounds to even: they part only where ``z`` is an odd half, which no float32 ``x`` gives.)
+
+Both checked against this machine's ``libm`` in ``tests/quant/test_libm.py``."""
 
 from __future__ import annotations
 
@@ -54,3 +62,39 @@ def logf(x) -> np.ndarray:
     y = np.where(x == F32(1), F32(0), y)
     y = np.where(x == 0, F32(-np.inf), np.where(np.isposinf(x), x, y))
     return np.where((x < 0) | np.isnan(x), F32(np.nan), y).astype(F32)
+
+
+# expf: 32 / ln2, the rounding shift, the polynomial's coefficients (of r**3, r**2, r) scaled to the table's steps.
+_INVLN2N = float.fromhex("0x1.71547652b82fep+0") * 32
+_SHIFT = float.fromhex("0x1.8p+52")
+_C0, _C1, _C2 = (float.fromhex(h) / 32**p for h, p in (("0x1.c6af84b912394p-5", 3), ("0x1.ebfce50fac4f3p-3", 2),
+                                                           ("0x1.62e42ff0c52d6p-1", 1)))  # fmt: skip
+# The bits of 2**(i / 32) for i < 32 (the float64 nearest each), less i << 47, as glibc's table stores them.
+_EXP2_BITS = np.array([
+    0x3FF0000000000000, 0x3FEFD9B0D3158574, 0x3FEFB5586CF9890F, 0x3FEF9301D0125B51, 0x3FEF72B83C7D517B,
+    0x3FEF54873168B9AA, 0x3FEF387A6E756238, 0x3FEF1E9DF51FDEE1, 0x3FEF06FE0A31B715, 0x3FEEF1A7373AA9CB,
+    0x3FEEDEA64C123422, 0x3FEECE086061892D, 0x3FEEBFDAD5362A27, 0x3FEEB42B569D4F82, 0x3FEEAB07DD485429,
+    0x3FEEA47EB03A5585, 0x3FEEA09E667F3BCD, 0x3FEE9F75E8EC5F74, 0x3FEEA11473EB0187, 0x3FEEA589994CCE13,
+    0x3FEEACE5422AA0DB, 0x3FEEB737B0CDC5E5, 0x3FEEC49182A3F090, 0x3FEED503B23E255D, 0x3FEEE89F995AD3AD,
+    0x3FEEFF76F2FB5E47, 0x3FEF199BDD85529C, 0x3FEF3720DCEF9069, 0x3FEF5818DCFBA487, 0x3FEF7C97337B9B5F,
+    0x3FEFA4AFA2A490DA, 0x3FEFD0765B6E4540,
+], np.uint64)  # fmt: skip
+_OVERFLOW, _UNDERFLOW = float.fromhex("0x1.62e42ep6"), float.fromhex("-0x1.9fe368p6")
+
+
+def expf(x) -> np.ndarray:
+    """glibc's ``expf`` of each element of ``x`` (module docstring): inf past its overflow point, 0 below its
+    underflow point and at -inf, NaN at NaN."""
+    x = np.asarray(x, F32)
+    xd = x.astype(F64)
+    with np.errstate(invalid="ignore", over="ignore"):
+        z = xd * _INVLN2N
+        kd = z + _SHIFT
+        ki = kd.view(np.uint64)
+        kd = kd - _SHIFT
+        r = z - kd
+        s = (_EXP2_BITS[(ki % np.uint64(32)).astype(np.int64)] + (ki << np.uint64(47))).view(F64)
+        y = fma64(fma64(_C0, r, _C1), r * r, fma64(_C2, r, 1.0)) * s
+        y = y.astype(F32)
+    y = np.where(xd > _OVERFLOW, F32(np.inf), np.where(xd < _UNDERFLOW, F32(0), y))
+    return np.where(np.isnan(x), x, y).astype(F32)

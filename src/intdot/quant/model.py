@@ -149,6 +149,7 @@ def _overrides(op, target, requant, opset, platform, facts):
         op_reduce_l1,
         op_reduce_l2,
         op_reduce_log_sum,
+        op_reduce_log_sum_exp,
         op_reduce_mean,
         op_reduce_prod,
         op_reduce_sum,
@@ -437,7 +438,7 @@ def _overrides(op, target, requant, opset, platform, facts):
         for module, name in ((op_reduce_sum, "ReduceSum"), (op_reduce_mean, "ReduceMean"),
                              (op_reduce_sum_square, "ReduceSumSquare"), (op_reduce_l2, "ReduceL2"),
                              (op_reduce_l1, "ReduceL1"), (op_reduce_log_sum, "ReduceLogSum"),
-                             (op_reduce_prod, "ReduceProd"))
+                             (op_reduce_prod, "ReduceProd"), (op_reduce_log_sum_exp, "ReduceLogSumExp"))
     ]  # fmt: skip
 
     class InstanceNormalization(_ReferenceInstanceNorm):

@@ -1,6 +1,6 @@
-"""ReduceSum, ReduceMean, ReduceSumSquare, ReduceL2, ReduceL1, ReduceLogSum and ReduceProd in float32 as ONNX
-Runtime's CPU kernels compute them, bit for bit: which elements each output adds, and in which order, follow the
-path its ``reduction_ops`` picks.
+"""ReduceSum, ReduceMean, ReduceSumSquare, ReduceL2, ReduceL1, ReduceLogSum, ReduceProd and ReduceLogSumExp in
+float32 as ONNX Runtime's CPU kernels compute them, bit for bit: which elements each output adds, and in which order,
+follow the path its ``reduction_ops`` picks.
 
 ONNX Runtime first merges neighbouring axes that are both reduced or both kept, which leaves a shape of kept (K) and
 reduced (R) runs, then (ReduceSum and ReduceMean):
@@ -17,8 +17,9 @@ ReduceMean divides each sum by the element count in float32.  ReduceSumSquare, R
 ReduceProd have no fast paths besides ``R``: they add ``x * x`` (fused into the addition on Arm), ``|x|`` or ``x``, or
 multiply ``x`` from 1, in memory order, or under ``R`` take Eigen's vectorized sum (of squares, of magnitudes) or
 product (:func:`.normalization.eigen_prod`); ReduceL2 takes the square root and ReduceLogSum glibc's ``logf``
-(:mod:`.libm`).  ReduceLogSumExp (glibc's ``expf`` of each element) is not modelled.  Checked against ONNX Runtime
-on x86, on QEMU's Haswell CPU and for AArch64 in ``tests/quant/test_reduce.py``.
+(:mod:`.libm`).  ReduceLogSumExp takes each output's max, then adds ``expf(x - max)`` in memory order and returns
+``logf`` of the sum plus the max (:func:`_log_sum_exp`).  Checked against ONNX Runtime on x86, on QEMU's Haswell CPU
+and for AArch64 in ``tests/quant/test_reduce.py``.
 
 ONNX Runtime takes the ``RKR`` path only when the kept run has at least as many elements as the session has
 threads (and at least 2); this models a session of one thread, where a smaller kept run is summed in memory order.
@@ -31,12 +32,21 @@ import math
 import numpy as np
 
 from .fma import fma32
-from .libm import logf
+from .libm import expf, logf
 from .normalization import eigen_prod, eigen_sum
 from .sgemm import gemv
 
 F32 = np.float32
-OPERATORS = ("ReduceSum", "ReduceMean", "ReduceSumSquare", "ReduceL2", "ReduceL1", "ReduceLogSum", "ReduceProd")
+OPERATORS = (
+    "ReduceSum",
+    "ReduceMean",
+    "ReduceSumSquare",
+    "ReduceL2",
+    "ReduceL1",
+    "ReduceLogSum",
+    "ReduceProd",
+    "ReduceLogSumExp",
+)
 # The operators whose aggregators have no fast path but ``R``'s: each output in memory order otherwise.
 _IN_ORDER = ("ReduceSumSquare", "ReduceL2", "ReduceL1", "ReduceLogSum", "ReduceProd")
 
@@ -74,7 +84,9 @@ def reduce(x, axes, keepdims: bool, op: str, platform: str = "x86") -> np.ndarra
     if op == "ReduceL1":
         x = np.abs(x)
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-        if kinds == "R" and op == "ReduceProd":
+        if op == "ReduceLogSumExp":
+            s = _log_sum_exp(_by_output(x, reduced))
+        elif kinds == "R" and op == "ReduceProd":
             s = eigen_prod(x.reshape(1, -1), [0], pairs)
         elif kinds == "R":
             s = eigen_sum(x.reshape(1, -1), [0], pairs, squares)
@@ -111,12 +123,31 @@ def _running(v) -> np.ndarray:
     return s
 
 
+def _by_output(x, reduced) -> np.ndarray:
+    """A row for each output, its reduced elements in memory order."""
+    order = [i for i, r in enumerate(reduced) if not r] + [i for i, r in enumerate(reduced) if r]
+    return x.transpose(order).reshape(math.prod(n for n, r in zip(x.shape, reduced) if not r), -1)
+
+
+def _log_sum_exp(v) -> np.ndarray:
+    """``logf(sum of expf(x - max)) + max`` for each row, the exps added in order from 0 (glibc's functions,
+    :mod:`.libm`); the max ONNX Runtime's running one (on every path), which starts from the row's first element
+    (from 0 where that is infinite) and passes over infinities and NaNs."""
+    m = np.where(np.isinf(v[:, 0]), F32(0), v[:, 0])
+    for j in range(v.shape[1]):
+        c = v[:, j]
+        m = np.where(np.isinf(c) | np.isnan(c) | (c < m), m, c)
+    s = np.zeros(v.shape[0], F32)
+    for j in range(v.shape[1]):
+        s = (s + expf((v[:, j] - m).astype(F32))).astype(F32)
+    return (logf(s) + m).astype(F32)
+
+
 def _in_order(x, reduced, squares: bool, pairs: str, product: bool = False) -> np.ndarray:
     """From 0 (``product``: multiplied from 1), each output's reduced elements in memory order (``x * x`` for the
     squares: on Arm one fused multiply-add each)."""
-    order = [i for i, r in enumerate(reduced) if not r] + [i for i, r in enumerate(reduced) if r]
-    kept = math.prod(n for n, r in zip(x.shape, reduced) if not r)
-    v = x.transpose(order).reshape(kept, -1)
+    v = _by_output(x, reduced)
+    kept = v.shape[0]
     s = np.full(kept, F32(product))
     for j in range(v.shape[1]):
         c = v[:, j]
