@@ -10,6 +10,7 @@ from intdot import quant
 from intdot.quant.float_kernels import gelu
 
 from . import ort
+from .fusions import check_fusion
 from .graph_builder import Nodes
 from .test_layer_norm import _same
 from .test_matmul_add_fusion import _model
@@ -87,18 +88,8 @@ def _name(kw) -> str:
 @pytest.mark.parametrize(("kw", "fused"), [(kw, True) for kw in FUSED] + [(kw, False) for kw in NOT_FUSED],
                          ids=[_name(kw) for kw in FUSED + NOT_FUSED])  # fmt: skip
 def test_fast_gelu_fusion_as_onnx_runtime(kw, fused, tmp_path):
-    import onnx
-
     ort.need()
-    model, feeds = _chain(**kw)
-    optimized = tmp_path / "optimized.onnx"
-    want = ort.session(model, optimized_path=optimized, neon=True).run(None, feeds)
-    theirs = _fast(onnx.load(optimized).graph)
-    ours = _fast(quant.prepare(model, platform=ort.platform()).model.graph)
-    assert ours == theirs and fused == bool(theirs), (kw, theirs, ours)
-    got = quant.run(model, feeds, op="sdot4", platform=ort.platform())
-    for (name, value), w in zip(got.items(), want):
-        _same(value, w, (kw, name))
+    check_fusion(*_chain(**kw), tmp_path, _fast, kw, fused)
 
 
 @pytest.mark.parametrize("exponent", [np.array(2.0, F32), np.array([3.0], F32), np.array(3, np.int32)])

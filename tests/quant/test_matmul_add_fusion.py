@@ -11,8 +11,8 @@ from onnx import TensorProto, helper
 from intdot import quant
 
 from . import ort
+from .fusions import check_fusion
 from .graph_builder import Nodes
-from .test_layer_norm import _same
 
 F32 = np.float32
 
@@ -73,20 +73,6 @@ def _gemms(graph):
     return sorted((n.input[1], n.input[2]) for n in graph.node if n.op_type == "Gemm")
 
 
-def _check(model, feeds, tmp_path, what):
-    import onnx
-
-    optimized = tmp_path / "optimized.onnx"
-    want = ort.session(model, optimized_path=optimized, neon=True).run(None, feeds)
-    theirs = _gemms(onnx.load(optimized).graph)
-    ours = _gemms(quant.prepare(model, platform=ort.platform()).model.graph)
-    assert ours == theirs, (what, theirs, ours)
-    got = quant.run(model, feeds, op="sdot4", platform=ort.platform())
-    for (name, value), w in zip(got.items(), want):
-        _same(value, w, (what, name))
-    return theirs
-
-
 FUSED = [{}, {"bias_first": True}, {"bias_shape": (1, 8)}, {"bias_shape": (6, 1)}, {"bias_shape": (6, 8)},
          {"shape": (1, 300), "bias_shape": (1, 1)}, {"shape": (2, 3, 300)}, {"shape": (2, 3, 2, 600)},
          {"shape": (2, 3, 600), "bias_first": True}, {"shape": (5, 40)}, {"shape": (3, 1000), "n": 3},
@@ -106,7 +92,7 @@ def _name(kw) -> str:
 def test_matmul_add_fusion_as_onnx_runtime(kw, fused, tmp_path):
     ort.need()
     model, feeds = _linear(**kw)
-    assert fused == bool(_check(model, feeds, tmp_path, kw))
+    check_fusion(model, feeds, tmp_path, _gemms, kw, fused)
 
 
 @pytest.mark.parametrize("kind, opset", [("projection", 17), ("projection", 18), ("projection", 19), ("bert", 17)])
@@ -115,7 +101,7 @@ def test_attention_projections_as_onnx_runtime(kind, opset, tmp_path):
     AttentionFusion where it would recognize them)."""
     ort.need()
     model, feeds = _attention(kind, opset)
-    assert len(_check(model, feeds, tmp_path, (kind, opset))) == 4
+    assert len(check_fusion(model, feeds, tmp_path, _gemms, (kind, opset))) == 4
 
 
 def test_k_past_one_block_differs_from_matmul_then_add():

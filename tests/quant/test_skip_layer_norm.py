@@ -19,8 +19,10 @@ from intdot.quant.skip_layer_norm import skip_layer_norm
 
 from ..oracles import arm_ort
 from . import ort
+from .fusions import check_fusion
 from .graph_builder import Nodes
 from .test_layer_norm import _same
+from .test_transformer_variants import block
 
 F32 = np.float32
 SIZES = [1, 2, 3, 5, 6, 7, 8, 9, 15, 16, 17, 26, 27, 33, 64, 100, 768]
@@ -233,19 +235,8 @@ def _name(kw) -> str:
                          ids=[_name(kw) for kw in FUSED + NOT_FUSED])  # fmt: skip
 def test_skip_layer_norm_fusion_as_onnx_runtime(kw, fused, tmp_path):
     """Fused (and into what) or not as ONNX Runtime's optimized graph says, and its bits through run."""
-    import onnx
-
     ort.need()
-    model, feeds = _block(**kw)
-    optimized = tmp_path / "optimized.onnx"
-    want = ort.session(model, optimized_path=optimized, neon=True).run(None, feeds)
-    theirs = _skips(onnx.load(optimized).graph)
-    ours = _skips(quant.prepare(model, platform=ort.platform()).model.graph)
-    assert ours == theirs, (kw, theirs, ours)
-    assert fused == bool(theirs), (kw, theirs)
-    got = quant.run(model, feeds, op="sdot4", platform=ort.platform())
-    for (name, value), w in zip(got.items(), want):
-        _same(value, w, (kw, name))
+    check_fusion(*_block(**kw), tmp_path, _skips, kw, fused)
 
 
 def test_mean_output_is_refused():
@@ -258,44 +249,6 @@ def test_mean_output_is_refused():
         quant.run(model, v, op="sdot4")
 
 
-def _post_ln_block(dims, s=8, d=32, heads=4):
-    """A post-LN (BERT) encoder block on x [1, s, d] (declared ``dims``): self-attention, ``LayerNormalization(x +
-    attention)``, a GELU MLP as PyTorch writes it, ``LayerNormalization(h + mlp)``."""
-    g = Nodes(s + d)
-    node, weight, const = g.node, g.weight, g.const
-
-    def linear(t, n_in, n_out, name):
-        return node("Add", [node("MatMul", [t, weight(f"{name}_w", (n_in, n_out))], f"{name}_mm"),
-                            weight(f"{name}_b", (n_out,), 0.1)], name)  # fmt: skip
-
-    def layer_norm(t, name):
-        params = [weight(f"{name}_g", (d,), 1.0), weight(f"{name}_beta", (d,), 0.1)]
-        return node("LayerNormalization", [t, *params], name, axis=-1, epsilon=1e-12)
-
-    const("heads", np.array([0, -1, heads, d // heads], np.int64))  # (one initializer: each split reads it)
-
-    def split(t, perm):
-        r = node("Reshape", [t, "heads"], f"{t}_r")
-        return node("Transpose", [r], f"{t}_t", perm=perm)
-
-    q, k, v = (linear("x", d, d, n) for n in "qkv")
-    scores = node("MatMul", [split(q, [0, 2, 1, 3]), split(k, [0, 2, 3, 1])], "scores")
-    probs = node("Softmax", [node("Div", [scores, const("scale", np.array(np.sqrt(d // heads), F32))], "sc")],
-                 "probs", axis=-1)  # fmt: skip
-    ctx = node("Transpose", [node("MatMul", [probs, split(v, [0, 2, 1, 3])], "ctx")], "ctx_t", perm=[0, 2, 1, 3])
-    ctx = node("Reshape", [ctx, const("merged", np.array([0, -1, d], np.int64))], "ctx_r")
-    h = layer_norm(node("Add", ["x", linear(ctx, d, d, "o")], "res1"), "ln1")
-    f = linear(h, d, 4 * d, "f1")
-    erf = node("Erf", [node("Div", [f, const("sqrt2", np.array(np.sqrt(2), F32))], "g_div")], "g_erf")
-    gelu = node("Mul", [node("Mul", [f, node("Add", [erf, const("one", np.array(1, F32))], "g_add")], "g_mul"),
-                        const("half", np.array(0.5, F32))], "gelu")  # fmt: skip
-    layer_norm(node("Add", [h, linear(gelu, 4 * d, d, "f2")], "res2"), "y")
-    ins = [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(dims))]
-    outs = [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)]
-    graph = helper.make_graph(g.nodes, "bert", ins, outs, g.inits)
-    return helper.make_model(graph, ir_version=9, opset_imports=[helper.make_opsetid("", 17)])
-
-
 @pytest.mark.parametrize("dims, weights, per_channel", [((1, 8, 32), "QInt8", False), (("batch", "seq", 32), "QInt8",
                          True), (("batch", "seq", 32), "QUInt8", False), ((1, 8, 32), None, False)])  # fmt: skip
 def test_post_ln_encoder_block(dims, weights, per_channel, tmp_path):
@@ -306,7 +259,7 @@ def test_post_ln_encoder_block(dims, weights, per_channel, tmp_path):
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
     ort.need()
-    model = _post_ln_block(dims)
+    model = block(symbolic=not isinstance(dims[0], int), epsilon=1e-12, seed=40)
     if weights is not None:
         onnx.save(model, tmp_path / "f.onnx")
         quantize_dynamic(tmp_path / "f.onnx", tmp_path / "d.onnx", weight_type=getattr(QuantType, weights),

@@ -21,15 +21,21 @@ F32 = np.float32
 def _block(rng):
     """A random block and its description."""
     d = int(rng.choice([16, 24, 32, 40]))
-    heads = int(rng.choice([h for h in (1, 2, 4, 8) if d % h == 0]))
-    s = int(rng.choice([1, 3, 8]))
-    post_ln = bool(rng.integers(2))
-    scale_op = str(rng.choice(["Div", "Mul"]))
-    gelu = str(rng.choice(["erf", "tanh", "relu"]))
-    ratio = int(rng.choice([2, 4, 8]))
-    symbolic = bool(rng.integers(2))
-    g = Nodes(int(rng.integers(1 << 30)))
+    what = dict(d=d, heads=int(rng.choice([h for h in (1, 2, 4, 8) if d % h == 0])), s=int(rng.choice([1, 3, 8])),
+                post_ln=bool(rng.integers(2)), scale=str(rng.choice(["Div", "Mul"])),
+                gelu=str(rng.choice(["erf", "tanh", "relu"])), ratio=int(rng.choice([2, 4, 8])),
+                symbolic=bool(rng.integers(2)))  # fmt: skip
+    return block(**what, seed=int(rng.integers(1 << 30))), what["s"], d, what
+
+
+def block(d=32, heads=4, s=8, post_ln=True, scale="Div", gelu="erf", ratio=4, symbolic=False, epsilon=1e-5, seed=0):
+    """An encoder block on x [1, s, d] (declared [batch, seq, d] where ``symbolic``): self-attention whose scores
+    are scaled by a ``scale`` node (Div by ``sqrt(d / heads)`` or Mul by its reciprocal), a residual Add, an MLP of
+    ``ratio * d`` with ``gelu`` ("erf": PyTorch's chain; "tanh": GPT-2's; or "relu"), a residual Add; each residual
+    then a LayerNormalization (``post_ln``, BERT's), or one before each half (GPT-2's)."""
+    g = Nodes(seed)
     node, weight, const = g.node, g.weight, g.const
+    scale_op = scale
 
     def linear(t, n_in, n_out, name):
         return node("Add", [node("MatMul", [t, weight(f"{name}_w", (n_in, n_out))], f"{name}_mm"),
@@ -37,7 +43,7 @@ def _block(rng):
 
     def layer_norm(t, name):
         params = [weight(f"{name}_g", (d,), 1.0), weight(f"{name}_beta", (d,), 0.1)]
-        return node("LayerNormalization", [t, *params], name, axis=-1, epsilon=1e-5)
+        return node("LayerNormalization", [t, *params], name, axis=-1, epsilon=epsilon)
 
     const("heads", np.array([0, -1, heads, d // heads], np.int64))  # (one initializer: each split reads it)
 
@@ -77,10 +83,8 @@ def _block(rng):
     dims = ["batch", "seq", d] if symbolic else [1, s, d]
     ins = [helper.make_tensor_value_info("x", TensorProto.FLOAT, dims)]
     outs = [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)]
-    model = helper.make_model(helper.make_graph(g.nodes, "block", ins, outs, g.inits), ir_version=9,
-                              opset_imports=[helper.make_opsetid("", 17)])  # fmt: skip
-    what = dict(d=d, heads=heads, s=s, post_ln=post_ln, scale=scale_op, gelu=gelu, ratio=ratio, symbolic=symbolic)
-    return model, s, d, what
+    return helper.make_model(helper.make_graph(g.nodes, "block", ins, outs, g.inits), ir_version=9,
+                             opset_imports=[helper.make_opsetid("", 17)])  # fmt: skip
 
 
 class _Reader:

@@ -143,16 +143,13 @@ def fuse_gelu(model):
 
 def fuse_matmul_add(model, shapes_of=None):
     """``model`` with each float MatMul and the Add after it that ONNX Runtime's MatMulAddFusion makes one Gemm
-    made one (module docstring); ``model`` itself where there is none.  ``shapes_of``: a model with the same value
-    names whose shapes ONNX's inference knows better (the model before intdot's QDQ rewrite wrote ONNX Runtime's
-    operators); its shapes come first."""
+    made one (module docstring); ``model`` itself where there is none.  ``shapes_of``: ``inferred_values``'
+    ``first``."""
     from onnx import helper, numpy_helper
 
     if not {"MatMul", "Add"} <= {n.op_type for n in model.graph.node if n.domain in ("", "ai.onnx")}:
         return model
-    shapes = inferred_values(model, symbolic=True)
-    if shapes_of is not None:
-        shapes |= inferred_values(shapes_of, symbolic=True)
+    shapes = inferred_values(model, symbolic=True, first=shapes_of)
     g = _Graph(model, info=shapes)
     if g.opset < 7:  # Add-6: not a version the fusion takes
         return model
@@ -247,9 +244,7 @@ def fuse_matmul_scale(model, shapes_of=None):
     kinds = {n.op_type for n in model.graph.node if n.domain in ("", "ai.onnx")}
     if "MatMul" not in kinds or not kinds & {"Mul", "Div"}:
         return model
-    shapes = inferred_values(model, symbolic=True)
-    if shapes_of is not None:
-        shapes |= inferred_values(shapes_of, symbolic=True)
+    shapes = inferred_values(model, symbolic=True, first=shapes_of)
     g = _Graph(model, info=shapes)
     if g.opset < 9:  # MatMul-1: not a version the fusion takes
         return model
@@ -344,10 +339,7 @@ def fuse_fast_gelu(model, shapes_of=None):
     kinds = {n.op_type for n in model.graph.node if n.domain in ("", "ai.onnx")}
     if not {"Tanh", "Mul", "Add"} <= kinds:
         return model
-    shapes = inferred_values(model)
-    if shapes_of is not None:
-        shapes |= inferred_values(shapes_of)
-    g = _Graph(model, info=shapes)
+    g = _Graph(model, info=inferred_values(model, first=shapes_of))
     if g.opset < 7:
         return model
     placed, removed = {}, set()

@@ -439,15 +439,12 @@ def fuse_layer_norm(model):
 def fuse_skip_layer_norm(model, shapes_of=None):
     """``model`` with each residual Add (and the bias Add before it) that ONNX Runtime's SkipLayerNormFusion takes
     into the LayerNormalization after it made one ``com.microsoft`` SkipLayerNormalization node
-    (:mod:`intdot.quant.skip_layer_norm`); ``model`` itself where there is none.  ``shapes_of``: a model with the
-    same value names whose shapes ONNX's inference knows better (the model before intdot's QDQ rewrite wrote
-    ONNX Runtime's operators, which it cannot read); its shapes come first."""
+    (:mod:`intdot.quant.skip_layer_norm`); ``model`` itself where there is none.  ``shapes_of``:
+    :func:`~intdot.quant.qdq_rules.inferred_values`' ``first``."""
     kinds = {n.op_type for n in model.graph.node if n.domain in ("", "ai.onnx")}
     if not {"Add", "LayerNormalization"} <= kinds:
         return model
-    shapes = inferred_values(model, symbolic=True)
-    if shapes_of is not None:
-        shapes |= inferred_values(shapes_of, symbolic=True)
+    shapes = inferred_values(model, symbolic=True, first=shapes_of)
     plain = {k: (t, d if d is None else tuple(v if isinstance(v, int) else None for v in d))
              for k, (t, d) in shapes.items()}  # fmt: skip
     return _rewrite(model, plain, "LayerNormalization", lambda c, ln: _skip_match(c, ln, shapes),

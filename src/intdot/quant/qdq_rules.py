@@ -109,12 +109,16 @@ def inferred_graph(model):
         return model.graph
 
 
-def inferred_values(model, symbolic=False) -> dict:
+def inferred_values(model, symbolic=False, first=None) -> dict:
     """name -> (numpy dtype or None, dims with None for a symbolic one (``symbolic``: its name, a str, where the
     model names it), or None where the rank is unknown).  ONNX's inference names each dimension it cannot tell
     (``unk__N``) where ONNX Runtime's leaves it unnamed: only names the model itself declares (its inputs, outputs
-    and value infos) are kept."""
+    and value infos) are kept.  ``first``: a model with the same value names whose shapes ONNX's inference knows
+    better (before intdot's QDQ rewrite wrote ONNX Runtime's operators, which it cannot read); its values win."""
     from onnx import helper
+
+    if first is not None:
+        return inferred_values(model, symbolic) | inferred_values(first, symbolic)
 
     g = inferred_graph(model)
     declared = {d.dim_param for vi in (*model.graph.input, *model.graph.value_info, *model.graph.output)
