@@ -335,7 +335,7 @@ def _overrides(op, target, requant, opset, platform, facts):
                 return super()._run(x, roi, scales, sizes, **kw)
             extra = {"extrapolation_value": kw.get("extrapolation_value") or 0.0}
             extra["nearest_mode"] = kw.get("nearest_mode") or "round_prefer_floor"
-            return (resize.resize(x, mode, transform, scales=scales, sizes=sizes, roi=roi, **extra),)
+            return (resize.resize(x, mode, transform, scales=scales, sizes=sizes, roi=roi, platform=family, **extra),)
 
     family = float_platform(platform)  # the float kernels: x86 with AVX-512F, x86 without it, or Arm
 

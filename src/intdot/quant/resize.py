@@ -16,6 +16,9 @@ quantity float32 unless said:
 - linear: the coordinate clamped to ``[0, n - 1]``, ``i1 = floor``, ``i2 = min(i1 + 1, n - 1)``, the weights
   ``|v - i1|`` and ``|v - i2|`` (both 0.5 where ``i1 == i2``); the value ``dx2*dy2*X11 + dx1*dy2*X21 + dx2*dy1*X12 +
   dx1*dy1*X22``, each weight product rounded, summed left to right; 8-bit codes truncated toward zero;
+- Arm (its AArch64 build, compiled with fused multiply-adds): the second term's product rounded first, then
+  ``fma(dx2*dy2, X11, .)``, ``fma(dx2*dy1, X12, .)``, ``fma(dx1*dy1, X22, .)``; tf_crop_and_resize's extrapolating
+  loop, compiled apart, rounds in an order not yet found (not modelled on Arm: the x86 formula above);
 - nearest: ``round_prefer_floor`` rounds half down and otherwise half away from zero, ``round_prefer_ceil`` half
   away from zero, then ``floor``/``ceil``; the index clamped to the axis.
 """
@@ -23,6 +26,8 @@ quantity float32 unless said:
 from __future__ import annotations
 
 import numpy as np
+
+from .fma import fma32
 
 _F = np.float32
 LINEAR = (
@@ -97,10 +102,10 @@ def _round_nearest(o, nearest_mode):
     return np.where(tie, np.floor(o), half_away)
 
 
-def resize(
-    x, mode, transform, *, scales=None, sizes=None, roi=None, extrapolation_value=0.0, nearest_mode="round_prefer_floor"
-):
-    """ONNX Runtime's Resize of a 4-D array over its last two axes (module docstring; :func:`covered` says when)."""
+def resize(x, mode, transform, *, scales=None, sizes=None, roi=None, extrapolation_value=0.0,
+           nearest_mode="round_prefer_floor", platform="x86"):  # fmt: skip
+    """ONNX Runtime's Resize of a 4-D array over its last two axes (module docstring; :func:`covered` says when), its
+    x86 kernel's or (``platform`` "arm...") its AArch64 one's."""
     x = np.asarray(x)
     out, sc = _geometry(x.shape, scales, sizes)
     if out == list(x.shape):
@@ -126,9 +131,17 @@ def resize(
     (dy1, dy2), (dx1, dx2) = weights
     dy1, dy2 = dy1[:, None], dy2[:, None]  # down the rows
     f = x.astype(_F)
-    r = (dx2 * dy2) * f[:, :, y1[:, None], x1] + (dx1 * dy2) * f[:, :, y1[:, None], x2]
-    r = r + (dx2 * dy1) * f[:, :, y2[:, None], x1]
-    r = r + (dx1 * dy1) * f[:, :, y2[:, None], x2]
+    terms = [(dx2 * dy2, f[:, :, y1[:, None], x1]), (dx1 * dy2, f[:, :, y1[:, None], x2]),
+             (dx2 * dy1, f[:, :, y2[:, None], x1]), (dx1 * dy1, f[:, :, y2[:, None], x2])]  # fmt: skip
+    if platform.startswith("arm") and transform != "tf_crop_and_resize":
+        # AArch64's build: the second term's product first, the others fused into it in turn
+        r = (terms[1][0] * terms[1][1]).astype(_F)
+        for w, v in (terms[0], terms[2], terms[3]):
+            r = fma32(np.broadcast_to(w, v.shape), v, r)
+    else:
+        r = terms[0][0] * terms[0][1] + terms[1][0] * terms[1][1]
+        r = r + terms[2][0] * terms[2][1]
+        r = r + terms[3][0] * terms[3][1]
     if transform == "tf_crop_and_resize":
         (cy, cx), (h, w) = coords, x.shape[2:]
         outside = ((cy < 0) | (cy > h - 1))[:, None] | ((cx < 0) | (cx > w - 1))[None, :]
