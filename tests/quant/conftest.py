@@ -10,11 +10,8 @@ import pytest
 from . import ort
 
 # Test id (a prefix of pytest's node id) -> why Arm's ONNX Runtime gives other bits, for what platform="arm" does not
-# model (the first run found 37 such cases; all of those are modelled now).
-ARM_DIFFERS: dict[str, str] = {
-    "test_resize.py::test_tf_crop_and_resize": "its linear Resize's extrapolating loop (tf_crop_and_resize) is "
-    "compiled apart and rounds in an order not yet found (docs/differences.md, row 28)",
-}
+# model (the first run found 37 such cases, the last of them Arm's linear Resize; all of those are modelled now).
+ARM_DIFFERS: dict[str, str] = {}
 
 
 def pytest_collection_modifyitems(config, items):

@@ -50,24 +50,21 @@ def _cases(mode, transforms, dtype, n, seed):
 @pytest.mark.parametrize("dtype", [np.float32, np.uint8, np.int8])
 @pytest.mark.parametrize("mode", ["linear", "nearest"])
 def test_resize_as_onnx_runtime(mode, dtype):
-    """Every coordinate transform (linear's tf_crop_and_resize apart: below), on this machine's platform or under
-    INTDOT_ORT=arm ONNX Runtime for AArch64's."""
+    """Every coordinate transform, on this machine's platform or under INTDOT_ORT=arm ONNX Runtime for AArch64's."""
     ort.need()
-    transforms = tuple(t for t in LINEAR if t != "tf_crop_and_resize") if mode == "linear" else NEAREST
+    transforms = LINEAR if mode == "linear" else NEAREST
     seed = {np.float32: 0, np.uint8: 100, np.int8: 200}[dtype] + len(mode)
-    _check(_cases(mode, transforms, dtype, n=120, seed=seed))
-
-
-@pytest.mark.parametrize("dtype", [np.float32, np.uint8, np.int8])
-def test_tf_crop_and_resize(dtype):
-    """linear tf_crop_and_resize, whose extrapolating loop ONNX Runtime for AArch64 compiles apart."""
-    ort.need()
-    _check(_cases("linear", ("tf_crop_and_resize",), dtype, n=60, seed=9))
-
-
-def _check(cases):
-    for x, model in cases:
+    for x, model in _cases(mode, transforms, dtype, n=120, seed=seed):
         want = ort.session(model).run(None, {"x": x})[0]
         got = quant.run(model, x, op="sdot4", platform=ort.platform())["y"]
         assert got.dtype == want.dtype and got.shape == want.shape, model.graph.node[0]
         assert got.tobytes() == want.tobytes(), (model.graph.node[0], x)
+
+
+def test_arm_rounds_apart_from_x86():
+    """Arm's fused products give other bits than x86's on some of these cases: the Arm comparison can fail."""
+    differs = 0
+    for x, model in _cases("linear", LINEAR, np.float32, n=30, seed=4):
+        x86, arm = (quant.run(model, x, op="sdot4", platform=p)["y"] for p in ("x86", "arm"))
+        differs += x86.tobytes() != arm.tobytes()
+    assert differs > 5

@@ -17,8 +17,8 @@ quantity float32 unless said:
   ``|v - i1|`` and ``|v - i2|`` (both 0.5 where ``i1 == i2``); the value ``dx2*dy2*X11 + dx1*dy2*X21 + dx2*dy1*X12 +
   dx1*dy1*X22``, each weight product rounded, summed left to right; 8-bit codes truncated toward zero;
 - Arm (its AArch64 build, compiled with fused multiply-adds): the second term's product rounded first, then
-  ``fma(dx2*dy2, X11, .)``, ``fma(dx2*dy1, X12, .)``, ``fma(dx1*dy1, X22, .)``; tf_crop_and_resize's extrapolating
-  loop, compiled apart, rounds in an order not yet found (not modelled on Arm: the x86 formula above);
+  ``fma(dx2*dy2, X11, .)``, ``fma(dx2*dy1, X12, .)``, ``fma(dx1*dy1, X22, .)``; tf_crop_and_resize's coordinate
+  ``fma(start, n - 1, x * (end - start) * (n - 1) / (out - 1))``;
 - nearest: ``round_prefer_floor`` rounds half down and otherwise half away from zero, ``round_prefer_ceil`` half
   away from zero, then ``floor``/``ceil``; the index clamped to the axis.
 """
@@ -42,8 +42,9 @@ NEAREST = ("align_corners", "pytorch_half_pixel")
 _TYPES = (np.dtype(np.float32), np.dtype(np.uint8), np.dtype(np.int8))
 
 
-def _source(n_out, n_in, scale, transform, start, end):
-    """The float32 source coordinate of every output index along one axis."""
+def _source(n_out, n_in, scale, transform, start, end, fused=False):
+    """The float32 source coordinate of every output index along one axis (``fused``: as Arm's build computes it,
+    tf_crop_and_resize's ``start * (n - 1) + ...`` one fused multiply-add)."""
     x, s, o, n = np.arange(n_out, dtype=_F), _F(scale), _F(n_out), _F(n_in)
     if s == 1:
         return x
@@ -61,7 +62,8 @@ def _source(n_out, n_in, scale, transform, start, end):
             return (float(offset) + (x.astype(np.float64) + 0.5) / float(s) - 0.5).astype(_F)
         start, end = _F(start), _F(end)  # tf_crop_and_resize
         if n_out > 1:
-            return start * (n - 1) + x * (end - start) * (n - 1) / (o - 1)
+            rest = x * (end - start) * (n - 1) / (o - 1)
+            return fma32(np.full(n_out, start), np.full(n_out, n - 1), rest) if fused else start * (n - 1) + rest
         return np.full(n_out, 0.5 * float(start + end) * float(n - 1), _F)
 
 
@@ -112,7 +114,7 @@ def resize(x, mode, transform, *, scales=None, sizes=None, roi=None, extrapolati
         return x.copy()
     roi = [0, 0, 0, 0, 1, 1, 1, 1] if roi is None or np.size(roi) != 8 else [float(v) for v in np.ravel(roi)]
     axes = [(out[a], x.shape[a], sc[a], roi[a], roi[4 + a]) for a in (2, 3)]
-    coords = [_source(o, n, s, transform, a, b) for o, n, s, a, b in axes]
+    coords = [_source(o, n, s, transform, a, b, platform.startswith("arm")) for o, n, s, a, b in axes]
     if mode == "nearest":
         idx = [
             np.clip(_round_nearest(c, nearest_mode), 0, n - 1).astype(np.intp) for c, (_, n, *_) in zip(coords, axes)
@@ -133,7 +135,7 @@ def resize(x, mode, transform, *, scales=None, sizes=None, roi=None, extrapolati
     f = x.astype(_F)
     terms = [(dx2 * dy2, f[:, :, y1[:, None], x1]), (dx1 * dy2, f[:, :, y1[:, None], x2]),
              (dx2 * dy1, f[:, :, y2[:, None], x1]), (dx1 * dy1, f[:, :, y2[:, None], x2])]  # fmt: skip
-    if platform.startswith("arm") and transform != "tf_crop_and_resize":
+    if platform.startswith("arm"):
         # AArch64's build: the second term's product first, the others fused into it in turn
         r = (terms[1][0] * terms[1][1]).astype(_F)
         for w, v in (terms[0], terms[2], terms[3]):
