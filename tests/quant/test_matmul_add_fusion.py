@@ -116,3 +116,24 @@ def test_k_past_one_block_differs_from_matmul_then_add():
             for k in ("w", "b"))  # fmt: skip
     apart = (sgemm.gemm(feeds["x"], w, None, b_constant=True) + b).astype(F32)
     assert not np.array_equal(fused, apart)
+
+
+@pytest.mark.parametrize("k, m, n", [(300, 6, 8), (600, 5, 40), (1000, 3, 7), (300, 1, 8), (40, 4, 300)])
+def test_transposes_folded_into_gemm(k, m, n, tmp_path):
+    """A Transpose read by Gemms alone becomes their transA/transB (GemmTransposeFusion), after MatMulAddFusion too:
+    its SGEMM then picks its blocks of K for A read transposed.  Transpose -> MatMul + Add, and Transpose -> Gemm
+    (with transA already set: it toggles), on inputs it does not fold as constants."""
+    ort.need()
+    g = Nodes(k + m + n)
+    a_t = g.node("Transpose", ["x"], "xt", perm=[1, 0])
+    g.node("Add", [g.node("MatMul", [a_t, "w"], "h"), g.weight("b", (n,), 2.0)], "y")
+    w_t = g.node("Transpose", ["w2"], "w2t", perm=[1, 0])
+    g.node("Gemm", ["x2", w_t, g.weight("c", (n,), 1.0)], "z", transA=1)
+    model = _model(g, [("x", (k, m)), ("w", (k, n)), ("x2", (k, m)), ("w2", (n, k))], ["y", "z"], 17)
+    feeds = {name: g.rng.standard_normal(shape).astype(F32)
+             for name, shape in (("x", (k, m)), ("w", (k, n)), ("x2", (k, m)), ("w2", (n, k)))}  # fmt: skip
+
+    def gemms(graph):  # (ONNX Runtime's read the Transposes' inputs; prepare's keep the Transposes, marked)
+        return [n.op_type for n in graph.node if n.op_type == "Gemm"]
+
+    check_fusion(model, feeds, tmp_path, gemms, (k, m, n))

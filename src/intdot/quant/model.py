@@ -551,8 +551,13 @@ def _overrides(op, target, requant, opset, platform, facts):
             if any(v is not None and v.dtype != np.float32 for v in (a, b, c)) or a.ndim != 2 or b.ndim != 2:
                 return super()._run(a, b, c, alpha=alpha, beta=beta, transA=transA, transB=transB, **kw)
             options = {"alpha": 1.0 if alpha is None else alpha, "beta": 1.0 if beta is None else beta}
+            ins = self.onnx_node.input
+            if ins[0] in transposed:  # GemmTransposeFusion: the Transpose's input, read the other way
+                a, transA = a.T, not transA
+            if ins[1] in transposed:
+                b, transB = b.T, not transB
             options |= {"trans_a": bool(transA), "trans_b": bool(transB), "platform": family}
-            constant = self.onnx_node.input[1] in constants
+            constant = ins[1] in constants
             return (named(self, lambda: sgemm.gemm(a, b, c, b_constant=constant, **options)),)
 
     class LogSoftmax(_ReferenceLogSoftmax):
@@ -892,14 +897,17 @@ _POOLS = ("AveragePool", "GlobalAveragePool")
 _MOVES = ("Transpose", "Reshape", "Squeeze", "Unsqueeze", "Identity", "Flatten", "Cast")
 
 
-# The nodes MatmulTransposeFusion folds a Transpose into: (type, domain).
+# The nodes MatmulTransposeFusion and GemmTransposeFusion fold a Transpose into: (type, domain).
 _MATMULS = (("MatMul", ""), ("MatMul", "ai.onnx"), ("FusedMatMul", _MS_DOMAIN))
+_GEMMS = (("Gemm", ""), ("Gemm", "ai.onnx"))
 
 
 def _fused_transposes(model, constants) -> frozenset:
-    """The MatMul operands that ONNX Runtime's MatmulTransposeFusion folds into a FusedMatMul: a Transpose of the
-    last two axes (the others kept in place) of a value that is not a constant (one it folds first), read by
-    that MatMul alone and no graph output.  Its SGEMM then reads the operand transposed (:mod:`.sgemm`)."""
+    """The MatMul and Gemm operands whose Transpose ONNX Runtime folds into the product, of a value that is not a
+    constant (one it folds first) and no graph output: its MatmulTransposeFusion folds a Transpose of the last two
+    axes (the others kept in place) read by one MatMul alone into a FusedMatMul; its GemmTransposeFusion a 2-D
+    Transpose read by Gemms alone (each read by one node at most) into their transA/transB.  Its SGEMM then reads
+    the operand transposed (:mod:`.sgemm`)."""
     readers: dict = {}
     for n in model.graph.node:
         for i in n.input:
@@ -915,7 +923,12 @@ def _fused_transposes(model, constants) -> frozenset:
         if perm is None or len(perm) < 2 or perm[:-2] != list(range(len(perm) - 2)) or perm[-2:] != [
                 len(perm) - 1, len(perm) - 2]:  # fmt: skip
             continue
-        if out not in outputs and len(users) == 1 and (users[0].op_type, users[0].domain) in _MATMULS:
+        if out in outputs:
+            continue
+        if len(users) == 1 and (users[0].op_type, users[0].domain) in _MATMULS:
+            found.add(out)
+        elif perm == [1, 0] and users and all((u.op_type, u.domain) in _GEMMS and len(readers.get(u.output[0], []))
+                                              <= 1 and out in u.input[:2] for u in users):  # fmt: skip
             found.add(out)
     return frozenset(found)
 
