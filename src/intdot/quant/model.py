@@ -58,6 +58,7 @@ _MS_OPS = (
     "SkipSimplifiedLayerNormalization",
     "FusedMatMul",
     "FastGelu",
+    "EmbedLayerNormalization",
 )
 
 
@@ -175,6 +176,7 @@ def _overrides(op, target, requant, opset, platform, facts):
     from . import (
         conv,
         dynamic_arm,
+        embed_layer_norm,
         float_conv,
         float_kernels,
         layer_norm,
@@ -409,6 +411,16 @@ def _overrides(op, target, requant, opset, platform, facts):
         y, total = named(node_run, lambda: skip_layer_norm.skip_layer_norm(
             x, skip, gamma, beta, bias, epsilon, family, simplified=simplified))  # fmt: skip
         return (y, None, None, total)[: len(names)]
+
+    class EmbedLayerNormalization(_Microsoft):
+        """ONNX Runtime's BERT embeddings node (:mod:`.embed_layer_norm`): output, mask_index, embedding_sum."""
+
+        def _run(self, *inputs, **_):
+            names = ("input_ids", "segment_ids", "word", "position", "segment", "gamma", "beta", "mask", "position_ids")
+            given = dict(zip(names, list(inputs) + [None] * (len(names) - len(inputs))))
+            epsilon = _attr(self, "epsilon", embed_layer_norm.DEFAULT_EPSILON)
+            out = named(self, lambda: embed_layer_norm.embed_layer_norm(**given, epsilon=epsilon, platform=family))
+            return out[: len(self.onnx_node.output)]
 
     class SkipLayerNormalization(_Microsoft):
         def _run(self, *inputs, **_):
@@ -697,6 +709,7 @@ def _overrides(op, target, requant, opset, platform, facts):
         SkipLayerNormalization,
         SkipSimplifiedLayerNormalization,
         FusedMatMul,
+        EmbedLayerNormalization,
     ]
 
 
