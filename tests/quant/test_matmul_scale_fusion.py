@@ -99,3 +99,18 @@ def test_fused_matmul_node():
             feeds = {f"in{i}": v for i, v in enumerate((a, b)) if i not in const}
             got = quant.run(model, feeds, op="sdot4", platform=ort.platform())["y"]
             _same(got, want, (trans_a, trans_b, alpha, const))
+
+
+def test_float64_is_left_apart():
+    """A float64 MatMul and its scale stay two nodes (intdot's FusedMatMul is float32's) and run: no error."""
+    from onnx import TensorProto, helper
+
+    g = Nodes(3)
+    g.node("Mul", [g.node("MatMul", ["a", "b"], "h"), g.const("c", np.array(0.5, np.float64))], "y")
+    ins = [helper.make_tensor_value_info(n, TensorProto.DOUBLE, [3, 4] if n == "a" else [4, 2]) for n in "ab"]
+    out = helper.make_tensor_value_info("y", TensorProto.DOUBLE, None)
+    graph = helper.make_graph(g.nodes, "g", ins, [out], g.inits)
+    model = helper.make_model(graph, ir_version=10, opset_imports=[helper.make_opsetid("", 17)])
+    assert [n.op_type for n in quant.prepare(model).model.graph.node] == ["MatMul", "Mul"]
+    a, b = np.arange(12.0).reshape(3, 4), np.ones((4, 2))
+    assert np.array_equal(quant.run(model, {"a": a, "b": b}, op="sdot4")["y"], (a @ b) * 0.5)

@@ -278,3 +278,17 @@ def test_post_ln_encoder_block(dims, weights, per_channel, tmp_path):
         want = session.run(None, {"x": x})[0]
         got = quant.run(prepared, x, op="usdot", platform=ort.platform())["y"]
         assert got.tobytes() == want.tobytes(), (seed, int((got != want).sum()))
+
+
+def test_float16_is_left_apart():
+    """A float16 Add and LayerNormalization stay two nodes (SkipLayerNormalization is modelled in float32) and run."""
+    g = Nodes(2)
+    params = [g.const("gamma", np.ones(8, np.float16)), g.const("beta", np.zeros(8, np.float16))]
+    g.node("LayerNormalization", [g.node("Add", ["x", "r"], "s"), *params], "y", axis=-1)
+    ins = [helper.make_tensor_value_info(n, TensorProto.FLOAT16, [1, 2, 8]) for n in ("x", "r")]
+    out = helper.make_tensor_value_info("y", TensorProto.FLOAT16, None)
+    graph = helper.make_graph(g.nodes, "g", ins, [out], g.inits)
+    model = helper.make_model(graph, ir_version=10, opset_imports=[helper.make_opsetid("", 17)])
+    assert [n.op_type for n in quant.prepare(model).model.graph.node] == ["Add", "LayerNormalization"]
+    x = np.random.default_rng(0).standard_normal((1, 2, 8)).astype(np.float16)
+    assert quant.run(model, {"x": x, "r": x}, op="sdot4")["y"].dtype == np.float16

@@ -45,7 +45,8 @@ Div by ``s`` multiplies by ``float32(1 / s)`` (an attention's ``scores / sqrt(d)
 fuses under 1.32's conditions (``tests/quant/test_matmul_scale_fusion.py``), after MatMulAddFusion (a MatMul that
 became a Gemm is not one):
 
-- a MatMul (version 9 or later) of float32 (or float64) operands;
+- a MatMul (version 9 or later) of float32 operands (ONNX Runtime's float64 ones are left apart here: not
+  modelled);
 - each input written by a Mul or a Div (version 7 or later) by a constant initializer of one element (either
   operand of a Mul, the divisor of a Div) whose rank is at most the other operand's, that other operand of known
   shape and not a scalar: the MatMul reads the unscaled value (the scaling node stays where something else reads
@@ -251,7 +252,8 @@ def fuse_matmul_scale(model, shapes_of=None):
     placed, removed = {}, set()
     order = {id(m): k for k, m in enumerate(model.graph.node)}
     for n in model.graph.node:
-        if not _op(n, "MatMul") or id(n) in removed or g.dtype(n.input[0]) not in (np.float32, np.float64):
+        # (ONNX Runtime fuses float64 too; intdot's FusedMatMul is float32's: a float64 pair stays as it is)
+        if not _op(n, "MatMul") or id(n) in removed or g.dtype(n.input[0]) != np.float32:
             continue
         inputs, scales, taken = list(n.input), [], []
         for slot, name in enumerate(n.input):
