@@ -90,18 +90,3 @@ def _name(kw) -> str:
 def test_fast_gelu_fusion_as_onnx_runtime(kw, fused, tmp_path):
     ort.need()
     check_fusion(*_chain(**kw), tmp_path, _fast, kw, fused)
-
-
-@pytest.mark.parametrize("exponent", [np.array(2.0, F32), np.array([3.0], F32), np.array(3, np.int32)])
-def test_pow_as_onnx_runtime(exponent):
-    """Pow by a one-element 2 or 3 (a decomposed layer norm's square, the tanh GELU's cube): ``x * x`` and ``(x * x)
-    * x``, as its kernel multiplies (a cube rounded twice: not NumPy's power)."""
-    ort.need()
-    x = _x(np.random.default_rng(3), (40, 50))
-    for const in ((), (1,)):
-        want = ort.run("Pow", [x, exponent], opset=17, out_type=1, const=const)
-        model = ort.node_model("Pow", [x, exponent], opset=17, out_type=1, const=const)
-        feeds = {f"in{i}": v for i, v in enumerate((x, exponent)) if i not in const}
-        _same(quant.run(model, feeds, op="sdot4", platform=ort.platform())["y"], want, (exponent, const))
-    if float(exponent.ravel()[0]) == 3:
-        assert not np.array_equal(want, np.power(x, F32(3)), equal_nan=True)  # the test tells them apart

@@ -10,7 +10,7 @@ import sys
 import numpy as np
 import pytest
 
-from intdot.quant.libm import expf, logf
+from intdot.quant.libm import expf, logf, powf
 
 F32 = np.float32
 
@@ -65,3 +65,30 @@ def test_expf_as_glibc():
     got = _same_as(lib.expf, expf, x)
     with np.errstate(over="ignore"):  # not the correctly rounded exp
         assert not np.array_equal(got[:30000], np.exp(x[:30000].astype(np.float64)).astype(F32))
+
+
+def test_powf_as_glibc():
+    lib = _libm()
+    lib.powf.restype, lib.powf.argtypes = ctypes.c_float, [ctypes.c_float, ctypes.c_float]
+    rng = np.random.default_rng(2)
+    n = 20000
+    x = np.concatenate([rng.integers(0, 0x7F800000, n, dtype=np.uint32).view(F32),  # every binade
+                        (rng.standard_normal(n) * 3).astype(F32), -rng.uniform(0, 10, n).astype(F32)])  # fmt: skip
+    y = np.concatenate(
+        [
+            (rng.standard_normal(n) * 3).astype(F32),
+            rng.uniform(-40, 40, n).astype(F32),
+            rng.integers(-9, 10, n).astype(F32),
+        ]
+    )  # negative bases: integer exponents, odd and even
+    special = np.array([0, -0.0, 1, -1, np.inf, -np.inf, np.nan, 2, 0.5, 1e-45, -1e-45, 3.4e38, -3.5], F32)
+    xs, ys = np.meshgrid(special, special)
+    x, y = np.concatenate([x, xs.ravel()]), np.concatenate([y, ys.ravel()])
+    want = np.array([lib.powf(float(a), float(b)) for a, b in zip(x, y)], F32)
+    got = powf(x, y)
+    nan = np.isnan(want)
+    assert np.array_equal(nan, np.isnan(got))
+    bad = (got.view(np.uint32) != want.view(np.uint32)) & ~nan
+    assert not bad.any(), (x[bad][:5], y[bad][:5], got[bad][:5], want[bad][:5])
+    with np.errstate(all="ignore"):  # not the correctly rounded power
+        assert not np.array_equal(got[:n], (x[:n].astype(np.float64) ** y[:n]).astype(F32))

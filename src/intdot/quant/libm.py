@@ -1,5 +1,6 @@
 """The C library's float32 functions that ONNX Runtime's kernels call, bit for bit: glibc's ``logf`` (LogSoftmax
-takes the log of its sum with it, ReduceLogSum and ReduceLogSumExp theirs) and ``expf`` (ReduceLogSumExp's).
+takes the log of its sum with it, ReduceLogSum and ReduceLogSumExp theirs), ``expf`` (ReduceLogSumExp's) and
+``powf`` (Pow's, by exponents other than 2 and 3).
 glibc's (from Arm's optimized routines, in glibc since 2.28) are not correctly rounded (logf: 0.82 ulp at most;
 expf: 0.502), so a correctly rounded function differs from them on some inputs.
 
@@ -13,7 +14,10 @@ table of the 32 ``2**(i / 32)``; ``exp(x) = s * ((C0 r + C1) r**2 + (C2 r + 1))`
 rounded to float32; 0 at -inf, inf past ``0x1.62e42ep6``, 0 below ``-0x1.9fe368p6``.  (AArch64's rounds ``z`` half
 away from zero where x86's rounds to even: they part only where ``z`` is an odd half, which no float32 ``x`` gives.)
 
-Both checked against this machine's ``libm`` in ``tests/quant/test_libm.py``."""
+``powf``: ``exp2(y * log2(x))`` in float64, ``log2`` by logf's table of ``1 / c`` with ``log2(c)`` and a degree-5
+polynomial, ``exp2`` as expf's above (unscaled), each ``a * b + c`` fused; C's special cases.
+
+Each checked against this machine's ``libm`` in ``tests/quant/test_libm.py``."""
 
 from __future__ import annotations
 
@@ -98,3 +102,82 @@ def expf(x) -> np.ndarray:
         y = y.astype(F32)
     y = np.where(xd > _OVERFLOW, F32(np.inf), np.where(xd < _UNDERFLOW, F32(0), y))
     return np.where(np.isnan(x), x, y).astype(F32)
+
+
+# powf: log2(c) for the 16 subintervals of logf's (1 / c is logf's _INVC), the log2 polynomial (of r**5 .. r), the
+# exp2 polynomial unscaled and its shift for steps of 1/32.
+_LOG2C = np.array([float.fromhex(h) for h in (
+    "-0x1.efec65b963019p-2", "-0x1.b0b6832d4fca4p-2", "-0x1.7418b0a1fb77bp-2", "-0x1.39de91a6dcf7bp-2",
+    "-0x1.01d9bf3f2b631p-2", "-0x1.97c1d1b3b7afp-3", "-0x1.2f9e393af3c9fp-3", "-0x1.960cbbf788d5cp-4",
+    "-0x1.a6f9db6475fcep-5", "0x0p+0", "0x1.338ca9f24f53dp-4", "0x1.476a9543891bap-3",
+    "0x1.e840b4ac4e4d2p-3", "0x1.40645f0c6651cp-2", "0x1.88e9c2c1b9ff8p-2", "0x1.ce0a44eb17bccp-2")])  # fmt: skip
+_P = [float.fromhex(h) for h in ("0x1.27616c9496e0bp-2", "-0x1.71969a075c67ap-2", "0x1.ec70a6ca7baddp-2",
+                                 "-0x1.7154748bef6c8p-1", "0x1.71547652ab82bp0")]  # fmt: skip
+_E = [float.fromhex(h) for h in ("0x1.c6af84b912394p-5", "0x1.ebfce50fac4f3p-3", "0x1.62e42ff0c52d6p-1")]
+_SHIFT32 = _SHIFT / 32
+_POW_OVERFLOW = float.fromhex("0x1.fffffffd1d571p+6")
+
+
+def powf(x, y) -> np.ndarray:
+    """glibc's ``powf`` of the float32 ``x`` and ``y`` (broadcast): ``2 ** (y * log2(x))`` with ``log2`` from
+    logf's table of 16 and a degree-5 polynomial, ``exp2`` from expf's table of 32, in float64 with each ``a * b + c``
+    fused, rounded to float32; a negative ``x`` to an integer ``y`` carries the sign of ``x ** y`` (to a non-integer
+    one, NaN); C's special cases (``powf(x, 0) = powf(1, y) = 1``, infinities, zeros) as it returns them."""
+    x, y = (np.asarray(v, F32) for v in (x, y))
+    x, y = np.broadcast_arrays(x, y)
+    ix, iy = x.view(np.uint32).astype(np.int64), y.view(np.uint32).astype(np.int64)
+    yint = _checkint(iy)
+    negative = (ix >> 31) == 1
+    ax = ix & 0x7FFFFFFF
+    with np.errstate(over="ignore", under="ignore", invalid="ignore", divide="ignore"):
+        subnormal = ax < 0x00800000
+        scaled = (np.abs(x) * F32(2.0**23)).view(np.uint32).astype(np.int64) - (23 << 23)
+        bits = np.where(subnormal, scaled, ax)
+        tmp = bits - _OFF
+        i = (tmp >> 19) % 16
+        top = tmp & ~0x7FFFFF  # (the sign-extended top bits)
+        k = top >> 23
+        z = (bits - top).astype(np.uint32).view(F32).astype(F64)
+        r = fma64(z, _INVC[i], -1.0)
+        y0 = _LOG2C[i] + k.astype(F64)
+        r2 = r * r
+        q = fma64(fma64(_P[2], r, _P[3]), r2, fma64(_P[4], r, y0))
+        logx = fma64(fma64(_P[0], r, _P[1]), r2 * r2, q)
+        ylogx = y.astype(F64) * logx
+        kd = ylogx + _SHIFT32
+        ki = kd.view(np.uint64)
+        r = ylogx - (kd - _SHIFT32)
+        sign = np.where(negative & (yint == 1), np.uint64(1 << 16), np.uint64(0))
+        s = (_EXP2_BITS[(ki % np.uint64(32)).astype(np.int64)] + ((ki + sign) << np.uint64(47))).view(F64)
+        out = (fma64(fma64(_E[0], r, _E[1]), r * r, fma64(_E[2], r, 1.0)) * s).astype(F32)
+        signed = np.where(sign != 0, F32(-1), F32(1))
+        out = np.where(ylogx > _POW_OVERFLOW, signed * F32(np.inf), out)
+        out = np.where(ylogx <= -150.0, signed * F32(0), out)
+        out = np.where(negative & (yint == 0) & np.isfinite(x) & (x != 0), F32(np.nan), out)
+        special = ~np.isfinite(x) | (x == 0) | ~np.isfinite(y) | (y == 0) | (x == 1)
+        if special.any():
+            out = np.where(special, _powf_special(x, y, yint), out)
+    return out.astype(F32)
+
+
+def _checkint(iy) -> np.ndarray:
+    """0: not an integer; 1: an odd integer; 2: an even one (glibc's checkint of y's bits)."""
+    e = (iy >> 23) & 0xFF
+    shift = np.clip(0x7F + 23 - e, 0, 31)
+    frac = iy & ((np.int64(1) << shift) - 1)
+    odd = (iy >> shift) & 1
+    return np.where(e < 0x7F, 0, np.where(e > 0x7F + 23, 2, np.where(frac != 0, 0, np.where(odd == 1, 1, 2))))
+
+
+def _powf_special(x, y, yint) -> np.ndarray:
+    """C's powf where x or y is 0, infinite or NaN, or x is 1 (what glibc returns; NaN payloads aside)."""
+    with np.errstate(all="ignore"):
+        x2 = (x * x).astype(F32)
+        x2 = np.where((x < 0) | ((x == 0) & np.signbit(x)), np.where(yint == 1, -x2, x2), x2)
+        zero_inf = np.where(np.signbit(y), (F32(1) / x2).astype(F32), x2)
+        ax = np.abs(x)
+        y_inf = np.where(ax == 1, F32(1), np.where((ax < 1) == (y > 0), F32(0), (y * y).astype(F32)))
+        out = np.where((x == 0) | np.isinf(x), zero_inf, F32(np.nan))
+        out = np.where(np.isinf(y) & ~np.isnan(x), y_inf, out)
+        out = np.where(np.isnan(x) | np.isnan(y), F32(np.nan), out)
+        return np.where((y == 0) | (x == 1), F32(1), out)

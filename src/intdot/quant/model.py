@@ -180,6 +180,7 @@ def _overrides(op, target, requant, opset, platform, facts):
         float_conv,
         float_kernels,
         layer_norm,
+        libm,
         linear,
         matmul,
         normalization,
@@ -463,12 +464,17 @@ def _overrides(op, target, requant, opset, platform, facts):
             return (normalization.instance_norm(x, s, bias, 1e-5 if epsilon is None else epsilon, family),)
 
     class Pow(_ReferencePow):
-        """float32 to a one-element exponent of 2 or 3 as ONNX Runtime's kernel computes it: ``x * x`` and ``(x * x)
-        * x`` (not ``powf``'s one rounding); other exponents by onnx.reference (NumPy's power, not glibc's powf)."""
+        """float32 as ONNX Runtime's kernel computes it: to a one-element exponent of 2 or 3 ``x * x`` and ``(x * x)
+        * x`` (not ``powf``'s one rounding); to other float32 exponents glibc's ``powf`` (:func:`.libm.powf`).  Other
+        types by onnx.reference."""
 
         def _run(self, x, y):
-            if x.dtype != np.float32 or np.size(y) != 1 or np.ndim(y) > 1 or float(np.ravel(y)[0]) not in (2.0, 3.0):
+            if x.dtype != np.float32:
                 return super()._run(x, y)
+            if np.size(y) != 1 or np.ndim(y) > 1 or float(np.ravel(y)[0]) not in (2.0, 3.0):
+                if np.asarray(y).dtype != np.float32:
+                    return super()._run(x, y)
+                return (libm.powf(x, y),)
             shape = np.broadcast_shapes(x.shape, np.shape(y))
             square = (x * x).astype(np.float32)
             out = square if float(np.ravel(y)[0]) == 2.0 else (square * x).astype(np.float32)
