@@ -162,8 +162,8 @@ def fuse_matmul_add(model, shapes_of=None):
         add, a, bias, reshape = found
         stem = n.name or n.output[0]
         if reshape is None:
-            gemm = helper.make_node("Gemm", [a, n.input[1], bias], list(add.output), name=f"{stem}/MatMulAddFusion")
-            placed[id(add)] = [gemm]
+            placed[id(add)] = helper.make_node("Gemm", [a, n.input[1], bias], list(add.output),
+                                               name=f"{stem}/MatMulAddFusion")  # fmt: skip
         else:
             into, back = reshape
             names = [f"{stem}/gemm_{k}" for k in ("input_shape", "output_shape", "input", "output")]
@@ -174,18 +174,7 @@ def fuse_matmul_add(model, shapes_of=None):
                 helper.make_node("Reshape", [names[3], names[1]], list(add.output), name=f"{stem}/gemm_output_reshape"),
             ]  # fmt: skip
         removed |= {id(n), id(add)}
-    if not placed:
-        return model
-    out = type(model)()
-    out.CopyFrom(model)
-    del out.graph.node[:]
-    for n in model.graph.node:
-        if id(n) in placed:
-            out.graph.node.extend(placed[id(n)])
-        elif id(n) not in removed:
-            out.graph.node.append(n)
-    out.graph.initializer.extend(inits)
-    return out
+    return rebuilt(model, placed, removed, initializers=inits) if placed else model
 
 
 # The element types MatMulAddFusion takes (Gemm's floats).

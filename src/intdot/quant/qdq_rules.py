@@ -84,15 +84,22 @@ def _constant_value(node):
 _QTYPES = {0: np.dtype(np.uint8), 2: np.dtype(np.uint8), 3: np.dtype(np.int8)}
 
 
-def rebuilt(model, replace: dict, drop=frozenset(), domain: str | None = None):
-    """A copy of ``model`` whose nodes are its own in order, each ``id`` in ``replace`` swapped for its new node and
-    each in ``drop`` left out; with ``domain``, that domain imported (version 1) where the model does not."""
+def rebuilt(model, replace: dict, drop=frozenset(), domain: str | None = None, initializers=()):
+    """A copy of ``model`` whose nodes are its own in order, each ``id`` in ``replace`` swapped for its new node (or
+    list of nodes) and each in ``drop`` left out; ``initializers`` added; with ``domain``, that domain imported
+    (version 1) where the model does not."""
     from onnx import helper
 
     out = type(model)()
     out.CopyFrom(model)
     del out.graph.node[:]
-    out.graph.node.extend(replace.get(id(n), n) for n in model.graph.node if id(n) not in drop or id(n) in replace)
+    for n in model.graph.node:
+        new = replace.get(id(n))
+        if new is not None:
+            out.graph.node.extend(new if isinstance(new, list) else [new])
+        elif id(n) not in drop:
+            out.graph.node.append(n)
+    out.graph.initializer.extend(initializers)
     if domain is not None and not any(o.domain == domain for o in out.opset_import):
         out.opset_import.append(helper.make_opsetid(domain, 1))
     return out
