@@ -144,8 +144,8 @@ def fuse_gelu(model):
 
 def fuse_matmul_add(model, shapes_of=None):
     """``model`` with each float MatMul and the Add after it that ONNX Runtime's MatMulAddFusion makes one Gemm
-    made one (module docstring); ``model`` itself where there is none.  ``shapes_of``: ``inferred_values``'
-    ``first``."""
+    made one (module docstring); ``model`` itself where there is none.  ``shapes_of``:
+    :func:`~intdot.quant.qdq_rules.inferred_values`' ``first``."""
     from onnx import helper, numpy_helper
 
     if not {"MatMul", "Add"} <= {n.op_type for n in model.graph.node if n.domain in ("", "ai.onnx")}:
@@ -259,8 +259,9 @@ def fuse_matmul_scale(model, shapes_of=None):
                 taken.append(p)
         outputs = list(n.output)
         after = _edges(g, n.output[0]) if n.output[0] not in g.outputs else []
-        if len(after) == 1 and id(after[0]) not in removed and _scale(g, after[0]) is not None:
-            scales.append(_scale(g, after[0])[0])
+        found = _scale(g, after[0]) if len(after) == 1 and id(after[0]) not in removed else None
+        if found is not None:
+            scales.append(found[0])
             outputs = list(after[0].output)
             taken.append(after[0])
         if not scales:

@@ -64,7 +64,7 @@ from __future__ import annotations
 import numpy as np
 
 from .float_fusions import _other
-from .qdq_rules import _Graph, _op, inferred_values, rebuilt
+from .qdq_rules import _Graph, _op, inferred_values, rebuilt, unnamed
 
 _FLOATS = frozenset({"float16", "float32", "float64", "bfloat16"})
 _F32 = np.dtype(np.float32)
@@ -446,7 +446,5 @@ def fuse_skip_layer_norm(model, shapes_of=None):
     if not {"Add", "LayerNormalization"} <= kinds:
         return model
     shapes = inferred_values(model, symbolic=True, first=shapes_of)
-    plain = {k: (t, d if d is None else tuple(v if isinstance(v, int) else None for v in d))
-             for k, (t, d) in shapes.items()}  # fmt: skip
-    return _rewrite(model, plain, "LayerNormalization", lambda c, ln: _skip_match(c, ln, shapes),
+    return _rewrite(model, unnamed(shapes), "LayerNormalization", lambda c, ln: _skip_match(c, ln, shapes),
                     domain="com.microsoft")  # fmt: skip

@@ -14,6 +14,7 @@ Runtime.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import os
 
@@ -850,14 +851,17 @@ def prepare(model, *, qdq_int8_allowed: bool | None = None, platform: str = "x86
     from .float_fusions import fuse_fast_gelu, fuse_gelu, fuse_matmul_add, fuse_matmul_scale
     from .layer_norm_fusion import fuse_layer_norm, fuse_skip_layer_norm
     from .qdq import fuse
+    from .qdq_rules import inferred_values
 
     int8 = _int8_allowed(qdq_int8_allowed, platform)
     family = platform_of(platform)
     loaded = merge_common(drop_noops(load(model)))
-    fused = fuse_matmul_add(fuse(loaded, int8_allowed=int8, platform=family), shapes_of=loaded)
+    # the loaded model's shapes, inferred once for the float fusions, and only where one of them looks
+    known = functools.cache(lambda: inferred_values(loaded, symbolic=True))
+    fused = fuse_matmul_add(fuse(loaded, int8_allowed=int8, platform=family), shapes_of=known)
     fused = fuse_layer_norm(fuse_gelu(fused))
-    fused = fuse_fast_gelu(fuse_skip_layer_norm(fused, shapes_of=loaded), shapes_of=loaded)
-    fused = fuse_matmul_scale(fused, shapes_of=loaded)
+    fused = fuse_fast_gelu(fuse_skip_layer_norm(fused, shapes_of=known), shapes_of=known)
+    fused = fuse_matmul_scale(fused, shapes_of=known)
     if family == "arm":
         from .dynamic_arm import fuse_bias
 

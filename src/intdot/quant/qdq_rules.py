@@ -120,12 +120,14 @@ def inferred_values(model, symbolic=False, first=None) -> dict:
     """name -> (numpy dtype or None, dims with None for a symbolic one (``symbolic``: its name, a str, where the
     model names it), or None where the rank is unknown).  ONNX's inference names each dimension it cannot tell
     (``unk__N``) where ONNX Runtime's leaves it unnamed: only names the model itself declares (its inputs, outputs
-    and value infos) are kept.  ``first``: a model with the same value names whose shapes ONNX's inference knows
-    better (before intdot's QDQ rewrite wrote ONNX Runtime's operators, which it cannot read); its values win."""
+    and value infos) are kept.  ``first``: a function giving the symbolic values of a model with the same value
+    names whose shapes ONNX's inference knows better (before intdot's QDQ rewrite wrote ONNX Runtime's operators,
+    which it cannot read: ``prepare`` infers them once, for every fusion); its values win."""
     from onnx import helper
 
     if first is not None:
-        return inferred_values(model, symbolic) | inferred_values(first, symbolic)
+        better = first()
+        return inferred_values(model, symbolic) | (better if symbolic else unnamed(better))
 
     g = inferred_graph(model)
     declared = {d.dim_param for vi in (*model.graph.input, *model.graph.value_info, *model.graph.output)
@@ -143,6 +145,12 @@ def inferred_values(model, symbolic=False, first=None) -> dict:
                      if symbolic else None for d in tt.shape.dim)  # fmt: skip
         out[vi.name] = (dtype, dims if tt.HasField("shape") else None)
     return out
+
+
+def unnamed(values) -> dict:
+    """:func:`inferred_values`' symbolic values with each named dimension None, as its plain ones have them."""
+    return {k: (t, d if d is None else tuple(v if isinstance(v, int) else None for v in d))
+            for k, (t, d) in values.items()}  # fmt: skip
 
 
 def without_weights(model):
