@@ -181,12 +181,6 @@ def fuse_matmul_add(model, shapes_of=None):
 _GEMM_TYPES = ("float32", "float16", "bfloat16")
 
 
-def _edges(g, name) -> list:
-    """The readers of ``name``, one for each input slot that reads it (ONNX Runtime's output edges)."""
-    unique = {id(r): r for r in g.readers.get(name, [])}.values()
-    return [r for r in unique for i in r.input if i == name]
-
-
 def _same_dim(a, b) -> bool:
     """Two dimensions equal as ONNX's protobuf compares them: the same value, the same name, or both unknown."""
     return a == b
@@ -197,7 +191,7 @@ def _matmul_add(g, n, shapes):
     MatMulAddFusion takes MatMul ``n``, else None."""
     if not _op(n, "MatMul") or len(n.input) != 2 or any(o in g.outputs for o in n.output):
         return None
-    readers = _edges(g, n.output[0])
+    readers = g.edges(n.output[0])
     if len(readers) != 1 or not _op(readers[0], "Add") or len(readers[0].input) != 2:
         return None
     add = readers[0]
@@ -255,10 +249,10 @@ def fuse_matmul_scale(model, shapes_of=None):
                 continue
             inputs[slot] = p.input[kept]
             scales.append(value)
-            if len(_edges(g, name)) == 1 and name not in g.outputs:
+            if len(g.edges(name)) == 1 and name not in g.outputs:
                 taken.append(p)
         outputs = list(n.output)
-        after = _edges(g, n.output[0]) if n.output[0] not in g.outputs else []
+        after = g.edges(n.output[0]) if n.output[0] not in g.outputs else []
         found = _scale(g, after[0]) if len(after) == 1 and id(after[0]) not in removed else None
         if found is not None:
             scales.append(found[0])
@@ -390,7 +384,7 @@ def _fast_gelu(g, start):
     add2 = _next(g, th, "Add") if th is not None else None
     if add2 is None or not _near(g, _other(add2, th.output[0]) or "", 1.0):
         return None
-    mul5 = next(iter(_edges(g, add2.output[0])), None)
+    mul5 = next(iter(g.edges(add2.output[0])), None)
     if not _fused_kind(g, mul5, "Mul", single=False):
         return None
     mul6 = g.producer.get(_other(mul5, add2.output[0]) or "")
@@ -407,14 +401,14 @@ def _fused_kind(g, node, kind, single=True) -> bool:
         return False
     if kind == "Tanh" and g.opset < 6:
         return False
-    if single and len(_edges(g, node.output[0])) != 1:
+    if single and len(g.edges(node.output[0])) != 1:
         return False
     return all(g.dtype(i) == np.float32 for i in node.input if i)
 
 
 def _next(g, node, kind):
     """The one node reading ``node``'s output, where it is a ``kind`` FastGeluFusion takes, read once itself."""
-    readers = _edges(g, node.output[0])
+    readers = g.edges(node.output[0])
     return readers[0] if len(readers) == 1 and _fused_kind(g, readers[0], kind) else None
 
 

@@ -103,7 +103,7 @@ class _Chain:
 
     def edges(self, node) -> list:
         """The readers of ``node``'s outputs, one per input slot, in node order (ONNX Runtime's output edges)."""
-        out = [r for o in node.output if o for r in self.g.readers.get(o, []) for i in r.input if i == o]
+        out = [r for o in node.output if o for r in self.g.edges(o)]
         return sorted(out, key=lambda r: self.order[id(r)])
 
     def ends(self, node, count) -> bool:

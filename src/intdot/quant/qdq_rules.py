@@ -57,6 +57,11 @@ class _Graph:
             return self.const.shape(name)
         return self.info.get(name, (None, None))[1]
 
+    def edges(self, name) -> list:
+        """The nodes that read ``name``, once for each input slot that reads it (ONNX Runtime's output edges)."""
+        unique = {id(r): r for r in self.readers.get(name, [])}.values()
+        return [r for r in unique for i in r.input if i == name]
+
     def only_reader(self, name):
         """The node that reads ``name`` once and is its only reader (and not a graph output), else None."""
         r = self.readers.get(name, [])
