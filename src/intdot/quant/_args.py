@@ -74,6 +74,14 @@ def scale(s, name: str) -> np.ndarray:
     return arr.astype(np.float32)
 
 
+def float32_operand(v, name: str) -> np.ndarray:
+    """``v`` as an array, which must be float32: the float kernels intdot models are ONNX Runtime's float32 ones."""
+    v = np.asarray(v)
+    if v.dtype != np.float32:
+        raise OperandTypeError(f"{name} has dtype {v.dtype}; only float32 is modelled (ONNX Runtime's float32 kernel)")
+    return v
+
+
 def finite(arr: np.ndarray, name: str, what: str) -> None:
     """Raise naming the first NaN or infinity of ``arr``: ONNX's formulas are real arithmetic, and ONNX Runtime's
     answer for such a value is an accident of its kernels' min/max instructions."""

@@ -16,8 +16,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.errors import OperandError, OperandTypeError
-from ._args import float_platform
+from ._args import float32_operand, float_platform
 from .fma import fma32
+from .layer_norm import square_sums
 
 F32 = np.float32
 DEFAULT_EPSILON = 1e-12
@@ -38,12 +39,12 @@ def embed_layer_norm(input_ids, word, position, gamma, beta, segment_ids=None, s
         raise OperandError("segment_ids and segment_embedding: expected both or neither")
     if segment is not None:
         tables["segment_embedding"] = segment
-    tables = {k: _float32(v, k) for k, v in tables.items()}
+    tables = {k: float32_operand(v, k) for k, v in tables.items()}
     h = tables["word_embedding"].shape[-1]
     for name, t in tables.items():
         if t.ndim != 2 or t.shape[1] != h:
             raise OperandError(f"{name}.shape={t.shape}: expected (rows, {h}), the word embedding's width")
-    gamma, beta = (_float32(v, k) for v, k in ((gamma, "gamma"), (beta, "beta")))
+    gamma, beta = (float32_operand(v, k) for v, k in ((gamma, "gamma"), (beta, "beta")))
     for name, v in (("gamma", gamma), ("beta", beta)):
         if v.shape != (h,):
             raise OperandError(f"{name}.shape={v.shape}; expected ({h},)")
@@ -70,20 +71,10 @@ def _normalize(v, gamma, beta, eps, arm):
     for j in range(h):
         total = (total + v[:, j]).astype(F32)
     d = (v - (total / F32(h)).astype(F32)[:, None]).astype(F32)
-    rounded = 4 * (h // 4) if arm else h  # Arm: a NEON multiply for the first squares, fused ones after
-    q = np.zeros(rows, F32)
-    for j in range(h):
-        q = (q + (d[:, j] * d[:, j]).astype(F32)).astype(F32) if j < rounded else fma32(d[:, j], d[:, j], q)
+    q = square_sums(d, 4 * (h // 4) if arm else h)  # Arm: a NEON multiply for the first squares, fused ones after
     e = np.sqrt(((q / F32(h)).astype(F32) + eps).astype(F32)).astype(F32)
     t = (d / e[:, None]).astype(F32)
     return fma32(t, gamma, beta) if arm else ((t * gamma).astype(F32) + beta).astype(F32)
-
-
-def _float32(v, name) -> np.ndarray:
-    v = np.asarray(v)
-    if v.dtype != F32:
-        raise OperandTypeError(f"{name} has dtype {v.dtype}; only float32 is modelled (ONNX Runtime's CPU kernel)")
-    return v
 
 
 def _ids(v, name) -> np.ndarray:

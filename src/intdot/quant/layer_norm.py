@@ -52,7 +52,7 @@ import numpy as np
 
 from ..core.errors import OperandError, OperandTypeError
 from ..core.values import describe
-from ._args import float_platform
+from ._args import float32_operand, float_platform
 from .float_kernels import reduce4
 from .fma import fma32, fma64
 
@@ -80,9 +80,7 @@ def layer_norm(x, scale, bias=None, axis: int = -1, epsilon: float = 1e-5, platf
     ([-1.069, -0.2673, 1.3363], 2.3333332538604736)
     """
     family = float_platform(platform)
-    x = np.asarray(x)
-    if x.dtype != F32:
-        raise OperandTypeError(f"x has dtype {x.dtype}; only float32 is modelled (ONNX Runtime's float32 kernel)")
+    x = float32_operand(x, "x")
     if x.ndim == 0:
         raise OperandError("x is a scalar; LayerNormalization needs at least one axis")
     if not isinstance(axis, (int, np.integer)) or not -x.ndim <= axis < x.ndim:
@@ -239,19 +237,23 @@ def _sequential_sum32(v) -> np.ndarray:
     return (np.add.accumulate(v, axis=1, dtype=F32)[:, -1] + F32(0)).astype(F32)  # from +0.0, as C's loop
 
 
+def square_sums(x, rounded: int) -> np.ndarray:
+    """Each row of the 2-D ``x``'s squares added in order from +0.0: the first ``rounded`` rounded (a plain multiply,
+    scalar or vectorized), the rest fused into the addition."""
+    squares = _sequential_sum32((x[:, :rounded] * x[:, :rounded]).astype(F32))
+    for j in range(rounded, x.shape[1]):
+        squares = fma32(x[:, j], x[:, j], squares)
+    return squares
+
+
 def _x86_rows(x, s, b, eps, simplified):
-    squares = _sequential_sum32((x * x).astype(F32)) if simplified else None
+    squares = square_sums(x, x.shape[1]) if simplified else None
     return _cpp_rows(x, s, b, eps, simplified, False, squares)
 
 
 def _arm_rows(x, s, b, eps, simplified, vector_squares_above=_ARM_VECTOR_SQUARES_ABOVE):
-    squares = None
-    if simplified:
-        n = x.shape[1]
-        full = 4 * (n // 4) if n > vector_squares_above else 0
-        squares = _sequential_sum32((x[:, :full] * x[:, :full]).astype(F32))
-        for j in range(full, n):
-            squares = fma32(x[:, j], x[:, j], squares)
+    n = x.shape[1]
+    squares = square_sums(x, 4 * (n // 4) if n > vector_squares_above else 0) if simplified else None
     return _cpp_rows(x, s, b, eps, simplified, True, squares)
 
 

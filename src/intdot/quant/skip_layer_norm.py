@@ -22,9 +22,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.errors import OperandError, OperandTypeError
+from ..core.errors import OperandError
 from ..core.values import describe
-from ._args import float_platform
+from ._args import float32_operand, float_platform
 from .layer_norm import cpp_rows
 
 F32 = np.float32
@@ -46,7 +46,7 @@ def skip_layer_norm(x, skip, gamma, beta=None, bias=None, epsilon: float = DEFAU
     ([-1.069, -0.2673, 1.3363], [[2.0, 4.0, 8.0]])
     """
     family = float_platform(platform)
-    x, skip = _float32(x, "input"), _float32(skip, "skip")
+    x, skip = float32_operand(x, "input"), float32_operand(skip, "skip")
     if x.ndim not in (2, 3):
         raise OperandError(f"input.shape={x.shape}: expected 2 or 3 dimensions")
     if skip.ndim not in (2, 3) or skip.shape[-2:] != x.shape[-2:] or (x.ndim == 2 and skip.shape != x.shape):
@@ -74,15 +74,8 @@ def skip_layer_norm(x, skip, gamma, beta=None, bias=None, epsilon: float = DEFAU
     return y.reshape(x.shape), total.reshape(x.shape)
 
 
-def _float32(v, name) -> np.ndarray:
-    v = np.asarray(v)
-    if v.dtype != F32:
-        raise OperandTypeError(f"{name} has dtype {v.dtype}; only float32 is modelled (ONNX Runtime's float kernel)")
-    return v
-
-
 def _vector(v, name, n) -> np.ndarray:
-    v = _float32(v, name)
+    v = float32_operand(v, name)
     if v.shape != (n,):
         raise OperandError(f"{name}.shape={v.shape}; expected ({n},), the input's last dimension")
     return v
