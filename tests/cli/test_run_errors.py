@@ -113,3 +113,36 @@ def test_save_writes_the_name_given(cli, models, monkeypatch):
     assert out.strip().endswith("outputs written to outputs.bin")
     assert (models / "outputs.bin").exists() and not (models / "outputs.bin.npz").exists()
     assert list(np.load(models / "outputs.bin")) == ["Y"]
+
+
+def test_a_weight_only_model_says_what_ran(cli, tmp_path):
+    """A model whose only product is a MatMulNBits (weight-only quantization) runs, with a note (not the float
+    model's warning) that its products are float32 ones; its outputs are :func:`intdot.quant.run`'s."""
+    import numpy as np
+    from onnx import TensorProto, helper, numpy_helper, save
+
+    from intdot import quant
+
+    rng = np.random.default_rng(0)
+    weights = {"B": rng.integers(0, 256, (5, 2, 16), dtype=np.uint8), "S": rng.random(10).astype(np.float32)}
+    node = helper.make_node("MatMulNBits", ["x", "B", "S"], ["y"], domain="com.microsoft", K=64, N=5, bits=4,
+                            block_size=32)  # fmt: skip
+    graph = helper.make_graph(
+        [node], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 64])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2, 5])],
+        [numpy_helper.from_array(v, k) for k, v in weights.items()],
+    )  # fmt: skip
+    opsets = [helper.make_opsetid("", 21), helper.make_opsetid("com.microsoft", 1)]
+    model = helper.make_model(graph, ir_version=10, opset_imports=opsets)
+    save(model, tmp_path / "nbits.onnx")
+    x = rng.standard_normal((2, 64)).astype(np.float32)
+    np.save(tmp_path / "x.npy", x)
+    rc, out, err = cli("run", tmp_path / "nbits.onnx", "--op", "sdot4", "--inputs", tmp_path / "x.npy",
+                       "--save", tmp_path / "y.npz")  # fmt: skip
+    assert rc == 0, err
+    assert err.strip().splitlines() == [
+        f"intdot run: note: {tmp_path / 'nbits.onnx'} has 1 MatMulNBits node (weights of 2, 4 or 8 bits, products "
+        "in float32 as ONNX Runtime computes them) and no integer nodes: nothing ran through amd.sdot4"
+    ]
+    want = quant.run(model, {"x": x}, op="sdot4")["y"]
+    assert np.array_equal(np.load(tmp_path / "y.npz")["y"], want)

@@ -174,7 +174,16 @@ def run(args) -> int:
     except catalog.AmbiguousInstruction:  # (sdot: 8- and 16-bit forms) the one 8-bit operands use
         rec = plan(args.op, np.int8, np.int8).record
     nodes = integer_nodes(model, **settings)
-    if not nodes:
+    nbits = sum(n.op_type == "MatMulNBits" for n in model.model.graph.node)
+    if not nodes and nbits:
+        # Weight-only quantization: its products are float32 ones (ONNX Runtime's kernels), not the instruction's.
+        print(
+            f"intdot run: note: {args.model} has {nbits} MatMulNBits node{'s' * (nbits != 1)} (weights of 2, 4 or 8 "
+            f"bits, products in float32 as ONNX Runtime computes them) and no integer nodes: nothing ran through "
+            f"{rec.name}",
+            file=sys.stderr,
+        )
+    elif not nodes:
         # Legal (the instruction computed nothing), but most likely the float model rather than its quantized one.
         print(
             f"intdot run: warning: {args.model} has no integer nodes ({', '.join(INTEGER)}, or QDQ patterns that "

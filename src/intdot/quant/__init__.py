@@ -9,6 +9,7 @@ wrap modulo 2**32), bit for bit, whichever instruction computes them: see :mod:`
 from .conv import conv_integer, qlinear_conv
 from .linear import dequantize_linear, dynamic_quantize_linear, quantize_linear
 from .matmul import matmul_integer, qlinear_matmul
+from .matmul_nbits import matmul_nbits
 from .model import prepare, run
 from .plan import Plan, exact, fitting, plan
 from .qlinear_binary import qlinear_add, qlinear_mul
@@ -29,6 +30,7 @@ __all__ = [
     "fitting",
     "fixed_point_multiply",
     "matmul_integer",
+    "matmul_nbits",
     "plan",
     "prepare",
     "qgemm",

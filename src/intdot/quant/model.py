@@ -60,6 +60,7 @@ _MS_OPS = (
     "FusedMatMul",
     "FastGelu",
     "EmbedLayerNormalization",
+    "MatMulNBits",
 )
 
 
@@ -198,7 +199,8 @@ def _overrides(op, target, requant, opset, platform, facts):
     )
     from ._args import float_platform, text
     from .fma import fma32
-    from .qlinear_concat import qlinear_concat  # the package exports the function under the module's name
+    from .matmul_nbits import matmul_nbits  # the package exports the function under the module's name
+    from .qlinear_concat import qlinear_concat  # the same
     from .qlinear_softmax import qlinear_softmax  # the same
 
     requantizing = {"op": op, "target": target, "requant": requant, "platform": platform}
@@ -563,6 +565,17 @@ def _overrides(op, target, requant, opset, platform, facts):
             options = {"b_constant": node.input[1] in constants, "alpha": _attr(self, "alpha", 1.0)}
             return (named(self, lambda: sgemm.matmul(*operands, platform=family, **options, **flags)),)
 
+    class MatMulNBits(_Microsoft):
+        """ONNX Runtime's MatMul of weights stored in 2, 4 or 8 bits (:mod:`.matmul_nbits`)."""
+
+        def _run(self, a, b, scales, zero_points=None, g_idx=None, bias=None, **_):
+            node = self.onnx_node
+            defaults = (("K", None), ("N", None), ("bits", 4), ("block_size", None))
+            attrs = {name.lower(): _attr(self, name, d) for name, d in defaults}
+            options = {"accuracy_level": _attr(self, "accuracy_level", 0), "b_constant": node.input[1] in constants}
+            return (named(self, lambda: matmul_nbits(
+                a, b, scales, zero_points, g_idx, bias, **attrs, **options, platform=family)),)  # fmt: skip
+
     _ReferenceGemm = op_gemm.Gemm_7 if opset >= 7 else op_gemm.Gemm_6
 
     class Gemm(_ReferenceGemm):
@@ -717,6 +730,7 @@ def _overrides(op, target, requant, opset, platform, facts):
         SkipSimplifiedLayerNormalization,
         FusedMatMul,
         EmbedLayerNormalization,
+        MatMulNBits,
     ]
 
 

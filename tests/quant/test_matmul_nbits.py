@@ -1,0 +1,177 @@
+"""``com.microsoft`` MatMulNBits (weights in 2, 4 or 8 bits, a scale and zero point per block of K) against ONNX
+Runtime's CPU kernel, bit for bit, on this machine's platform (x86 with AVX-512F, or under INTDOT_ORT=arm ONNX
+Runtime for AArch64): MLAS's 4-bit kernels for one row and for several, the dequantize-then-SGEMM path (other bit
+widths, a B that is not a constant), float zero points and ``g_idx``; then models that
+``onnxruntime.quantization.matmul_nbits_quantizer`` writes."""
+
+import numpy as np
+import pytest
+from onnx import TensorProto, helper
+
+from intdot import quant
+from intdot.core.errors import OperandError
+from intdot.quant.matmul_nbits import matmul_nbits
+
+from ..oracles import missing
+from . import ort
+from .test_layer_norm import _same
+
+F32 = np.float32
+MS = "com.microsoft"
+
+
+def _inputs(rng, k, n, block, rows=3, bits=4, zero_points="uint8", bias=True, g_idx=False):
+    """A, B, scales, zero points, g_idx and bias of a random node (absent ones None)."""
+    blocks = -(-k // block)
+    b = rng.integers(0, 256, (n, blocks, block * bits // 8), dtype=np.uint8)
+    scales = (rng.random(n * blocks) * 0.1 + 0.01).astype(F32) * rng.choice([-1, 1], n * blocks).astype(F32)
+    z = None
+    if zero_points == "uint8":
+        z = rng.integers(0, 256, n * -(-blocks * bits // 8), dtype=np.uint8)
+    elif zero_points == "float32":
+        z = (rng.random(n * blocks) * 15).astype(F32)
+    g = rng.integers(0, blocks, k).astype(np.int32) if g_idx else None
+    a = (rng.standard_normal((rows, k)) * rng.choice([0.5, 4])).astype(F32)
+    return [a, b, scales, z, g, rng.standard_normal(n).astype(F32) if bias else None]
+
+
+def _check(inputs, attrs, b_constant=True, what=None):
+    """The node run by ONNX Runtime and by intdot's model runner (the weights, scales, zero points, g_idx and bias
+    initializers; B too where ``b_constant``), bit for bit; returns ONNX Runtime's output."""
+    const = tuple(i for i in range(1 if b_constant else 2, 6) if inputs[i] is not None)
+    want = ort.run("MatMulNBits", inputs, attrs, out_type=TensorProto.FLOAT, opset=17, const=const, domain=MS)
+    model = ort.node_model("MatMulNBits", inputs, attrs, TensorProto.FLOAT, opset=17, const=const, domain=MS)
+    feeds = {f"in{i}": v for i, v in enumerate(inputs) if v is not None and i not in const}
+    got = quant.run(model, feeds, op="sdot4", platform=ort.platform())["y"]
+    _same(got, want, what or attrs)
+    return want
+
+
+SHAPES = [(256, 64, 32), (300, 37, 32), (1000, 21, 64), (77, 9, 16), (520, 40, 128), (600, 7, 256)]
+
+
+@pytest.mark.parametrize("k,n,block", SHAPES)
+@pytest.mark.parametrize("rows", [1, 3])
+@pytest.mark.parametrize("variant", ["zero points and bias", "neither", "B an input"])
+def test_four_bits_as_onnx_runtime(k, n, block, rows, variant):
+    """4-bit weights: MLAS's kernels (a constant B: one row through its vector kernel, several through SGEMM over
+    the whole of K) and the dequantize-then-SGEMM path (B an input); K past the last block's end, N not a multiple
+    of 4, every block size MLAS packs."""
+    ort.need()
+    plain = variant == "neither"
+    inputs = _inputs(np.random.default_rng(k + n + rows), k, n, block, rows,
+                     zero_points=None if plain else "uint8", bias=not plain)  # fmt: skip
+    _check(inputs, {"K": k, "N": n, "bits": 4, "block_size": block}, b_constant=variant != "B an input")
+
+
+@pytest.mark.parametrize("bits", [2, 8])
+@pytest.mark.parametrize("rows", [1, 4])
+@pytest.mark.parametrize("zero_points", [None, "uint8"])
+def test_other_bit_widths_as_onnx_runtime(bits, rows, zero_points):
+    """2 and 8 bits: dequantized (``float(q - zero_point) * scale``), then SGEMM from the bias."""
+    ort.need()
+    inputs = _inputs(np.random.default_rng(bits * rows), 300, 37, 32, rows, bits, zero_points)
+    _check(inputs, {"K": 300, "N": 37, "bits": bits, "block_size": 32})
+
+
+@pytest.mark.parametrize("kind", ["float zero points", "g_idx", "g_idx and float zero points",
+                                  "g_idx and uint8 zero points"])  # fmt: skip
+@pytest.mark.parametrize("rows", [1, 3])
+def test_float_zero_points_and_g_idx_as_onnx_runtime(kind, rows):
+    """ONNX Runtime's other dequantization, ``q * scale + (-scale * zero_point)``, each k in the block ``g_idx``
+    names; there it reads uint8 zero points as 8 (the test shows that they change nothing)."""
+    ort.need()
+    zp = "float32" if "float" in kind else "uint8" if "uint8" in kind else None
+    rng = np.random.default_rng(len(kind) + rows)
+    inputs = _inputs(rng, 300, 37, 32, rows, zero_points=zp, g_idx="g_idx" in kind)
+    want = _check(inputs, {"K": 300, "N": 37, "bits": 4, "block_size": 32})
+    if zp == "uint8":
+        inputs[3] = None
+        _same(_check(inputs, {"K": 300, "N": 37, "bits": 4, "block_size": 32}), want, "uint8 zero points read as 8")
+
+
+@pytest.mark.parametrize("shape", [(2, 1, 300), (1, 1, 300), (3, 2, 300)])
+def test_leading_axes_are_stacked(shape):
+    """A's leading axes are stacked into the rows of one product: (2, 1, K) is two rows, not two one-row
+    products."""
+    ort.need()
+    inputs = _inputs(np.random.default_rng(len(shape)), 300, 37, 32)
+    inputs[0] = np.random.default_rng(9).standard_normal(shape).astype(F32)
+    _check(inputs, {"K": 300, "N": 37, "bits": 4, "block_size": 32})
+
+
+def test_accuracy_levels_below_four_and_b_inputs_compute_alike():
+    """accuracy_level 1 to 3 are level 0's kernels; with 4, a B that is not a constant still goes through the
+    dequantize-then-SGEMM path."""
+    ort.need()
+    inputs = _inputs(np.random.default_rng(2), 300, 37, 32, 1)
+    for level in (1, 3):
+        _check(inputs, {"K": 300, "N": 37, "bits": 4, "block_size": 32, "accuracy_level": level})
+    _check(inputs, {"K": 300, "N": 37, "bits": 4, "block_size": 32, "accuracy_level": 4}, b_constant=False)
+
+
+def test_one_row_kernel_is_not_a_plain_chain():
+    """The one-row kernel's lanes give other bits than one multiply-add chain (what several rows get): the tests
+    above can tell the two paths apart."""
+    ort.need()
+    inputs = _inputs(np.random.default_rng(5), 1000, 64, 64, 1)
+    want = _check(inputs, {"K": 1000, "N": 64, "bits": 4, "block_size": 64})
+    two = [np.concatenate([inputs[0], inputs[0]]), *inputs[1:]]
+    chain = matmul_nbits(*two, k=1000, n=64, bits=4, block_size=64, platform=ort.platform())[:1]
+    assert not np.array_equal(want, chain)
+
+
+@pytest.mark.parametrize(
+    "change,match",
+    [
+        ({"accuracy_level": 4}, "accuracy_level=4 .* not modelled yet"),
+        ({"k": 299}, r"A has shape \(3, 300\): expected its last axis K=299"),
+        ({"bits": 3}, "bits=3: expected 2, 4 or 8"),
+        ({"block_size": 24}, "block_size=24: expected a power of 2, at least 16"),
+        ({"n": 36}, r"B has shape \(37, 10, 16\) \(5920 values\): expected 5760"),
+        ({"scales": np.ones(5, F32)}, r"scales has shape \(5,\) \(5 values\): expected 370"),
+        ({"g_idx": np.full(300, 10, np.int32)}, r"g_idx holds 10..10: expected block indices in \[0, 10\)"),
+        ({"g_idx": np.zeros(300, np.int32), "bits": 8}, "bits=8 with g_idx"),
+    ],
+)
+def test_bad_input_is_named(change, match):
+    a, b, scales, z, g, bias = _inputs(np.random.default_rng(0), 300, 37, 32, bits=change.get("bits", 4))
+    kw = {"k": 300, "n": 37, "bits": 4, "block_size": 32, "scales": scales, "g_idx": g} | change
+    with pytest.raises(OperandError, match=match):
+        matmul_nbits(a, b, kw.pop("scales"), z, kw.pop("g_idx"), bias, **kw)
+
+
+def _mlp(rng, k, hidden, n):
+    """A float model: MatMul, Relu, MatMul (weights as initializers), input (rows, k)."""
+    w1 = (rng.standard_normal((k, hidden)) * 0.1).astype(F32)
+    w2 = (rng.standard_normal((hidden, n)) * 0.1).astype(F32)
+    nodes = [helper.make_node("MatMul", ["x", "w1"], ["h"]), helper.make_node("Relu", ["h"], ["r"]),
+             helper.make_node("MatMul", ["r", "w2"], ["y"])]  # fmt: skip
+    graph = helper.make_graph(
+        nodes, "mlp", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["rows", k])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["rows", n])],
+        [helper.make_tensor(name, TensorProto.FLOAT, w.shape, w.ravel()) for name, w in (("w1", w1), ("w2", w2))],
+    )  # fmt: skip
+    return helper.make_model(graph, ir_version=10, opset_imports=[helper.make_opsetid("", 17)])
+
+
+@pytest.mark.parametrize("block,symmetric", [(32, False), (128, True), (16, False)])
+def test_quantizer_models_as_onnx_runtime(block, symmetric):
+    """A float MLP quantized by ``MatMulNBitsQuantizer`` (4 bits), run by ``intdot.quant.run`` and by ONNX
+    Runtime: one row (decoding) and several (a prompt), every output bit for bit."""
+    ort.need()
+    try:
+        from onnxruntime.quantization.matmul_nbits_quantizer import MatMulNBitsQuantizer
+    except ImportError:  # it imports onnx_ir, which onnxruntime does not require
+        missing("onnxruntime's MatMulNBitsQuantizer", "pip install onnx-ir (make test installs it)")
+
+    rng = np.random.default_rng(block)
+    quantizer = MatMulNBitsQuantizer(_mlp(rng, 200, 96, 50), block_size=block, is_symmetric=symmetric)
+    quantizer.process()
+    model = quantizer.model.model
+    assert [n.op_type for n in model.graph.node].count("MatMulNBits") == 2
+    session = ort.session(model)
+    for rows in (1, 5):
+        x = rng.standard_normal((rows, 200)).astype(F32)
+        want = session.run(None, {"x": x})[0]
+        _same(quant.run(model, {"x": x}, op="sdot4", platform=ort.platform())["y"], want, (block, rows))
