@@ -1,8 +1,8 @@
 """``com.microsoft`` MatMulNBits (weights in 2, 4 or 8 bits, a scale and zero point per block of K) against ONNX
 Runtime's CPU kernel, bit for bit, on this machine's platform (x86 with AVX-512F, or under INTDOT_ORT=arm ONNX
 Runtime for AArch64): MLAS's 4-bit kernels for one row and for several, the dequantize-then-SGEMM path (other bit
-widths, a B that is not a constant), float zero points and ``g_idx``; then models that
-``onnxruntime.quantization.matmul_nbits_quantizer`` writes."""
+widths, a B that is not a constant), float zero points and ``g_idx``, the int8 products of ``accuracy_level=4``
+(x86); then models that ``onnxruntime.quantization.matmul_nbits_quantizer`` writes."""
 
 import numpy as np
 import pytest
@@ -110,6 +110,37 @@ def test_accuracy_levels_below_four_and_b_inputs_compute_alike():
     _check(inputs, {"K": 300, "N": 37, "bits": 4, "block_size": 32, "accuracy_level": 4}, b_constant=False)
 
 
+@pytest.mark.parametrize("block", [16, 32, 64, 128, 256])
+@pytest.mark.parametrize("rows", [1, 2, 3, 5])
+@pytest.mark.parametrize("variant", ["zero points and bias", "neither"])
+def test_int8_products_as_onnx_runtime(block, rows, variant):
+    """accuracy_level=4: A quantized to int8 per block, integer products with the 4-bit codes, MLAS's lanes (every
+    block size's kernel, whole groups of blocks and the blocks left, rows in pairs and alone, N % 4 columns). On
+    Arm, whose int8 kernels are other ones, intdot says that it does not model them."""
+    ort.need()
+    plain = variant == "neither"
+    k = 7 * block + 5  # blocks left over after the kernels' groups, and a last one cut short
+    inputs = _inputs(np.random.default_rng(block + rows), k, 37, block, rows,
+                     zero_points=None if plain else "uint8", bias=not plain)  # fmt: skip
+    attrs = {"K": k, "N": 37, "bits": 4, "block_size": block, "accuracy_level": 4}
+    if ort.on_arm():
+        with pytest.raises(OperandError, match="accuracy_level=4 .* modelled for 4 bits on x86"):
+            matmul_nbits(*inputs, k=k, n=37, bits=4, block_size=block, accuracy_level=4, platform=ort.platform())
+        return
+    want = _check(inputs, attrs)
+    exact = inputs[0].astype(np.float64) @ _dequantized(inputs, k, 37, block).T
+    assert np.abs(want - exact).max() > 1e-3 * np.abs(exact).max()  # A's int8 rounding shows: not level 0's path
+
+
+def _dequantized(inputs, k, n, block):
+    """(N, K) float64: the weights as ONNX defines them, ``(q - zero_point) * scale`` (zero point 8 by default)."""
+    _, b, scales, z, _, _ = inputs
+    blocks = -(-k // block)
+    q = np.stack([b & 15, b >> 4], -1).reshape(n, blocks, block).astype(np.float64)
+    zp = np.full((n, blocks), 8.0) if z is None else np.stack([z & 15, z >> 4], -1).reshape(n, -1)[:, :blocks]
+    return ((q - zp[:, :, None]) * scales.reshape(n, blocks, 1)).reshape(n, -1)[:, :k]
+
+
 def test_one_row_kernel_is_not_a_plain_chain():
     """The one-row kernel's lanes give other bits than one multiply-add chain (what several rows get): the tests
     above can tell the two paths apart."""
@@ -124,7 +155,8 @@ def test_one_row_kernel_is_not_a_plain_chain():
 @pytest.mark.parametrize(
     "change,match",
     [
-        ({"accuracy_level": 4}, "accuracy_level=4 .* not modelled yet"),
+        ({"accuracy_level": 4, "platform": "arm"}, "accuracy_level=4 .* modelled for 4 bits on x86"),
+        ({"accuracy_level": 4, "bits": 8}, "accuracy_level=4 .* modelled for 4 bits on x86"),
         ({"k": 299}, r"A has shape \(3, 300\): expected its last axis K=299"),
         ({"bits": 3}, "bits=3: expected 2, 4 or 8"),
         ({"block_size": 24}, "block_size=24: expected a power of 2, at least 16"),
@@ -137,6 +169,8 @@ def test_one_row_kernel_is_not_a_plain_chain():
 def test_bad_input_is_named(change, match):
     a, b, scales, z, g, bias = _inputs(np.random.default_rng(0), 300, 37, 32, bits=change.get("bits", 4))
     kw = {"k": 300, "n": 37, "bits": 4, "block_size": 32, "scales": scales, "g_idx": g} | change
+    if "platform" not in change:
+        kw["platform"] = "x86"
     with pytest.raises(OperandError, match=match):
         matmul_nbits(a, b, kw.pop("scales"), z, kw.pop("g_idx"), bias, **kw)
 
@@ -155,18 +189,23 @@ def _mlp(rng, k, hidden, n):
     return helper.make_model(graph, ir_version=10, opset_imports=[helper.make_opsetid("", 17)])
 
 
-@pytest.mark.parametrize("block,symmetric", [(32, False), (128, True), (16, False)])
-def test_quantizer_models_as_onnx_runtime(block, symmetric):
-    """A float MLP quantized by ``MatMulNBitsQuantizer`` (4 bits), run by ``intdot.quant.run`` and by ONNX
-    Runtime: one row (decoding) and several (a prompt), every output bit for bit."""
+@pytest.mark.parametrize("block,symmetric,level", [(32, False, 0), (128, True, 0), (16, False, 0), (32, False, 4),
+                                                   (128, True, 4)])  # fmt: skip
+def test_quantizer_models_as_onnx_runtime(block, symmetric, level):
+    """A float MLP quantized by ``MatMulNBitsQuantizer`` (4 bits; accuracy level 0, or 4 for int8 products), run by
+    ``intdot.quant.run`` and by ONNX Runtime: one row (decoding) and several (a prompt), every output bit for
+    bit."""
     ort.need()
+    if level == 4 and ort.on_arm():
+        pytest.skip("ONNX Runtime's int8 MatMulNBits kernels on Arm are not modelled (test_int8_products: the error)")
     try:
-        from onnxruntime.quantization.matmul_nbits_quantizer import MatMulNBitsQuantizer
+        from onnxruntime.quantization.matmul_nbits_quantizer import DefaultWeightOnlyQuantConfig, MatMulNBitsQuantizer
     except ImportError:  # it imports onnx_ir, which onnxruntime does not require
         missing("onnxruntime's MatMulNBitsQuantizer", "pip install onnx-ir (make test installs it)")
 
-    rng = np.random.default_rng(block)
-    quantizer = MatMulNBitsQuantizer(_mlp(rng, 200, 96, 50), block_size=block, is_symmetric=symmetric)
+    rng = np.random.default_rng(block + level)
+    config = DefaultWeightOnlyQuantConfig(block_size=block, is_symmetric=symmetric, accuracy_level=level or None)
+    quantizer = MatMulNBitsQuantizer(_mlp(rng, 200, 96, 50), algo_config=config)
     quantizer.process()
     model = quantizer.model.model
     assert [n.op_type for n in model.graph.node].count("MatMulNBits") == 2
@@ -175,3 +214,24 @@ def test_quantizer_models_as_onnx_runtime(block, symmetric):
         x = rng.standard_normal((rows, 200)).astype(F32)
         want = session.run(None, {"x": x})[0]
         _same(quant.run(model, {"x": x}, op="sdot4", platform=ort.platform())["y"], want, (block, rows))
+
+
+@pytest.mark.parametrize("k,n,block", [(300, 37, 32), (77, 9, 16), (520, 40, 128)])
+def test_x86_avx2_as_onnx_runtime(k, n, block):
+    """QEMU's Haswell CPU (no AVX-512): one row through MLAS's AVX2 kernel (8 lanes, its own last outputs' sum),
+    several and a B input as on AVX-512; its int8 kernels (``accuracy_level=4``) are not modelled, which intdot
+    says."""
+    from ..oracles import x86_ort
+
+    x86_ort.require()
+    for rows, zero_points, b_constant in ((1, None, True), (1, "uint8", True), (3, "uint8", True), (1, None, False)):
+        inputs = _inputs(np.random.default_rng(k + rows), k, n, block, rows, zero_points=zero_points)
+        const = tuple(i for i in range(1 if b_constant else 2, 6) if inputs[i] is not None)
+        attrs = {"K": k, "N": n, "bits": 4, "block_size": block}
+        model = ort.node_model("MatMulNBits", inputs, attrs, TensorProto.FLOAT, opset=17, const=const, domain=MS)
+        feeds = {f"in{i}": v for i, v in enumerate(inputs) if v is not None and i not in const}
+        want = x86_ort.Session(model.SerializeToString()).run(None, feeds)[0]
+        got = matmul_nbits(*inputs, k=k, n=n, bits=4, block_size=block, b_constant=b_constant, platform="x86-avx2")
+        _same(got, want, (rows, zero_points, b_constant))
+    with pytest.raises(OperandError, match="accuracy_level=4 .* modelled for 4 bits on x86"):
+        matmul_nbits(*inputs, k=k, n=n, bits=4, block_size=block, accuracy_level=4, platform="x86-avx2")

@@ -1,7 +1,7 @@
 """Random transformer blocks through ``run`` against ONNX Runtime, bit for bit: pre- or post-LN, the attention's
 scale a Div or a Mul (exact or not), PyTorch's erf GELU, GPT-2's tanh GELU or a Relu, MLPs whose K spans one SGEMM
 block or several, fixed or symbolic batch and sequence; left in float or quantized by ``quantize_dynamic`` or
-``quantize_static`` (QDQ).  Each
+``quantize_static`` (QDQ), or with 4-bit weights by ``MatMulNBitsQuantizer`` (MatMulNBits).  Each
 block meets several of ONNX Runtime's float fusions at once (MatMulAdd, MatMulScale, MatmulTranspose, Gelu,
 FastGelu, SkipLayerNorm), so this checks them together, in the order it runs them.  A few blocks by default; the
 volume run (``--slow``) draws 100."""
@@ -98,7 +98,7 @@ class _Reader:
         return next(self.data, None)
 
 
-def _check(seed, tmp_path):
+def _check(seed, tmp_path, int4=False):
     import onnx
     from onnxruntime.quantization import QuantFormat, QuantType, quantize_dynamic, quantize_static
 
@@ -106,7 +106,11 @@ def _check(seed, tmp_path):
     model, s, d, what = _block(rng)
     mode = str(rng.choice(["float", "QInt8", "QUInt8", "static QUInt8", "static QInt8"]))
     per_channel = bool(rng.integers(2))
-    if mode != "float":
+    if int4:  # weight-only: MatMulNBits of 4 bits (int8 products at accuracy level 4, modelled on x86)
+        block, level = int(rng.choice([16, 32, 64, 128])), int(rng.choice([0, 4] if not ort.on_arm() else [0]))
+        mode = f"int4 block {block} level {level}"
+        model = _int4(model, block, level, bool(rng.integers(2)))
+    elif mode != "float":
         onnx.save(model, tmp_path / "f.onnx")
         kind = getattr(QuantType, mode.split()[-1])
         if mode.startswith("static"):
@@ -124,6 +128,19 @@ def _check(seed, tmp_path):
         assert got.tobytes() == want.tobytes(), (seed, mode, what, int((got != want).sum()))
 
 
+def _int4(model, block, level, symmetric):
+    from ..oracles import missing
+
+    try:
+        from onnxruntime.quantization.matmul_nbits_quantizer import DefaultWeightOnlyQuantConfig, MatMulNBitsQuantizer
+    except ImportError:  # it imports onnx_ir, which onnxruntime does not require
+        missing("onnxruntime's MatMulNBitsQuantizer", "pip install onnx-ir (make test installs it)")
+    config = DefaultWeightOnlyQuantConfig(block_size=block, is_symmetric=symmetric, accuracy_level=level or None)
+    quantizer = MatMulNBitsQuantizer(model, algo_config=config)
+    quantizer.process()
+    return quantizer.model.model
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_random_blocks(seed, tmp_path):
     ort.need()
@@ -135,3 +152,17 @@ def test_random_blocks(seed, tmp_path):
 def test_random_blocks_volume(seed, tmp_path):
     ort.need()
     _check(seed, tmp_path)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_random_int4_blocks(seed, tmp_path):
+    """The blocks with 4-bit weights (MatMulNBitsQuantizer): its projections and MLP become MatMulNBits nodes."""
+    ort.need()
+    _check(seed, tmp_path, int4=True)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(300, 350))
+def test_random_int4_blocks_volume(seed, tmp_path):
+    ort.need()
+    _check(seed, tmp_path, int4=True)

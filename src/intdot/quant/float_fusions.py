@@ -1,5 +1,5 @@
-"""The float fusions of ONNX Runtime's optimizer that change bits: its GeluFusion, FastGeluFusion, MatMulAddFusion
-and MatMulScaleFusion.
+"""The float fusions of ONNX Runtime's optimizer that change bits: its GeluFusion, FastGeluFusion, MatMulAddFusion,
+MatMulScaleFusion and MatMulNBitsFusion.
 
 PyTorch writes GELU as ``x / sqrt(2) -> Erf -> + 1 -> * x -> * 0.5`` (before ONNX opset 20 had a Gelu), and ONNX
 Runtime, at its default optimization level, makes that chain one Gelu node (``com.microsoft:Gelu``; ONNX's
@@ -54,6 +54,12 @@ became a Gemm is not one):
 - its output, where the MatMul alone writes to one node and no graph output, read by such a Mul or Div: the
   FusedMatMul writes its output;
 - ``alpha``: the scales multiplied in float32 (a Div's as ``float32(1 / c)``).
+
+MatMulNBitsFusion makes the ``Add`` after a ``com.microsoft`` MatMulNBits its bias input, which its kernels add at
+their own step (before the zero points' part at ``accuracy_level=4``; where the SGEMM starts from it otherwise):
+:func:`fuse_matmul_nbits_bias`, under 1.32's conditions and after the fusions it runs before (SkipLayerNormFusion
+takes such an Add into its node, BiasGeluFusion an Add read by a Gelu: :func:`fuse_bias_gelu`): the MatMulNBits
+without a bias, read by the Add alone (one slot) and no graph output, the Add's other input of shape ``[N]``.
 
 A decomposed layer norm and RMSNorm, which its LayerNormFusion and SimplifiedLayerNormFusion make one node, and the
 residual Add before a LayerNormalization, which its SkipLayerNormFusion takes in, are fused by
@@ -217,6 +223,107 @@ def _matmul_add(g, n, shapes):
         (one(c_dims[0]) and _same_dim(c_dims[1], n_dim))
         or (_same_dim(c_dims[0], a_dims[0]) and (one(c_dims[1]) or _same_dim(c_dims[1], n_dim)))))  # fmt: skip
     return (add, n.input[0], bias, reshape) if valid else None
+
+
+def fuse_bias_gelu(model, shapes_of=None):
+    """``model`` with each Add that ONNX Runtime's BiasGeluFusion takes into the ``com.microsoft`` Gelu after it
+    made one BiasGelu (a FastGelu without a bias: its bias input); ``model`` itself where there is none.  The bits are
+    the two nodes' (both kernels add the bias first); what changes is that MatMulNBitsFusion, which runs later, no
+    longer finds the Add.  1.32's conditions: the Add (version 7 or later) read by the Gelu alone (one slot) and no
+    graph output, not one MatMulIntegerToFloatFusion took first (:func:`integer_bias`); both inputs' shapes known,
+    their last dimensions fixed and equal, one input 1-D (the bias)."""
+    from onnx import helper
+
+    g = _graph_with_shapes(model, shapes_of, _gelu_without_bias)
+    if g is None:
+        return model
+    placed, removed = {}, set()
+    for n in model.graph.node:
+        if not _op(n, "Add") or g.opset < 7 or len(n.input) != 2 or n.output[0] in g.outputs:
+            continue
+        readers = g.edges(n.output[0])
+        if len(readers) != 1 or not _gelu_without_bias(readers[0]) or id(readers[0]) in placed or integer_bias(g, n):
+            continue
+        dims = [g.shape(i) for i in n.input]
+        if any(d is None or not d or not isinstance(d[-1], int) for d in dims) or dims[0][-1] != dims[1][-1]:
+            continue
+        if len(dims[0]) == 1:
+            x, bias = n.input[1], n.input[0]
+        elif len(dims[1]) == 1:
+            x, bias = n.input
+        else:
+            continue
+        after = readers[0]
+        kind = "BiasGelu" if after.op_type == "Gelu" else "FastGelu"
+        placed[id(after)] = helper.make_node(kind, [x, bias], list(after.output), name=f"{after.name}/BiasGeluFusion",
+                                             domain=MS_DOMAIN)  # fmt: skip
+        removed.add(id(n))
+    return rebuilt(model, placed, removed) if placed else model
+
+
+def _graph_with_shapes(model, shapes_of, wanted):
+    """``model``'s graph with its inferred symbolic shapes where one of its nodes is ``wanted`` (a fusion's
+    start), else None: nothing to fuse, and no inference run."""
+    if not any(wanted(n) for n in model.graph.node):
+        return None
+    return _Graph(model, info=inferred_values(model, symbolic=True, first=shapes_of))
+
+
+def integer_bias(g, add) -> bool:
+    """Whether ONNX Runtime's MatMulIntegerToFloatFusion, which runs before the float fusions, takes ``add`` as its
+    bias: ``MatMulInteger -> Cast -> Mul(., Mul(scales)) -> Add(., bias)`` (quantize_dynamic's chain), each node
+    before the Add read once and no graph output, the bias a constant of shape ``[1, ..., 1, N]`` with N > 1."""
+    readers = lambda n: sum(len(g.edges(o)) for o in n.output if o)  # noqa: E731
+    mul = g.producer.get(add.input[0])
+    if not _op(mul, "Mul") or readers(mul) != 1:
+        return False
+    parents = [g.producer.get(i) for i in mul.input]
+    cast = next((p for p in parents if _op(p, "Cast")), None)
+    scales = next((p for p in parents if _op(p, "Mul")), None)
+    integer = g.producer.get(cast.input[0]) if cast is not None else None
+    if scales is None or not _op(integer, "MatMulInteger"):
+        return False
+    if any(readers(n) != 1 or any(o in g.outputs for o in n.output) for n in (cast, integer, scales)):
+        return False
+    dims = g.const.shape(add.input[1]) if add.input[1] in g.const else None
+    return dims is not None and len(dims) >= 1 and all(d == 1 for d in dims[:-1]) and dims[-1] > 1
+
+
+def _gelu_without_bias(n) -> bool:
+    """A ``com.microsoft`` Gelu, or FastGelu without a bias input: what BiasGeluFusion gives the Add before it."""
+    if n is None or n.domain != MS_DOMAIN:
+        return False
+    return n.op_type == "Gelu" or (n.op_type == "FastGelu" and len([i for i in n.input if i]) == 1)
+
+
+def fuse_matmul_nbits_bias(model, shapes_of=None):
+    """``model`` with the Add after each ``com.microsoft`` MatMulNBits that ONNX Runtime's MatMulNBitsFusion takes
+    in made its bias input (module docstring; the kernel then adds the bias at its own step,
+    :mod:`intdot.quant.matmul_nbits`); ``model`` itself where there is none."""
+    from onnx import helper
+
+    nbits = lambda n: n.op_type == "MatMulNBits" and n.domain == MS_DOMAIN  # noqa: E731
+    g = _graph_with_shapes(model, shapes_of, nbits)
+    if g is None:
+        return model
+    placed, removed = {}, set()
+    for n in model.graph.node:
+        if not nbits(n) or (len(n.input) > 5 and n.input[5]) or g.opset < 7:
+            continue
+        readers = g.edges(n.output[0])
+        if len(readers) != 1 or n.output[0] in g.outputs or not _op(readers[0], "Add") or len(readers[0].input) != 2:
+            continue
+        add = readers[0]
+        bias = add.input[1] if add.input[0] == n.output[0] else add.input[0]
+        width = next((a.i for a in n.attribute if a.name == "N"), None)
+        if g.shape(bias) != (width,):
+            continue
+        inputs = (list(n.input) + [""] * 5)[:5] + [bias]
+        fused = helper.make_node("MatMulNBits", inputs, list(add.output), name=n.name, domain=MS_DOMAIN)
+        fused.attribute.extend(n.attribute)
+        placed[id(add)] = fused
+        removed.add(id(n))
+    return rebuilt(model, placed, removed) if placed else model
 
 
 def fuse_matmul_scale(model, shapes_of=None):

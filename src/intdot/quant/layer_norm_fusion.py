@@ -63,7 +63,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .float_fusions import _other
+from .float_fusions import _other, integer_bias
 from .qdq_rules import _Graph, _op, inferred_values, rebuilt, unnamed
 
 _FLOATS = frozenset({"float16", "float32", "float64", "bfloat16"})
@@ -382,30 +382,10 @@ def _second_add(c, add, shapes) -> bool:
     """CheckSecondAdd: float, one output edge, a 3-D input and a constant 1-D one of its last dimension."""
     if not c.floats(add) or len(add.input) != 2 or len(c.edges(add)) != 1 or c.folded(add.input[1]) is None:
         return False
-    if _integer_bias(c, add):
+    if integer_bias(c.g, add):
         return False
     a, b = (_dims(c, i, shapes) for i in add.input)
     return a is not None and b is not None and len(a) == 3 and len(b) == 1 and isinstance(a[2], int) and a[2] == b[0]
-
-
-def _integer_bias(c, add) -> bool:
-    """Whether ONNX Runtime's MatMulIntegerToFloatFusion, which runs first, takes ``add`` as its bias:
-    ``MatMulInteger -> Cast -> Mul(., Mul(scales)) -> Add(., bias)`` (quantize_dynamic's chain), each node before
-    the Add read once, the bias a constant of shape ``[1, ..., 1, N]`` with N > 1."""
-    mul = c.g.producer.get(add.input[0])
-    if not _op(mul, "Mul") or len(c.edges(mul)) != 1:
-        return False
-    parents = [c.g.producer.get(i) for i in mul.input]
-    cast = next((p for p in parents if _op(p, "Cast")), None)
-    scales = next((p for p in parents if _op(p, "Mul")), None)
-    integer = c.g.producer.get(cast.input[0]) if cast is not None else None
-    if scales is None or not _op(integer, "MatMulInteger"):
-        return False
-    if any(not c.ends(n, 1) for n in (cast, integer, scales)):
-        return False
-    bias = add.input[1]
-    dims = c.g.const.shape(bias) if bias in c.g.const else None
-    return dims is not None and len(dims) >= 1 and all(d == 1 for d in dims[:-1]) and dims[-1] > 1
 
 
 def _rewrite(model, dims, kind, match, domain=None):

@@ -14,17 +14,22 @@ block; without them the zero point is ``2**(bits - 1)``.  ONNX Runtime 1.32 take
   its ``j``-th and ``j + 16``-th entries by fused multiply-adds (A read as 0 past K); the lanes are then folded four
   outputs at a time (in each quarter ``((l0 + l1) + l2) + l3``, the quarters ``(q0 + q2) + (q1 + q3)``), the bias
   added where there is one, and the last ``N % 4`` outputs reduced by halves (``l_i + l_(i+8)``, then 4, 2, 1)
-  with the bias or +0.0 added.
+  with the bias or +0.0 added.  Without AVX-512 (``platform="x86-avx2"``) its AVX2 kernel: the same with 8 lanes
+  (entries ``j``, ``j + 8``, ... of each chunk), FoldAccumulators' two halves, and the last outputs' lanes by
+  ``_mm_hadd_ps``.  On Arm its NEON kernel: 4 lanes, lane ``l`` taking the entries ``4j + l`` of each
+  chunk of 16 (within a block) that starts before K by fused multiply-adds, then ``(l0 + l1) + (l2 + l3)`` and the
+  bias where there is one.
 - **Dequantized, then SGEMM** (every other case: 2 or 8 bits, ``b`` not a constant, other block sizes): the weights
   ``float(q - zero_point) * scale`` as above, then MLAS's SGEMM of A and the weights read transposed, starting
   from the bias (:func:`.sgemm.gemm2d`).  With float32 zero points or a ``g_idx`` (4 bits only) each weight is
   ``q * scale + (-scale * zero_point)``, two roundings (on Arm the second product fused into the sum), with its
   block taken from ``g_idx[k]`` where given; there ONNX Runtime 1.32 reads uint8 zero points as 8 (its kernel drops
   them: a bug, modelled).
-- **int8 products** (``accuracy_level=4``): A quantized per block to int8 and integer dot products with the
-  weights.  Not modelled yet: an error says so.
+- **int8 products** (``accuracy_level=4``, 4 bits, a block of 16 to 256, a constant B): A quantized per block to
+  int8 and integer dot products with the weights' codes (:mod:`.nbits_int8`, x86 with AVX-512; 2 and 8 bits, and
+  other platforms, whose kernels differ, are errors).
 
-Read from ONNX Runtime 1.32 and checked against it on x86 in ``tests/quant/test_matmul_nbits.py``.
+Read from ONNX Runtime 1.32 and checked against it on x86 and for AArch64 in ``tests/quant/test_matmul_nbits.py``.
 """
 
 from __future__ import annotations
@@ -32,8 +37,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.errors import OperandError
+from . import nbits_int8
 from ._args import float32_operand, tensor
 from .fma import fma32
+from .nbits_int8 import fold4, halves
 from .sgemm import gemm2d
 
 F32 = np.float32
@@ -75,10 +82,17 @@ def matmul_nbits(a, b, scales, zero_points=None, g_idx=None, bias=None, *, k: in
         raise OperandError(f"bits={bits} with " + ("float32 zero_points" if zp_float else "g_idx")
                            + ": ONNX Runtime computes that case for 4 bits only")  # fmt: skip
     packed = b_constant and not naive and bits == 4 and block_size in PACKED_BLOCKS
-    if accuracy_level == 4 and b_constant and not naive and block_size in PACKED_BLOCKS:
-        raise OperandError(f"accuracy_level=4 ({bits}-bit weights, block_size={block_size}, a constant B): ONNX "
-                           "Runtime's int8 products for it are not modelled yet; levels 0 to 3 are")  # fmt: skip
+    int8 = accuracy_level == 4 and b_constant and not naive and block_size in PACKED_BLOCKS
+    if int8 and (bits != 4 or platform != "x86"):
+        raise OperandError(f"accuracy_level=4 ({bits}-bit weights, a constant B, platform={platform!r}): ONNX "
+                           "Runtime's int8 products are modelled for 4 bits on x86 with AVX-512 (platform='x86'); "
+                           "accuracy_level 0 to 3 everywhere")  # fmt: skip
     with np.errstate(over="ignore", invalid="ignore"):
+        if int8:
+            codes = _codes(b.reshape(n, blocks, -1), 4)
+            zps = _block_zero_points(zero_points, n, blocks, 4)
+            out = nbits_int8.products(rows, codes, zps, scales.reshape(n, blocks), bias, block_size)
+            return out.reshape(*a.shape[:-1], n)
         if naive:
             weights = _naive_weights(b, scales, zero_points, g_idx, n, blocks, block_size, platform)
         else:
@@ -161,28 +175,33 @@ def _rows(rows, weights, bias) -> np.ndarray:
 
 
 def _one_row(a, weights, block_size, bias, platform) -> np.ndarray:
-    """One row: MLAS's AVX-512F kernel, or its NEON one on Arm (module docstring)."""
+    """One row: MLAS's AVX-512F kernel (16 lanes), its AVX2 one (8), or its NEON one on Arm (module docstring)."""
     n, width = weights.shape
     k = a.size
     padded = np.zeros(width, F32)
     padded[:k] = a
     if platform.startswith("arm"):
         return _one_row_neon(padded, k, weights, block_size, bias)
-    if platform != "x86":
-        raise OperandError(f"MatMulNBits of one row with 4-bit weights on platform={platform!r}: its AVX2 kernel "
-                           "is not modelled (platform='x86', a CPU with AVX-512F, and Arm are)")  # fmt: skip
-    lanes = np.zeros((n, 16), F32)
+    wide = 16 if platform == "x86" else 8
+    lanes = np.zeros((n, wide), F32)
     step = 16 if block_size == 16 else 32
     for c in range(0, k, step):
-        for h in range(c, c + step, 16):
-            lanes = fma32(weights[:, h : h + 16], padded[None, h : h + 16], lanes)
+        for h in range(c, c + step, wide):
+            lanes = fma32(weights[:, h : h + wide], padded[None, h : h + wide], lanes)
     four = 4 * (n // 4)
     out = np.empty(n, F32)
-    out[:four] = _fold4(lanes[:four])
+    out[:four] = fold4(lanes[:four])
     if bias is not None:
         out[:four] = (out[:four] + bias[:four]).astype(F32)
-    out[four:] = (_halves(lanes[four:]) + (F32(0) if bias is None else bias[four:])).astype(F32)
+    rest = halves(lanes[four:]) if wide == 16 else _hadds(lanes[four:])
+    out[four:] = (rest + (F32(0) if bias is None else bias[four:])).astype(F32)
     return out
+
+
+def _hadds(lanes) -> np.ndarray:
+    """AVX2's sum of 8 lanes by ``_mm_hadd_ps``: the halves added (``l_i + l_(i+4)``), then neighbours, twice."""
+    v = (lanes[:, :4] + lanes[:, 4:]).astype(F32)
+    return ((v[:, 0] + v[:, 1]).astype(F32) + (v[:, 2] + v[:, 3]).astype(F32)).astype(F32)
 
 
 def _one_row_neon(padded, k, weights, block_size, bias) -> np.ndarray:
@@ -196,22 +215,3 @@ def _one_row_neon(padded, k, weights, block_size, bias) -> np.ndarray:
                 lanes = fma32(padded[None, h : h + 4], weights[:, h : h + 4], lanes)
     out = ((lanes[:, 0] + lanes[:, 1]).astype(F32) + (lanes[:, 2] + lanes[:, 3]).astype(F32)).astype(F32)
     return out if bias is None else (out + bias).astype(F32)
-
-
-def _fold4(lanes) -> np.ndarray:
-    """MLAS's FoldAccumulators, per output: each quarter's lanes added in order, then (q0 + q2) + (q1 + q3)."""
-    q = []
-    for i in range(0, 16, 4):
-        s = lanes[:, i]
-        for j in range(i + 1, i + 4):
-            s = (s + lanes[:, j]).astype(F32)
-        q.append(s)
-    return ((q[0] + q[2]).astype(F32) + (q[1] + q[3]).astype(F32)).astype(F32)
-
-
-def _halves(lanes) -> np.ndarray:
-    """``_mm512_reduce_add_ps``: lanes added to the lanes 8, then 4, 2, 1 on."""
-    while lanes.shape[1] > 1:
-        half = lanes.shape[1] // 2
-        lanes = (lanes[:, :half] + lanes[:, half:]).astype(F32)
-    return lanes[:, 0]

@@ -862,7 +862,14 @@ def prepare(model, *, qdq_int8_allowed: bool | None = None, platform: str = "x86
     :func:`run`'s."""
     from ._args import platform_of
     from .cse import drop_noops, merge_common
-    from .float_fusions import fuse_fast_gelu, fuse_gelu, fuse_matmul_add, fuse_matmul_scale
+    from .float_fusions import (
+        fuse_bias_gelu,
+        fuse_fast_gelu,
+        fuse_gelu,
+        fuse_matmul_add,
+        fuse_matmul_nbits_bias,
+        fuse_matmul_scale,
+    )
     from .layer_norm_fusion import fuse_layer_norm, fuse_skip_layer_norm
     from .qdq import fuse
     from .qdq_rules import inferred_values
@@ -873,9 +880,9 @@ def prepare(model, *, qdq_int8_allowed: bool | None = None, platform: str = "x86
     # the loaded model's shapes, inferred once for the float fusions, and only where one of them looks
     known = functools.cache(lambda: inferred_values(loaded, symbolic=True))
     fused = fuse_matmul_add(fuse(loaded, int8_allowed=int8, platform=family), shapes_of=known)
-    fused = fuse_layer_norm(fuse_gelu(fused))
+    fused = fuse_bias_gelu(fuse_layer_norm(fuse_gelu(fused)), shapes_of=known)
     fused = fuse_fast_gelu(fuse_skip_layer_norm(fused, shapes_of=known), shapes_of=known)
-    fused = fuse_matmul_scale(fused, shapes_of=known)
+    fused = fuse_matmul_nbits_bias(fuse_matmul_scale(fused, shapes_of=known), shapes_of=known)
     if family == "arm":
         from .dynamic_arm import fuse_bias
 

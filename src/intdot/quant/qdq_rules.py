@@ -112,13 +112,40 @@ def rebuilt(model, replace: dict, drop=frozenset(), domain: str | None = None, i
 
 def inferred_graph(model):
     """``model``'s graph with ONNX's shape inference's value infos (run on the model without its weights), or the
-    graph as declared where inference cannot read the model (ONNX Runtime's own inference may know more)."""
+    graph as declared where inference cannot read the model (ONNX Runtime's own inference may know more).  ONNX's
+    inference does not know ``com.microsoft`` MatMulNBits, whose output ONNX Runtime's does (A's shape with N last):
+    each such output is declared as that and inference run again, until no more are found."""
     import onnx
 
     try:
-        return onnx.shape_inference.infer_shapes(without_weights(model), strict_mode=False).graph
+        stripped = without_weights(model)
+        g = onnx.shape_inference.infer_shapes(stripped, strict_mode=False).graph
+        nbits = [n for n in model.graph.node if n.op_type == "MatMulNBits" and n.domain == "com.microsoft"]
+        for _ in nbits:
+            found = _nbits_outputs(g, nbits)
+            if not found:
+                break
+            stripped.graph.value_info.extend(found)
+            g = onnx.shape_inference.infer_shapes(stripped, strict_mode=False).graph
+        return g
     except Exception:  # noqa: BLE001 - a model shape inference cannot read: only what the graph declares
         return model.graph
+
+
+def _nbits_outputs(graph, nodes) -> list:
+    """Value infos for the MatMulNBits outputs of ``nodes`` that ``graph`` does not type yet and whose A it does."""
+    from onnx import helper
+
+    typed = {vi.name: vi.type.tensor_type for vi in (*graph.input, *graph.value_info, *graph.output)}
+    found = []
+    for n in nodes:
+        a, out = typed.get(n.input[0]), n.output[0]
+        width = next((x.i for x in n.attribute if x.name == "N"), None)
+        if out in typed or a is None or not a.HasField("shape") or not a.shape.dim or width is None:
+            continue
+        dims = [d.dim_value if d.HasField("dim_value") else (d.dim_param or None) for d in a.shape.dim[:-1]]
+        found.append(helper.make_tensor_value_info(out, a.elem_type, [*dims, width]))
+    return found
 
 
 def inferred_values(model, symbolic=False, first=None) -> dict:

@@ -1,0 +1,175 @@
+"""MatMulNBits with ``accuracy_level=4`` as ONNX Runtime 1.32 computes it on x86 with AVX-512 (MLAS's CompInt8
+kernels), bit for bit: A quantized to int8 per block of K, integer dot products with the weights' 4-bit codes, then
+float32 scales in the kernels' lanes.
+
+Each row of A is quantized per block: ``amax`` the block's largest magnitude, its scale ``amax / 127`` and
+``q = rint(a * (127 / amax))`` (each rounded to float32; 0 where ``amax`` is 0), and the block's sum ``scale *
+sum(q)``.  The weights enter as their unsigned codes (0..15, ``vpdpbusd``'s unsigned operand) and the zero point
+comes back as a second product: each block's sum of A times ``-zero_point * scale_b``.  So each output is
+
+- the kernel's part: 16 float32 lanes, each taking, step after step, the int32 sum of its products (a fixed set of
+  elements of one block, :data:`_STEPS`) times ``scale_a * scale_b`` of that block by a fused multiply-add.  Blocks
+  of 128 and 256 go in pieces of 128 and blocks of 64 in pairs (an odd one out alone), in all 16 lanes to the end;
+  the lanes are reduced, for rows taken in pairs (all but the last of an odd count) by halves (``l_i + l_(i+8)``,
+  then 4, 2, 1), for a row alone four outputs at a time as MLAS's FoldAccumulators adds them (each quarter in
+  order, then ``(q0 + q2) + (q1 + q3)``), the last ``N % 4`` outputs by halves.  Blocks of 32 go four at a time
+  and blocks of 16 eight at a time; the 16 lanes are then added into 8 (``l_i + l_(i+8)``), the blocks left go one
+  at a time into those 8, and every row folds its fours (each half in order, then the two halves), the last ``N %
+  4`` outputs by halves.  The bias is added where there is one;
+- plus the zero points' part: the blocks' ``sum(A block) * (-zero_point * scale_b)`` by fused multiply-adds from 0,
+  in block order (MLAS's SGEMM kernel), added to it.
+
+The integer sums are exact, so only which elements share a lane decides the bits (``vpdpbusd`` on a CPU with
+AVX-512 VNNI; without VNNI MLAS's AVX-512 kernels pair the same elements by ``vpmaddubsw`` and ``vpmaddwd``, read
+from its source and not checked here).  Checked against ONNX Runtime 1.32 on AVX-512 VNNI, every block size and
+row count, in ``tests/quant/test_matmul_nbits.py``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.errors import OperandError
+from .fma import fma32
+
+F32 = np.float32
+
+
+def products(rows, codes, zero_points, scales, bias, block_size: int) -> np.ndarray:
+    """(M, N) float32: ``rows`` (M, K) float32 times the weights whose 4-bit ``codes`` (N, blocks, block_size),
+    ``zero_points`` (N, blocks) and ``scales`` (N, blocks) float32 are given, plus ``bias`` (N) or None (module
+    docstring)."""
+    bad = ~np.isfinite(rows)
+    if bad.any():
+        at = tuple(int(i) for i in np.argwhere(bad)[0])
+        raise OperandError(f"A holds {rows[at]!r} at {at}: accuracy_level=4 quantizes A to int8, and ONNX "
+                           "Runtime's answer for a NaN or infinity then depends on its registers; expected finite "
+                           "values")  # fmt: skip
+    m = rows.shape[0]
+    n, blocks, _ = codes.shape
+    q, a_scales, a_sums = _quantize_rows(rows, blocks, block_size)
+    combined = (a_scales[:, None, :] * scales[None, :, :]).astype(F32)  # (M, N, blocks)
+    codes = codes.astype(np.int32)
+    lanes = np.zeros((m, n, 16), F32)
+    j, wide, narrow = 0, *_STEPS[block_size]
+    while blocks - j >= wide[0].blocks:
+        for step in wide:
+            lanes = fma32(_lane_sums(q, codes, j, step).astype(F32), combined[:, :, j + step.block_of], lanes)
+        j += wide[0].blocks
+    if narrow is not None and narrow.width == 8:  # h_add_512: the 16 lanes added into 8 for the blocks left
+        lanes = (lanes[..., :8] + lanes[..., 8:]).astype(F32)
+    for left in range(j, blocks):
+        lanes = fma32(_lane_sums(q, codes, left, narrow).astype(F32), combined[:, :, left, None], lanes)
+    out = halves(lanes)
+    four = 4 * (n // 4)
+    alone = 2 * (m // 2) if lanes.shape[-1] == 16 else 0  # 16 lanes: rows in pairs reduce by halves
+    out[alone:, :four] = fold4(lanes[alone:, :four])
+    if bias is not None:
+        out = (out + bias).astype(F32)
+    b_sums = (-zero_points.astype(F32) * scales).astype(F32)  # (N, blocks)
+    acc = np.zeros((m, n), F32)
+    for j in range(blocks):
+        acc = fma32(a_sums[:, j : j + 1], b_sums[None, :, j], acc)
+    return (acc + out).astype(F32)
+
+
+class _Step:
+    """One kernel step: ``blocks`` blocks at once; lane ``i`` sums the products of block ``block_of[i]`` (counted
+    from the step's first) at the elements ``elements[i]``."""
+
+    def __init__(self, lanes):
+        self.block_of = np.array([b for b, _ in lanes])
+        self.elements = [np.asarray(e) for _, e in lanes]
+        self.blocks, self.width = int(self.block_of.max()) + 1, len(lanes)
+
+
+def _group(g, size=4):
+    return list(range(size * g, size * g + size))
+
+
+def _step_128(piece):
+    """Blocks of 128 or more, a piece of 128 (``piece`` its offset): lane i sums groups i and i + 16 of 4."""
+    return _Step([(0, [piece + e for e in _group(i) + _group(i + 16)]) for i in range(16)])
+
+
+# Per block size: the wide steps (16 lanes; one per piece of 128 for blocks of 128 and 256) and the one for each
+# block they leave (16 lanes for blocks of 64; 8, after the 16 are added into 8, for 32 and 16), read from MLAS's
+# AVX-512 VNNI kernels (unpacklo/unpackhi of pairs of vpdpbusd results: which elements share a lane) and checked
+# against ONNX Runtime.
+_STEPS = {
+    256: ([_step_128(0), _step_128(128)], None),
+    128: ([_step_128(0)], None),
+    64: (  # two blocks: lane 4L + r holds block r % 2, groups 4L + r // 2 and 4L + r // 2 + 2
+        [
+            _Step(
+                [
+                    (r % 2, _group(4 * (i // 4) + r // 2) + _group(4 * (i // 4) + r // 2 + 2))
+                    for i, r in ((i, i % 4) for i in range(16))
+                ]
+            )
+        ],  # fmt: skip
+        _Step([(0, _group(i)) for i in range(16)]),  # an odd one out: lane i sums group i
+    ),
+    32: (  # four blocks, laid out 0 0 2 2 0 0 2 2 1 1 3 3 1 1 3 3
+        [
+            _Step(
+                [
+                    (
+                        (0, 0, 2, 2, 0, 0, 2, 2, 1, 1, 3, 3, 1, 1, 3, 3)[i],
+                        _group((4 * (i // 4) + i % 2) % 8) + _group((4 * (i // 4) + i % 2) % 8 + 2),
+                    )
+                    for i in range(16)
+                ]
+            )
+        ],  # fmt: skip
+        _Step([(0, _group(i)) for i in range(8)]),
+    ),
+    16: (  # eight blocks, laid out 0 0 4 4 1 1 5 5 2 2 6 6 3 3 7 7; the rest by pairs of elements
+        [_Step([(i // 4 + 4 * (i % 4 >= 2), _group(i % 2) + _group(i % 2 + 2)) for i in range(16)])],
+        _Step([(0, _group(i, 2)) for i in range(8)]),
+    ),
+}
+
+
+def _lane_sums(q, codes, j, step) -> np.ndarray:
+    """(M, N, lanes) int64: each lane's sum of products in ``step`` from block ``j`` (A's int8 codes ``q``, the
+    weights' 4-bit ``codes``)."""
+    made = {b: np.einsum("mk,nk->mnk", q[:, j + b].astype(np.int64), codes[:, j + b]) for b in set(step.block_of)}
+    return np.stack([made[b][..., e].sum(-1) for b, e in zip(step.block_of, step.elements)], -1)
+
+
+def _quantize_rows(rows, blocks, block_size):
+    """Each row's blocks as MLAS quantizes them: int8 codes (M, blocks, block_size), scales and scaled sums (M,
+    blocks)."""
+    m, k = rows.shape
+    padded = np.zeros((m, blocks * block_size), F32)
+    padded[:, :k] = rows
+    x = padded.reshape(m, blocks, block_size)
+    amax = np.abs(x).max(axis=2)
+    scale = (amax / F32(127)).astype(F32)
+    with np.errstate(divide="ignore"):
+        inverse = np.where(amax != 0, F32(127) / np.where(amax != 0, amax, 1), 0).astype(F32)
+    q = np.rint((x * inverse[:, :, None]).astype(F32)).astype(np.int32)
+    return q, scale, (scale * q.sum(axis=2).astype(F32)).astype(F32)
+
+
+def halves(lanes) -> np.ndarray:
+    """``_mm512_reduce_add_ps`` over the last axis (16 lanes): lanes added to the lanes 8, then 4, 2, 1 on."""
+    while lanes.shape[-1] > 1:
+        half = lanes.shape[-1] // 2
+        lanes = (lanes[..., :half] + lanes[..., half:]).astype(F32)
+    return lanes[..., 0]
+
+
+def fold4(lanes) -> np.ndarray:
+    """MLAS's FoldAccumulators over the last axis (16 or 8 lanes): each 128-bit quarter's 4 lanes added in order,
+    then (q0 + q2) + (q1 + q3), or q0 + q1."""
+    quarters = []
+    for i in range(0, lanes.shape[-1], 4):
+        s = lanes[..., i]
+        for j in range(i + 1, i + 4):
+            s = (s + lanes[..., j]).astype(F32)
+        quarters.append(s)
+    if len(quarters) == 2:
+        return (quarters[0] + quarters[1]).astype(F32)
+    return ((quarters[0] + quarters[2]).astype(F32) + (quarters[1] + quarters[3]).astype(F32)).astype(F32)
