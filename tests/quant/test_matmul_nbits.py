@@ -235,3 +235,25 @@ def test_x86_avx2_as_onnx_runtime(k, n, block):
         _same(got, want, (rows, zero_points, b_constant))
     with pytest.raises(OperandError, match="accuracy_level=4 .* modelled for 4 bits on x86"):
         matmul_nbits(*inputs, k=k, n=n, bits=4, block_size=block, accuracy_level=4, platform="x86-avx2")
+
+
+@pytest.mark.parametrize("level", [0, 4])
+@pytest.mark.parametrize("rows,b_constant", [(1, True), (3, True), (1, False)])
+def test_float16_as_onnx_runtime(level, rows, b_constant):
+    """float16 A, scales and bias: widened to float32, computed as float32 and rounded to float16 (x86); on Arm,
+    whose float16 kernels are its own, intdot says it does not model them."""
+    ort.need()
+    inputs = _inputs(np.random.default_rng(rows + level), 300, 37, 32, rows)
+    for i in (0, 2, 5):
+        inputs[i] = inputs[i].astype(np.float16)
+    attrs = {"K": 300, "N": 37, "bits": 4, "block_size": 32, "accuracy_level": level}
+    if ort.on_arm():
+        with pytest.raises(OperandError, match="float16 MatMulNBits kernels are not modelled"):
+            matmul_nbits(*inputs, k=300, n=37, bits=4, block_size=32, platform=ort.platform())
+        return
+    const = tuple(i for i in range(1 if b_constant else 2, 6) if inputs[i] is not None)
+    want = ort.run("MatMulNBits", inputs, attrs, out_type=TensorProto.FLOAT16, opset=17, const=const, domain=MS)
+    model = ort.node_model("MatMulNBits", inputs, attrs, TensorProto.FLOAT16, opset=17, const=const, domain=MS)
+    feeds = {f"in{i}": v for i, v in enumerate(inputs) if v is not None and i not in const}
+    got = quant.run(model, feeds, op="sdot4", platform=ort.platform())["y"]
+    assert got.dtype == np.float16 and np.array_equal(got.view(np.int16), want.view(np.int16))

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.errors import OperandError
+from ..core.errors import OperandError, OperandTypeError
 from . import nbits_int8
 from ._args import float32_operand, tensor
 from .fma import fma32
@@ -54,8 +54,12 @@ def matmul_nbits(a, b, scales, zero_points=None, g_idx=None, bias=None, *, k: in
     float32 (..., K); ``b`` uint8 (N, blocks, block_size * bits / 8); ``scales`` float32, N * blocks of them;
     ``zero_points`` uint8 (packed) or float32, or None; ``g_idx`` int32 (K,), each k's block, or None; ``bias``
     float32 (N,) or None; the node's attributes ``k``, ``n``, ``bits``, ``block_size``, ``accuracy_level``;
-    ``b_constant``: ``b`` is an initializer (ONNX Runtime packs only those); ``platform`` as :mod:`.sgemm`'s."""
+    ``b_constant``: ``b`` is an initializer (ONNX Runtime packs only those); ``platform`` as :mod:`.sgemm`'s.  A
+    float16 ``a`` (with float16 scales and bias) is computed in float32 and rounded to float16, as on x86."""
     _attributes(k, n, bits, block_size, accuracy_level)
+    if isinstance(a, np.ndarray) and a.dtype == np.float16:
+        return _half(a, b, scales, zero_points, g_idx, bias, k=k, n=n, bits=bits, block_size=block_size,
+                     accuracy_level=accuracy_level, b_constant=b_constant, platform=platform)  # fmt: skip
     a = float32_operand(a, "A")
     if a.ndim < 1 or a.shape[-1] != k:
         raise OperandError(f"A has shape {a.shape}: expected its last axis K={k} long (the node's attribute K)")
@@ -105,6 +109,24 @@ def matmul_nbits(a, b, scales, zero_points=None, g_idx=None, bias=None, *, k: in
         else:
             out = _rows(rows, weights[:, :k], bias)
     return out.reshape(*a.shape[:-1], n).astype(F32)
+
+
+def _half(a, b, scales, zero_points, g_idx, bias, *, platform, **attrs) -> np.ndarray:
+    """float16 A (and scales, bias, float zero points): on x86 ONNX Runtime widens them to float32, computes as for
+    float32 and rounds the output to float16 (its Arm build has float16 kernels of its own, not modelled)."""
+    if platform.startswith("arm"):
+        raise OperandError(f"A of dtype float16 on platform={platform!r}: ONNX Runtime's Arm float16 MatMulNBits "
+                           "kernels are not modelled (float16 on x86 is, and float32 everywhere)")  # fmt: skip
+    wide = {}
+    for name, v in (("scales", scales), ("bias", bias), ("zero_points", zero_points)):
+        arr = None if v is None else np.asarray(v)
+        if arr is not None and arr.dtype != np.uint8 and (arr.dtype != np.float16 or name == "zero_points"):
+            allowed = "uint8 (float16 ones are not modelled)" if name == "zero_points" else "float16, as A"
+            raise OperandTypeError(f"{name} has dtype {arr.dtype}; expected {allowed}")
+        wide[name] = arr if arr is None or arr.dtype == np.uint8 else arr.astype(F32)
+    out = matmul_nbits(a.astype(F32), b, wide["scales"], wide["zero_points"], g_idx, wide["bias"], platform=platform,
+                       **attrs)  # fmt: skip
+    return out.astype(np.float16)
 
 
 def _attributes(k, n, bits, block_size, accuracy_level) -> None:
