@@ -219,8 +219,7 @@ def test_quantizer_models_as_onnx_runtime(block, symmetric, level):
 @pytest.mark.parametrize("k,n,block", [(300, 37, 32), (77, 9, 16), (520, 40, 128)])
 def test_x86_avx2_as_onnx_runtime(k, n, block):
     """QEMU's Haswell CPU (no AVX-512): one row through MLAS's AVX2 kernel (8 lanes, its own last outputs' sum),
-    several and a B input as on AVX-512; its int8 kernels (``accuracy_level=4``) are not modelled, which intdot
-    says."""
+    several and a B input as on AVX-512."""
     from ..oracles import x86_ort
 
     x86_ort.require()
@@ -233,8 +232,26 @@ def test_x86_avx2_as_onnx_runtime(k, n, block):
         want = x86_ort.Session(model.SerializeToString()).run(None, feeds)[0]
         got = matmul_nbits(*inputs, k=k, n=n, bits=4, block_size=block, b_constant=b_constant, platform="x86-avx2")
         _same(got, want, (rows, zero_points, b_constant))
-    with pytest.raises(OperandError, match="accuracy_level=4 .* modelled for 4 bits on x86"):
-        matmul_nbits(*inputs, k=k, n=n, bits=4, block_size=block, accuracy_level=4, platform="x86-avx2")
+
+
+@pytest.mark.parametrize("block", [16, 32, 64, 128, 256])
+def test_x86_avx2_int8_products_as_onnx_runtime(block):
+    """accuracy_level=4 on QEMU's Haswell CPU: MLAS's AVX2 int8 kernels (8 lanes in their vphaddw layout, blocks
+    in pairs or fours, the blocks left apart; one row, for blocks of 32 and more, through kernels that take the
+    zero points into the codes and have no second product), with and without zero points, 1 to 3 rows."""
+    from ..oracles import x86_ort
+
+    x86_ort.require()
+    k = 7 * block + 5
+    for rows, zero_points in ((1, None), (1, "uint8"), (2, None), (3, "uint8")):
+        inputs = _inputs(np.random.default_rng(block + rows), k, 37, block, rows, zero_points=zero_points,
+                         bias=zero_points is not None)  # fmt: skip
+        const = tuple(i for i in range(1, 6) if inputs[i] is not None)
+        attrs = {"K": k, "N": 37, "bits": 4, "block_size": block, "accuracy_level": 4}
+        model = ort.node_model("MatMulNBits", inputs, attrs, TensorProto.FLOAT, opset=17, const=const, domain=MS)
+        want = x86_ort.Session(model.SerializeToString()).run(None, {"in0": inputs[0]})[0]
+        got = matmul_nbits(*inputs, k=k, n=37, bits=4, block_size=block, accuracy_level=4, platform="x86-avx2")
+        _same(got, want, (rows, zero_points))
 
 
 @pytest.mark.parametrize("level", [0, 4])

@@ -1,6 +1,6 @@
-"""MatMulNBits with ``accuracy_level=4`` as ONNX Runtime 1.32 computes it on x86 with AVX-512 (MLAS's CompInt8
-kernels), bit for bit: A quantized to int8 per block of K, integer dot products with the weights' 4-bit codes, then
-float32 scales in the kernels' lanes.
+"""MatMulNBits with ``accuracy_level=4`` as ONNX Runtime 1.32 computes it on x86 (MLAS's CompInt8 kernels for
+AVX-512 and for AVX2), bit for bit: A quantized to int8 per block of K, integer dot products with the weights' 4-bit
+codes, then float32 scales in the kernels' lanes.
 
 Each row of A is quantized per block: ``amax`` the block's largest magnitude, its scale ``amax / 127`` and
 ``q = rint(a * (127 / amax))`` (each rounded to float32; 0 where ``amax`` is 0), and the block's sum ``scale *
@@ -19,6 +19,12 @@ comes back as a second product: each block's sum of A times ``-zero_point * scal
 - plus the zero points' part: the blocks' ``sum(A block) * (-zero_point * scale_b)`` by fused multiply-adds from 0,
   in block order (MLAS's SGEMM kernel), added to it.
 
+On a CPU without AVX-512 (``platform="x86-avx2"``, checked on QEMU's Haswell CPU) MLAS's AVX2 kernels take 8
+lanes, in the layout ``vpmaddubsw``, ``vphaddw`` and ``vpmaddwd`` leave (:data:`_AVX2_STEPS`: blocks of 64 and
+more in pieces of 64, 32 in pairs, 16 in fours, the blocks left apart), and every row folds its fours.  One row
+with blocks of 32 or more goes through kernels of its own: the zero points subtracted from the codes (signed
+products, ``vpsignb``) and no second product; for blocks of 32 with zero points one block at a time.
+
 The integer sums are exact, so only which elements share a lane decides the bits (``vpdpbusd`` on a CPU with
 AVX-512 VNNI; without VNNI MLAS's AVX-512 kernels pair the same elements by ``vpmaddubsw`` and ``vpmaddwd``, read
 from its source and not checked here).  Checked against ONNX Runtime 1.32 on AVX-512 VNNI, every block size and
@@ -35,42 +41,65 @@ from .fma import fma32
 F32 = np.float32
 
 
-def products(rows, codes, zero_points, scales, bias, block_size: int) -> np.ndarray:
+def products(rows, codes, zero_points, scales, bias, block_size: int, platform: str = "x86",
+             given_zero_points: bool = True) -> np.ndarray:  # fmt: skip
     """(M, N) float32: ``rows`` (M, K) float32 times the weights whose 4-bit ``codes`` (N, blocks, block_size),
-    ``zero_points`` (N, blocks) and ``scales`` (N, blocks) float32 are given, plus ``bias`` (N) or None (module
-    docstring)."""
+    ``zero_points`` (N, blocks) and ``scales`` (N, blocks) float32 are given, plus ``bias`` (N) or None, on
+    ``platform`` "x86" (AVX-512) or "x86-avx2"; ``given_zero_points``: whether the node has them (or the default 8
+    stands in; AVX2's one-row kernel for blocks of 32 differs) (module docstring)."""
     bad = ~np.isfinite(rows)
     if bad.any():
         at = tuple(int(i) for i in np.argwhere(bad)[0])
         raise OperandError(f"A holds {rows[at]!r} at {at}: accuracy_level=4 quantizes A to int8, and ONNX "
                            "Runtime's answer for a NaN or infinity then depends on its registers; expected finite "
                            "values")  # fmt: skip
-    m = rows.shape[0]
-    n, blocks, _ = codes.shape
-    q, a_scales, a_sums = _quantize_rows(rows, blocks, block_size)
+    m, n = rows.shape[0], codes.shape[0]
+    q, a_scales, a_sums = _quantize_rows(rows, codes.shape[1], block_size)
     combined = (a_scales[:, None, :] * scales[None, :, :]).astype(F32)  # (M, N, blocks)
     codes = codes.astype(np.int32)
-    lanes = np.zeros((m, n, 16), F32)
-    j, wide, narrow = 0, *_STEPS[block_size]
+    four = 4 * (n // 4)
+    if platform == "x86":
+        wide, left = _STEPS[block_size]
+        # 16 lanes; for blocks of 32 and 16 added into 8 (h_add_512) before the blocks the wide steps leave
+        h_add = left is not None and left.width == 8
+        lanes = _accumulate(np.zeros((m, n, 16), F32), q, codes, combined, wide, left, h_add)
+        out = halves(lanes)
+        alone = 2 * (m // 2) if lanes.shape[-1] == 16 else 0  # 16 lanes: rows in pairs reduce by halves
+        out[alone:, :four] = fold4(lanes[alone:, :four])
+    else:
+        one_row = m == 1 and block_size >= 32  # MLAS's AVX2 one-row kernels: zero points in the codes
+        wide, left = _AVX2_STEPS[block_size]
+        if one_row:
+            codes = codes - zero_points[:, :, None]
+            if block_size == 32 and given_zero_points:  # one block at a time
+                wide, left = [_AVX2_STEPS[32][1]], None
+        lanes = _accumulate(np.zeros((m, n, 8), F32), q, codes, combined, wide, left, False)
+        out = halves(lanes)
+        out[:, :four] = fold4(lanes[:, :four])
+    if bias is not None:
+        out = (out + bias).astype(F32)
+    if platform != "x86" and one_row:
+        return out
+    b_sums = (-zero_points.astype(F32) * scales).astype(F32)  # (N, blocks)
+    acc = np.zeros((m, n), F32)
+    for j in range(codes.shape[1]):
+        acc = fma32(a_sums[:, j : j + 1], b_sums[None, :, j], acc)
+    return (acc + out).astype(F32)
+
+
+def _accumulate(lanes, q, codes, combined, wide, left, h_add) -> np.ndarray:
+    """The kernel's lanes after every block: the ``wide`` steps over as many whole groups of blocks as there are,
+    then (its 16 lanes added into 8 where ``h_add``) the ``left`` step for each block left."""
+    blocks, j = codes.shape[1], 0
     while blocks - j >= wide[0].blocks:
         for step in wide:
             lanes = fma32(_lane_sums(q, codes, j, step).astype(F32), combined[:, :, j + step.block_of], lanes)
         j += wide[0].blocks
-    if narrow is not None and narrow.width == 8:  # h_add_512: the 16 lanes added into 8 for the blocks left
+    if h_add:
         lanes = (lanes[..., :8] + lanes[..., 8:]).astype(F32)
-    for left in range(j, blocks):
-        lanes = fma32(_lane_sums(q, codes, left, narrow).astype(F32), combined[:, :, left, None], lanes)
-    out = halves(lanes)
-    four = 4 * (n // 4)
-    alone = 2 * (m // 2) if lanes.shape[-1] == 16 else 0  # 16 lanes: rows in pairs reduce by halves
-    out[alone:, :four] = fold4(lanes[alone:, :four])
-    if bias is not None:
-        out = (out + bias).astype(F32)
-    b_sums = (-zero_points.astype(F32) * scales).astype(F32)  # (N, blocks)
-    acc = np.zeros((m, n), F32)
-    for j in range(blocks):
-        acc = fma32(a_sums[:, j : j + 1], b_sums[None, :, j], acc)
-    return (acc + out).astype(F32)
+    for b in range(j, blocks):
+        lanes = fma32(_lane_sums(q, codes, b, left).astype(F32), combined[:, :, b, None], lanes)
+    return lanes
 
 
 class _Step:
@@ -126,6 +155,35 @@ _STEPS = {
     ),
     16: (  # eight blocks, laid out 0 0 4 4 1 1 5 5 2 2 6 6 3 3 7 7; the rest by pairs of elements
         [_Step([(i // 4 + 4 * (i % 4 >= 2), _group(i % 2) + _group(i % 2 + 2)) for i in range(16)])],
+        _Step([(0, _group(i, 2)) for i in range(8)]),
+    ),
+}
+
+
+def _hadd_64(piece):
+    """AVX2's 64 elements at ``piece`` (two vectors, ``vpmaddubsw`` then ``vphaddw`` and ``vpmaddwd``): lane
+    ``4L + r`` sums 8 elements, from the second 32 where ``r >= 2``, at ``16L + 8 * (r % 2)``."""
+    return _Step([(0, [piece + 32 * (r >= 2) + 16 * (i // 4) + 8 * (r % 2) + e for e in range(8)])
+                  for i, r in ((i, i % 4) for i in range(8))])  # fmt: skip
+
+
+# MLAS's AVX2 kernels (8 lanes; blocks of 64 and more in pieces of 64; 32 in pairs, 16 in fours, in the same
+# vphaddw layout; the blocks left: groups of 4 elements for 32, pairs for 16), checked on QEMU's Haswell CPU.
+_AVX2_STEPS = {
+    **{size: ([_hadd_64(p) for p in range(0, size, 64)], None) for size in (64, 128, 256)},
+    32: (
+        [
+            _Step(
+                [
+                    (int(r >= 2), [16 * (i // 4) + 8 * (r % 2) + e for e in range(8)])
+                    for i, r in ((i, i % 4) for i in range(8))
+                ]
+            )
+        ],  # fmt: skip
+        _Step([(0, _group(i)) for i in range(8)]),
+    ),
+    16: (
+        [_Step([(i // 4 + 2 * (i % 4 >= 2), [8 * (i % 2) + e for e in range(8)]) for i in range(8)])],
         _Step([(0, _group(i, 2)) for i in range(8)]),
     ),
 }
