@@ -13,9 +13,34 @@ def fma32(a, b, c) -> np.ndarray:
     """``round_to_float32(a * b + c)`` with a single rounding (half to even), elementwise, broadcasting.
 
     The product of two float32 values is exact in float64 (24 + 24 significant bits), so the only rounding before
-    the last is the float64 sum.  Knuth's TwoSum gives that sum's exact error; float32 of the float64 sum is the
-    correctly rounded result except where the sum lies exactly halfway between two float32 values and the error
-    is not zero, where the exact value is on the error's side of the halfway point."""
+    the last is the float64 sum, and float32 of that sum is the correctly rounded result except where the sum lies
+    exactly halfway between two float32 values (its 29 bits below float32's last one ``1000...0``) or below
+    float32's normal range (where float32's last bit sits higher).  Those rare elements are taken again by
+    :func:`_fma32_exact`; the rest costs three float64 operations and a conversion."""
+    a, b, c = np.asarray(a, F32), np.asarray(b, F32), np.asarray(c, F32)
+    if max(a.ndim, b.ndim, c.ndim) == 0:
+        return _fma32_exact(a, b, c)
+    with np.errstate(over="ignore", invalid="ignore"):
+        s = a.astype(F64) * b.astype(F64) + c.astype(F64)
+        r = s.astype(F32)
+        bits = s.view(np.int64) & _BELOW_FLOAT32
+        again = (bits == _HALFWAY) | ((np.abs(s) < _MIN_NORMAL32) & (s != 0))
+    if again.any():
+        at = np.nonzero(again)
+        a, b, c = (np.broadcast_to(x, s.shape)[at] for x in (a, b, c))
+        r = np.array(r, copy=True)
+        r[at] = _fma32_exact(a, b, c)
+    return r
+
+
+# float64 bits below float32's last significand bit (29 of them), their halfway pattern, float32's least normal.
+_BELOW_FLOAT32, _HALFWAY, _MIN_NORMAL32 = (1 << 29) - 1, 1 << 28, F64(2.0**-126)
+
+
+def _fma32_exact(a, b, c) -> np.ndarray:
+    """:func:`fma32` for every element: Knuth's TwoSum gives the float64 sum's exact error; float32 of the float64
+    sum is the correctly rounded result except where the sum lies exactly halfway between two float32 values and
+    the error is not zero, where the exact value is on the error's side of the halfway point."""
     with np.errstate(over="ignore", invalid="ignore"):  # IEEE: inf * 0 is NaN, as the instruction gives
         p = np.asarray(a, F32).astype(F64) * np.asarray(b, F32).astype(F64)
         cc = np.asarray(c, F32).astype(F64)

@@ -190,10 +190,11 @@ _AVX2_STEPS = {
 
 
 def _lane_sums(q, codes, j, step) -> np.ndarray:
-    """(M, N, lanes) int64: each lane's sum of products in ``step`` from block ``j`` (A's int8 codes ``q``, the
-    weights' 4-bit ``codes``)."""
-    made = {b: np.einsum("mk,nk->mnk", q[:, j + b].astype(np.int64), codes[:, j + b]) for b in set(step.block_of)}
-    return np.stack([made[b][..., e].sum(-1) for b, e in zip(step.block_of, step.elements)], -1)
+    """(M, N, lanes): each lane's sum of products in ``step`` from block ``j`` (A's int8 codes ``q``, the weights'
+    4-bit ``codes``), as float64 products of a lane's few columns (exact: at most 8 products of 127 by 15)."""
+    rows = [q[:, j + b][:, e].astype(np.float64) @ codes[:, j + b][:, e].T.astype(np.float64)
+            for b, e in zip(step.block_of, step.elements)]  # fmt: skip
+    return np.stack(rows, -1)
 
 
 def _quantize_rows(rows, blocks, block_size):
