@@ -110,34 +110,37 @@ def test_accuracy_levels_below_four_and_b_inputs_compute_alike():
     _check(inputs, {"K": 300, "N": 37, "bits": 4, "block_size": 32, "accuracy_level": 4}, b_constant=False)
 
 
+@pytest.mark.parametrize("bits", [4, 8])
 @pytest.mark.parametrize("block", [16, 32, 64, 128, 256])
 @pytest.mark.parametrize("rows", [1, 2, 3, 5])
 @pytest.mark.parametrize("variant", ["zero points and bias", "neither"])
-def test_int8_products_as_onnx_runtime(block, rows, variant):
-    """accuracy_level=4: A quantized to int8 per block, integer products with the 4-bit codes, MLAS's lanes (every
-    block size's kernel, whole groups of blocks and the blocks left, rows in pairs and alone, N % 4 columns). On
-    Arm, whose int8 kernels are other ones, intdot says that it does not model them."""
+def test_int8_products_as_onnx_runtime(bits, block, rows, variant):
+    """accuracy_level=4: A quantized to int8 per block, integer products with the 4- or 8-bit codes, MLAS's lanes
+    (every block size's kernel, whole groups of blocks and the blocks left, rows in pairs and alone, N % 4 columns).
+    On Arm, whose int8 kernels are other ones, intdot says that it does not model them."""
     ort.need()
     plain = variant == "neither"
     k = 7 * block + 5  # blocks left over after the kernels' groups, and a last one cut short
-    inputs = _inputs(np.random.default_rng(block + rows), k, 37, block, rows,
+    inputs = _inputs(np.random.default_rng(block + rows), k, 37, block, rows, bits,
                      zero_points=None if plain else "uint8", bias=not plain)  # fmt: skip
-    attrs = {"K": k, "N": 37, "bits": 4, "block_size": block, "accuracy_level": 4}
+    attrs = {"K": k, "N": 37, "bits": bits, "block_size": block, "accuracy_level": 4}
     if ort.on_arm():
         with pytest.raises(OperandError, match="accuracy_level=4 .* modelled for 4 bits on x86"):
-            matmul_nbits(*inputs, k=k, n=37, bits=4, block_size=block, accuracy_level=4, platform=ort.platform())
+            matmul_nbits(*inputs, k=k, n=37, bits=bits, block_size=block, accuracy_level=4, platform=ort.platform())
         return
     want = _check(inputs, attrs)
-    exact = inputs[0].astype(np.float64) @ _dequantized(inputs, k, 37, block).T
+    exact = inputs[0].astype(np.float64) @ _dequantized(inputs, k, 37, block, bits).T
     assert np.abs(want - exact).max() > 1e-3 * np.abs(exact).max()  # A's int8 rounding shows: not level 0's path
 
 
-def _dequantized(inputs, k, n, block):
-    """(N, K) float64: the weights as ONNX defines them, ``(q - zero_point) * scale`` (zero point 8 by default)."""
+def _dequantized(inputs, k, n, block, bits=4):
+    """(N, K) float64: the weights as ONNX defines them, ``(q - zero_point) * scale`` (zero point 2**(bits - 1) by
+    default), for 4 or 8 bits."""
     _, b, scales, z, _, _ = inputs
     blocks = -(-k // block)
-    q = np.stack([b & 15, b >> 4], -1).reshape(n, blocks, block).astype(np.float64)
-    zp = np.full((n, blocks), 8.0) if z is None else np.stack([z & 15, z >> 4], -1).reshape(n, -1)[:, :blocks]
+    unpack = (lambda x: np.stack([x & 15, x >> 4], -1).reshape(n, -1)) if bits == 4 else (lambda x: x.reshape(n, -1))
+    q = unpack(b).reshape(n, blocks, block).astype(np.float64)
+    zp = np.full((n, blocks), 2.0 ** (bits - 1)) if z is None else unpack(z)[:, :blocks].astype(np.float64)
     return ((q - zp[:, :, None]) * scales.reshape(n, blocks, 1)).reshape(n, -1)[:, :k]
 
 
@@ -156,7 +159,8 @@ def test_one_row_kernel_is_not_a_plain_chain():
     "change,match",
     [
         ({"accuracy_level": 4, "platform": "arm"}, "accuracy_level=4 .* modelled for 4 bits on x86"),
-        ({"accuracy_level": 4, "bits": 8}, "accuracy_level=4 .* modelled for 4 bits on x86"),
+        ({"accuracy_level": 4, "bits": 8, "platform": "x86-avx2"}, "accuracy_level=4 .* modelled for 4 bits on x86"),
+        ({"accuracy_level": 4, "bits": 2}, "accuracy_level=4 .* modelled for 4 bits on x86"),
         ({"k": 299}, r"A has shape \(3, 300\): expected its last axis K=299"),
         ({"bits": 3}, "bits=3: expected 2, 4 or 8"),
         ({"block_size": 24}, "block_size=24: expected a power of 2, at least 16"),

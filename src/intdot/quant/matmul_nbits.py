@@ -25,9 +25,9 @@ block; without them the zero point is ``2**(bits - 1)``.  ONNX Runtime 1.32 take
   ``q * scale + (-scale * zero_point)``, two roundings (on Arm the second product fused into the sum), with its
   block taken from ``g_idx[k]`` where given; there ONNX Runtime 1.32 reads uint8 zero points as 8 (its kernel drops
   them: a bug, modelled).
-- **int8 products** (``accuracy_level=4``, 4 bits, a block of 16 to 256, a constant B): A quantized per block to
-  int8 and integer dot products with the weights' codes (:mod:`.nbits_int8`, x86 with AVX-512 or AVX2; 2 and 8
-  bits, and Arm, whose kernels differ, are errors).
+- **int8 products** (``accuracy_level=4``, 4 or 8 bits, a block of 16 to 256, a constant B): A quantized per
+  block to int8 and integer dot products with the weights' codes (:mod:`.nbits_int8`: 4 bits on x86 with AVX-512
+  or AVX2, 8 bits with AVX-512; 2 bits, 8 bits on AVX2, and Arm, whose kernels differ, are errors).
 
 Read from ONNX Runtime 1.32 and checked against it on x86 and for AArch64 in ``tests/quant/test_matmul_nbits.py``.
 """
@@ -87,16 +87,16 @@ def matmul_nbits(a, b, scales, zero_points=None, g_idx=None, bias=None, *, k: in
                            + ": ONNX Runtime computes that case for 4 bits only")  # fmt: skip
     packed = b_constant and not naive and bits == 4 and block_size in PACKED_BLOCKS
     int8 = accuracy_level == 4 and b_constant and not naive and block_size in PACKED_BLOCKS
-    if int8 and (bits != 4 or platform not in ("x86", "x86-avx2")):
+    if int8 and not ((bits == 4 and platform in ("x86", "x86-avx2")) or (bits == 8 and platform == "x86")):
         raise OperandError(f"accuracy_level=4 ({bits}-bit weights, a constant B, platform={platform!r}): ONNX "
                            "Runtime's int8 products are modelled for 4 bits on x86 (platform='x86' or "
-                           "'x86-avx2'); accuracy_level 0 to 3 everywhere")  # fmt: skip
+                           "'x86-avx2') and 8 bits on 'x86'; accuracy_level 0 to 3 everywhere")  # fmt: skip
     with np.errstate(over="ignore", invalid="ignore"):
         if int8:
-            codes = _codes(b.reshape(n, blocks, -1), 4)
-            zps = _block_zero_points(zero_points, n, blocks, 4)
+            codes = _codes(b.reshape(n, blocks, -1), bits)
+            zps = _block_zero_points(zero_points, n, blocks, bits)
             out = nbits_int8.products(rows, codes, zps, scales.reshape(n, blocks), bias, block_size, platform,
-                                      given_zero_points=zero_points is not None)  # fmt: skip
+                                      given_zero_points=zero_points is not None, bits=bits)  # fmt: skip
             return out.reshape(*a.shape[:-1], n)
         if naive:
             weights = _naive_weights(b, scales, zero_points, g_idx, n, blocks, block_size, platform)

@@ -25,6 +25,9 @@ more in pieces of 64, 32 in pairs, 16 in fours, the blocks left apart), and ever
 with blocks of 32 or more goes through kernels of its own: the zero points subtracted from the codes (signed
 products, ``vpsignb``) and no second product; for blocks of 32 with zero points one block at a time.
 
+8-bit weights (AVX-512; codes 0..255, zero point 128 by default) go through MLAS's 8-bit kernels, whose lanes are
+the 4-bit ones but for blocks of 64, where rows in pairs fold their fours too.
+
 The integer sums are exact, so only which elements share a lane decides the bits (``vpdpbusd`` on a CPU with
 AVX-512 VNNI; without VNNI MLAS's AVX-512 kernels pair the same elements by ``vpmaddubsw`` and ``vpmaddwd``, read
 from its source and not checked here).  Checked against ONNX Runtime 1.32 on AVX-512 VNNI, every block size and
@@ -42,11 +45,11 @@ F32 = np.float32
 
 
 def products(rows, codes, zero_points, scales, bias, block_size: int, platform: str = "x86",
-             given_zero_points: bool = True) -> np.ndarray:  # fmt: skip
+             given_zero_points: bool = True, bits: int = 4) -> np.ndarray:  # fmt: skip
     """(M, N) float32: ``rows`` (M, K) float32 times the weights whose 4-bit ``codes`` (N, blocks, block_size),
     ``zero_points`` (N, blocks) and ``scales`` (N, blocks) float32 are given, plus ``bias`` (N) or None, on
-    ``platform`` "x86" (AVX-512) or "x86-avx2"; ``given_zero_points``: whether the node has them (or the default 8
-    stands in; AVX2's one-row kernel for blocks of 32 differs) (module docstring)."""
+    ``platform`` "x86" (AVX-512) or "x86-avx2"; ``given_zero_points``: whether the node has them (or the default
+    stands in; AVX2's one-row kernel for blocks of 32 differs); ``bits``: 4, or 8 (AVX-512) (module docstring)."""
     bad = ~np.isfinite(rows)
     if bad.any():
         at = tuple(int(i) for i in np.argwhere(bad)[0])
@@ -64,7 +67,8 @@ def products(rows, codes, zero_points, scales, bias, block_size: int, platform: 
         h_add = left is not None and left.width == 8
         lanes = _accumulate(np.zeros((m, n, 16), F32), q, codes, combined, wide, left, h_add)
         out = halves(lanes)
-        alone = 2 * (m // 2) if lanes.shape[-1] == 16 else 0  # 16 lanes: rows in pairs reduce by halves
+        # 16 lanes: rows in pairs reduce by halves (but for 8-bit weights in blocks of 64, whose kernel folds)
+        alone = 2 * (m // 2) if lanes.shape[-1] == 16 and not (bits == 8 and block_size == 64) else 0
         out[alone:, :four] = fold4(lanes[alone:, :four])
     else:
         one_row = m == 1 and block_size >= 32  # MLAS's AVX2 one-row kernels: zero points in the codes
