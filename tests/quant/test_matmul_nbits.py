@@ -125,7 +125,7 @@ def test_int8_products_as_onnx_runtime(bits, block, rows, variant):
                      zero_points=None if plain else "uint8", bias=not plain)  # fmt: skip
     attrs = {"K": k, "N": 37, "bits": bits, "block_size": block, "accuracy_level": 4}
     if ort.on_arm():
-        with pytest.raises(OperandError, match="accuracy_level=4 .* modelled for 4 bits on x86"):
+        with pytest.raises(OperandError, match="accuracy_level=4 .* modelled for 4 and 8 bits on x86"):
             matmul_nbits(*inputs, k=k, n=37, bits=bits, block_size=block, accuracy_level=4, platform=ort.platform())
         return
     want = _check(inputs, attrs)
@@ -158,9 +158,8 @@ def test_one_row_kernel_is_not_a_plain_chain():
 @pytest.mark.parametrize(
     "change,match",
     [
-        ({"accuracy_level": 4, "platform": "arm"}, "accuracy_level=4 .* modelled for 4 bits on x86"),
-        ({"accuracy_level": 4, "bits": 8, "platform": "x86-avx2"}, "accuracy_level=4 .* modelled for 4 bits on x86"),
-        ({"accuracy_level": 4, "bits": 2}, "accuracy_level=4 .* modelled for 4 bits on x86"),
+        ({"accuracy_level": 4, "platform": "arm"}, "accuracy_level=4 .* modelled for 4 and 8 bits on x86"),
+        ({"accuracy_level": 4, "bits": 2}, "accuracy_level=4 .* modelled for 4 and 8 bits on x86"),
         ({"k": 299}, r"A has shape \(3, 300\): expected its last axis K=299"),
         ({"bits": 3}, "bits=3: expected 2, 4 or 8"),
         ({"block_size": 24}, "block_size=24: expected a power of 2, at least 16"),
@@ -238,23 +237,25 @@ def test_x86_avx2_as_onnx_runtime(k, n, block):
         _same(got, want, (rows, zero_points, b_constant))
 
 
+@pytest.mark.parametrize("bits", [4, 8])
 @pytest.mark.parametrize("block", [16, 32, 64, 128, 256])
-def test_x86_avx2_int8_products_as_onnx_runtime(block):
+def test_x86_avx2_int8_products_as_onnx_runtime(bits, block):
     """accuracy_level=4 on QEMU's Haswell CPU: MLAS's AVX2 int8 kernels (8 lanes in their vphaddw layout, blocks
-    in pairs or fours, the blocks left apart; one row, for blocks of 32 and more, through kernels that take the
-    zero points into the codes and have no second product), with and without zero points, 1 to 3 rows."""
+    in pairs or fours, the blocks left apart; one row of 4-bit weights, for blocks of 32 and more, through kernels
+    that take the zero points into the codes and have no second product; 8-bit weights in blocks of 64 and more
+    in their own layout), with and without zero points, 1 to 3 rows."""
     from ..oracles import x86_ort
 
     x86_ort.require()
     k = 7 * block + 5
     for rows, zero_points in ((1, None), (1, "uint8"), (2, None), (3, "uint8")):
-        inputs = _inputs(np.random.default_rng(block + rows), k, 37, block, rows, zero_points=zero_points,
+        inputs = _inputs(np.random.default_rng(block + rows), k, 37, block, rows, bits, zero_points=zero_points,
                          bias=zero_points is not None)  # fmt: skip
         const = tuple(i for i in range(1, 6) if inputs[i] is not None)
-        attrs = {"K": k, "N": 37, "bits": 4, "block_size": block, "accuracy_level": 4}
+        attrs = {"K": k, "N": 37, "bits": bits, "block_size": block, "accuracy_level": 4}
         model = ort.node_model("MatMulNBits", inputs, attrs, TensorProto.FLOAT, opset=17, const=const, domain=MS)
         want = x86_ort.Session(model.SerializeToString()).run(None, {"in0": inputs[0]})[0]
-        got = matmul_nbits(*inputs, k=k, n=37, bits=4, block_size=block, accuracy_level=4, platform="x86-avx2")
+        got = matmul_nbits(*inputs, k=k, n=37, bits=bits, block_size=block, accuracy_level=4, platform="x86-avx2")
         _same(got, want, (rows, zero_points))
 
 

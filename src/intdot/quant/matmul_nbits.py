@@ -26,8 +26,8 @@ block; without them the zero point is ``2**(bits - 1)``.  ONNX Runtime 1.32 take
   block taken from ``g_idx[k]`` where given; there ONNX Runtime 1.32 reads uint8 zero points as 8 (its kernel drops
   them: a bug, modelled).
 - **int8 products** (``accuracy_level=4``, 4 or 8 bits, a block of 16 to 256, a constant B): A quantized per
-  block to int8 and integer dot products with the weights' codes (:mod:`.nbits_int8`: 4 bits on x86 with AVX-512
-  or AVX2, 8 bits with AVX-512; 2 bits, 8 bits on AVX2, and Arm, whose kernels differ, are errors).
+  block to int8 and integer dot products with the weights' codes (:mod:`.nbits_int8`: x86 with AVX-512 or AVX2;
+  2 bits, and Arm, whose kernels differ, are errors).
 
 Read from ONNX Runtime 1.32 and checked against it on x86 and for AArch64 in ``tests/quant/test_matmul_nbits.py``.
 """
@@ -87,10 +87,10 @@ def matmul_nbits(a, b, scales, zero_points=None, g_idx=None, bias=None, *, k: in
                            + ": ONNX Runtime computes that case for 4 bits only")  # fmt: skip
     packed = b_constant and not naive and bits == 4 and block_size in PACKED_BLOCKS
     int8 = accuracy_level == 4 and b_constant and not naive and block_size in PACKED_BLOCKS
-    if int8 and not ((bits == 4 and platform in ("x86", "x86-avx2")) or (bits == 8 and platform == "x86")):
+    if int8 and (bits == 2 or platform not in ("x86", "x86-avx2")):
         raise OperandError(f"accuracy_level=4 ({bits}-bit weights, a constant B, platform={platform!r}): ONNX "
-                           "Runtime's int8 products are modelled for 4 bits on x86 (platform='x86' or "
-                           "'x86-avx2') and 8 bits on 'x86'; accuracy_level 0 to 3 everywhere")  # fmt: skip
+                           "Runtime's int8 products are modelled for 4 and 8 bits on x86 (platform='x86' or "
+                           "'x86-avx2'); accuracy_level 0 to 3 everywhere")  # fmt: skip
     with np.errstate(over="ignore", invalid="ignore"):
         if int8:
             codes = _codes(b.reshape(n, blocks, -1), bits)

@@ -25,8 +25,9 @@ more in pieces of 64, 32 in pairs, 16 in fours, the blocks left apart), and ever
 with blocks of 32 or more goes through kernels of its own: the zero points subtracted from the codes (signed
 products, ``vpsignb``) and no second product; for blocks of 32 with zero points one block at a time.
 
-8-bit weights (AVX-512; codes 0..255, zero point 128 by default) go through MLAS's 8-bit kernels, whose lanes are
-the 4-bit ones but for blocks of 64, where rows in pairs fold their fours too.
+8-bit weights (codes 0..255, zero point 128 by default) go through MLAS's 8-bit kernels, whose lanes are the 4-bit
+ones but for blocks of 64 (AVX-512: rows in pairs fold their fours too) and of 64 and more on AVX2 (two vectors'
+sums added, :data:`_AVX2_STEPS_8`), with no one-row kernel of their own.
 
 The integer sums are exact, so only which elements share a lane decides the bits (``vpdpbusd`` on a CPU with
 AVX-512 VNNI; without VNNI MLAS's AVX-512 kernels pair the same elements by ``vpmaddubsw`` and ``vpmaddwd``, read
@@ -49,7 +50,7 @@ def products(rows, codes, zero_points, scales, bias, block_size: int, platform: 
     """(M, N) float32: ``rows`` (M, K) float32 times the weights whose 4-bit ``codes`` (N, blocks, block_size),
     ``zero_points`` (N, blocks) and ``scales`` (N, blocks) float32 are given, plus ``bias`` (N) or None, on
     ``platform`` "x86" (AVX-512) or "x86-avx2"; ``given_zero_points``: whether the node has them (or the default
-    stands in; AVX2's one-row kernel for blocks of 32 differs); ``bits``: 4, or 8 (AVX-512) (module docstring)."""
+    stands in; AVX2's one-row kernel for blocks of 32 differs); ``bits``: 4 or 8 (module docstring)."""
     bad = ~np.isfinite(rows)
     if bad.any():
         at = tuple(int(i) for i in np.argwhere(bad)[0])
@@ -71,8 +72,8 @@ def products(rows, codes, zero_points, scales, bias, block_size: int, platform: 
         alone = 2 * (m // 2) if lanes.shape[-1] == 16 and not (bits == 8 and block_size == 64) else 0
         out[alone:, :four] = fold4(lanes[alone:, :four])
     else:
-        one_row = m == 1 and block_size >= 32  # MLAS's AVX2 one-row kernels: zero points in the codes
-        wide, left = _AVX2_STEPS[block_size]
+        one_row = m == 1 and block_size >= 32 and bits == 4  # AVX2's 4-bit one-row kernels: zero points in codes
+        wide, left = (_AVX2_STEPS if bits == 4 or block_size < 64 else _AVX2_STEPS_8)[block_size]
         if one_row:
             codes = codes - zero_points[:, :, None]
             if block_size == 32 and given_zero_points:  # one block at a time
@@ -191,6 +192,16 @@ _AVX2_STEPS = {
         _Step([(0, _group(i, 2)) for i in range(8)]),
     ),
 }
+
+
+def _two_halves(piece):
+    """AVX2's 8-bit weights, 64 at ``piece`` (two vectors' ``vpmaddubsw`` and ``vpmaddwd`` added): lane ``l`` sums
+    groups ``l`` and ``l + 8`` of 4 elements."""
+    return _Step([(0, [piece + e for e in _group(lane) + _group(lane + 8)]) for lane in range(8)])
+
+
+# MLAS's AVX2 8-bit kernels for blocks of 64 and more (in pieces of 64; blocks of 32 and 16 as for 4 bits).
+_AVX2_STEPS_8 = {size: ([_two_halves(p) for p in range(0, size, 64)], None) for size in (64, 128, 256)}
 
 
 def _lane_sums(q, codes, j, step) -> np.ndarray:
