@@ -29,7 +29,10 @@ block; without them the zero point is ``2**(bits - 1)``.  ONNX Runtime 1.32 take
   block to int8 and integer dot products with the weights' codes (:mod:`.nbits_int8`: x86 with AVX-512 or AVX2;
   2 bits, and Arm, whose kernels differ, are errors).
 
-Read from ONNX Runtime 1.32 and checked against it on x86 and for AArch64 in ``tests/quant/test_matmul_nbits.py``.
+Read from ONNX Runtime 1.32 and checked against it on x86 (this machine's CPU, with AVX-512 VNNI; AVX2 on QEMU's
+Haswell CPU; a CPU with AVX-512F but not VNNI takes the same kernels by MLAS's source, unchecked: under QEMU's
+Skylake-Server CPU ONNX Runtime runs its AVX2 kernels, Softmax's too) and for AArch64 in
+``tests/quant/test_matmul_nbits.py``.
 """
 
 from __future__ import annotations
