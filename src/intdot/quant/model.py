@@ -61,6 +61,7 @@ _MS_OPS = (
     "FastGelu",
     "EmbedLayerNormalization",
     "MatMulNBits",
+    "Attention",
 )
 
 
@@ -176,6 +177,7 @@ def _overrides(op, target, requant, opset, platform, facts):
     from onnx.reference.ops.op_tanh import Tanh as _ReferenceTanh
 
     from . import (
+        attention,
         conv,
         dynamic_arm,
         embed_layer_norm,
@@ -565,6 +567,25 @@ def _overrides(op, target, requant, opset, platform, facts):
             options = {"b_constant": node.input[1] in constants, "alpha": _attr(self, "alpha", 1.0)}
             return (named(self, lambda: sgemm.matmul(*operands, platform=family, **options, **flags)),)
 
+    class Attention(_Microsoft):
+        """ONNX Runtime's multi-head self-attention node (:mod:`.attention`): its output alone."""
+
+        def _run(self, x, weights, bias, mask_index=None, past=None, attention_bias=None, *rest, **_):
+            node = self.onnx_node
+            given = [n for n, v in (("past", past), ("attention_bias", attention_bias)) if v is not None]
+            if given or rest or len([o for o in node.output if o]) > 1:
+                raise OperandError(f"node {_label(node)}: {', '.join(given) or 'present or extra inputs'} of "
+                                   "Attention are not modelled; expected input, weights, bias and mask_index, and "
+                                   "one output")  # fmt: skip
+            for name in ("qkv_hidden_sizes", "do_rotary", "past_present_share_buffer"):
+                if _attr(self, name, None):
+                    raise OperandError(f"node {_label(node)}: Attention's {name} is not modelled")
+            options = {k: _attr(self, k, d) for k, d in (("num_heads", None), ("unidirectional", 0), ("scale", 0.0),
+                                                         ("mask_filter_value", -10000.0))}  # fmt: skip
+            return (named(self, lambda: attention.attention(
+                x, weights, bias, mask_index, **options, weights_constant=node.input[1] in constants,
+                platform=family)),)  # fmt: skip
+
     class MatMulNBits(_Microsoft):
         """ONNX Runtime's MatMul of weights stored in 2, 4 or 8 bits (:mod:`.matmul_nbits`)."""
 
@@ -731,6 +752,7 @@ def _overrides(op, target, requant, opset, platform, facts):
         FusedMatMul,
         EmbedLayerNormalization,
         MatMulNBits,
+        Attention,
     ]
 
 

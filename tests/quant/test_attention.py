@@ -1,0 +1,70 @@
+"""``com.microsoft`` Attention (the multi-head self-attention node ONNX Runtime's transformer optimizer writes for
+BERT-like models) against ONNX Runtime's CPU kernel, bit for bit, through ``run``: its SGEMMs (the weights packed
+or not, K in one block or several), every mask form, causal attention, one row; on this machine's platform (x86, or
+under INTDOT_ORT=arm ONNX Runtime for AArch64 on a NEON CPU)."""
+
+import numpy as np
+import pytest
+from onnx import TensorProto
+
+from intdot import quant
+from intdot.core.errors import OperandError
+from intdot.quant.attention import attention
+
+from . import ort
+from .test_layer_norm import _same
+
+F32 = np.float32
+
+
+def _inputs(b, s, d, mask, seed=0):
+    rng = np.random.default_rng(seed + s + d)
+    x = rng.standard_normal((b, s, d)).astype(F32)
+    w = (rng.standard_normal((d, 3 * d)) * 0.1).astype(F32)
+    bias = (rng.standard_normal(3 * d) * 0.1).astype(F32)
+    masks = {"none": None, "end positions": rng.integers(1, s + 1, b).astype(np.int32),
+             "2-D": (rng.random((b, s)) < 0.7).astype(np.int32),
+             "3-D": (rng.random((b, s, s)) < 0.7).astype(np.int32)}  # fmt: skip
+    m = masks[mask]
+    if m is not None and m.ndim > 1:
+        m[..., 0] = 1
+    return [x, w, bias, m]
+
+
+@pytest.mark.parametrize("shape", [(1, 8, 32, 4), (2, 5, 40, 2), (1, 1, 24, 3), (2, 7, 300, 4)])
+@pytest.mark.parametrize("mask", ["none", "end positions", "2-D", "3-D"])
+@pytest.mark.parametrize("causal,weights_constant", [(0, True), (1, True), (0, False)])
+def test_attention_as_onnx_runtime(shape, mask, causal, weights_constant):
+    ort.need()
+    b, s, d, heads = shape
+    inputs = _inputs(b, s, d, mask)
+    const = (1, 2) if weights_constant else (2,)
+    attrs = {"num_heads": heads, "unidirectional": causal}
+    model = ort.node_model("Attention", inputs, attrs, TensorProto.FLOAT, opset=17, const=const,
+                           domain="com.microsoft")  # fmt: skip
+    feeds = {f"in{i}": v for i, v in enumerate(inputs) if v is not None and i not in const}
+    want = ort.session(model, neon=True).run(None, feeds)[0]
+    got = quant.run(model, feeds, op="sdot4", platform=ort.platform())["y"]
+    _same(got, want, (shape, mask, causal, weights_constant))
+
+
+def test_attention_scale_and_mask_filter_value():
+    """A given ``scale`` replaces ``1 / sqrt(head_size)``, a given ``mask_filter_value`` -10000."""
+    ort.need()
+    inputs = _inputs(2, 6, 32, "2-D", seed=3)
+    attrs = {"num_heads": 2, "scale": 0.3, "mask_filter_value": -1e4 * 3}
+    model = ort.node_model("Attention", inputs, attrs, TensorProto.FLOAT, opset=17, const=(1, 2),
+                           domain="com.microsoft")  # fmt: skip
+    feeds = {"in0": inputs[0], "in3": inputs[3]}
+    want = ort.session(model, neon=True).run(None, feeds)[0]
+    _same(quant.run(model, feeds, op="sdot4", platform=ort.platform())["y"], want, attrs)
+
+
+def test_bad_input_is_named():
+    x, w, bias, _ = _inputs(1, 4, 24, "none")
+    with pytest.raises(OperandError, match="num_heads=5: expected a positive divisor of the hidden size 24"):
+        attention(x, w, bias, num_heads=5)
+    with pytest.raises(OperandError, match=r"mask_index has shape \(3,\): expected \(1,\)"):
+        attention(x, w, bias, np.ones(3, np.int32), num_heads=2)
+    with pytest.raises(OperandError, match=r"expected \(B, S, D\) and \(D, 3H\)"):
+        attention(x[0], w, bias, num_heads=2)
