@@ -68,3 +68,67 @@ def test_bad_input_is_named():
         attention(x, w, bias, np.ones(3, np.int32), num_heads=2)
     with pytest.raises(OperandError, match=r"expected \(B, S, D\) and \(D, 3H\)"):
         attention(x[0], w, bias, num_heads=2)
+
+
+def _q_inputs(b, s, d, weights_dtype, per_column, mask, seed=0):
+    rng = np.random.default_rng(seed + s + d)
+    x = rng.integers(0, 256, (b, s, d), dtype=np.uint8)
+    signed = weights_dtype == np.int8
+    w = (rng.integers(-128, 128, (d, 3 * d)) if signed else rng.integers(0, 256, (d, 3 * d))).astype(weights_dtype)
+    bias = (rng.standard_normal(3 * d) * 0.1).astype(F32)
+    w_scale = (rng.random(3 * d) * 0.01 + 0.001).astype(F32) if per_column else np.array(0.003, F32)
+    m = None if mask == "none" else rng.integers(1, s + 1, b).astype(np.int32)
+    w_zp = np.array(rng.integers(-10, 10) if signed else rng.integers(120, 136), weights_dtype)
+    return [x, w, bias, np.array(0.02, F32), w_scale, m, np.array(rng.integers(0, 256), np.uint8), w_zp]
+
+
+@pytest.mark.parametrize("shape", [(1, 8, 32, 4), (2, 5, 300, 2)])
+@pytest.mark.parametrize("weights_dtype", [np.int8, np.uint8])
+@pytest.mark.parametrize("per_column", [False, True])
+@pytest.mark.parametrize("mask", ["none", "end positions"])
+def test_qattention_as_onnx_runtime(shape, weights_dtype, per_column, mask):
+    """QAttention: each head's integer products (on the instruction, here usdot and sdot4), times the two scales'
+    product plus the bias (fused on Arm), then the attention."""
+    ort.need()
+    b, s, d, heads = shape
+    inputs = _q_inputs(b, s, d, weights_dtype, per_column, mask)
+    const = (1, 2, 3, 4, 6, 7)
+    model = ort.node_model("QAttention", inputs, {"num_heads": heads}, TensorProto.FLOAT, opset=17, const=const,
+                           domain="com.microsoft")  # fmt: skip
+    feeds = {f"in{i}": v for i, v in enumerate(inputs) if v is not None and i not in const}
+    want = ort.session(model, neon=True).run(None, feeds)[0]
+    for op in ("usdot", "sdot4"):
+        _same(quant.run(model, feeds, op=op, platform=ort.platform())["y"], want, (shape, mask, op))
+
+
+def _attention_model(d, heads, s):
+    """A float model: one Attention node on x (1, s, d), its weights and bias initializers."""
+    from onnx import helper, numpy_helper
+
+    rng = np.random.default_rng(d)
+    inits = [numpy_helper.from_array((rng.standard_normal((d, 3 * d)) * 0.1).astype(F32), "w"),
+             numpy_helper.from_array((rng.standard_normal(3 * d) * 0.1).astype(F32), "b")]  # fmt: skip
+    node = helper.make_node("Attention", ["x", "w", "b"], ["y"], domain="com.microsoft", num_heads=heads)
+    graph = helper.make_graph([node], "attention", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, s, d])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], inits)  # fmt: skip
+    opsets = [helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)]
+    return helper.make_model(graph, ir_version=10, opset_imports=opsets)
+
+
+@pytest.mark.parametrize("weight_type", ["QInt8", "QUInt8"])
+def test_quantize_dynamic_attention_end_to_end(weight_type, tmp_path):
+    """An Attention model quantized by ``quantize_dynamic`` (DynamicQuantizeLinear and QAttention), through ``run``
+    on two instructions, bit for bit."""
+    import onnx
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    ort.need()
+    onnx.save(_attention_model(64, 4, 6), tmp_path / "f.onnx")
+    quantize_dynamic(tmp_path / "f.onnx", tmp_path / "q.onnx", weight_type=getattr(QuantType, weight_type),
+                     op_types_to_quantize=["Attention"])  # fmt: skip
+    model = onnx.load(tmp_path / "q.onnx")
+    assert "QAttention" in [n.op_type for n in model.graph.node]
+    x = np.random.default_rng(1).standard_normal((1, 6, 64)).astype(F32)
+    want = ort.session(model, neon=True).run(None, {"x": x})[0]
+    for op in ("usdot", "vpdpbusd"):
+        _same(quant.run(model, {"x": x}, op=op, platform=ort.platform())["y"], want, (weight_type, op))

@@ -1,4 +1,4 @@
-"""ONNX Runtime's ``com.microsoft`` Attention on the CPU (float32), bit for bit: the multi-head self-attention node
+"""ONNX Runtime's ``com.microsoft`` Attention and QAttention on the CPU (float32 output), bit for bit: the multi-head self-attention node
 its transformer optimizer writes for BERT-like models (one weight matrix for Q, K and V).
 
 For each batch and head, Q, K and V are the input times that head's columns of the weights through MLAS's SGEMM,
@@ -8,7 +8,9 @@ mask added first (the SGEMM starts from it, each block of K scaled and fused in)
 (:func:`.float_kernels.softmax_rows`) and the probabilities times V through the SGEMM again, written back as (batch,
 sequence, hidden).  The mask: a 1-D ``mask_index`` of end positions (B), a 2-D raw mask (B, T) or a 3-D one (B, S,
 T), 0 where masked (``mask_filter_value``, -10000 by default) and 1 elsewhere; ``unidirectional`` masks the future.
-Checked against ONNX Runtime 1.32 in ``tests/quant/test_attention.py``.
+QAttention (:func:`qattention`, what ``quantize_dynamic`` makes of an Attention) computes Q, K and V as integer
+products on the chosen instruction, scaled and biased, then attends alike.  Checked against ONNX Runtime 1.32 on
+x86 and for AArch64 in ``tests/quant/test_attention.py``.
 """
 
 from __future__ import annotations
@@ -39,21 +41,76 @@ def attention(x, weights, bias, mask_index=None, *, num_heads: int, unidirection
     if bias.shape != (3 * hidden,):
         raise OperandError(f"bias has shape {bias.shape}: expected ({3 * hidden},)")
     head = hidden // num_heads
+
+    def project(i, c):  # one head's Q, K or V of batch i: the SGEMM from the bias
+        start = np.broadcast_to(bias[c : c + head], (s, head))
+        return gemm2d(x[i], weights[:, c : c + head], start, b_constant=weights_constant, platform=platform)
+
+    return attend(project, b, s, hidden, num_heads, mask_index, unidirectional, scale, mask_filter_value, platform)
+
+
+def attend(project, b, s, hidden, num_heads, mask_index, unidirectional, scale, mask_filter_value, platform):
+    """(B, S, hidden) float32: ONNX Runtime's attention of the heads ``project(batch, column)`` gives (Q at column
+    ``h * head``, K at ``hidden + h * head``, V at ``2 * hidden + h * head``), shared by Attention and
+    QAttention."""
+    head = hidden // num_heads
     mask = _mask(mask_index, b, s, bool(unidirectional), F32(mask_filter_value))
     alpha = F32(scale) if scale else F32(1) / np.sqrt(F32(head))
     out = np.empty((b, s, hidden), F32)
     with np.errstate(over="ignore", invalid="ignore"):
         for i in range(b):
             for h in range(num_heads):
-                q, k, v = (
-                    gemm2d(x[i], weights[:, c : c + head], np.broadcast_to(bias[c : c + head], (s, head)),
-                           b_constant=weights_constant, platform=platform)
-                    for c in (j * hidden + h * head for j in range(3))
-                )  # fmt: skip
+                q, k, v = (project(i, j * hidden + h * head) for j in range(3))
                 scores = gemm2d(q, k.T, None if mask is None else mask[i], alpha=alpha, trans_b=True, platform=platform)
                 probs = softmax_rows(scores, platform)
                 out[i, :, h * head : (h + 1) * head] = gemm2d(probs, v, platform=platform)
     return out
+
+
+def qattention(x, weights, bias, input_scale, weight_scale, mask_index=None, input_zero_point=None,
+               weight_zero_point=None, *, num_heads: int, unidirectional: int = 0, scale: float = 0.0,
+               mask_filter_value: float = -10000.0, op, target=None, platform: str = "x86") -> np.ndarray:  # fmt: skip
+    """``output`` of ONNX Runtime's ``com.microsoft`` QAttention, the node ``quantize_dynamic`` writes for an
+    Attention: ``x`` the quantized input (uint8, B x S x D) with ``input_scale`` and ``input_zero_point``,
+    ``weights`` int8 or uint8 (D, 3H) with ``weight_scale`` and ``weight_zero_point`` per tensor or per column.
+    Each head's Q, K and V: the integer product ``(x - zp) (w - zp)`` on the instruction ``op``
+    (:func:`.matmul.matmul_integer`), as float32 times ``weight_scale * input_scale`` (rounded) plus the bias (on
+    Arm one fused multiply-add); then as :func:`attention`."""
+    from ._args import scale as checked_scale
+    from .matmul import matmul_integer
+
+    x = tensor(x, "input", (np.dtype(np.uint8),), "uint8 (QAttention's quantized input)")
+    weights = tensor(weights, "weights", (np.dtype(np.int8), np.dtype(np.uint8)), "int8 or uint8")
+    bias = float32_operand(bias, "bias")
+    if x.ndim != 3 or weights.ndim != 2 or weights.shape[0] != x.shape[2] or weights.shape[1] % 3:
+        raise OperandError(f"input has shape {x.shape} and weights {weights.shape}: expected (B, S, D) and (D, 3H)")
+    b, s, _ = x.shape
+    hidden = weights.shape[1] // 3
+    if not isinstance(num_heads, (int, np.integer)) or num_heads < 1 or hidden % num_heads:
+        raise OperandError(f"num_heads={num_heads!r}: expected a positive divisor of the hidden size {hidden}")
+    head = hidden // num_heads
+    in_scale = checked_scale(input_scale, "input_scale").reshape(-1)
+    w_scale = checked_scale(weight_scale, "weight_scale").reshape(-1)
+    if in_scale.size != 1 or w_scale.size not in (1, 3 * hidden):
+        raise OperandError(f"input_scale has {in_scale.size} values and weight_scale {w_scale.size}: expected one, "
+                           f"and one or {3 * hidden} (per column)")  # fmt: skip
+    dequant = np.broadcast_to((w_scale * in_scale[0]).astype(F32), (3 * hidden,))
+    izp = None if input_zero_point is None else np.asarray(input_zero_point).reshape(-1)[0]
+    wzp = None if weight_zero_point is None else np.asarray(weight_zero_point).reshape(-1)
+    fused = platform.startswith("arm")
+
+    def project(i, c):
+        cols = slice(c, c + head)
+        zp = None if wzp is None else (wzp if wzp.size == 1 else wzp[cols]).astype(weights.dtype)
+        acc = matmul_integer(x[i], weights[:, cols], izp, zp if zp is None or zp.size > 1 else zp[0], op=op,
+                             target=target).astype(F32)  # fmt: skip
+        if fused:
+            from .fma import fma32
+
+            return fma32(acc, dequant[cols], bias[cols])
+        return ((acc * dequant[cols]).astype(F32) + bias[cols]).astype(F32)
+
+    return attend(project, b, s, hidden, num_heads, mask_index, unidirectional, scale, mask_filter_value, platform)
 
 
 def _mask(mask_index, b, s, causal, filtered):

@@ -37,7 +37,15 @@ def _names(names) -> str:
 
 # The nodes whose products run through the instruction (the last is intdot's rewrite of quantize_dynamic's chain
 # on Arm with SME, quant.dynamic_arm).
-INTEGER = ("MatMulInteger", "QLinearMatMul", "ConvInteger", "QLinearConv", "QGemm", "DynamicQuantizeMatMulSME")
+INTEGER = (
+    "MatMulInteger",
+    "QLinearMatMul",
+    "ConvInteger",
+    "QLinearConv",
+    "QGemm",
+    "DynamicQuantizeMatMulSME",
+    "QAttention",
+)
 # ONNX Runtime's own operators that run here (what its optimizer makes of QDQ Gemm, Add and Mul groups).
 _MS_DOMAIN = "com.microsoft"
 _INTDOT_DOMAIN = "ai.intdot"  # intdot's own rewrite: quant.dynamic_arm
@@ -62,6 +70,7 @@ _MS_OPS = (
     "EmbedLayerNormalization",
     "MatMulNBits",
     "Attention",
+    "QAttention",
 )
 
 
@@ -586,6 +595,23 @@ def _overrides(op, target, requant, opset, platform, facts):
                 x, weights, bias, mask_index, **options, weights_constant=node.input[1] in constants,
                 platform=family)),)  # fmt: skip
 
+    class QAttention(_Microsoft):
+        """ONNX Runtime's quantized attention (quantize_dynamic's): the integer products on the instruction."""
+
+        def _run(self, x, weights, bias, input_scale, weight_scale, mask_index=None, izp=None, wzp=None, *rest, **_):
+            node = self.onnx_node
+            if any(v is not None for v in rest) or len([o for o in node.output if o]) > 1:
+                raise OperandError(f"node {_label(node)}: QAttention's past state is not modelled; expected its "
+                                   "first eight inputs and one output")  # fmt: skip
+            for name in ("do_rotary", "past_present_share_buffer"):
+                if _attr(self, name, None):
+                    raise OperandError(f"node {_label(node)}: QAttention's {name} is not modelled")
+            options = {k: _attr(self, k, d) for k, d in (("num_heads", None), ("unidirectional", 0), ("scale", 0.0),
+                                                         ("mask_filter_value", -10000.0))}  # fmt: skip
+            return (named(self, lambda: attention.qattention(
+                x, weights, bias, input_scale, weight_scale, mask_index, izp, wzp, **options, op=op, target=target,
+                platform=family)),)  # fmt: skip
+
     class MatMulNBits(_Microsoft):
         """ONNX Runtime's MatMul of weights stored in 2, 4 or 8 bits (:mod:`.matmul_nbits`)."""
 
@@ -753,6 +779,7 @@ def _overrides(op, target, requant, opset, platform, facts):
         EmbedLayerNormalization,
         MatMulNBits,
         Attention,
+        QAttention,
     ]
 
 
