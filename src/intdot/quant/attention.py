@@ -1,5 +1,5 @@
-"""ONNX Runtime's ``com.microsoft`` Attention and QAttention on the CPU (float32 output), bit for bit: the multi-head self-attention node
-its transformer optimizer writes for BERT-like models (one weight matrix for Q, K and V).
+"""ONNX Runtime's ``com.microsoft`` Attention and QAttention on the CPU (float32 output), bit for bit: the multi-head
+self-attention node its transformer optimizer writes for BERT-like models (one weight matrix for Q, K and V).
 
 For each batch and head, Q, K and V are the input times that head's columns of the weights through MLAS's SGEMM,
 starting from the bias (:func:`.sgemm.gemm2d`; the weights packed where they are a constant, as ONNX Runtime
