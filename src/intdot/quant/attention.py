@@ -32,14 +32,7 @@ def attention(x, weights, bias, mask_index=None, *, num_heads: int, unidirection
     (D, 3H); ``bias`` (3H); ``mask_index`` int32 or None; the node's ``num_heads``, ``unidirectional``, ``scale``
     and ``mask_filter_value``; ``weights_constant``: the weights an initializer (ONNX Runtime packs those)."""
     x, weights, bias = (float32_operand(v, n) for v, n in ((x, "input"), (weights, "weights"), (bias, "bias")))
-    if x.ndim != 3 or weights.ndim != 2 or weights.shape[0] != x.shape[2] or weights.shape[1] % 3:
-        raise OperandError(f"input has shape {x.shape} and weights {weights.shape}: expected (B, S, D) and (D, 3H)")
-    b, s, _ = x.shape
-    hidden = weights.shape[1] // 3
-    if not isinstance(num_heads, (int, np.integer)) or num_heads < 1 or hidden % num_heads:
-        raise OperandError(f"num_heads={num_heads!r}: expected a positive divisor of the hidden size {hidden}")
-    if bias.shape != (3 * hidden,):
-        raise OperandError(f"bias has shape {bias.shape}: expected ({3 * hidden},)")
+    b, s, hidden = _shapes(x, weights, bias, num_heads)
     head = hidden // num_heads
 
     def project(i, c):  # one head's Q, K or V of batch i: the SGEMM from the bias
@@ -82,12 +75,7 @@ def qattention(x, weights, bias, input_scale, weight_scale, mask_index=None, inp
     x = tensor(x, "input", (np.dtype(np.uint8),), "uint8 (QAttention's quantized input)")
     weights = tensor(weights, "weights", (np.dtype(np.int8), np.dtype(np.uint8)), "int8 or uint8")
     bias = float32_operand(bias, "bias")
-    if x.ndim != 3 or weights.ndim != 2 or weights.shape[0] != x.shape[2] or weights.shape[1] % 3:
-        raise OperandError(f"input has shape {x.shape} and weights {weights.shape}: expected (B, S, D) and (D, 3H)")
-    b, s, _ = x.shape
-    hidden = weights.shape[1] // 3
-    if not isinstance(num_heads, (int, np.integer)) or num_heads < 1 or hidden % num_heads:
-        raise OperandError(f"num_heads={num_heads!r}: expected a positive divisor of the hidden size {hidden}")
+    b, s, hidden = _shapes(x, weights, bias, num_heads)
     head = hidden // num_heads
     in_scale = checked_scale(input_scale, "input_scale").reshape(-1)
     w_scale = checked_scale(weight_scale, "weight_scale").reshape(-1)
@@ -111,6 +99,19 @@ def qattention(x, weights, bias, input_scale, weight_scale, mask_index=None, inp
         return ((acc * dequant[cols]).astype(F32) + bias[cols]).astype(F32)
 
     return attend(project, b, s, hidden, num_heads, mask_index, unidirectional, scale, mask_filter_value, platform)
+
+
+def _shapes(x, weights, bias, num_heads) -> tuple[int, int, int]:
+    """(B, S, hidden) of an attention node's input (B, S, D), weights (D, 3 * hidden) and bias (3 * hidden), checked
+    with ``num_heads``."""
+    if x.ndim != 3 or weights.ndim != 2 or weights.shape[0] != x.shape[2] or weights.shape[1] % 3:
+        raise OperandError(f"input has shape {x.shape} and weights {weights.shape}: expected (B, S, D) and (D, 3H)")
+    hidden = weights.shape[1] // 3
+    if not isinstance(num_heads, (int, np.integer)) or num_heads < 1 or hidden % num_heads:
+        raise OperandError(f"num_heads={num_heads!r}: expected a positive divisor of the hidden size {hidden}")
+    if bias.shape != (3 * hidden,):
+        raise OperandError(f"bias has shape {bias.shape}: expected ({3 * hidden},)")
+    return x.shape[0], x.shape[1], hidden
 
 
 def _mask(mask_index, b, s, causal, filtered):
