@@ -132,3 +132,49 @@ def test_quantize_dynamic_attention_end_to_end(weight_type, tmp_path):
     want = ort.session(model, neon=True).run(None, {"x": x})[0]
     for op in ("usdot", "vpdpbusd"):
         _same(quant.run(model, {"x": x}, op=op, platform=ort.platform())["y"], want, (weight_type, op))
+
+
+def _decoder_model(d, heads, causal, with_mask, with_past):
+    """An Attention node with its state: outputs ``y`` and ``present``, inputs x (and mask, past) fed."""
+    from onnx import helper, numpy_helper
+
+    rng = np.random.default_rng(d)
+    w = (rng.standard_normal((d, 3 * d)) * 0.1).astype(F32)
+    bias = (rng.standard_normal(3 * d) * 0.1).astype(F32)
+    names = ["x", "w", "b", "mask" if with_mask else "", "past" if with_past else ""]
+    while names[-1] == "":
+        names.pop()
+    node = helper.make_node("Attention", names, ["y", "present"], domain="com.microsoft", num_heads=heads,
+                            unidirectional=causal)  # fmt: skip
+    ins = [helper.make_tensor_value_info("x", TensorProto.FLOAT, None)]
+    ins += [helper.make_tensor_value_info("mask", TensorProto.INT32, None)] if with_mask else []
+    ins += [helper.make_tensor_value_info("past", TensorProto.FLOAT, None)] if with_past else []
+    outs = [helper.make_tensor_value_info(n, TensorProto.FLOAT, None) for n in ("y", "present")]
+    graph = helper.make_graph([node], "decoder", ins, outs, [numpy_helper.from_array(w, "w"),
+                                                             numpy_helper.from_array(bias, "b")])  # fmt: skip
+    opsets = [helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)]
+    return helper.make_model(graph, ir_version=10, opset_imports=opsets)
+
+
+@pytest.mark.parametrize("shape", [(2, 1, 3, 32, 4), (1, 4, 5, 40, 2), (2, 3, 0, 24, 3)])
+@pytest.mark.parametrize("causal", [0, 1])
+@pytest.mark.parametrize("mask", ["none", "end positions", "2-D"])
+def test_attention_with_past_state_as_onnx_runtime(shape, causal, mask):
+    """A decoder's step: the past state before this step's K and V (the ``present`` output, bit for bit), the mask
+    over both, causal attention from the step's place (none for one row, as ONNX Runtime)."""
+    ort.need()
+    b, s, p, d, heads = shape
+    rng = np.random.default_rng(s + p)
+    model = _decoder_model(d, heads, causal, mask != "none", p > 0)
+    feeds = {"x": rng.standard_normal((b, s, d)).astype(F32)}
+    if p:
+        feeds["past"] = rng.standard_normal((2, b, heads, p, d // heads)).astype(F32)
+    if mask == "end positions":
+        feeds["mask"] = rng.integers(1, p + s + 1, b).astype(np.int32)
+    elif mask == "2-D":
+        feeds["mask"] = (rng.random((b, p + s)) < 0.7).astype(np.int32)
+        feeds["mask"][:, 0] = 1
+    want = ort.session(model, neon=True).run(None, feeds)
+    got = quant.run(model, feeds, op="sdot4", platform=ort.platform())
+    for name, w in zip(("y", "present"), want):
+        _same(got[name], w, (shape, causal, mask, name))

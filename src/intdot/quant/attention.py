@@ -7,7 +7,9 @@ prepacks them).  The scores are ``Q K^T`` times ``scale`` (``1 / sqrt(head_size)
 mask added first (the SGEMM starts from it, each block of K scaled and fused in); then MLAS's softmax of each row
 (:func:`.float_kernels.softmax_rows`) and the probabilities times V through the SGEMM again, written back as (batch,
 sequence, hidden).  The mask: a 1-D ``mask_index`` of end positions (B), a 2-D raw mask (B, T) or a 3-D one (B, S,
-T), 0 where masked (``mask_filter_value``, -10000 by default) and 1 elsewhere; ``unidirectional`` masks the future.
+T), 0 where masked (``mask_filter_value``, -10000 by default) and 1 elsewhere; ``unidirectional`` masks the future
+(where there are several rows).  A ``past`` state (a decoder's earlier steps, (2, B, N, P, head)) comes before this
+step's K and V, T = P + S; ``present`` is the two together.
 QAttention (:func:`qattention`, what ``quantize_dynamic`` makes of an Attention) computes Q, K and V as integer
 products on the chosen instruction, scaled and biased, then attends alike.  Checked against ONNX Runtime 1.32 on
 x86 and for AArch64 in ``tests/quant/test_attention.py``.
@@ -25,12 +27,13 @@ from .sgemm import gemm2d
 F32 = np.float32
 
 
-def attention(x, weights, bias, mask_index=None, *, num_heads: int, unidirectional: int = 0, scale: float = 0.0,
-              mask_filter_value: float = -10000.0, weights_constant: bool = True,
-              platform: str = "x86") -> np.ndarray:  # fmt: skip
+def attention(x, weights, bias, mask_index=None, past=None, *, num_heads: int, unidirectional: int = 0,
+              scale: float = 0.0, mask_filter_value: float = -10000.0, weights_constant: bool = True,
+              platform: str = "x86", with_present: bool = False):  # fmt: skip
     """``output`` (B, S, H) of ONNX Runtime's Attention (module docstring): ``x`` float32 (B, S, D); ``weights``
     (D, 3H); ``bias`` (3H); ``mask_index`` int32 or None; the node's ``num_heads``, ``unidirectional``, ``scale``
-    and ``mask_filter_value``; ``weights_constant``: the weights an initializer (ONNX Runtime packs those)."""
+    and ``mask_filter_value``; ``weights_constant``: the weights an initializer (ONNX Runtime packs those); ``past``
+    (2, B, N, P, head) the state of earlier steps or None; ``with_present``: return ``(output, present)``."""
     x, weights, bias = (float32_operand(v, n) for v, n in ((x, "input"), (weights, "weights"), (bias, "bias")))
     b, s, hidden = _shapes(x, weights, bias, num_heads)
     head = hidden // num_heads
@@ -39,25 +42,38 @@ def attention(x, weights, bias, mask_index=None, *, num_heads: int, unidirection
         start = np.broadcast_to(bias[c : c + head], (s, head))
         return gemm2d(x[i], weights[:, c : c + head], start, b_constant=weights_constant, platform=platform)
 
-    return attend(project, b, s, hidden, num_heads, mask_index, unidirectional, scale, mask_filter_value, platform)
+    out, present = attend(project, b, s, hidden, num_heads, mask_index, unidirectional, scale, mask_filter_value,
+                          platform, past)  # fmt: skip
+    return (out, present) if with_present else out
 
 
-def attend(project, b, s, hidden, num_heads, mask_index, unidirectional, scale, mask_filter_value, platform):
-    """(B, S, hidden) float32: ONNX Runtime's attention of the heads ``project(batch, column)`` gives (Q at column
-    ``h * head``, K at ``hidden + h * head``, V at ``2 * hidden + h * head``), shared by Attention and
+def attend(project, b, s, hidden, num_heads, mask_index, unidirectional, scale, mask_filter_value, platform,
+           past=None):  # fmt: skip
+    """``(output, present)``: ONNX Runtime's attention of the heads ``project(batch, column)`` gives (Q at column
+    ``h * head``, K at ``hidden + h * head``, V at ``2 * hidden + h * head``), after ``past`` (2, B, N, P, head)
+    where given; ``output`` (B, S, hidden), ``present`` (2, B, N, P + S, head).  Shared by Attention and
     QAttention."""
     head = hidden // num_heads
-    mask = _mask(mask_index, b, s, bool(unidirectional), F32(mask_filter_value))
+    if past is not None:
+        past = float32_operand(past, "past")
+        if past.ndim != 5 or past.shape[:3] != (2, b, num_heads) or past.shape[4] != head:
+            raise OperandError(f"past has shape {past.shape}: expected (2, {b}, {num_heads}, P, {head})")
+    p = 0 if past is None else past.shape[3]
+    mask = _mask(mask_index, b, s, p, bool(unidirectional) and s > 1, F32(mask_filter_value))
     alpha = F32(scale) if scale else F32(1) / np.sqrt(F32(head))
     out = np.empty((b, s, hidden), F32)
+    present = np.empty((2, b, num_heads, p + s, head), F32)
     with np.errstate(over="ignore", invalid="ignore"):
         for i in range(b):
             for h in range(num_heads):
                 q, k, v = (project(i, j * hidden + h * head) for j in range(3))
+                if past is not None:  # the past state first, then this step's (ONNX Runtime's ConcatStateChunk)
+                    k, v = np.concatenate([past[0, i, h], k]), np.concatenate([past[1, i, h], v])
+                present[0, i, h], present[1, i, h] = k, v
                 scores = gemm2d(q, k.T, None if mask is None else mask[i], alpha=alpha, trans_b=True, platform=platform)
                 probs = softmax_rows(scores, platform)
                 out[i, :, h * head : (h + 1) * head] = gemm2d(probs, v, platform=platform)
-    return out
+    return out, present
 
 
 def qattention(x, weights, bias, input_scale, weight_scale, mask_index=None, input_zero_point=None,
@@ -98,7 +114,7 @@ def qattention(x, weights, bias, input_scale, weight_scale, mask_index=None, inp
             return fma32(acc, dequant[cols], bias[cols])
         return ((acc * dequant[cols]).astype(F32) + bias[cols]).astype(F32)
 
-    return attend(project, b, s, hidden, num_heads, mask_index, unidirectional, scale, mask_filter_value, platform)
+    return attend(project, b, s, hidden, num_heads, mask_index, unidirectional, scale, mask_filter_value, platform)[0]
 
 
 def _shapes(x, weights, bias, num_heads) -> tuple[int, int, int]:
@@ -114,23 +130,26 @@ def _shapes(x, weights, bias, num_heads) -> tuple[int, int, int]:
     return x.shape[0], x.shape[1], hidden
 
 
-def _mask(mask_index, b, s, causal, filtered):
-    """(B, S, S) float32 of 0 and ``filtered`` (None without a mask or causality), as ONNX Runtime prepares it."""
+def _mask(mask_index, b, s, p, causal, filtered):
+    """(B, S, P + S) float32 of 0 and ``filtered`` (None without a mask or causality), as ONNX Runtime prepares it:
+    ``p`` past positions first."""
     if mask_index is None and not causal:
         return None
-    mask = np.zeros((b, s, s), F32)
+    t = p + s
+    mask = np.zeros((b, s, t), F32)
     if mask_index is not None:
         m = tensor(mask_index, "mask_index", (np.dtype(np.int32),), "int32")
         if m.shape == (b,):
             for i, end in enumerate(m):
                 mask[i, :, max(int(end), 0) :] = filtered
-        elif m.shape == (b, s):
+        elif m.shape == (b, t):
             mask[:] = np.where(m[:, None, :] > 0, F32(0), filtered)
-        elif m.shape == (b, s, s):
+        elif m.shape == (b, s, t):
             mask[:] = np.where(m > 0, F32(0), filtered)
         else:
-            raise OperandError(f"mask_index has shape {m.shape}: expected ({b},), ({b}, {s}) or ({b}, {s}, {s}) "
-                               "(end positions, or a raw 0/1 mask)")  # fmt: skip
-    if causal:
-        mask[:, np.triu_indices(s, 1)[0], np.triu_indices(s, 1)[1]] = filtered
+            raise OperandError(f"mask_index has shape {m.shape}: expected ({b},), ({b}, {t}) or ({b}, {s}, {t}) "
+                               "(end positions, or a raw 0/1 mask over the past and this step)")  # fmt: skip
+    if causal:  # row r sees the past and this step up to itself
+        later = np.arange(t)[None, :] > p + np.arange(s)[:, None]
+        mask[:, later] = filtered
     return mask
