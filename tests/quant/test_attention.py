@@ -178,3 +178,28 @@ def test_attention_with_past_state_as_onnx_runtime(shape, causal, mask):
     got = quant.run(model, feeds, op="sdot4", platform=ort.platform())
     for name, w in zip(("y", "present"), want):
         _same(got[name], w, (shape, causal, mask, name))
+
+
+@pytest.mark.parametrize("bias_shape", ["(B, N, S, T)", "(1, N, S, T)", "(B, 1, S, T)"])
+@pytest.mark.parametrize("mask", ["none", "end positions"])
+def test_attention_bias_as_onnx_runtime(bias_shape, mask):
+    """An additive attention bias, broadcast over batches or heads: added to the scaled scores after the product
+    (which starts from the mask), one rounding."""
+    from onnx import helper, numpy_helper
+
+    ort.need()
+    b, s, d, heads = 2, 5, 32, 4
+    x, w, bias, m = _inputs(b, s, d, mask, seed=7)
+    shape = {"(B, N, S, T)": (b, heads, s, s), "(1, N, S, T)": (1, heads, s, s), "(B, 1, S, T)": (b, 1, s, s)}
+    ab = (np.random.default_rng(9).standard_normal(shape[bias_shape]) * 3).astype(F32)
+    names = ["x", "w", "b", "mask" if m is not None else "", "", "ab"]
+    node = helper.make_node("Attention", names, ["y"], domain="com.microsoft", num_heads=heads)
+    ins = [helper.make_tensor_value_info(n, t, None) for n, t in (("x", TensorProto.FLOAT), ("ab", TensorProto.FLOAT))]
+    ins += [helper.make_tensor_value_info("mask", TensorProto.INT32, None)] if m is not None else []
+    graph = helper.make_graph([node], "g", ins, [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+                              [numpy_helper.from_array(w, "w"), numpy_helper.from_array(bias, "b")])  # fmt: skip
+    opsets = [helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)]
+    model = helper.make_model(graph, ir_version=10, opset_imports=opsets)
+    feeds = {"x": x, "ab": ab} | ({"mask": m} if m is not None else {})
+    want = ort.session(model, neon=True).run(None, feeds)[0]
+    _same(quant.run(model, feeds, op="sdot4", platform=ort.platform())["y"], want, (bias_shape, mask))

@@ -9,7 +9,8 @@ mask added first (the SGEMM starts from it, each block of K scaled and fused in)
 sequence, hidden).  The mask: a 1-D ``mask_index`` of end positions (B), a 2-D raw mask (B, T) or a 3-D one (B, S,
 T), 0 where masked (``mask_filter_value``, -10000 by default) and 1 elsewhere; ``unidirectional`` masks the future
 (where there are several rows).  A ``past`` state (a decoder's earlier steps, (2, B, N, P, head)) comes before this
-step's K and V, T = P + S; ``present`` is the two together.
+step's K and V, T = P + S; ``present`` is the two together.  An ``attention_bias`` is added to the scaled scores
+(after the product from the mask, one rounding).
 QAttention (:func:`qattention`, what ``quantize_dynamic`` makes of an Attention) computes Q, K and V as integer
 products on the chosen instruction, scaled and biased, then attends alike.  Checked against ONNX Runtime 1.32 on
 x86 and for AArch64 in ``tests/quant/test_attention.py``.
@@ -27,13 +28,15 @@ from .sgemm import gemm2d
 F32 = np.float32
 
 
-def attention(x, weights, bias, mask_index=None, past=None, *, num_heads: int, unidirectional: int = 0,
+def attention(x, weights, bias, mask_index=None, past=None, attention_bias=None, *, num_heads: int,
+              unidirectional: int = 0,
               scale: float = 0.0, mask_filter_value: float = -10000.0, weights_constant: bool = True,
               platform: str = "x86", with_present: bool = False):  # fmt: skip
     """``output`` (B, S, H) of ONNX Runtime's Attention (module docstring): ``x`` float32 (B, S, D); ``weights``
     (D, 3H); ``bias`` (3H); ``mask_index`` int32 or None; the node's ``num_heads``, ``unidirectional``, ``scale``
     and ``mask_filter_value``; ``weights_constant``: the weights an initializer (ONNX Runtime packs those); ``past``
-    (2, B, N, P, head) the state of earlier steps or None; ``with_present``: return ``(output, present)``."""
+    (2, B, N, P, head) the state of earlier steps or None; ``attention_bias`` (B or 1, N or 1, S, P + S) added to
+    the scores or None; ``with_present``: return ``(output, present)``."""
     x, weights, bias = (float32_operand(v, n) for v, n in ((x, "input"), (weights, "weights"), (bias, "bias")))
     b, s, hidden = _shapes(x, weights, bias, num_heads)
     head = hidden // num_heads
@@ -43,16 +46,16 @@ def attention(x, weights, bias, mask_index=None, past=None, *, num_heads: int, u
         return gemm2d(x[i], weights[:, c : c + head], start, b_constant=weights_constant, platform=platform)
 
     out, present = attend(project, b, s, hidden, num_heads, mask_index, unidirectional, scale, mask_filter_value,
-                          platform, past)  # fmt: skip
+                          platform, past, attention_bias)  # fmt: skip
     return (out, present) if with_present else out
 
 
 def attend(project, b, s, hidden, num_heads, mask_index, unidirectional, scale, mask_filter_value, platform,
-           past=None):  # fmt: skip
+           past=None, attention_bias=None):  # fmt: skip
     """``(output, present)``: ONNX Runtime's attention of the heads ``project(batch, column)`` gives (Q at column
     ``h * head``, K at ``hidden + h * head``, V at ``2 * hidden + h * head``), after ``past`` (2, B, N, P, head)
-    where given; ``output`` (B, S, hidden), ``present`` (2, B, N, P + S, head).  Shared by Attention and
-    QAttention."""
+    where given, ``attention_bias`` (B or 1, N or 1, S, P + S) added to the scaled scores where given; ``output``
+    (B, S, hidden), ``present`` (2, B, N, P + S, head).  Shared by Attention and QAttention."""
     head = hidden // num_heads
     if past is not None:
         past = float32_operand(past, "past")
@@ -60,6 +63,12 @@ def attend(project, b, s, hidden, num_heads, mask_index, unidirectional, scale, 
             raise OperandError(f"past has shape {past.shape}: expected (2, {b}, {num_heads}, P, {head})")
     p = 0 if past is None else past.shape[3]
     mask = _mask(mask_index, b, s, p, bool(unidirectional) and s > 1, F32(mask_filter_value))
+    if attention_bias is not None:  # added to the scaled scores (after the product from the mask), one rounding
+        attention_bias = float32_operand(attention_bias, "attention_bias")
+        shape, t = attention_bias.shape, p + s
+        if len(shape) != 4 or shape[0] not in (1, b) or shape[1] not in (1, num_heads) or shape[2:] != (s, t):
+            raise OperandError(f"attention_bias has shape {shape}: expected (1 or {b}, 1 or {num_heads}, {s}, {t})")
+        attention_bias = np.broadcast_to(attention_bias, (b, num_heads, s, t))
     alpha = F32(scale) if scale else F32(1) / np.sqrt(F32(head))
     out = np.empty((b, s, hidden), F32)
     present = np.empty((2, b, num_heads, p + s, head), F32)
@@ -71,6 +80,8 @@ def attend(project, b, s, hidden, num_heads, mask_index, unidirectional, scale, 
                     k, v = np.concatenate([past[0, i, h], k]), np.concatenate([past[1, i, h], v])
                 present[0, i, h], present[1, i, h] = k, v
                 scores = gemm2d(q, k.T, None if mask is None else mask[i], alpha=alpha, trans_b=True, platform=platform)
+                if attention_bias is not None:
+                    scores = (scores + attention_bias[i, h]).astype(F32)
                 probs = softmax_rows(scores, platform)
                 out[i, :, h * head : (h + 1) * head] = gemm2d(probs, v, platform=platform)
     return out, present

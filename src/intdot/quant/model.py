@@ -581,17 +581,18 @@ def _overrides(op, target, requant, opset, platform, facts):
 
         def _run(self, x, weights, bias, mask_index=None, past=None, attention_bias=None, *rest, **_):
             node = self.onnx_node
-            if attention_bias is not None or any(v is not None for v in rest) or len(node.output) > 2:
-                raise OperandError(f"node {_label(node)}: Attention's attention_bias and past_sequence_length, and "
-                                   "outputs past present, are not modelled; expected input, weights, bias, "
-                                   "mask_index and past, and outputs output and present")  # fmt: skip
+            if any(v is not None for v in rest) or len(node.output) > 2:
+                raise OperandError(f"node {_label(node)}: Attention's past_sequence_length, and outputs past "
+                                   "present, are not modelled; expected input, weights, bias, mask_index, past and "
+                                   "attention_bias, and outputs output and present")  # fmt: skip
             for name in ("qkv_hidden_sizes", "do_rotary", "past_present_share_buffer"):
                 if _attr(self, name, None):
                     raise OperandError(f"node {_label(node)}: Attention's {name} is not modelled")
             options = {k: _attr(self, k, d) for k, d in (("num_heads", None), ("unidirectional", 0), ("scale", 0.0),
                                                          ("mask_filter_value", -10000.0))}  # fmt: skip
             out, present = named(self, lambda: attention.attention(
-                x, weights, bias, mask_index, past, **options, weights_constant=node.input[1] in constants,
+                x, weights, bias, mask_index, past, attention_bias, **options,
+                weights_constant=node.input[1] in constants,
                 platform=family, with_present=True))  # fmt: skip
             return (out, present)[: len(node.output)]
 
