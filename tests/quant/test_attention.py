@@ -203,3 +203,32 @@ def test_attention_bias_as_onnx_runtime(bias_shape, mask):
     feeds = {"x": x, "ab": ab} | ({"mask": m} if m is not None else {})
     want = ort.session(model, neon=True).run(None, feeds)[0]
     _same(quant.run(model, feeds, op="sdot4", platform=ort.platform())["y"], want, (bias_shape, mask))
+
+
+@pytest.mark.parametrize("shape", [(2, 1, 3, 32, 4), (1, 4, 5, 40, 2)])
+@pytest.mark.parametrize("causal", [0, 1])
+def test_qattention_with_past_state_as_onnx_runtime(shape, causal):
+    """QAttention's decoder step: integer products on the instruction, the past state before this step's K and V,
+    both outputs bit for bit."""
+    from onnx import helper, numpy_helper
+
+    ort.need()
+    b, s, p, d, heads = shape
+    rng = np.random.default_rng(s + p)
+    inits = {"w": rng.integers(-128, 128, (d, 3 * d)).astype(np.int8),
+             "b": (rng.standard_normal(3 * d) * 0.1).astype(F32), "isc": np.array(0.02, F32),
+             "wsc": np.array(0.003, F32), "izp": np.array(130, np.uint8), "wzp": np.array(3, np.int8)}  # fmt: skip
+    node = helper.make_node("QAttention", ["x", "w", "b", "isc", "wsc", "", "izp", "wzp", "past"], ["y", "present"],
+                            domain="com.microsoft", num_heads=heads, unidirectional=causal)  # fmt: skip
+    ins = [helper.make_tensor_value_info("x", TensorProto.UINT8, None),
+           helper.make_tensor_value_info("past", TensorProto.FLOAT, None)]  # fmt: skip
+    outs = [helper.make_tensor_value_info(n, TensorProto.FLOAT, None) for n in ("y", "present")]
+    graph = helper.make_graph([node], "g", ins, outs, [numpy_helper.from_array(v, k) for k, v in inits.items()])
+    opsets = [helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)]
+    model = helper.make_model(graph, ir_version=10, opset_imports=opsets)
+    feeds = {"x": rng.integers(0, 256, (b, s, d), dtype=np.uint8),
+             "past": rng.standard_normal((2, b, heads, p, d // heads)).astype(F32)}  # fmt: skip
+    want = ort.session(model, neon=True).run(None, feeds)
+    got = quant.run(model, feeds, op="usdot", platform=ort.platform())
+    for name, w in zip(("y", "present"), want):
+        _same(got[name], w, (shape, causal, name))

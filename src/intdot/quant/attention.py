@@ -88,14 +88,15 @@ def attend(project, b, s, hidden, num_heads, mask_index, unidirectional, scale, 
 
 
 def qattention(x, weights, bias, input_scale, weight_scale, mask_index=None, input_zero_point=None,
-               weight_zero_point=None, *, num_heads: int, unidirectional: int = 0, scale: float = 0.0,
-               mask_filter_value: float = -10000.0, op, target=None, platform: str = "x86") -> np.ndarray:  # fmt: skip
+               weight_zero_point=None, past=None, *, num_heads: int, unidirectional: int = 0, scale: float = 0.0,
+               mask_filter_value: float = -10000.0, op, target=None, platform: str = "x86",
+               with_present: bool = False):  # fmt: skip
     """``output`` of ONNX Runtime's ``com.microsoft`` QAttention, the node ``quantize_dynamic`` writes for an
     Attention: ``x`` the quantized input (uint8, B x S x D) with ``input_scale`` and ``input_zero_point``,
     ``weights`` int8 or uint8 (D, 3H) with ``weight_scale`` and ``weight_zero_point`` per tensor or per column.
     Each head's Q, K and V: the integer product ``(x - zp) (w - zp)`` on the instruction ``op``
     (:func:`.matmul.matmul_integer`), as float32 times ``weight_scale * input_scale`` (rounded) plus the bias (on
-    Arm one fused multiply-add); then as :func:`attention`."""
+    Arm one fused multiply-add); then as :func:`attention` (``past``, ``with_present`` as there)."""
     from ._args import scale as checked_scale
     from .matmul import matmul_integer
 
@@ -125,7 +126,9 @@ def qattention(x, weights, bias, input_scale, weight_scale, mask_index=None, inp
             return fma32(acc, dequant[cols], bias[cols])
         return ((acc * dequant[cols]).astype(F32) + bias[cols]).astype(F32)
 
-    return attend(project, b, s, hidden, num_heads, mask_index, unidirectional, scale, mask_filter_value, platform)[0]
+    out, present = attend(project, b, s, hidden, num_heads, mask_index, unidirectional, scale, mask_filter_value,
+                          platform, past)  # fmt: skip
+    return (out, present) if with_present else out
 
 
 def _shapes(x, weights, bias, num_heads) -> tuple[int, int, int]:

@@ -599,19 +599,21 @@ def _overrides(op, target, requant, opset, platform, facts):
     class QAttention(_Microsoft):
         """ONNX Runtime's quantized attention (quantize_dynamic's): the integer products on the instruction."""
 
-        def _run(self, x, weights, bias, input_scale, weight_scale, mask_index=None, izp=None, wzp=None, *rest, **_):
+        def _run(self, x, weights, bias, input_scale, weight_scale, mask_index=None, izp=None, wzp=None, past=None,
+                 *rest, **_):  # fmt: skip
             node = self.onnx_node
-            if any(v is not None for v in rest) or len([o for o in node.output if o]) > 1:
-                raise OperandError(f"node {_label(node)}: QAttention's past state is not modelled; expected its "
-                                   "first eight inputs and one output")  # fmt: skip
+            if any(v is not None for v in rest) or len(node.output) > 2:
+                raise OperandError(f"node {_label(node)}: QAttention takes nine inputs and writes two outputs "
+                                   "(output, present); more are not modelled")  # fmt: skip
             for name in ("do_rotary", "past_present_share_buffer"):
                 if _attr(self, name, None):
                     raise OperandError(f"node {_label(node)}: QAttention's {name} is not modelled")
             options = {k: _attr(self, k, d) for k, d in (("num_heads", None), ("unidirectional", 0), ("scale", 0.0),
                                                          ("mask_filter_value", -10000.0))}  # fmt: skip
-            return (named(self, lambda: attention.qattention(
-                x, weights, bias, input_scale, weight_scale, mask_index, izp, wzp, **options, op=op, target=target,
-                platform=family)),)  # fmt: skip
+            out, present = named(self, lambda: attention.qattention(
+                x, weights, bias, input_scale, weight_scale, mask_index, izp, wzp, past, **options, op=op,
+                target=target, platform=family, with_present=True))  # fmt: skip
+            return (out, present)[: len(node.output)]
 
     class MatMulNBits(_Microsoft):
         """ONNX Runtime's MatMul of weights stored in 2, 4 or 8 bits (:mod:`.matmul_nbits`)."""
