@@ -232,3 +232,25 @@ def test_qattention_with_past_state_as_onnx_runtime(shape, causal):
     got = quant.run(model, feeds, op="usdot", platform=ort.platform())
     for name, w in zip(("y", "present"), want):
         _same(got[name], w, (shape, causal, name))
+
+
+def test_on_an_x86_cpu_without_avx512():
+    """QEMU's Haswell CPU (AVX2, FMA3): Attention with its FMA3 softmax (``platform="x86-avx2"``), and QAttention
+    whose uint8 x int8 products ONNX Runtime computes with ``vpmaddubsw``, saturating pairs of products to int16:
+    run through that instruction its bits come out, through an exact one they do not."""
+    from ..oracles import x86_ort
+
+    x86_ort.require()
+    inputs = _inputs(2, 5, 40, "2-D")
+    model = ort.node_model("Attention", inputs, {"num_heads": 2}, TensorProto.FLOAT, opset=17, const=(1, 2),
+                           domain="com.microsoft")  # fmt: skip
+    feeds = {"in0": inputs[0], "in3": inputs[3]}
+    want = x86_ort.Session(model.SerializeToString()).run(None, feeds)[0]
+    _same(quant.run(model, feeds, op="sdot4", platform="x86-avx2")["y"], want, "Attention")
+    q_inputs = _q_inputs(2, 5, 40, np.int8, True, "none")
+    model = ort.node_model("QAttention", q_inputs, {"num_heads": 2}, TensorProto.FLOAT, opset=17,
+                           const=(1, 2, 3, 4, 6, 7), domain="com.microsoft")  # fmt: skip
+    want = x86_ort.Session(model.SerializeToString()).run(None, {"in0": q_inputs[0]})[0]
+    _same(quant.run(model, {"in0": q_inputs[0]}, op="vpmaddubsw", platform="x86-avx2")["y"], want, "QAttention")
+    exact = quant.run(model, {"in0": q_inputs[0]}, op="usdot", platform="x86-avx2")["y"]
+    assert not np.array_equal(exact, want)
