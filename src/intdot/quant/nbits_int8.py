@@ -4,8 +4,9 @@ codes, then float32 scales in the kernels' lanes.
 
 Each row of A is quantized per block: ``amax`` the block's largest magnitude, its scale ``amax / 127`` and
 ``q = rint(a * (127 / amax))`` (each rounded to float32; 0 where ``amax`` is 0), and the block's sum ``scale *
-sum(q)``.  The weights enter as their unsigned codes (0..15, ``vpdpbusd``'s unsigned operand) and the zero point
-comes back as a second product: each block's sum of A times ``-zero_point * scale_b``.  So each output is
+sum(q)``.  The weights enter as their unsigned codes (0..15, or 0..255 for 8 bits: ``vpdpbusd``'s unsigned
+operand) and the zero point comes back as a second product: each block's sum of A times ``-zero_point *
+scale_b``.  So each output is
 
 - the kernel's part: 16 float32 lanes, each taking, step after step, the int32 sum of its products (a fixed set of
   elements of one block, :data:`_STEPS`) times ``scale_a * scale_b`` of that block by a fused multiply-add.  Blocks
@@ -47,7 +48,7 @@ F32 = np.float32
 
 def products(rows, codes, zero_points, scales, bias, block_size: int, platform: str = "x86",
              given_zero_points: bool = True, bits: int = 4) -> np.ndarray:  # fmt: skip
-    """(M, N) float32: ``rows`` (M, K) float32 times the weights whose 4-bit ``codes`` (N, blocks, block_size),
+    """(M, N) float32: ``rows`` (M, K) float32 times the weights whose ``codes`` (N, blocks, block_size),
     ``zero_points`` (N, blocks) and ``scales`` (N, blocks) float32 are given, plus ``bias`` (N) or None, on
     ``platform`` "x86" (AVX-512) or "x86-avx2"; ``given_zero_points``: whether the node has them (or the default
     stands in; AVX2's one-row kernel for blocks of 32 differs); ``bits``: 4 or 8 (module docstring)."""
