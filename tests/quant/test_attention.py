@@ -9,7 +9,7 @@ from onnx import TensorProto
 
 from intdot import quant
 from intdot.core.errors import OperandError
-from intdot.quant.attention import attention
+from intdot.quant.attention import attention, multihead_attention
 
 from . import ort
 from .test_layer_norm import _same
@@ -232,6 +232,75 @@ def test_qattention_with_past_state_as_onnx_runtime(shape, causal):
     got = quant.run(model, feeds, op="usdot", platform=ort.platform())
     for name, w in zip(("y", "present"), want):
         _same(got[name], w, (shape, causal, name))
+
+
+def _mha_model(names, outputs, heads, causal):
+    """One MultiHeadAttention node; ``names`` its inputs in order ("" for an absent one), all fed."""
+    from onnx import helper
+
+    node = helper.make_node("MultiHeadAttention", names, outputs, domain="com.microsoft", num_heads=heads,
+                            unidirectional=causal)  # fmt: skip
+    kinds = {"mask": TensorProto.INT32}
+    ins = [helper.make_tensor_value_info(n, kinds.get(n, TensorProto.FLOAT), None) for n in names if n]
+    outs = [helper.make_tensor_value_info(n, TensorProto.FLOAT, None) for n in outputs]
+    opsets = [helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)]
+    return helper.make_model(helper.make_graph([node], "mha", ins, outs), ir_version=10, opset_imports=opsets)
+
+
+_MHA_CASES = {  # (batch, S, L, hidden, heads, past P): what is given, causal
+    "bias, present": ((2, 3, 5, 32, 2, 0), {"bias", "present"}, 0),
+    "end positions": ((2, 3, 5, 32, 4, 0), {"end positions"}, 0),
+    "2-D mask, bias": ((2, 4, 6, 40, 2, 0), {"2-D", "bias"}, 0),
+    "attention bias": ((2, 3, 5, 24, 3, 0), {"attention bias"}, 0),
+    "causal": ((1, 5, 5, 32, 4, 0), set(), 1),
+    "past, present": ((2, 1, 1, 32, 4, 3), {"present", "bias"}, 1),
+    "past, mask, present": ((1, 2, 2, 300, 4, 4), {"present", "2-D"}, 0),
+}
+
+
+@pytest.mark.parametrize("case", list(_MHA_CASES))
+def test_multihead_attention_as_onnx_runtime(case):
+    """MultiHeadAttention (Q, K and V projected already; K and V of their own length): each plus its bias, then
+    attended as Attention's, its present K and V bit for bit."""
+    ort.need()
+    (b, s, length, d, heads, p), given, causal = _MHA_CASES[case]
+    head, rng = d // heads, np.random.default_rng(s + length + d)
+    feeds = {n: rng.standard_normal((b, t, d)).astype(F32) for n, t in (("q", s), ("k", length), ("v", length))}
+    if "bias" in given:
+        feeds["bias"] = (rng.standard_normal(3 * d) * 0.5).astype(F32)
+    if "end positions" in given:
+        feeds["mask"] = rng.integers(1, p + length + 1, b).astype(np.int32)
+    if "2-D" in given:
+        feeds["mask"] = (rng.random((b, p + length)) < 0.7).astype(np.int32)
+        feeds["mask"][:, 0] = 1
+    if "attention bias" in given:
+        feeds["ab"] = (rng.standard_normal((b, heads, s, p + length)) * 3).astype(F32)
+    if p:
+        feeds |= {n: rng.standard_normal((b, heads, p, head)).astype(F32) for n in ("pk", "pv")}
+    names = [n if n in feeds else "" for n in ("q", "k", "v", "bias", "mask", "ab", "pk", "pv")]
+    while names[-1] == "":
+        names.pop()
+    outputs = ["y", "present_k", "present_v"] if "present" in given else ["y"]
+    model = _mha_model(names, outputs, heads, causal)
+    want = ort.session(model, neon=True).run(None, feeds)
+    got = quant.run(model, feeds, op="sdot4", platform=ort.platform())
+    for name, w in zip(outputs, want):
+        _same(got[name], w, (case, name))
+
+
+def test_multihead_attention_flash_path_is_an_error():
+    """Without a mask, attention bias, causality, past or present outputs ONNX Runtime's MultiHeadAttention takes
+    MLAS's flash attention, blocked by the CPU's L2 cache size: refused, named, not guessed."""
+    rng = np.random.default_rng(0)
+    q = rng.standard_normal((1, 3, 16)).astype(F32)
+    with pytest.raises(OperandError, match="flash attention"):
+        multihead_attention(q, q, q, num_heads=2)
+    with pytest.raises(OperandError, match=r"query, key and value have shapes \(1, 3, 16\), \(3, 16\)"):
+        multihead_attention(q, q[0], q[0], num_heads=2, with_present=True)
+    with pytest.raises(OperandError, match=r"bias has shape \(16,\): expected \(48,\)"):
+        multihead_attention(q, q, q, q[0, 0], num_heads=2, with_present=True)
+    with pytest.raises(OperandError, match="past_key and past_value: expected both or neither"):
+        multihead_attention(q, q, q, past_key=q[None], num_heads=2, with_present=True)
 
 
 def test_on_an_x86_cpu_without_avx512():

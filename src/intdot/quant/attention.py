@@ -51,27 +51,29 @@ def attention(x, weights, bias, mask_index=None, past=None, attention_bias=None,
 
 
 def attend(project, b, s, hidden, num_heads, mask_index, unidirectional, scale, mask_filter_value, platform,
-           past=None, attention_bias=None):  # fmt: skip
+           past=None, attention_bias=None, kv_length=None):  # fmt: skip
     """``(output, present)``: ONNX Runtime's attention of the heads ``project(batch, column)`` gives (Q at column
     ``h * head``, K at ``hidden + h * head``, V at ``2 * hidden + h * head``), after ``past`` (2, B, N, P, head)
-    where given, ``attention_bias`` (B or 1, N or 1, S, P + S) added to the scaled scores where given; ``output``
-    (B, S, hidden), ``present`` (2, B, N, P + S, head).  Shared by Attention and QAttention."""
+    where given, ``attention_bias`` (B or 1, N or 1, S, P + L) added to the scaled scores where given, K and V of
+    ``kv_length`` L rows (S where None); ``output`` (B, S, hidden), ``present`` (2, B, N, P + L, head).  Shared by
+    Attention, QAttention and MultiHeadAttention."""
     head = hidden // num_heads
     if past is not None:
         past = float32_operand(past, "past")
         if past.ndim != 5 or past.shape[:3] != (2, b, num_heads) or past.shape[4] != head:
             raise OperandError(f"past has shape {past.shape}: expected (2, {b}, {num_heads}, P, {head})")
     p = 0 if past is None else past.shape[3]
-    mask = _mask(mask_index, b, s, p, bool(unidirectional) and s > 1, F32(mask_filter_value))
+    kv = s if kv_length is None else kv_length
+    mask = _mask(mask_index, b, s, p, bool(unidirectional) and s > 1, F32(mask_filter_value), kv)
     if attention_bias is not None:  # added to the scaled scores (after the product from the mask), one rounding
         attention_bias = float32_operand(attention_bias, "attention_bias")
-        shape, t = attention_bias.shape, p + s
+        shape, t = attention_bias.shape, p + kv
         if len(shape) != 4 or shape[0] not in (1, b) or shape[1] not in (1, num_heads) or shape[2:] != (s, t):
             raise OperandError(f"attention_bias has shape {shape}: expected (1 or {b}, 1 or {num_heads}, {s}, {t})")
         attention_bias = np.broadcast_to(attention_bias, (b, num_heads, s, t))
     alpha = F32(scale) if scale else F32(1) / np.sqrt(F32(head))
     out = np.empty((b, s, hidden), F32)
-    present = np.empty((2, b, num_heads, p + s, head), F32)
+    present = np.empty((2, b, num_heads, p + kv, head), F32)
     with np.errstate(over="ignore", invalid="ignore"):
         for i in range(b):
             for h in range(num_heads):
@@ -131,6 +133,51 @@ def qattention(x, weights, bias, input_scale, weight_scale, mask_index=None, inp
     return (out, present) if with_present else out
 
 
+def multihead_attention(query, key, value, bias=None, key_padding_mask=None, attention_bias=None, past_key=None,
+                        past_value=None, *, num_heads: int, unidirectional: int = 0, scale: float = 0.0,
+                        mask_filter_value: float = -10000.0, with_present: bool = False,
+                        platform: str = "x86"):  # fmt: skip
+    """``output`` (and with ``with_present`` ``(output, present_key, present_value)``) of ONNX Runtime's
+    ``com.microsoft`` MultiHeadAttention where it takes the path of :func:`attention`: Q, K and V given (B, S, D),
+    (B, L, D), (B, L, D), each plus its part of ``bias`` where given (one rounding), then attended as there
+    (``key_padding_mask`` as ``mask_index``; ``past_key``, ``past_value`` (B, N, P, head) before this step's).  Without
+    a mask, attention bias, causality, past or present outputs ONNX Runtime takes MLAS's flash attention instead,
+    whose blocks it sizes from the CPU's L2 cache: not modelled, an error."""
+    q, k, v = (float32_operand(t, n) for t, n in ((query, "query"), (key, "key"), (value, "value")))
+    if q.ndim != 3 or k.ndim != 3 or v.shape != k.shape or q.shape[0] != k.shape[0] or q.shape[2] != k.shape[2]:
+        raise OperandError(f"query, key and value have shapes {q.shape}, {k.shape}, {v.shape}: expected (B, S, D), "
+                           "(B, L, D) and (B, L, D)")  # fmt: skip
+    b, s, hidden = q.shape
+    if not isinstance(num_heads, (int, np.integer)) or num_heads < 1 or hidden % num_heads:
+        raise OperandError(f"num_heads={num_heads!r}: expected a positive divisor of the hidden size {hidden}")
+    flash = (not unidirectional and key_padding_mask is None and attention_bias is None and past_key is None
+             and not with_present)  # fmt: skip
+    if flash:
+        raise OperandError("MultiHeadAttention without a mask, attention bias, causality, past or present outputs: "
+                           "ONNX Runtime runs MLAS's flash attention, whose blocks follow the CPU's L2 cache size, "
+                           "not modelled (the other cases are)")  # fmt: skip
+    head = hidden // num_heads
+    if bias is not None:
+        bias = float32_operand(bias, "bias")
+        if bias.shape != (3 * hidden,):
+            raise OperandError(f"bias has shape {bias.shape}: expected ({3 * hidden},)")
+        q, k, v = ((t + bias[j * hidden : (j + 1) * hidden]).astype(F32) for j, t in enumerate((q, k, v)))
+    parts = (q, k, v)
+
+    def project(i, c):
+        j, col = divmod(c, hidden)
+        return parts[j][i][:, col : col + head]
+
+    past = None
+    if past_key is not None or past_value is not None:
+        if past_key is None or past_value is None:
+            raise OperandError("past_key and past_value: expected both or neither")
+        past = np.stack([float32_operand(past_key, "past_key"), float32_operand(past_value, "past_value")])
+    out, present = attend(project, b, s, hidden, num_heads, key_padding_mask, unidirectional, scale,
+                          mask_filter_value, platform, past, attention_bias, kv_length=k.shape[1])  # fmt: skip
+    return (out, present[0], present[1]) if with_present else out
+
+
 def _shapes(x, weights, bias, num_heads) -> tuple[int, int, int]:
     """(B, S, hidden) of an attention node's input (B, S, D), weights (D, 3 * hidden) and bias (3 * hidden), checked
     with ``num_heads``."""
@@ -144,12 +191,12 @@ def _shapes(x, weights, bias, num_heads) -> tuple[int, int, int]:
     return x.shape[0], x.shape[1], hidden
 
 
-def _mask(mask_index, b, s, p, causal, filtered):
-    """(B, S, P + S) float32 of 0 and ``filtered`` (None without a mask or causality), as ONNX Runtime prepares it:
-    ``p`` past positions first."""
+def _mask(mask_index, b, s, p, causal, filtered, kv=None):
+    """(B, S, P + L) float32 of 0 and ``filtered`` (None without a mask or causality), as ONNX Runtime prepares it:
+    ``p`` past positions first, then ``kv`` (L, S by default) of this step."""
     if mask_index is None and not causal:
         return None
-    t = p + s
+    t = p + (s if kv is None else kv)
     mask = np.zeros((b, s, t), F32)
     if mask_index is not None:
         m = tensor(mask_index, "mask_index", (np.dtype(np.int32),), "int32")

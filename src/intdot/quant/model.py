@@ -71,6 +71,7 @@ _MS_OPS = (
     "MatMulNBits",
     "Attention",
     "QAttention",
+    "MultiHeadAttention",
 )
 
 
@@ -615,6 +616,25 @@ def _overrides(op, target, requant, opset, platform, facts):
                 target=target, platform=family, with_present=True))  # fmt: skip
             return (out, present)[: len(node.output)]
 
+    class MultiHeadAttention(_Microsoft):
+        """ONNX Runtime's attention of projected Q, K and V (:func:`.attention.multihead_attention`)."""
+
+        def _run(self, query, key=None, value=None, bias=None, key_padding_mask=None, attention_bias=None,
+                 past_key=None, past_value=None, *rest, **_):  # fmt: skip
+            node = self.onnx_node
+            if key is None or value is None or any(v is not None for v in rest) or len(node.output) > 3:
+                raise OperandError(f"node {_label(node)}: MultiHeadAttention with packed Q, K and V, cross-attention "
+                                   "caches or qk output is not modelled; expected query, key, value and optionally "
+                                   "bias, key_padding_mask, attention_bias, past_key, past_value, and outputs "
+                                   "output, present_key, present_value")  # fmt: skip
+            options = {k: _attr(self, k, d) for k, d in (("num_heads", None), ("unidirectional", 0), ("scale", 0.0),
+                                                         ("mask_filter_value", -10000.0))}  # fmt: skip
+            present = len(node.output) > 1 and any(node.output[1:])
+            out = named(self, lambda: attention.multihead_attention(
+                query, key, value, bias, key_padding_mask, attention_bias, past_key, past_value, **options,
+                with_present=present, platform=family))  # fmt: skip
+            return out[: len(node.output)] if present else (out,)
+
     class MatMulNBits(_Microsoft):
         """ONNX Runtime's MatMul of weights stored in 2, 4 or 8 bits (:mod:`.matmul_nbits`)."""
 
@@ -783,6 +803,7 @@ def _overrides(op, target, requant, opset, platform, facts):
         MatMulNBits,
         Attention,
         QAttention,
+        MultiHeadAttention,
     ]
 
 
