@@ -255,13 +255,15 @@ _MHA_CASES = {  # (batch, S, L, hidden, heads, past P): what is given, causal
     "causal": ((1, 5, 5, 32, 4, 0), set(), 1),
     "past, present": ((2, 1, 1, 32, 4, 3), {"present", "bias"}, 1),
     "past, mask, present": ((1, 2, 2, 300, 4, 4), {"present", "2-D"}, 0),
+    "cross-attention cache, bias": ((2, 3, 6, 32, 4, 0), {"cache", "bias", "end positions", "present"}, 0),
+    "cache, 2-D mask": ((2, 1, 4, 32, 2, 0), {"cache", "2-D"}, 0),
 }
 
 
 @pytest.mark.parametrize("case", list(_MHA_CASES))
 def test_multihead_attention_as_onnx_runtime(case):
-    """MultiHeadAttention (Q, K and V projected already; K and V of their own length): each plus its bias, then
-    attended as Attention's, its present K and V bit for bit."""
+    """MultiHeadAttention (Q, K and V projected already; K and V of their own length, or a cross-attention cache):
+    each plus its bias, then attended as Attention's, its present K and V bit for bit."""
     ort.need()
     (b, s, length, d, heads, p), given, causal = _MHA_CASES[case]
     head, rng = d // heads, np.random.default_rng(s + length + d)
@@ -277,6 +279,9 @@ def test_multihead_attention_as_onnx_runtime(case):
         feeds["ab"] = (rng.standard_normal((b, heads, s, p + length)) * 3).astype(F32)
     if p:
         feeds |= {n: rng.standard_normal((b, heads, p, head)).astype(F32) for n in ("pk", "pv")}
+    if "cache" in given:  # K and V (B, N, L, head): ONNX Runtime adds no bias to them
+        feeds |= {n: np.ascontiguousarray(feeds[n].reshape(b, length, heads, head).transpose(0, 2, 1, 3))
+                  for n in ("k", "v")}  # fmt: skip
     names = [n if n in feeds else "" for n in ("q", "k", "v", "bias", "mask", "ab", "pk", "pv")]
     while names[-1] == "":
         names.pop()
@@ -299,6 +304,11 @@ def test_multihead_attention_flash_path_is_an_error():
         multihead_attention(q, q[0], q[0], num_heads=2, with_present=True)
     with pytest.raises(OperandError, match=r"bias has shape \(16,\): expected \(48,\)"):
         multihead_attention(q, q, q, q[0, 0], num_heads=2, with_present=True)
+    with pytest.raises(OperandError, match=r"key and value have shape \(1, 4, 3, 4\): expected \(1, 2, L, 8\)"):
+        multihead_attention(q, q.reshape(1, 4, 3, 4), q.reshape(1, 4, 3, 4), num_heads=2, with_present=True)
+    cache = q.reshape(1, 3, 2, 8).transpose(0, 2, 1, 3)
+    with pytest.raises(OperandError, match="past_key and past_value with a cross-attention cache"):
+        multihead_attention(q, cache, cache, past_key=cache, past_value=cache, num_heads=2, with_present=True)
     with pytest.raises(OperandError, match="past_key and past_value: expected both or neither"):
         multihead_attention(q, q, q, past_key=q[None], num_heads=2, with_present=True)
 

@@ -139,17 +139,30 @@ def multihead_attention(query, key, value, bias=None, key_padding_mask=None, att
                         platform: str = "x86"):  # fmt: skip
     """``output`` (and with ``with_present`` ``(output, present_key, present_value)``) of ONNX Runtime's
     ``com.microsoft`` MultiHeadAttention where it takes the path of :func:`attention`: Q, K and V given (B, S, D),
-    (B, L, D), (B, L, D), each plus its part of ``bias`` where given (one rounding), then attended as there
+    (B, L, D), (B, L, D), each plus its part of ``bias`` where given (one rounding; K and V given as a cross-attention
+    cache, (B, N, L, head) each, take none), then attended as there
     (``key_padding_mask`` as ``mask_index``; ``past_key``, ``past_value`` (B, N, P, head) before this step's).  Without
     a mask, attention bias, causality, past or present outputs ONNX Runtime takes MLAS's flash attention instead,
     whose blocks it sizes from the CPU's L2 cache: not modelled, an error."""
     q, k, v = (float32_operand(t, n) for t, n in ((query, "query"), (key, "key"), (value, "value")))
+    shapes = q.shape, k.shape, v.shape
+    cached = k.ndim == v.ndim == 4 and k.shape == v.shape  # a cross-attention cache: no bias of its own
+    if cached:  # (B, N, L, head) to (B, L, N * head)
+        k, v = (np.ascontiguousarray(t.transpose(0, 2, 1, 3)).reshape(t.shape[0], t.shape[2], -1) for t in (k, v))
     if q.ndim != 3 or k.ndim != 3 or v.shape != k.shape or q.shape[0] != k.shape[0] or q.shape[2] != k.shape[2]:
-        raise OperandError(f"query, key and value have shapes {q.shape}, {k.shape}, {v.shape}: expected (B, S, D), "
-                           "(B, L, D) and (B, L, D)")  # fmt: skip
+        raise OperandError(f"query, key and value have shapes {', '.join(map(str, shapes))}: expected (B, S, D), "
+                           "and (B, L, D) or (B, N, L, D / N) for both key and value (ONNX Runtime's CPU kernel "
+                           "takes no packed Q, K and V)")  # fmt: skip
     b, s, hidden = q.shape
     if not isinstance(num_heads, (int, np.integer)) or num_heads < 1 or hidden % num_heads:
         raise OperandError(f"num_heads={num_heads!r}: expected a positive divisor of the hidden size {hidden}")
+    if cached and shapes[1][1] != num_heads:
+        raise OperandError(
+            f"key and value have shape {shapes[1]}: expected ({b}, {num_heads}, L, {hidden // num_heads})"
+        )
+    if cached and (past_key is not None or past_value is not None):
+        raise OperandError("past_key and past_value with a cross-attention cache (key and value (B, N, L, head)): "
+                           "not modelled; expected no past state there")  # fmt: skip
     flash = (not unidirectional and key_padding_mask is None and attention_bias is None and past_key is None
              and not with_present)  # fmt: skip
     if flash:
@@ -161,7 +174,8 @@ def multihead_attention(query, key, value, bias=None, key_padding_mask=None, att
         bias = float32_operand(bias, "bias")
         if bias.shape != (3 * hidden,):
             raise OperandError(f"bias has shape {bias.shape}: expected ({3 * hidden},)")
-        q, k, v = ((t + bias[j * hidden : (j + 1) * hidden]).astype(F32) for j, t in enumerate((q, k, v)))
+        q, k, v = ((t + bias[j * hidden : (j + 1) * hidden]).astype(F32) if not j or not cached else t
+                   for j, t in enumerate((q, k, v)))  # fmt: skip
     parts = (q, k, v)
 
     def project(i, c):
