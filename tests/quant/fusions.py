@@ -1,6 +1,9 @@
 """One check for the float fusions' tests: ONNX Runtime's optimized graph and ``prepare``'s agree on the nodes a
 fusion writes, and ``run`` gives ONNX Runtime's bits (on Arm, on a NEON CPU: :func:`.ort.session`)."""
 
+import numpy as np
+import pytest
+
 from intdot import quant
 
 from . import ort
@@ -23,3 +26,17 @@ def check_fusion(model, feeds, tmp_path, nodes, what, fused=None):
     for (name, value), w in zip(got.items(), want):
         _same(value, w, (what, name))
     return theirs
+
+
+def fusion_cases(fused, not_fused, default="default"):
+    """The fusion tests' parametrization over ``("kw", "fused")``: each keyword set of ``fused`` expected fused, each
+    of ``not_fused`` not, named by its keywords (``default`` for the empty set)."""
+    cases = [(kw, True) for kw in fused] + [(kw, False) for kw in not_fused]
+    return pytest.mark.parametrize(("kw", "fused"), cases, ids=[_case_name(kw) or default for kw, _ in cases])
+
+
+def _case_name(kw) -> str:
+    def shown(v):
+        return f"array{v.shape}" if isinstance(v, np.ndarray) else getattr(v, "__name__", v)
+
+    return ",".join(f"{k}={shown(v)}" for k, v in kw.items())

@@ -10,7 +10,7 @@ from intdot import quant
 from intdot.quant.float_kernels import gelu
 
 from . import ort
-from .fusions import check_fusion
+from .fusions import check_fusion, fusion_cases
 from .graph_builder import Nodes
 from .test_layer_norm import _same
 from .test_matmul_add_fusion import _model
@@ -81,12 +81,7 @@ NOT_FUSED = [{"output": "t"}, {"extra": "a1"}, {"cube": 0.0448},
              {"formula": "mul", "extra": "m4"}, {"formula": "mul", "output": "a2"}, {"output": "gelu"}]  # fmt: skip
 
 
-def _name(kw) -> str:
-    return ",".join(f"{k}={v}" for k, v in kw.items()) or "default"
-
-
-@pytest.mark.parametrize(("kw", "fused"), [(kw, True) for kw in FUSED] + [(kw, False) for kw in NOT_FUSED],
-                         ids=[_name(kw) for kw in FUSED + NOT_FUSED])  # fmt: skip
+@fusion_cases(FUSED, NOT_FUSED)
 def test_fast_gelu_fusion_as_onnx_runtime(kw, fused, tmp_path):
     ort.need()
     check_fusion(*_chain(**kw), tmp_path, _fast, kw, fused)

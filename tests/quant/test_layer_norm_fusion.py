@@ -10,6 +10,7 @@ from onnx import TensorProto, helper, numpy_helper
 from intdot import quant
 
 from . import ort
+from .fusions import fusion_cases
 from .graph_builder import Nodes
 from .test_float_kernels import _same
 
@@ -157,12 +158,7 @@ NOT_FUSED = [
 ]  # fmt: skip
 
 
-def _name(kw) -> str:
-    return ",".join(f"{k}={'array' + str(np.shape(v)) if isinstance(v, np.ndarray) else v}" for k, v in kw.items())
-
-
-@pytest.mark.parametrize(("kw", "fused"), [(kw, True) for kw in FUSED] + [(kw, False) for kw in NOT_FUSED],
-                         ids=[_name(kw) or "torch-like" for kw in FUSED + NOT_FUSED])  # fmt: skip
+@fusion_cases(FUSED, NOT_FUSED, default="torch-like")
 def test_layer_norm_fusion_as_onnx_runtime(kw, fused, tmp_path):
     """Each form and each condition: fused (and into what) or not as ONNX Runtime's optimized graph says, and its
     bits through run."""

@@ -11,7 +11,7 @@ from onnx import TensorProto, helper
 from intdot import quant
 
 from . import ort
-from .fusions import check_fusion
+from .fusions import check_fusion, fusion_cases
 from .graph_builder import Nodes
 
 F32 = np.float32
@@ -83,12 +83,7 @@ NOT_FUSED = [{"extra": True}, {"output": True}, {"shape": (2, 3, 300), "dims": (
              {"bias_shape": (1,), "n": 8}]  # fmt: skip
 
 
-def _name(kw) -> str:
-    return ",".join(f"{k}={v}" for k, v in kw.items()) or "default"
-
-
-@pytest.mark.parametrize(("kw", "fused"), [(kw, True) for kw in FUSED] + [(kw, False) for kw in NOT_FUSED],
-                         ids=[_name(kw) for kw in FUSED + NOT_FUSED])  # fmt: skip
+@fusion_cases(FUSED, NOT_FUSED)
 def test_matmul_add_fusion_as_onnx_runtime(kw, fused, tmp_path):
     ort.need()
     model, feeds = _linear(**kw)

@@ -6,12 +6,11 @@ alpha), ``prepare``'s graph must say the same, and ``run`` gives its bits (the h
 INTDOT_ORT=arm ONNX Runtime for AArch64)."""
 
 import numpy as np
-import pytest
 
 from intdot import quant
 
 from . import ort
-from .fusions import check_fusion
+from .fusions import check_fusion, fusion_cases
 from .graph_builder import Nodes
 from .test_layer_norm import _same
 from .test_matmul_add_fusion import _model
@@ -65,12 +64,7 @@ FUSED = [{}, {"op": "Mul", "value": 0.3}, {"where": "first", "op": "Mul", "value
 NOT_FUSED = [{"extra": "h"}, {"output": True}, {"rank": 5}, {"opset": 8}, {"where": "b", "b": "init", "rank": 3}]
 
 
-def _name(kw) -> str:
-    return ",".join(f"{k}={getattr(v, '__name__', v)}" for k, v in kw.items()) or "default"
-
-
-@pytest.mark.parametrize(("kw", "fused"), [(kw, True) for kw in FUSED] + [(kw, False) for kw in NOT_FUSED],
-                         ids=[_name(kw) for kw in FUSED + NOT_FUSED])  # fmt: skip
+@fusion_cases(FUSED, NOT_FUSED)
 def test_matmul_scale_fusion_as_onnx_runtime(kw, fused, tmp_path):
     ort.need()
     check_fusion(*_scaled(**kw), tmp_path, _fused, kw, fused)

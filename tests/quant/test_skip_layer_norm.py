@@ -19,7 +19,7 @@ from intdot.quant.skip_layer_norm import skip_layer_norm
 
 from ..oracles import arm_ort
 from . import ort
-from .fusions import check_fusion
+from .fusions import check_fusion, fusion_cases
 from .graph_builder import Nodes
 from .test_layer_norm import _same
 from .test_transformer_variants import block
@@ -227,12 +227,7 @@ NOT_FUSED = [{"extra": "s"}, {"output": "s"}, {"skip_shape": (4, 16), "form": "n
              {"skip_shape": (1, 4, 16), "form": "none"}, {"shape": (4, 16)}]  # fmt: skip
 
 
-def _name(kw) -> str:
-    return ",".join(f"{k}={v}" for k, v in kw.items()) or "default"
-
-
-@pytest.mark.parametrize(("kw", "fused"), [(kw, True) for kw in FUSED] + [(kw, False) for kw in NOT_FUSED],
-                         ids=[_name(kw) for kw in FUSED + NOT_FUSED])  # fmt: skip
+@fusion_cases(FUSED, NOT_FUSED)
 def test_skip_layer_norm_fusion_as_onnx_runtime(kw, fused, tmp_path):
     """Fused (and into what) or not as ONNX Runtime's optimized graph says, and its bits through run."""
     ort.need()
