@@ -309,6 +309,9 @@ def test_multihead_attention_flash_path_is_an_error():
     cache = q.reshape(1, 3, 2, 8).transpose(0, 2, 1, 3)
     with pytest.raises(OperandError, match="past_key and past_value with a cross-attention cache"):
         multihead_attention(q, cache, cache, past_key=cache, past_value=cache, num_heads=2, with_present=True)
+    with pytest.raises(OperandError, match=r"past_key and past_value have shapes \(1, 2, 2, 8\) and \(1, 2, 3, 8\)"):
+        past = np.ones((1, 2, 5, 8), F32)
+        multihead_attention(q, q, q, past_key=past[:, :, :2], past_value=past[:, :, :3], num_heads=2, with_present=True)
     with pytest.raises(OperandError, match="past_key and past_value: expected both or neither"):
         multihead_attention(q, q, q, past_key=q[None], num_heads=2, with_present=True)
 

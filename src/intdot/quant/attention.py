@@ -186,7 +186,10 @@ def multihead_attention(query, key, value, bias=None, key_padding_mask=None, att
     if past_key is not None or past_value is not None:
         if past_key is None or past_value is None:
             raise OperandError("past_key and past_value: expected both or neither")
-        past = np.stack([float32_operand(past_key, "past_key"), float32_operand(past_value, "past_value")])
+        pk, pv = float32_operand(past_key, "past_key"), float32_operand(past_value, "past_value")
+        if pk.shape != pv.shape:
+            raise OperandError(f"past_key and past_value have shapes {pk.shape} and {pv.shape}: expected the same")
+        past = np.stack([pk, pv])
     out, present = attend(project, b, s, hidden, num_heads, key_padding_mask, unidirectional, scale,
                           mask_filter_value, platform, past, attention_bias, kv_length=k.shape[1])  # fmt: skip
     return (out, present[0], present[1]) if with_present else out
