@@ -1,5 +1,6 @@
-"""ONNX Runtime's ``com.microsoft`` Attention and QAttention on the CPU (float32 output), bit for bit: the multi-head
-self-attention node its transformer optimizer writes for BERT-like models (one weight matrix for Q, K and V).
+"""ONNX Runtime's ``com.microsoft`` Attention, QAttention and MultiHeadAttention on the CPU (float32 output), bit
+for bit: Attention is the multi-head self-attention node its transformer optimizer writes for BERT-like models (one
+weight matrix for Q, K and V).
 
 For each batch and head, Q, K and V are the input times that head's columns of the weights through MLAS's SGEMM,
 starting from the bias (:func:`.sgemm.gemm2d`; the weights packed where they are a constant, as ONNX Runtime
@@ -12,8 +13,9 @@ T), 0 where masked (``mask_filter_value``, -10000 by default) and 1 elsewhere; `
 step's K and V, T = P + S; ``present`` is the two together.  An ``attention_bias`` is added to the scaled scores
 (after the product from the mask, one rounding).
 QAttention (:func:`qattention`, what ``quantize_dynamic`` makes of an Attention) computes Q, K and V as integer
-products on the chosen instruction, scaled and biased, then attends alike.  Checked against ONNX Runtime 1.32 on
-x86 and for AArch64 in ``tests/quant/test_attention.py``.
+products on the chosen instruction, scaled and biased, then attends alike; MultiHeadAttention
+(:func:`multihead_attention`) takes Q, K and V projected already, K and V of their own length.  Checked against
+ONNX Runtime 1.32 on x86 and for AArch64 in ``tests/quant/test_attention.py``.
 """
 
 from __future__ import annotations
