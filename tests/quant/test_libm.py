@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from intdot.quant.libm import expf, logf, powf
+from intdot.quant.tanhf import tanhf
 
 F32 = np.float32
 
@@ -92,3 +93,59 @@ def test_powf_as_glibc():
     assert not bad.any(), (x[bad][:5], y[bad][:5], got[bad][:5], want[bad][:5])
     with np.errstate(all="ignore"):  # not the correctly rounded power
         assert not np.array_equal(got[:n], (x[:n].astype(np.float64) ** y[:n]).astype(F32))
+
+
+def _tanhf_inputs():
+    rng = np.random.default_rng(3)
+    edges = [0.0, -0.0, 1e-45, 2.0**-55, 2.0**-25, 0.17328679, 0.51986039, 1.0, 22.0, 9.35, 88.0, np.inf, -np.inf]
+    return np.concatenate([
+        rng.integers(0x20000000, 0x42000000, 40000, dtype=np.uint32).view(F32),  # 2**-63 .. 32, both signs
+        -rng.integers(0x20000000, 0x42000000, 40000, dtype=np.uint32).view(F32),
+        (rng.standard_normal(20000) * 3).astype(F32),
+        np.array(edges + [-v for v in edges] + [np.nan], F32),
+    ])  # fmt: skip
+
+
+def test_tanhf_as_glibc():
+    """glibc's fdlibm tanhf (before 2.41), as this machine's C library computes it: without fused products on
+    x86 (the build intdot models as ``fused=False``)."""
+    lib = _libm()
+    libc, version = platform.libc_ver()
+    if tuple(int(v) for v in version.split(".")[:2]) >= (2, 41):
+        pytest.skip(f"glibc {version}: tanhf is CORE-MATH's from 2.41, not the fdlibm routine modelled")
+    if platform.machine() not in ("x86_64", "AMD64"):
+        pytest.skip(f"a {platform.machine()} C library: the x86 build (no fused products) is the one compared here")
+    lib.tanhf.restype, lib.tanhf.argtypes = ctypes.c_float, [ctypes.c_float]
+    x = _tanhf_inputs()
+    got = _same_as(lib.tanhf, tanhf, x)
+    assert not np.array_equal(got[:80000], np.tanh(x[:80000].astype(np.float64)).astype(F32))  # not rounded right
+
+
+def test_tanhf_as_aarch64_glibc():
+    """The same for AArch64's glibc (Debian's cross C library, statically linked, under QEMU), whose build fuses
+    each product into its addition (``fused=True``); the unfused routine differs from it."""
+    import subprocess
+    import tempfile
+
+    from ..oracles import find_tool, missing
+
+    gcc = find_tool("INTDOT_AARCH64_GCC", "aarch64-linux-gnu-gcc")
+    qemu = find_tool("INTDOT_QEMU", "/usr/bin/qemu-aarch64", "qemu-aarch64")
+    if gcc is None or qemu is None:
+        missing("aarch64-linux-gnu-gcc and qemu-aarch64 (AArch64's glibc tanhf)")
+    program = "#include <math.h>\n#include <stdio.h>\nint main(void) { float x; while (fread(&x, 4, 1, stdin) == 1) " \
+              "{ x = tanhf(x); fwrite(&x, 4, 1, stdout); } return 0; }\n"  # fmt: skip
+    with tempfile.TemporaryDirectory() as tmp:
+        source, exe = f"{tmp}/t.c", f"{tmp}/t"
+        with open(source, "w") as f:
+            f.write(program)
+        subprocess.run([gcc, "-O2", "-static", "-o", exe, source, "-lm"], check=True)
+        x = _tanhf_inputs()
+        out = subprocess.run([qemu, exe], input=x.tobytes(), capture_output=True, check=True).stdout
+    want = np.frombuffer(out, F32)
+    got = tanhf(x, fused=True)
+    nan = np.isnan(want)
+    assert np.array_equal(nan, np.isnan(got))
+    bad = (got.view(np.uint32) != want.view(np.uint32)) & ~nan
+    assert not bad.any(), (x[bad][:5], got[bad][:5], want[bad][:5])
+    assert not np.array_equal(tanhf(x).view(np.uint32)[~nan], want.view(np.uint32)[~nan])

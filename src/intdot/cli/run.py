@@ -73,6 +73,14 @@ def register(subparsers) -> None:
         "(--no-qdq-int8-allowed) first move int8 activations to uint8; default: ONNX Runtime's on --platform "
         "(on for Arm, off for x86)",
     )
+    p.add_argument(
+        "--l2-cache-size",
+        type=int,
+        default=None,
+        metavar="BYTES",
+        help="L2 cache size of the CPU whose ONNX Runtime is modelled, in bytes: GroupQueryAttention's flash kernel "
+        "blocks a long prompt by it (default: this machine's, as ONNX Runtime reads it)",
+    )
     p.add_argument("--save", metavar="FILE.npz", help="write the outputs to an .npz file, at exactly that name")
     p.add_argument("--json", action="store_true", help="print one JSON object with the outputs' values")
     p.set_defaults(func=run)
@@ -168,7 +176,8 @@ def run(args) -> int:
     model = prepare(model, qdq_int8_allowed=args.qdq_int8_allowed, platform=args.platform)
     int8 = model.qdq_int8_allowed
     settings = {"qdq_int8_allowed": int8, "platform": args.platform}
-    outputs = run_model(model, feed, op=args.op, target=args.target, requant=args.requant, **settings)
+    outputs = run_model(model, feed, op=args.op, target=args.target, requant=args.requant,
+                        l2_cache_size=args.l2_cache_size, **settings)  # fmt: skip
     try:
         rec = catalog.find(args.op)
     except catalog.AmbiguousInstruction:  # (sdot: 8- and 16-bit forms) the one 8-bit operands use

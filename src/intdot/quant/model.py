@@ -72,6 +72,8 @@ _MS_OPS = (
     "Attention",
     "QAttention",
     "MultiHeadAttention",
+    "GroupQueryAttention",
+    "RotaryEmbedding",
 )
 
 
@@ -152,7 +154,7 @@ def _conv_attrs(node_run) -> dict:
     }
 
 
-def _overrides(op, target, requant, opset, platform, facts):
+def _overrides(op, target, requant, opset, platform, facts, l2_cache_size=None):
     """The operators ``run`` computes itself; ``facts``: the :class:`Prepared` model's findings about its graph."""
     nchwc, constants, transposed = facts.nchwc, facts.constants, facts.transposed
     from onnx.reference.op_run import OpRun
@@ -193,6 +195,7 @@ def _overrides(op, target, requant, opset, platform, facts):
         embed_layer_norm,
         float_conv,
         float_kernels,
+        group_query_attention,
         layer_norm,
         libm,
         linear,
@@ -426,7 +429,8 @@ def _overrides(op, target, requant, opset, platform, facts):
         beta, bias = (None, rest[0] if rest else None) if simplified else ((rest + [None, None])[:2])
         y, total = named(node_run, lambda: skip_layer_norm.skip_layer_norm(
             x, skip, gamma, beta, bias, epsilon, family, simplified=simplified))  # fmt: skip
-        return (y, None, None, total)[: len(names)]
+        unwritten = np.zeros(0, np.float32)  # outputs named "" (onnx.reference takes no None for them)
+        return (y, unwritten, unwritten, total)[: len(names)]
 
     class EmbedLayerNormalization(_Microsoft):
         """ONNX Runtime's BERT embeddings node (:mod:`.embed_layer_norm`): output, mask_index, embedding_sum."""
@@ -635,6 +639,43 @@ def _overrides(op, target, requant, opset, platform, facts):
                 with_present=present, platform=family))  # fmt: skip
             return out[: len(node.output)] if present else (out,)
 
+    class GroupQueryAttention(_Microsoft):
+        """ONNX Runtime's attention of language models with a KV cache (:mod:`.group_query_attention`)."""
+
+        def _run(self, query, key=None, value=None, past_key=None, past_value=None, seqlens_k=None,
+                 total_sequence_length=None, cos_cache=None, sin_cache=None, position_ids=None, attention_bias=None,
+                 head_sink=None, *rest, **_):  # fmt: skip
+            node = self.onnx_node
+            if position_ids is not None or any(v is not None for v in rest):
+                raise OperandError(f"node {_label(node)}: GroupQueryAttention with position_ids, a quantized KV "
+                                   "cache (k_scale, v_scale), Q/K norms or query_seqlens is not modelled; expected "
+                                   "inputs up to sin_cache, then attention_bias and head_sink")  # fmt: skip
+            defaults = (("num_heads", None), ("kv_num_heads", None), ("scale", 0.0), ("softcap", 0.0),
+                        ("local_window_size", -1), ("do_rotary", 0), ("rotary_interleaved", 0),
+                        ("smooth_softmax", 0), ("qk_output", 0))  # fmt: skip
+            options = {k: _attr(self, k, d) for k, d in defaults}
+            outs = list(node.output) + [""] * (4 - len(node.output))
+            options["with_present"] = bool(outs[1] and outs[2])
+            if not outs[3]:
+                options["qk_output"] = 0
+            results = named(self, lambda: group_query_attention.group_query_attention(
+                query, key, value, past_key, past_value, seqlens_k, total_sequence_length, cos_cache, sin_cache,
+                attention_bias, head_sink, **options, platform=family, l2_cache_size=l2_cache_size))  # fmt: skip
+            return tuple(results[: len(node.output)])
+
+    class RotaryEmbedding(_Microsoft):
+        """ONNX Runtime's ``com.microsoft`` rotary position embedding (:mod:`.rotary`)."""
+
+        def _run(self, x, position_ids, cos_cache, sin_cache, **_):
+            from .rotary import rotary_embedding
+
+            for name in ("scale", "is_packed_batching"):
+                if _attr(self, name, 0) not in (0, 1.0 if name == "scale" else 0):
+                    raise OperandError(f"node {_label(self.onnx_node)}: RotaryEmbedding's {name} is not modelled")
+            options = {k: _attr(self, k, 0) for k in ("num_heads", "rotary_embedding_dim", "interleaved")}
+            return (named(self, lambda: rotary_embedding(x, position_ids, cos_cache, sin_cache, **options,
+                                                         platform=family)),)  # fmt: skip
+
     class MatMulNBits(_Microsoft):
         """ONNX Runtime's MatMul of weights stored in 2, 4 or 8 bits (:mod:`.matmul_nbits`)."""
 
@@ -804,6 +845,8 @@ def _overrides(op, target, requant, opset, platform, facts):
         Attention,
         QAttention,
         MultiHeadAttention,
+        GroupQueryAttention,
+        RotaryEmbedding,
     ]
 
 
@@ -1087,6 +1130,7 @@ def run(
     requant: str = "float32",
     qdq_int8_allowed: bool | None = None,
     platform: str = "x86",
+    l2_cache_size: int | None = None,
 ) -> dict:
     """Run a quantized ONNX model with every integer node computed through ``op`` (on ``target``).
 
@@ -1117,6 +1161,10 @@ def run(
         x86 (a CPU with AVX-512F, the default), x86 without AVX-512F (AVX2 and FMA3: the same integer kernels,
         other float ones, :mod:`intdot.quant.float_kernels`), Arm (AArch64, NEON), or Arm with SME (the same, but
         quantize_dynamic's int8 products through KleidiAI's kernel: :mod:`intdot.quant.dynamic_arm`).
+    l2_cache_size : int, optional
+        The L2 cache size in bytes of the CPU whose ONNX Runtime is modelled: GroupQueryAttention's flash kernel
+        sizes its blocks from it, so a prompt's bits depend on it once it passes ``L2 / (32 head)`` positions
+        (:mod:`intdot.quant.group_query_attention`). By default this machine's, as ONNX Runtime reads it.
 
     Returns
     -------
@@ -1143,7 +1191,7 @@ def run(
     m = prepared.model
     _check_domains(m)
     feed = _feed(m, inputs)
-    overrides = _overrides(op, target, requant, _opset(m), platform, prepared)
+    overrides = _overrides(op, target, requant, _opset(m), platform, prepared, l2_cache_size)
     ev = ReferenceEvaluator(m, new_ops=overrides)
     try:
         results = ev.run(None, feed)

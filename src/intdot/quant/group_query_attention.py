@@ -1,0 +1,337 @@
+"""ONNX Runtime's ``com.microsoft`` GroupQueryAttention on the CPU (float32), bit for bit: the attention node of
+the language models ONNX Runtime GenAI's model builder writes (Llama, Mistral, Phi, Qwen), a KV cache per layer.
+
+``num_heads`` query heads share ``kv_num_heads`` key and value heads (query head ``h`` reads K/V head
+``h // (num_heads / kv_num_heads)``).  Q, K and V come separately (B, S, heads * head) or packed in ``query``
+(B, S, (num_heads + 2 kv_num_heads) * head); with ``do_rotary`` Q and K are first turned by the rotary caches
+(:mod:`.rotary`) at positions ``0..S-1`` on the first prompt, ``past + s`` after it.  This step's K and V follow
+each batch's past rows (``seqlens_k[b] + 1 - S`` of them; none on the first prompt) in ``present_key`` and
+``present_value`` (B, kv_num_heads, present length, head), zero past the total: a dynamic cache (past P rows,
+``total_sequence_length`` P + S) or a static one (a buffer of P rows, the total at most P).  Attention is causal,
+within the last ``local_window_size`` positions where that is given.
+
+ONNX Runtime 1.32 computes it one of two ways, and the bits differ:
+
+- **flash** (the present outputs requested, the total above 1, no ``softcap``, ``smooth_softmax``, ``head_sink``
+  or ``qk`` output): MLAS's GQA flash kernel.  One query row (decode): each score a dot product in 8 lanes over
+  the head (lane ``j`` adding ``q[h] k[h]`` for ``h % 8 == j``, on Arm fused, then ``((0+1)+(2+3))+((4+5)+(6+7))``,
+  the rest in order), times the scale; plus the attention bias; MLAS's max and exp-and-sum (:mod:`.float_kernels`);
+  each probability times V added in order of position; times ``1 / sum``.  Several rows (prefill): blocks of
+  ``q_block`` query rows and ``kv_block`` positions, ``kv_block = L2 / (32 head)`` from the CPU's L2 cache size
+  in bytes (at least 1, at most the total) and ``q_block = min(kv_block, 2 head)``; per block the scores by
+  MLAS's SGEMM (:func:`.sgemm.gemm2d`, the scale as alpha), the bias, the mask, an online softmax (the running
+  max, ``exp(old - new)`` by glibc's ``expf`` rescaling the sum and the rows so far, on Arm the sum fused) and
+  the unnormalised probabilities times V added by the SGEMM; at the end times ``1 / sum``.  So prefill's bits
+  depend on the L2 size once the total passes ``kv_block``: :func:`group_query_attention` takes it
+  (``l2_cache_size``), by default this machine's as ONNX Runtime reads it (``sysconf(_SC_LEVEL2_CACHE_SIZE)``).
+- **classic** (otherwise): per head the scores by the SGEMM with the scale as alpha, then per row within its
+  causal window ``tanhf(x / softcap) * softcap`` where ``softcap`` is given (glibc's tanhf, :mod:`.tanhf`, found by
+  probing), the bias added, MLAS's
+  softmax (:func:`.float_kernels.softmax_rows`; ``smooth_softmax`` or a ``head_sink`` adds ``exp(sink - max)``
+  to the sum, the max taken over the sink too), zeros elsewhere, then times V by the SGEMM.
+
+Checked against ONNX Runtime 1.32 on x86 and for AArch64 in ``tests/quant/test_group_query_attention.py``.
+Not modelled (an error): a quantized KV cache (``k_scale``, ``v_scale``), Q/K norms, ``query_seqlens``,
+explicit ``position_ids``, float16.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+from ..core.errors import OperandError
+from ._args import float32_operand, tensor
+from .float_kernels import _exp, _row_sums, softmax_rows
+from .fma import fma32
+from .libm import expf
+from .rotary import caches, gather, rotate
+from .sgemm import gemm2d
+from .tanhf import tanhf
+
+F32 = np.float32
+LOWEST = np.finfo(F32).min
+
+
+_SC_LEVEL2_CACHE_SIZE = 191  # glibc's number for it; Python's os.sysconf does not know the name
+
+
+def l2_cache_size() -> int:
+    """This machine's L2 cache size in bytes as ONNX Runtime reads it on Linux, by glibc's
+    ``sysconf(_SC_LEVEL2_CACHE_SIZE)`` (0 elsewhere, or where the system says none)."""
+    if not sys.platform.startswith("linux"):
+        return 0
+    try:
+        import ctypes
+
+        return max(int(ctypes.CDLL(None).sysconf(_SC_LEVEL2_CACHE_SIZE)), 0)
+    except (OSError, AttributeError):
+        return 0
+
+
+def group_query_attention(query, key=None, value=None, past_key=None, past_value=None, seqlens_k=None,
+                          total_sequence_length=None, cos_cache=None, sin_cache=None, attention_bias=None,
+                          head_sink=None, *, num_heads: int, kv_num_heads: int, scale: float = 0.0,
+                          softcap: float = 0.0, local_window_size: int = -1, do_rotary: int = 0,
+                          rotary_interleaved: int = 0, smooth_softmax: int = 0, qk_output: int = 0,
+                          with_present: bool = True, platform: str = "x86",
+                          l2_cache_size: int | None = None):  # fmt: skip
+    """``(output, present_key, present_value, qk)`` of ONNX Runtime's GroupQueryAttention (module docstring; ``qk``
+    None unless ``qk_output`` is 1, the scores before softmax, or 2, after); ``with_present``: whether the node's
+    present outputs are requested (which decides the path); ``l2_cache_size``: the L2 cache size, in bytes, of the
+    CPU whose ONNX Runtime is modelled (None: this machine's)."""
+    q_in = float32_operand(query, "query")
+    p = _Problem(q_in, key, value, num_heads, kv_num_heads)
+    step = 16 if do_rotary else 8
+    if p.head % step:
+        raise OperandError(f"head size {p.head}: ONNX Runtime's kernel takes multiples of {step}"
+                           + (" with do_rotary=1" if do_rotary else ""))  # fmt: skip
+    past = _past(past_key, past_value, p)
+    totals, total, first, plen = _lengths(seqlens_k, total_sequence_length, p, past)
+    if not first and p.s > 1 and p.b > 1:
+        raise OperandError(f"a batch of {p.b} with {p.s} new rows after a past: ONNX Runtime's kernel takes one "
+                           "batch there")  # fmt: skip
+    if past is not None and not with_present and (totals > p.s).any():
+        raise OperandError("past_key and past_value without the present outputs: ONNX Runtime 1.32 then leaves "
+                           "the past out (its kernel copies the past only into a present output, and reads past "
+                           "this step's K and V); not modelled, request present_key and present_value")  # fmt: skip
+    q, k, v = p.split(q_in)  # (B, heads, S, head) each
+    if do_rotary:
+        if cos_cache is None or sin_cache is None:
+            raise OperandError("do_rotary=1: expected cos_cache and sin_cache")
+        cos, sin = caches(cos_cache, sin_cache, p.head)
+        positions = np.broadcast_to(np.arange(p.s), (p.b, p.s)) if first else (totals - p.s)[:, None] + np.arange(p.s)
+        c, sn = gather(cos, sin, positions)
+        q, k = (rotate(t, c[:, None], sn[:, None], bool(rotary_interleaved), platform) for t in (q, k))
+    bias = _bias(attention_bias, p, total)
+    sink = None if head_sink is None else float32_operand(head_sink, "head_sink").reshape(-1)
+    if sink is not None and sink.shape != (p.n,):
+        raise OperandError(f"head_sink has {sink.size} values: expected one per query head, {p.n}")
+    present_k = np.zeros((p.b, p.nkv, plen, p.head), F32)
+    present_v = np.zeros_like(present_k)
+    for i in range(p.b):
+        kept = 0 if first or past is None else int(totals[i]) - p.s
+        if past is not None:
+            present_k[i, :, :kept], present_v[i, :, :kept] = past[0][i, :, :kept], past[1][i, :, :kept]
+        present_k[i, :, kept : kept + p.s], present_v[i, :, kept : kept + p.s] = k[i], v[i]
+    alpha = F32(scale) if scale else F32(1) / np.sqrt(F32(p.head))
+    flash = with_present and total > 1 and not softcap and not smooth_softmax and sink is None and not qk_output
+    l2 = _l2(l2_cache_size)
+    out = np.empty((p.b, p.s, p.n * p.head), F32)
+    qk = np.zeros((p.b, p.n, p.s, total), F32) if qk_output else None
+    group = p.n // p.nkv
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        for i in range(p.b):
+            t = int(totals[i])
+            causal_past = 0 if first else t - p.s
+            for h in range(p.n):
+                kc, vc = present_k[i, h // group, :t], present_v[i, h // group, :t]
+                hb = None if bias is None else bias[i, h, :, :t]
+                if flash:
+                    o = _flash(q[i, h], kc, vc, causal_past, alpha, local_window_size, hb, platform, l2)
+                else:
+                    head_sink_h = None if sink is None else sink[h]
+                    o, scores = _classic(q[i, h], kc, vc, causal_past, alpha, local_window_size, hb, softcap,
+                                         smooth_softmax, head_sink_h, qk_output, platform)  # fmt: skip
+                    if qk is not None:
+                        qk[i, h, :, :t] = scores
+                out[i, :, h * p.head : (h + 1) * p.head] = o
+    return out, present_k, present_v, qk
+
+
+class _Problem:
+    """The node's shapes: batch ``b``, length ``s``, heads ``n`` and ``nkv``, ``head`` size; ``packed``."""
+
+    def __init__(self, q, key, value, n, nkv):
+        for name, heads in (("num_heads", n), ("kv_num_heads", nkv)):
+            if not isinstance(heads, (int, np.integer)) or heads < 1:
+                raise OperandError(f"{name}={heads!r}: expected a positive integer")
+        if n % nkv:
+            raise OperandError(f"num_heads={n} and kv_num_heads={nkv}: expected num_heads a multiple of kv_num_heads")
+        if q.ndim != 3:
+            raise OperandError(f"query has shape {q.shape}: expected (B, S, hidden)")
+        self.b, self.s, d = q.shape
+        self.n, self.nkv, self.packed = int(n), int(nkv), key is None and value is None
+        width = self.n + 2 * self.nkv if self.packed else self.n
+        if d % width:
+            raise OperandError(f"query has shape {q.shape}: its last axis must be {width} heads"
+                               + (" (Q, K and V packed)" if self.packed else ""))  # fmt: skip
+        self.head = d // width
+        if not self.packed:
+            if key is None or value is None:
+                raise OperandError("key and value: expected both, or neither (Q, K and V packed in query)")
+            want = (self.b, self.s, self.nkv * self.head)
+            self.key, self.value = float32_operand(key, "key"), float32_operand(value, "value")
+            if self.key.shape != want or self.value.shape != want:
+                raise OperandError(f"key and value have shapes {self.key.shape} and {self.value.shape}: expected "
+                                   f"{want} each")  # fmt: skip
+
+    def split(self, q):
+        """Q, K and V as (B, heads, S, head)."""
+
+        def heads(x, count):
+            return x.reshape(self.b, self.s, count, self.head).transpose(0, 2, 1, 3)
+
+        if self.packed:
+            cut = (self.n * self.head, (self.n + self.nkv) * self.head)
+            parts = np.split(q, cut, axis=2)
+            return heads(parts[0], self.n), heads(parts[1], self.nkv), heads(parts[2], self.nkv)
+        return heads(q, self.n), heads(self.key, self.nkv), heads(self.value, self.nkv)
+
+
+def _past(past_key, past_value, p):
+    if past_key is None and past_value is None:
+        return None
+    if past_key is None or past_value is None:
+        raise OperandError("past_key and past_value: expected both or neither")
+    pk, pv = float32_operand(past_key, "past_key"), float32_operand(past_value, "past_value")
+    if pk.ndim != 4 or pk.shape != pv.shape or pk.shape[:2] != (p.b, p.nkv) or pk.shape[3] != p.head:
+        raise OperandError(f"past_key and past_value have shapes {pk.shape} and {pv.shape}: expected "
+                           f"({p.b}, {p.nkv}, P, {p.head}) each")  # fmt: skip
+    return pk, pv
+
+
+def _lengths(seqlens_k, total_sequence_length, p, past):
+    """(each batch's total, the node's total, first prompt?, present length)."""
+    seqlens = tensor(seqlens_k, "seqlens_k", (np.dtype(np.int32),), "int32").reshape(-1)
+    total = int(tensor(total_sequence_length, "total_sequence_length", (np.dtype(np.int32),), "int32").reshape(-1)[0])
+    if seqlens.shape != (p.b,):
+        raise OperandError(f"seqlens_k has {seqlens.size} values: expected one per batch, {p.b}")
+    buffer = 0 if past is None else past[0].shape[2]
+    if past is not None and total != buffer + p.s and total > buffer:
+        raise OperandError(f"total_sequence_length={total} with a past of {buffer} rows and {p.s} new: expected "
+                           f"{buffer + p.s} (a dynamic cache) or at most {buffer} (a static one)")  # fmt: skip
+    first = total == p.s
+    totals = seqlens.astype(np.int64) + 1
+    low = 1 if first else p.s
+    bad = (totals < low) | (totals > total)
+    if bad.any():
+        raise OperandError(f"seqlens_k={seqlens.tolist()}: expected each plus 1 in [{low}, {total}] "
+                           "(the batch's total length)")  # fmt: skip
+    if first and past is not None and total != buffer + p.s:
+        raise OperandError("a first prompt with a static cache: not modelled; expected a past of length "
+                           f"total_sequence_length - S = {total - p.s}")  # fmt: skip
+    return totals, total, first, max(buffer, total)
+
+
+def _bias(attention_bias, p, total):
+    if attention_bias is None:
+        return None
+    bias = float32_operand(attention_bias, "attention_bias")
+    shape = bias.shape
+    if len(shape) != 4 or shape[0] not in (1, p.b) or shape[1] not in (1, p.n) or shape[2:] != (p.s, total):
+        raise OperandError(f"attention_bias has shape {shape}: expected (1 or {p.b}, 1 or {p.n}, {p.s}, {total})")
+    return np.broadcast_to(bias, (p.b, p.n, p.s, total))
+
+
+def _l2(size):
+    if size is None:
+        return l2_cache_size()
+    if not isinstance(size, (int, np.integer)) or size < 0:
+        raise OperandError(f"l2_cache_size={size!r}: expected the L2 cache size in bytes, an integer >= 0")
+    return int(size)
+
+
+def _sum_exp(row, platform):
+    """MLAS's exp-and-sum kernel on one row shifted by its own max: (exp values, their sum)."""
+    e = _exp(row[None, :], platform)
+    return e[0], _row_sums(e, platform)[0]
+
+
+def _decode_scores(q, k, alpha, fused):
+    """The one-row scores: 8 lanes over the head, their pairwise sum, the rest in order, times alpha."""
+    full = q.size // 8 * 8
+    acc = np.zeros((k.shape[0], 8), F32)
+    for h in range(0, full, 8):
+        prod = q[h : h + 8][None, :]
+        acc = fma32(prod, k[:, h : h + 8], acc) if fused else (acc + (prod * k[:, h : h + 8]).astype(F32)).astype(F32)
+    pairs = [(acc[:, j] + acc[:, j + 1]).astype(F32) for j in range(0, 8, 2)]
+    s = (((pairs[0] + pairs[1]).astype(F32)) + ((pairs[2] + pairs[3]).astype(F32))).astype(F32)
+    for h in range(full, q.size):
+        s = fma32(q[h], k[:, h], s) if fused else (s + (q[h] * k[:, h]).astype(F32)).astype(F32)
+    return (s * alpha).astype(F32)
+
+
+def _flash(q, k, v, past, alpha, window, bias, platform, l2):
+    """One (batch, head) of MLAS's GQA flash kernel (module docstring): (S, head)."""
+    s, head = q.shape
+    t = k.shape[0]
+    fused = platform.startswith("arm")
+    if s == 1:
+        scores = _decode_scores(q[0], k, alpha, fused)
+        if bias is not None:
+            scores = (scores + bias[0]).astype(F32)
+        if window >= 0 and t > window:
+            scores[: t - window] = LOWEST
+        e, total = _sum_exp((scores + -scores.max()).astype(F32), platform)
+        acc = np.zeros(head, F32)
+        for j in range(t):
+            acc = fma32(e[j], v[j], acc) if fused else (acc + (e[j] * v[j]).astype(F32)).astype(F32)
+        return (acc * (F32(1) / total)).astype(F32)[None, :]
+    kv_block = min(max(l2 // (32 * head), 1), t)
+    q_block = min(kv_block, 2 * head, s)
+    out = np.empty((s, head), F32)
+    for q0 in range(0, s, q_block):
+        rows = min(q_block, s - q0)
+        m, total = np.full(rows, LOWEST, F32), np.zeros(rows, F32)
+        acc = None
+        for k0 in range(0, min(t, past + q0 + rows), kv_block):
+            n = min(kv_block, t - k0)
+            scores = gemm2d(q[q0 : q0 + rows], k[k0 : k0 + n].T, alpha=alpha, trans_b=True, platform=platform)
+            if bias is not None:
+                scores = (scores + bias[q0 : q0 + rows, k0 : k0 + n]).astype(F32)
+            pos = k0 + np.arange(n)
+            for r in range(rows):
+                limit = past + q0 + r + 1
+                scores[r, pos >= limit] = LOWEST
+                if window >= 0:
+                    scores[r, pos < max(limit - window, 0)] = LOWEST
+                top = scores[r].max()
+                if top == LOWEST:
+                    scores[r] = 0
+                    continue
+                old, m[r] = m[r], max(m[r], top)
+                scores[r], row_sum = _sum_exp((scores[r] + -m[r]).astype(F32), platform)
+                if k0:
+                    shrink = expf(np.array([old - m[r]], F32))[0]
+                    total[r] = fma32(shrink, total[r], row_sum) if fused else F32(F32(shrink * total[r]) + row_sum)
+                    acc[r] = (acc[r] * shrink).astype(F32)
+                else:
+                    total[r] = row_sum
+            acc = gemm2d(scores, v[k0 : k0 + n], acc, platform=platform)
+        inverse = np.where(total > 0, F32(1) / total, F32(0)).astype(F32)
+        out[q0 : q0 + rows] = (acc * inverse[:, None]).astype(F32)
+    return out
+
+
+def _classic(q, k, v, past, alpha, window, bias, softcap, smooth, sink, qk_output, platform):
+    """One (batch, head) of ONNX Runtime's GQA without the flash kernel: (output (S, head), the qk rows)."""
+    s, t = q.shape[0], k.shape[0]
+    scores = gemm2d(q, k.T, alpha=alpha, trans_b=True, platform=platform)
+    probs = np.zeros_like(scores)
+    before = np.zeros_like(scores)
+    for r in range(s):
+        end = min(past + r + 1, t)
+        start = end - window if 0 <= window < end else 0
+        row = scores[r, start:end]
+        if softcap:
+            cap = F32(softcap)
+            row = (tanhf((row / cap).astype(F32), fused=platform.startswith("arm")) * cap).astype(F32)
+        if bias is not None:
+            row = (row + bias[r, start:end]).astype(F32)
+        before[r, start:end] = row
+        if smooth or sink is not None:
+            probs[r, start:end] = _smooth(row, F32(0) if sink is None else sink, platform)
+        else:
+            probs[r, start:end] = softmax_rows(row[None, :], platform)[0]
+    out = gemm2d(probs, v, platform=platform)
+    return out, (before if qk_output == 1 else probs)
+
+
+def _smooth(row, sink, platform):
+    """MLAS's softmax with a sink: the max over the row and the sink, ``exp(sink - max)`` added to the sum."""
+    top = max(row.max(), sink)
+    e, total = _sum_exp((row + -top).astype(F32), platform)
+    total = (total + expf(np.array([sink - top], F32))[0]).astype(F32)
+    return (e * (F32(1) / total)).astype(F32)

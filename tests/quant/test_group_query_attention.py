@@ -1,0 +1,276 @@
+"""``com.microsoft`` GroupQueryAttention (the attention node of ONNX Runtime GenAI's language models) and
+RotaryEmbedding against ONNX Runtime's CPU kernels, bit for bit, through ``run``: the flash kernel (prompt and
+decode, one block and several), the classic path (no present outputs, a ``qk`` output, smooth softmax, head sinks),
+dynamic and static caches, packed Q/K/V, rotary (halves and interleaved, a partial rotary dimension), local
+windows, attention bias; on this machine's platform (x86, or under INTDOT_ORT=arm ONNX Runtime for AArch64)."""
+
+import numpy as np
+import pytest
+from onnx import TensorProto, helper
+
+from intdot import quant
+from intdot.core.errors import OperandError
+from intdot.quant.group_query_attention import group_query_attention, l2_cache_size
+
+from . import ort
+from .test_layer_norm import _same
+
+F32 = np.float32
+_INPUTS = ("q", "k", "v", "pk", "pv", "seqlens_k", "total", "cos", "sin", "", "bias", "sink")
+
+
+def _model(feeds, outputs, attrs):
+    names = [n if n in feeds else "" for n in _INPUTS]
+    while names[-1] == "":
+        names.pop()
+    node = helper.make_node("GroupQueryAttention", names, outputs, domain="com.microsoft", **attrs)
+    kinds = {"seqlens_k": TensorProto.INT32, "total": TensorProto.INT32}
+    ins = [helper.make_tensor_value_info(n, kinds.get(n, TensorProto.FLOAT), None) for n in names if n]
+    outs = [helper.make_tensor_value_info(n, TensorProto.FLOAT, None) for n in outputs]
+    opsets = [helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)]
+    return helper.make_model(helper.make_graph([node], "gqa", ins, outs), ir_version=10, opset_imports=opsets)
+
+
+def _feeds(b, s, n, nkv, head, past, cache="dynamic", given=(), seed=0, totals=None):
+    """Inputs for one node: ``past`` rows of cache before this step's ``s``; a static cache is a buffer of
+    ``past + s + 2`` rows; ``totals`` each batch's total (default: all full)."""
+    rng = np.random.default_rng(seed + 7 * s + past + head)
+    feeds = {}
+    if "packed" in given:
+        feeds["q"] = rng.standard_normal((b, s, (n + 2 * nkv) * head)).astype(F32)
+    else:
+        feeds["q"] = rng.standard_normal((b, s, n * head)).astype(F32)
+        feeds |= {t: rng.standard_normal((b, s, nkv * head)).astype(F32) for t in ("k", "v")}
+    rows = past + s + 2 if cache == "static" else past
+    if rows:
+        feeds |= {t: rng.standard_normal((b, nkv, rows, head)).astype(F32) for t in ("pk", "pv")}
+    total = past + s
+    totals = np.full(b, total) if totals is None else np.asarray(totals)
+    feeds["seqlens_k"] = (totals - 1).astype(np.int32)
+    feeds["total"] = np.array(total, np.int32)
+    if "rotary" in given:
+        half = head // 2 if "partial" not in given else head // 4
+        angles = rng.uniform(0, 6, (total + 4, half))
+        feeds["cos"], feeds["sin"] = np.cos(angles).astype(F32), np.sin(angles).astype(F32)
+    if "bias" in given:
+        feeds["bias"] = (rng.standard_normal((b, n, s, total)) * 2).astype(F32)
+    if "sink" in given:
+        feeds["sink"] = rng.standard_normal(n).astype(F32)
+    return feeds
+
+
+_CASES = {  # (batch, S, heads, kv heads, head, past rows), given, attributes, outputs
+    "prompt": ((2, 5, 4, 2, 16, 0), (), {}, 3),
+    "decode": ((2, 1, 4, 2, 24, 9), (), {}, 3),
+    "decode, one kv head": ((1, 1, 8, 1, 32, 6), (), {}, 3),
+    "continued prompt": ((1, 3, 4, 2, 8, 5), (), {}, 3),
+    "prompt, classic (no present)": ((2, 4, 4, 2, 16, 0), (), {}, 1),
+    "decode, classic (qk output)": ((2, 1, 4, 2, 16, 6), (), {"qk_output": 1}, 4),
+    "qk before softmax": ((1, 4, 2, 1, 16, 2), (), {"qk_output": 1}, 4),
+    "qk after softmax": ((1, 4, 2, 1, 16, 2), (), {"qk_output": 2}, 4),
+    "packed": ((1, 3, 4, 2, 8, 4), ("packed",), {}, 3),
+    "packed prompt": ((2, 3, 4, 2, 8, 0), ("packed",), {}, 3),
+    "rotary": ((2, 4, 4, 2, 16, 0), ("rotary",), {"do_rotary": 1}, 3),
+    "rotary, decode": ((2, 1, 4, 2, 16, 7), ("rotary",), {"do_rotary": 1}, 3),
+    "rotary interleaved": ((1, 3, 2, 2, 32, 3), ("rotary",), {"do_rotary": 1, "rotary_interleaved": 1}, 3),
+    "rotary partial, packed": ((1, 2, 4, 2, 32, 3), ("rotary", "partial", "packed"), {"do_rotary": 1}, 3),
+    "local window": ((1, 6, 2, 1, 16, 0), (), {"local_window_size": 3}, 3),
+    "local window, decode": ((1, 1, 2, 1, 16, 8), (), {"local_window_size": 4}, 3),
+    "local window, classic": ((1, 6, 2, 1, 16, 0), (), {"local_window_size": 3}, 1),
+    "attention bias": ((1, 3, 4, 2, 8, 2), ("bias",), {}, 3),
+    "attention bias, decode": ((1, 1, 4, 2, 8, 5), ("bias",), {}, 3),
+    "attention bias, classic": ((2, 3, 4, 2, 8, 0), ("bias",), {}, 1),
+    "smooth softmax": ((1, 4, 2, 1, 16, 1), (), {"smooth_softmax": 1}, 3),
+    "head sink": ((1, 3, 4, 2, 16, 2), ("sink",), {}, 3),
+    "scale": ((1, 3, 2, 2, 8, 1), (), {"scale": 0.3}, 3),
+    "softcap": ((1, 40, 4, 2, 32, 0), ("bias",), {"softcap": 2.5, "qk_output": 1}, 4),
+    "softcap, decode": ((2, 1, 4, 2, 64, 30), (), {"softcap": 1.5}, 3),
+}
+
+
+@pytest.mark.parametrize("case", list(_CASES))
+def test_group_query_attention_as_onnx_runtime(case):
+    ort.need()
+    (b, s, n, nkv, head, past), given, attrs, count = _CASES[case]
+    feeds = _feeds(b, s, n, nkv, head, past, given=given)
+    outputs = ["y", "present_k", "present_v", "qk"][:count]
+    model = _model(feeds, outputs, {"num_heads": n, "kv_num_heads": nkv, **attrs})
+    want = ort.session(model, neon=True).run(None, feeds)
+    got = quant.run(model, feeds, op="sdot4", platform=ort.platform())
+    for name, w in zip(outputs, want):
+        _same(got[name], w, (case, name))
+
+
+@pytest.mark.parametrize("case", ["decode", "prompt"])
+def test_static_cache_with_batches_of_their_own_length(case):
+    """A static cache (a buffer longer than the total), each batch at its own length (``seqlens_k``; ONNX
+    Runtime takes several new rows after a past in one batch only)."""
+    ort.need()
+    s, b = (1, 3) if case == "decode" else (3, 1)
+    feeds = _feeds(b, s, 4, 2, 16, 6, cache="static", totals=[7, 6 + s, 5][:b] if b > 1 else [8])
+    outputs = ["y", "present_k", "present_v"]
+    model = _model(feeds, outputs, {"num_heads": 4, "kv_num_heads": 2})
+    want = ort.session(model, neon=True).run(None, feeds)
+    got = quant.run(model, feeds, op="sdot4", platform=ort.platform())
+    for name, w in zip(outputs, want):
+        _same(got[name], w, (case, name))
+
+
+def test_flash_blocks_follow_the_l2_cache():
+    """A prompt longer than the flash kernel's block (``L2 / (32 head)`` positions): ONNX Runtime's bits need the
+    L2 size it reads on this machine (the default); another size gives other bits."""
+    ort.need()
+    head = 128
+    block = max(l2_cache_size() // (32 * head), 1)
+    s = min(block + 37, 600)
+    feeds = _feeds(1, s, 2, 1, head, 0, given=("rotary",), seed=5)
+    outputs = ["y", "present_k", "present_v"]
+    model = _model(feeds, outputs, {"num_heads": 2, "kv_num_heads": 1, "do_rotary": 1})
+    want = ort.session(model, neon=True).run(None, feeds)[0]
+    _same(quant.run(model, feeds, op="sdot4", platform=ort.platform())["y"], want, s)
+    other = quant.run(model, feeds, op="sdot4", platform=ort.platform(), l2_cache_size=2 * l2_cache_size() or 1 << 20)
+    assert not np.array_equal(other["y"], want)
+
+
+def _rotary_model(attrs, shape):
+    node = helper.make_node("RotaryEmbedding", ["x", "pos", "cos", "sin"], ["y"], domain="com.microsoft", **attrs)
+    ins = [helper.make_tensor_value_info("x", TensorProto.FLOAT, shape),
+           helper.make_tensor_value_info("pos", TensorProto.INT64, None),
+           helper.make_tensor_value_info("cos", TensorProto.FLOAT, None),
+           helper.make_tensor_value_info("sin", TensorProto.FLOAT, None)]  # fmt: skip
+    out = [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)]
+    opsets = [helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)]
+    return helper.make_model(helper.make_graph([node], "rope", ins, out), ir_version=10, opset_imports=opsets)
+
+
+@pytest.mark.parametrize("interleaved", [0, 1])
+@pytest.mark.parametrize("form", ["3-D", "4-D", "partial", "one position", "odd head"])
+def test_rotary_embedding_as_onnx_runtime(form, interleaved):
+    ort.need()
+    rng = np.random.default_rng(interleaved + len(form))
+    b, s, heads, head = 2, 3, 2, 20 if form == "odd head" else 64
+    half = head // 4 if form == "partial" else head // 2
+    angles = rng.uniform(0, 6, (12, half))
+    cos, sin = np.cos(angles).astype(F32), np.sin(angles).astype(F32)
+    x = rng.standard_normal((b, heads, s, head) if form == "4-D" else (b, s, heads * head)).astype(F32)
+    pos = np.array([4], np.int64) if form == "one position" else rng.integers(0, 12, (b, s)).astype(np.int64)
+    attrs = {"interleaved": interleaved}
+    if form == "partial":
+        attrs |= {"num_heads": heads, "rotary_embedding_dim": 2 * half}
+    model = _rotary_model(attrs, list(x.shape))
+    feeds = {"x": x, "pos": pos, "cos": cos, "sin": sin}
+    want = ort.session(model, neon=True).run(None, feeds)[0]
+    _same(quant.run(model, feeds, op="sdot4", platform=ort.platform())["y"], want, (form, interleaved))
+
+
+def test_bad_input_is_named():
+    q = np.ones((1, 2, 32), F32)
+    kv = np.ones((1, 2, 16), F32)
+    seq, total = np.array([1], np.int32), np.array(2, np.int32)
+    with pytest.raises(OperandError, match="num_heads=4 and kv_num_heads=3"):
+        group_query_attention(q, kv, kv, None, None, seq, total, num_heads=4, kv_num_heads=3)
+    with pytest.raises(OperandError, match=r"key and value have shapes \(1, 2, 16\) and \(1, 2, 8\)"):
+        group_query_attention(q, kv, kv[..., :8], None, None, seq, total, num_heads=4, kv_num_heads=2)
+    with pytest.raises(OperandError, match=r"seqlens_k=\[5\]: expected each plus 1 in \[1, 2\]"):
+        group_query_attention(q, kv, kv, None, None, np.array([5], np.int32), total, num_heads=4, kv_num_heads=2)
+    with pytest.raises(OperandError, match="total_sequence_length=9 with a past of 3 rows and 2 new"):
+        past = np.ones((1, 2, 3, 8), F32)
+        group_query_attention(q, kv, kv, past, past, np.array([8], np.int32), np.array(9, np.int32), num_heads=4,
+                              kv_num_heads=2)  # fmt: skip
+    with pytest.raises(OperandError, match="head size 8: ONNX Runtime's kernel takes multiples of 16 with do_rotary"):
+        group_query_attention(q, kv, kv, None, None, seq, total, num_heads=4, kv_num_heads=2, do_rotary=1)
+    q16, kv16 = np.ones((1, 2, 64), F32), np.ones((1, 2, 32), F32)
+    with pytest.raises(OperandError, match="do_rotary=1: expected cos_cache and sin_cache"):
+        group_query_attention(q16, kv16, kv16, None, None, seq, total, num_heads=4, kv_num_heads=2, do_rotary=1)
+    with pytest.raises(OperandError, match="past_key and past_value without the present outputs"):
+        past = np.ones((1, 2, 4, 8), F32)
+        group_query_attention(q, kv, kv, past, past, np.array([5], np.int32), np.array(6, np.int32), num_heads=4,
+                              kv_num_heads=2, with_present=False)  # fmt: skip
+    with pytest.raises(OperandError, match="l2_cache_size=-1"):
+        group_query_attention(q, kv, kv, None, None, seq, total, num_heads=4, kv_num_heads=2, l2_cache_size=-1)
+    cos = np.ones((4, 4), F32)
+    with pytest.raises(OperandError, match="position 4 lies outside the rotary caches' 4 positions"):
+        past = np.ones((1, 2, 4, 16), F32)
+        group_query_attention(q16, kv16, kv16, past, past, np.array([5], np.int32), np.array(6, np.int32), cos, cos,
+                              num_heads=4, kv_num_heads=2, do_rotary=1)  # fmt: skip
+
+
+def _llama_layer(rng, hidden=128, heads=4, kv_heads=2, inter=192, positions=64):
+    """One decoder layer as ONNX Runtime GenAI's model builder writes it, in float: RMSNorm, Q/K/V projections,
+    GroupQueryAttention with rotary and the KV cache (seqlens_k and the total from the attention mask), the output
+    projection, the residual RMSNorm (SkipSimplifiedLayerNormalization), a SiLU-gated MLP and the residual Add."""
+    from onnx import numpy_helper
+
+    head = hidden // heads
+    weights = {"wq": (hidden, hidden), "wk": (hidden, kv_heads * head), "wv": (hidden, kv_heads * head),
+               "wo": (hidden, hidden), "wg": (hidden, inter), "wu": (hidden, inter), "wd": (inter, hidden)}  # fmt: skip
+    inits = [numpy_helper.from_array((rng.standard_normal(s) * 0.08).astype(F32), n) for n, s in weights.items()]
+    angles = np.arange(positions)[:, None] / 10000.0 ** (np.arange(0, head, 2) / head)
+    inits += [numpy_helper.from_array(np.cos(angles).astype(F32), "cos"),
+              numpy_helper.from_array(np.sin(angles).astype(F32), "sin"),
+              numpy_helper.from_array((1 + rng.standard_normal(hidden) * 0.1).astype(F32), "g1"),
+              numpy_helper.from_array((1 + rng.standard_normal(hidden) * 0.1).astype(F32), "g2"),
+              numpy_helper.from_array(np.array([1], np.int64), "axis1"),
+              numpy_helper.from_array(np.array(1, np.int64), "one")]  # fmt: skip
+    make = helper.make_node
+    nodes = [
+        make("ReduceSum", ["mask", "axis1"], ["len64"], keepdims=0),
+        make("Sub", ["len64", "one"], ["seq64"]),
+        make("Cast", ["seq64"], ["seqlens_k"], to=TensorProto.INT32),
+        make("Shape", ["mask"], ["mask_shape"], start=1, end=2),
+        make("Squeeze", ["mask_shape"], ["total64"]),
+        make("Cast", ["total64"], ["total"], to=TensorProto.INT32),
+        make("SimplifiedLayerNormalization", ["x", "g1"], ["n1"], axis=-1, epsilon=1e-5),
+        make("MatMul", ["n1", "wq"], ["q"]), make("MatMul", ["n1", "wk"], ["k"]), make("MatMul", ["n1", "wv"], ["v"]),
+        make("GroupQueryAttention", ["q", "k", "v", "past_k", "past_v", "seqlens_k", "total", "cos", "sin"],
+             ["attn", "present_k", "present_v"], domain="com.microsoft", num_heads=heads, kv_num_heads=kv_heads,
+             do_rotary=1),
+        make("MatMul", ["attn", "wo"], ["o"]),
+        make("SkipSimplifiedLayerNormalization", ["o", "x", "g2"], ["n2", "", "", "residual"], domain="com.microsoft",
+             epsilon=1e-5),
+        make("MatMul", ["n2", "wg"], ["gate"]), make("MatMul", ["n2", "wu"], ["up"]),
+        make("Sigmoid", ["gate"], ["sg"]), make("Mul", ["gate", "sg"], ["silu"]), make("Mul", ["silu", "up"], ["h"]),
+        make("MatMul", ["h", "wd"], ["down"]), make("Add", ["down", "residual"], ["y"]),
+    ]  # fmt: skip
+    cache = ["batch", kv_heads, "past", head]
+    ins = [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", "seq", hidden]),
+           helper.make_tensor_value_info("mask", TensorProto.INT64, ["batch", "total"]),
+           helper.make_tensor_value_info("past_k", TensorProto.FLOAT, cache),
+           helper.make_tensor_value_info("past_v", TensorProto.FLOAT, cache)]  # fmt: skip
+    outs = [helper.make_tensor_value_info(n, TensorProto.FLOAT, None) for n in ("y", "present_k", "present_v")]
+    graph = helper.make_graph(nodes, "llama_layer", ins, outs, inits)
+    opsets = [helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)]
+    return helper.make_model(graph, ir_version=10, opset_imports=opsets)
+
+
+@pytest.mark.parametrize("level", [0, 4])
+def test_int4_llama_layer_prompt_then_decode(level):
+    """A language model's decoder layer quantized to 4-bit weights by ``MatMulNBitsQuantizer`` (block 32; products
+    in float, or at accuracy level 4 in int8), run as ONNX Runtime GenAI runs it: a prompt of 6 tokens from an
+    empty cache, then 3 decode steps, each feeding back the present K and V; every output bit for bit."""
+    ort.need()
+    if level == 4 and ort.on_arm():
+        pytest.skip("ONNX Runtime's int8 MatMulNBits kernels on Arm are not modelled (test_matmul_nbits: the error)")
+    try:
+        from onnxruntime.quantization.matmul_nbits_quantizer import DefaultWeightOnlyQuantConfig, MatMulNBitsQuantizer
+    except ImportError:
+        from ..oracles import missing
+
+        missing("onnxruntime's MatMulNBitsQuantizer", "pip install onnx-ir (make test installs it)")
+    rng = np.random.default_rng(level)
+    config = DefaultWeightOnlyQuantConfig(block_size=32, is_symmetric=False, accuracy_level=level or None)
+    quantizer = MatMulNBitsQuantizer(_llama_layer(rng), algo_config=config)
+    quantizer.process()
+    model = quantizer.model.model
+    assert [n.op_type for n in model.graph.node].count("MatMulNBits") == 7
+    session = ort.session(model)
+    past = np.zeros((1, 2, 0, 32), F32)
+    feeds = {"x": rng.standard_normal((1, 6, 128)).astype(F32), "past_k": past, "past_v": past}
+    for step in range(4):
+        total = feeds["past_k"].shape[2] + feeds["x"].shape[1]
+        feeds["mask"] = np.ones((1, total), np.int64)
+        want = session.run(None, feeds)
+        got = quant.run(model, feeds, op="sdot4", platform=ort.platform())
+        for name, w in zip(("y", "present_k", "present_v"), want):
+            _same(got[name], w, (level, step, name))
+        feeds = {"x": rng.standard_normal((1, 1, 128)).astype(F32), "past_k": want[1], "past_v": want[2]}
