@@ -10,7 +10,8 @@ from onnx import TensorProto, helper
 
 from intdot import quant
 from intdot.core.errors import OperandError
-from intdot.quant.group_query_attention import group_query_attention, l2_cache_size
+from intdot.quant.flash import l2_cache_size
+from intdot.quant.group_query_attention import group_query_attention
 
 from . import ort
 from .test_layer_norm import _same

@@ -14,7 +14,8 @@ step's K and V, T = P + S; ``present`` is the two together.  An ``attention_bias
 (after the product from the mask, one rounding).
 QAttention (:func:`qattention`, what ``quantize_dynamic`` makes of an Attention) computes Q, K and V as integer
 products on the chosen instruction, scaled and biased, then attends alike; MultiHeadAttention
-(:func:`multihead_attention`) takes Q, K and V projected already, K and V of their own length.  Checked against
+(:func:`multihead_attention`) takes Q, K and V projected already, K and V of their own length (without masks or
+caches, MLAS's flash attention: :mod:`.flash`).  Checked against
 ONNX Runtime 1.32 on x86 and for AArch64 in ``tests/quant/test_attention.py``.
 """
 
@@ -23,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.errors import OperandError
+from . import flash as tiled
 from ._args import float32_operand, tensor
 from .float_kernels import softmax_rows
 from .sgemm import gemm2d
@@ -138,14 +140,15 @@ def qattention(x, weights, bias, input_scale, weight_scale, mask_index=None, inp
 def multihead_attention(query, key, value, bias=None, key_padding_mask=None, attention_bias=None, past_key=None,
                         past_value=None, *, num_heads: int, unidirectional: int = 0, scale: float = 0.0,
                         mask_filter_value: float = -10000.0, with_present: bool = False,
-                        platform: str = "x86"):  # fmt: skip
+                        platform: str = "x86", l2_cache_size: int | None = None):  # fmt: skip
     """``output`` (and with ``with_present`` ``(output, present_key, present_value)``) of ONNX Runtime's
-    ``com.microsoft`` MultiHeadAttention where it takes the path of :func:`attention`: Q, K and V given (B, S, D),
+    ``com.microsoft`` MultiHeadAttention: Q, K and V given (B, S, D),
     (B, L, D), (B, L, D), each plus its part of ``bias`` where given (one rounding; K and V given as a cross-attention
     cache, (B, N, L, head) each, take none), then attended as there
     (``key_padding_mask`` as ``mask_index``; ``past_key``, ``past_value`` (B, N, P, head) before this step's).  Without
-    a mask, attention bias, causality, past or present outputs ONNX Runtime takes MLAS's flash attention instead,
-    whose blocks it sizes from the CPU's L2 cache: not modelled, an error."""
+    a mask, attention bias, causality, past or present outputs (and K and V not a cache) ONNX Runtime takes MLAS's
+    flash attention instead (:mod:`.flash`), whose blocks it sizes from the CPU's L2 cache: ``l2_cache_size`` in
+    bytes, by default this machine's as ONNX Runtime reads it."""
     q, k, v = (float32_operand(t, n) for t, n in ((query, "query"), (key, "key"), (value, "value")))
     shapes = q.shape, k.shape, v.shape
     cached = k.ndim == v.ndim == 4 and k.shape == v.shape  # a cross-attention cache: no bias of its own
@@ -166,11 +169,8 @@ def multihead_attention(query, key, value, bias=None, key_padding_mask=None, att
         raise OperandError("past_key and past_value with a cross-attention cache (key and value (B, N, L, head)): "
                            "not modelled; expected no past state there")  # fmt: skip
     flash = (not unidirectional and key_padding_mask is None and attention_bias is None and past_key is None
-             and not with_present)  # fmt: skip
-    if flash:
-        raise OperandError("MultiHeadAttention without a mask, attention bias, causality, past or present outputs: "
-                           "ONNX Runtime runs MLAS's flash attention, whose blocks follow the CPU's L2 cache size, "
-                           "not modelled (the other cases are)")  # fmt: skip
+             and past_value is None and not with_present and not cached)  # fmt: skip
+    l2 = tiled.checked_l2(l2_cache_size)
     head = hidden // num_heads
     if bias is not None:
         bias = float32_operand(bias, "bias")
@@ -179,6 +179,8 @@ def multihead_attention(query, key, value, bias=None, key_padding_mask=None, att
         q, k, v = ((t + bias[j * hidden : (j + 1) * hidden]).astype(F32) if not j or not cached else t
                    for j, t in enumerate((q, k, v)))  # fmt: skip
     parts = (q, k, v)
+    if flash:
+        return _flash_heads(q, k, v, num_heads, scale, l2, platform)
 
     def project(i, c):
         j, col = divmod(c, hidden)
@@ -195,6 +197,23 @@ def multihead_attention(query, key, value, bias=None, key_padding_mask=None, att
     out, present = attend(project, b, s, hidden, num_heads, key_padding_mask, unidirectional, scale,
                           mask_filter_value, platform, past, attention_bias, kv_length=k.shape[1])  # fmt: skip
     return (out, present[0], present[1]) if with_present else out
+
+
+def _flash_heads(q, k, v, num_heads, scale, l2, platform) -> np.ndarray:
+    """MultiHeadAttention's flash path: each head of Q (B, S, hidden) against K and V (B, L, hidden) by MLAS's
+    tiled online softmax, unmasked, each row divided by its sum at the end."""
+    b, s, hidden = q.shape
+    head = hidden // num_heads
+    alpha = F32(scale) if scale else F32(1) / np.sqrt(F32(head))
+    q_block, kv_block = tiled.blocks(l2, 2 * head, k.shape[1], s)
+    out = np.empty((b, s, hidden), F32)
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        for i in range(b):
+            for h in range(num_heads):
+                cols = slice(h * head, (h + 1) * head)
+                out[i, :, cols] = tiled.attend(q[i][:, cols], k[i][:, cols], v[i][:, cols], alpha, q_block, kv_block,
+                                         platform, divide=True)  # fmt: skip
+    return out
 
 
 def _shapes(x, weights, bias, num_heads) -> tuple[int, int, int]:

@@ -16,19 +16,16 @@ ONNX Runtime 1.32 computes it one of two ways, and the bits differ:
   or ``qk`` output): MLAS's GQA flash kernel.  One query row (decode): each score a dot product in 8 lanes over
   the head (lane ``j`` adding ``q[h] k[h]`` for ``h % 8 == j``, on Arm fused, then ``((0+1)+(2+3))+((4+5)+(6+7))``,
   the rest in order), times the scale; plus the attention bias; MLAS's max and exp-and-sum (:mod:`.float_kernels`);
-  each probability times V added in order of position; times ``1 / sum``.  Several rows (prefill): blocks of
-  ``q_block`` query rows and ``kv_block`` positions, ``kv_block = L2 / (32 head)`` from the CPU's L2 cache size
-  in bytes (at least 1, at most the total) and ``q_block = min(kv_block, 2 head)``; per block the scores by
-  MLAS's SGEMM (:func:`.sgemm.gemm2d`, the scale as alpha), the bias, the mask, an online softmax (the running
-  max, ``exp(old - new)`` by glibc's ``expf`` rescaling the sum and the rows so far, on Arm the sum fused) and
-  the unnormalised probabilities times V added by the SGEMM; at the end times ``1 / sum``.  So prefill's bits
-  depend on the L2 size once the total passes ``kv_block``: :func:`group_query_attention` takes it
-  (``l2_cache_size``), by default this machine's as ONNX Runtime reads it (``sysconf(_SC_LEVEL2_CACHE_SIZE)``).
+  each probability times V added in order of position; times ``1 / sum``.  Several rows (prefill): MLAS's tiled
+  online softmax (:mod:`.flash`), causal, within the window, the bias added to each block's scores, at the end
+  times ``1 / sum``; its blocks follow the CPU's L2 cache size (``kv_block = L2 / (32 head)`` positions), so
+  prefill's bits depend on it once the total passes ``kv_block``: :func:`group_query_attention` takes it
+  (``l2_cache_size``), by default this machine's as ONNX Runtime reads it.
 - **classic** (otherwise): per head the scores by the SGEMM with the scale as alpha, then per row within its
   causal window ``tanhf(x / softcap) * softcap`` where ``softcap`` is given (glibc's tanhf, :mod:`.tanhf`, found by
-  probing), the bias added, MLAS's
-  softmax (:func:`.float_kernels.softmax_rows`; ``smooth_softmax`` or a ``head_sink`` adds ``exp(sink - max)``
-  to the sum, the max taken over the sink too), zeros elsewhere, then times V by the SGEMM.
+  probing), the bias added, MLAS's softmax (:func:`.float_kernels.softmax_rows`; ``smooth_softmax`` or a
+  ``head_sink`` adds ``exp(sink - max)`` to the sum, the max taken over the sink too), zeros elsewhere, then times
+  V by the SGEMM.
 
 Checked against ONNX Runtime 1.32 on x86 and for AArch64 in ``tests/quant/test_group_query_attention.py``.
 Not modelled (an error): a quantized KV cache (``k_scale``, ``v_scale``), Q/K norms, ``query_seqlens``,
@@ -37,13 +34,12 @@ explicit ``position_ids``, float16.
 
 from __future__ import annotations
 
-import sys
-
 import numpy as np
 
 from ..core.errors import OperandError
 from ._args import float32_operand, tensor
-from .float_kernels import _exp, _row_sums, softmax_rows
+from .flash import LOWEST, attend, blocks, checked_l2, sum_exp
+from .float_kernels import softmax_rows
 from .fma import fma32
 from .libm import expf
 from .rotary import caches, gather, rotate
@@ -51,23 +47,6 @@ from .sgemm import gemm2d
 from .tanhf import tanhf
 
 F32 = np.float32
-LOWEST = np.finfo(F32).min
-
-
-_SC_LEVEL2_CACHE_SIZE = 191  # glibc's number for it; Python's os.sysconf does not know the name
-
-
-def l2_cache_size() -> int:
-    """This machine's L2 cache size in bytes as ONNX Runtime reads it on Linux, by glibc's
-    ``sysconf(_SC_LEVEL2_CACHE_SIZE)`` (0 elsewhere, or where the system says none)."""
-    if not sys.platform.startswith("linux"):
-        return 0
-    try:
-        import ctypes
-
-        return max(int(ctypes.CDLL(None).sysconf(_SC_LEVEL2_CACHE_SIZE)), 0)
-    except (OSError, AttributeError):
-        return 0
 
 
 def group_query_attention(query, key=None, value=None, past_key=None, past_value=None, seqlens_k=None,
@@ -117,7 +96,7 @@ def group_query_attention(query, key=None, value=None, past_key=None, past_value
         present_k[i, :, kept : kept + p.s], present_v[i, :, kept : kept + p.s] = k[i], v[i]
     alpha = F32(scale) if scale else F32(1) / np.sqrt(F32(p.head))
     flash = with_present and total > 1 and not softcap and not smooth_softmax and sink is None and not qk_output
-    l2 = _l2(l2_cache_size)
+    l2 = checked_l2(l2_cache_size)
     out = np.empty((p.b, p.s, p.n * p.head), F32)
     qk = np.zeros((p.b, p.n, p.s, total), F32) if qk_output else None
     group = p.n // p.nkv
@@ -225,20 +204,6 @@ def _bias(attention_bias, p, total):
     return np.broadcast_to(bias, (p.b, p.n, p.s, total))
 
 
-def _l2(size):
-    if size is None:
-        return l2_cache_size()
-    if not isinstance(size, (int, np.integer)) or size < 0:
-        raise OperandError(f"l2_cache_size={size!r}: expected the L2 cache size in bytes, an integer >= 0")
-    return int(size)
-
-
-def _sum_exp(row, platform):
-    """MLAS's exp-and-sum kernel on one row shifted by its own max: (exp values, their sum)."""
-    e = _exp(row[None, :], platform)
-    return e[0], _row_sums(e, platform)[0]
-
-
 def _decode_scores(q, k, alpha, fused):
     """The one-row scores: 8 lanes over the head, their pairwise sum, the rest in order, times alpha."""
     full = q.size // 8 * 8
@@ -264,45 +229,13 @@ def _flash(q, k, v, past, alpha, window, bias, platform, l2):
             scores = (scores + bias[0]).astype(F32)
         if window >= 0 and t > window:
             scores[: t - window] = LOWEST
-        e, total = _sum_exp((scores + -scores.max()).astype(F32), platform)
+        e, total = sum_exp((scores + -scores.max()).astype(F32), platform)
         acc = np.zeros(head, F32)
         for j in range(t):
             acc = fma32(e[j], v[j], acc) if fused else (acc + (e[j] * v[j]).astype(F32)).astype(F32)
         return (acc * (F32(1) / total)).astype(F32)[None, :]
-    kv_block = min(max(l2 // (32 * head), 1), t)
-    q_block = min(kv_block, 2 * head, s)
-    out = np.empty((s, head), F32)
-    for q0 in range(0, s, q_block):
-        rows = min(q_block, s - q0)
-        m, total = np.full(rows, LOWEST, F32), np.zeros(rows, F32)
-        acc = None
-        for k0 in range(0, min(t, past + q0 + rows), kv_block):
-            n = min(kv_block, t - k0)
-            scores = gemm2d(q[q0 : q0 + rows], k[k0 : k0 + n].T, alpha=alpha, trans_b=True, platform=platform)
-            if bias is not None:
-                scores = (scores + bias[q0 : q0 + rows, k0 : k0 + n]).astype(F32)
-            pos = k0 + np.arange(n)
-            for r in range(rows):
-                limit = past + q0 + r + 1
-                scores[r, pos >= limit] = LOWEST
-                if window >= 0:
-                    scores[r, pos < max(limit - window, 0)] = LOWEST
-                top = scores[r].max()
-                if top == LOWEST:
-                    scores[r] = 0
-                    continue
-                old, m[r] = m[r], max(m[r], top)
-                scores[r], row_sum = _sum_exp((scores[r] + -m[r]).astype(F32), platform)
-                if k0:
-                    shrink = expf(np.array([old - m[r]], F32))[0]
-                    total[r] = fma32(shrink, total[r], row_sum) if fused else F32(F32(shrink * total[r]) + row_sum)
-                    acc[r] = (acc[r] * shrink).astype(F32)
-                else:
-                    total[r] = row_sum
-            acc = gemm2d(scores, v[k0 : k0 + n], acc, platform=platform)
-        inverse = np.where(total > 0, F32(1) / total, F32(0)).astype(F32)
-        out[q0 : q0 + rows] = (acc * inverse[:, None]).astype(F32)
-    return out
+    q_block, kv_block = blocks(l2, 2 * head, t, s)
+    return attend(q, k, v, alpha, q_block, kv_block, platform, past=past, window=window, bias=bias)
 
 
 def _classic(q, k, v, past, alpha, window, bias, softcap, smooth, sink, qk_output, platform):
@@ -332,6 +265,6 @@ def _classic(q, k, v, past, alpha, window, bias, softcap, smooth, sink, qk_outpu
 def _smooth(row, sink, platform):
     """MLAS's softmax with a sink: the max over the row and the sink, ``exp(sink - max)`` added to the sum."""
     top = max(row.max(), sink)
-    e, total = _sum_exp((row + -top).astype(F32), platform)
+    e, total = sum_exp((row + -top).astype(F32), platform)
     total = (total + expf(np.array([sink - top], F32))[0]).astype(F32)
     return (e * (F32(1) / total)).astype(F32)

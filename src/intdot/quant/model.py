@@ -636,7 +636,7 @@ def _overrides(op, target, requant, opset, platform, facts, l2_cache_size=None):
             present = len(node.output) > 1 and any(node.output[1:])
             out = named(self, lambda: attention.multihead_attention(
                 query, key, value, bias, key_padding_mask, attention_bias, past_key, past_value, **options,
-                with_present=present, platform=family))  # fmt: skip
+                with_present=present, platform=family, l2_cache_size=l2_cache_size))  # fmt: skip
             return out[: len(node.output)] if present else (out,)
 
     class GroupQueryAttention(_Microsoft):
