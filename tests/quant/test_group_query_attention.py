@@ -17,7 +17,7 @@ from . import ort
 from .test_layer_norm import _same
 
 F32 = np.float32
-_INPUTS = ("q", "k", "v", "pk", "pv", "seqlens_k", "total", "cos", "sin", "", "bias", "sink")
+_INPUTS = ("q", "k", "v", "pk", "pv", "seqlens_k", "total", "cos", "sin", "pos", "bias", "sink")
 
 
 def _model(feeds, outputs, attrs):
@@ -25,7 +25,7 @@ def _model(feeds, outputs, attrs):
     while names[-1] == "":
         names.pop()
     node = helper.make_node("GroupQueryAttention", names, outputs, domain="com.microsoft", **attrs)
-    kinds = {"seqlens_k": TensorProto.INT32, "total": TensorProto.INT32}
+    kinds = {"seqlens_k": TensorProto.INT32, "total": TensorProto.INT32, "pos": TensorProto.INT64}
     ins = [helper.make_tensor_value_info(n, kinds.get(n, TensorProto.FLOAT), None) for n in names if n]
     outs = [helper.make_tensor_value_info(n, TensorProto.FLOAT, None) for n in outputs]
     opsets = [helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)]
@@ -53,6 +53,8 @@ def _feeds(b, s, n, nkv, head, past, cache="dynamic", given=(), seed=0, totals=N
         half = head // 2 if "partial" not in given else head // 4
         angles = rng.uniform(0, 6, (total + 4, half))
         feeds["cos"], feeds["sin"] = np.cos(angles).astype(F32), np.sin(angles).astype(F32)
+    if "positions" in given:  # on a first prompt ONNX Runtime reads the first as every batch's base
+        feeds["pos"] = rng.integers(0, past + 4, (b, s)).astype(np.int64)
     if "bias" in given:
         feeds["bias"] = (rng.standard_normal((b, n, s, total)) * 2).astype(F32)
     if "sink" in given:
@@ -75,6 +77,8 @@ _CASES = {  # (batch, S, heads, kv heads, head, past rows), given, attributes, o
     "rotary, decode": ((2, 1, 4, 2, 16, 7), ("rotary",), {"do_rotary": 1}, 3),
     "rotary interleaved": ((1, 3, 2, 2, 32, 3), ("rotary",), {"do_rotary": 1, "rotary_interleaved": 1}, 3),
     "rotary partial, packed": ((1, 2, 4, 2, 32, 3), ("rotary", "partial", "packed"), {"do_rotary": 1}, 3),
+    "position ids, prompt": ((2, 4, 4, 2, 16, 0), ("rotary", "positions"), {"do_rotary": 1}, 3),
+    "position ids, decode": ((2, 1, 4, 2, 16, 5), ("rotary", "positions"), {"do_rotary": 1}, 3),
     "local window": ((1, 6, 2, 1, 16, 0), (), {"local_window_size": 3}, 3),
     "local window, decode": ((1, 1, 2, 1, 16, 8), (), {"local_window_size": 4}, 3),
     "local window, classic": ((1, 6, 2, 1, 16, 0), (), {"local_window_size": 3}, 1),
@@ -275,3 +279,22 @@ def test_int4_llama_layer_prompt_then_decode(level):
         for name, w in zip(("y", "present_k", "present_v"), want):
             _same(got[name], w, (level, step, name))
         feeds = {"x": rng.standard_normal((1, 1, 128)).astype(F32), "past_k": want[1], "past_v": want[2]}
+
+
+def test_on_an_x86_cpu_without_avx512():
+    """QEMU's Haswell CPU (AVX2, FMA3; ``platform="x86-avx2"``, its FMA3 softmax): a prompt and a decode step with
+    rotary through the flash kernel, softcap through the classic path, every output bit for bit."""
+    from ..oracles import x86_ort
+
+    x86_ort.require()
+    cases = [((2, 5, 4, 2, 16, 0), ("rotary",), {"do_rotary": 1}),
+             ((2, 1, 4, 2, 32, 9), ("rotary",), {"do_rotary": 1, "rotary_interleaved": 1}),
+             ((1, 6, 2, 1, 16, 0), (), {"softcap": 2.0, "qk_output": 1})]  # fmt: skip
+    for (b, s, n, nkv, head, past), given, attrs in cases:
+        feeds = _feeds(b, s, n, nkv, head, past, given=given)
+        outputs = ["y", "present_k", "present_v"] + (["qk"] if "qk_output" in attrs else [])
+        model = _model(feeds, outputs, {"num_heads": n, "kv_num_heads": nkv, **attrs})
+        want = x86_ort.Session(model.SerializeToString()).run(None, feeds)
+        got = quant.run(model, feeds, op="sdot4", platform="x86-avx2")
+        for name, w in zip(outputs, want):
+            _same(got[name], w, (attrs, name))

@@ -28,8 +28,9 @@ ONNX Runtime 1.32 computes it one of two ways, and the bits differ:
   V by the SGEMM.
 
 Checked against ONNX Runtime 1.32 on x86 and for AArch64 in ``tests/quant/test_group_query_attention.py``.
-Not modelled (an error): a quantized KV cache (``k_scale``, ``v_scale``), Q/K norms, ``query_seqlens``,
-explicit ``position_ids``, float16.
+``position_ids`` (B, S), where given, place the rotary rows instead: after a past each row at its own, on a first
+prompt every batch's rows from the first value on (as ONNX Runtime 1.32 reads them).  Not modelled (an error): a
+quantized KV cache (``k_scale``, ``v_scale``), Q/K norms, ``query_seqlens``, float16.
 """
 
 from __future__ import annotations
@@ -51,7 +52,7 @@ F32 = np.float32
 
 def group_query_attention(query, key=None, value=None, past_key=None, past_value=None, seqlens_k=None,
                           total_sequence_length=None, cos_cache=None, sin_cache=None, attention_bias=None,
-                          head_sink=None, *, num_heads: int, kv_num_heads: int, scale: float = 0.0,
+                          head_sink=None, position_ids=None, *, num_heads: int, kv_num_heads: int, scale: float = 0.0,
                           softcap: float = 0.0, local_window_size: int = -1, do_rotary: int = 0,
                           rotary_interleaved: int = 0, smooth_softmax: int = 0, qk_output: int = 0,
                           with_present: bool = True, platform: str = "x86",
@@ -81,6 +82,11 @@ def group_query_attention(query, key=None, value=None, past_key=None, past_value
             raise OperandError("do_rotary=1: expected cos_cache and sin_cache")
         cos, sin = caches(cos_cache, sin_cache, p.head)
         positions = np.broadcast_to(np.arange(p.s), (p.b, p.s)) if first else (totals - p.s)[:, None] + np.arange(p.s)
+        if position_ids is not None:  # on a first prompt its first value is the base of every batch's rows
+            pid = tensor(position_ids, "position_ids", (np.dtype(np.int64),), "int64")
+            if pid.shape != (p.b, p.s):
+                raise OperandError(f"position_ids has shape {pid.shape}: expected ({p.b}, {p.s})")
+            positions = np.broadcast_to(pid.flat[0] + np.arange(p.s), (p.b, p.s)) if first else pid
         c, sn = gather(cos, sin, positions)
         q, k = (rotate(t, c[:, None], sn[:, None], bool(rotary_interleaved), platform) for t in (q, k))
     bias = _bias(attention_bias, p, total)

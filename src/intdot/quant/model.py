@@ -646,10 +646,10 @@ def _overrides(op, target, requant, opset, platform, facts, l2_cache_size=None):
                  total_sequence_length=None, cos_cache=None, sin_cache=None, position_ids=None, attention_bias=None,
                  head_sink=None, *rest, **_):  # fmt: skip
             node = self.onnx_node
-            if position_ids is not None or any(v is not None for v in rest):
-                raise OperandError(f"node {_label(node)}: GroupQueryAttention with position_ids, a quantized KV "
-                                   "cache (k_scale, v_scale), Q/K norms or query_seqlens is not modelled; expected "
-                                   "inputs up to sin_cache, then attention_bias and head_sink")  # fmt: skip
+            if any(v is not None for v in rest):
+                raise OperandError(f"node {_label(node)}: GroupQueryAttention with a quantized KV cache (k_scale, "
+                                   "v_scale), Q/K norms or query_seqlens is not modelled; expected inputs up to "
+                                   "head_sink")  # fmt: skip
             defaults = (("num_heads", None), ("kv_num_heads", None), ("scale", 0.0), ("softcap", 0.0),
                         ("local_window_size", -1), ("do_rotary", 0), ("rotary_interleaved", 0),
                         ("smooth_softmax", 0), ("qk_output", 0))  # fmt: skip
@@ -660,7 +660,8 @@ def _overrides(op, target, requant, opset, platform, facts, l2_cache_size=None):
                 options["qk_output"] = 0
             results = named(self, lambda: group_query_attention.group_query_attention(
                 query, key, value, past_key, past_value, seqlens_k, total_sequence_length, cos_cache, sin_cache,
-                attention_bias, head_sink, **options, platform=family, l2_cache_size=l2_cache_size))  # fmt: skip
+                attention_bias, head_sink, position_ids, **options, platform=family,
+                l2_cache_size=l2_cache_size))  # fmt: skip
             return tuple(results[: len(node.output)])
 
     class RotaryEmbedding(_Microsoft):
