@@ -298,3 +298,31 @@ def test_on_an_x86_cpu_without_avx512():
         got = quant.run(model, feeds, op="sdot4", platform="x86-avx2")
         for name, w in zip(outputs, want):
             _same(got[name], w, (attrs, name))
+
+
+@pytest.mark.parametrize("interleaved", [0, 1])
+@pytest.mark.parametrize("form", ["3-D, positions", "4-D, positions", "4-D, caches per row", "partial"])
+def test_onnx_rotary_embedding_as_onnx_runtime(form, interleaved):
+    """ONNX's own RotaryEmbedding (opset 23), which ONNX Runtime computes with the same kernels."""
+    ort.need()
+    rng = np.random.default_rng(interleaved + 3 * len(form))
+    b, s, heads, head = 2, 3, 2, 48
+    dim = head // 2 if form == "partial" else head
+    x = rng.standard_normal((b, heads, s, head) if form.startswith("4-D") else (b, s, heads * head)).astype(F32)
+    rows = (b, s, dim // 2) if "per row" in form else (10, dim // 2)
+    angles = rng.uniform(0, 6, rows)
+    feeds = {"x": x, "cos": np.cos(angles).astype(F32), "sin": np.sin(angles).astype(F32)}
+    if "per row" not in form:
+        feeds["pos"] = rng.integers(0, 10, (b, s)).astype(np.int64)
+    attrs = {"interleaved": interleaved}
+    if x.ndim == 3:
+        attrs["num_heads"] = heads
+    if form == "partial":
+        attrs["rotary_embedding_dim"] = dim
+    node = helper.make_node("RotaryEmbedding", list(feeds), ["y"], **attrs)
+    kinds = {"pos": TensorProto.INT64}
+    ins = [helper.make_tensor_value_info(n, kinds.get(n, TensorProto.FLOAT), None) for n in feeds]
+    graph = helper.make_graph([node], "rope", ins, [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+    model = helper.make_model(graph, ir_version=11, opset_imports=[helper.make_opsetid("", 23)])
+    want = ort.session(model, neon=True).run(None, feeds)[0]
+    _same(quant.run(model, feeds, op="sdot4", platform=ort.platform())["y"], want, (form, interleaved))

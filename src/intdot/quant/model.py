@@ -677,6 +677,18 @@ def _overrides(op, target, requant, opset, platform, facts, l2_cache_size=None):
             return (named(self, lambda: rotary_embedding(x, position_ids, cos_cache, sin_cache, **options,
                                                          platform=family)),)  # fmt: skip
 
+    def _onnx_rotary(self, x, cos_cache, sin_cache, position_ids=None, **_):
+        """ONNX's RotaryEmbedding (opset 23) as ONNX Runtime computes it (:func:`.rotary.onnx_rotary_embedding`)."""
+        from .rotary import onnx_rotary_embedding
+
+        options = {k: _attr(self, k, 0) for k in ("num_heads", "rotary_embedding_dim", "interleaved")}
+        return (named(self, lambda: onnx_rotary_embedding(x, cos_cache, sin_cache, position_ids, **options,
+                                                          platform=family)),)  # fmt: skip
+
+    # Named as its operator, beside com.microsoft's class of that name (the evaluator keys on domain and name).
+    OnnxRotaryEmbedding = type("RotaryEmbedding", (OpRun,), {"op_domain": "", "_run": _onnx_rotary,
+                                                             "__doc__": _onnx_rotary.__doc__})  # fmt: skip
+
     class MatMulNBits(_Microsoft):
         """ONNX Runtime's MatMul of weights stored in 2, 4 or 8 bits (:mod:`.matmul_nbits`)."""
 
@@ -848,6 +860,7 @@ def _overrides(op, target, requant, opset, platform, facts, l2_cache_size=None):
         MultiHeadAttention,
         GroupQueryAttention,
         RotaryEmbedding,
+        OnnxRotaryEmbedding,
     ]
 
 

@@ -106,3 +106,42 @@ def rotary_embedding(x, position_ids, cos_cache, sin_cache, *, num_heads: int = 
         return rotate(x, c[:, None], sn[:, None], bool(interleaved), platform)
     rows = x.reshape(b, s, -1, head)
     return rotate(rows, c[:, :, None], sn[:, :, None], bool(interleaved), platform).reshape(x.shape)
+
+
+def onnx_rotary_embedding(x, cos_cache, sin_cache, position_ids=None, *, num_heads: int = 0,
+                          rotary_embedding_dim: int = 0, interleaved: int = 0,
+                          platform: str = "x86") -> np.ndarray:  # fmt: skip
+    """ONNX's RotaryEmbedding (opset 23) as ONNX Runtime computes it: ``x`` (B, N, S, head) or (B, S, hidden) with
+    ``num_heads``; the caches (max positions, rotary_dim / 2) read at ``position_ids`` (B, S), or without them
+    (B, S, rotary_dim / 2) as they are; the first ``rotary_embedding_dim`` values of each head turned (all where
+    0), the rest kept."""
+    x = float32_operand(x, "X")
+    if x.ndim not in (3, 4):
+        raise OperandError(f"X has shape {x.shape}: expected (B, N, S, head) or (B, S, hidden)")
+    b, s = x.shape[0], x.shape[2] if x.ndim == 4 else x.shape[1]
+    if x.ndim == 3 and (not num_heads or x.shape[2] % num_heads):
+        raise OperandError(f"num_heads={num_heads!r}: expected a positive divisor of X's hidden size {x.shape[2]} "
+                           "(required for a 3-D X)")  # fmt: skip
+    head = x.shape[3] if x.ndim == 4 else x.shape[2] // num_heads
+    cos, sin = float32_operand(cos_cache, "cos_cache"), float32_operand(sin_cache, "sin_cache")
+    dim = rotary_embedding_dim or head
+    if dim % 2 or dim > head:
+        raise OperandError(f"rotary_embedding_dim={rotary_embedding_dim}: expected an even number up to the head "
+                           f"size {head} (0: all of it)")  # fmt: skip
+    if position_ids is None:
+        if cos.shape != (b, s, dim // 2) or sin.shape != cos.shape:
+            raise OperandError(f"cos_cache and sin_cache have shapes {cos.shape} and {sin.shape}: expected "
+                               f"({b}, {s}, {dim // 2}) each without position_ids")  # fmt: skip
+        c, sn = cos, sin
+    else:
+        pos = tensor(position_ids, "position_ids", (np.dtype(np.int64),), "int64")
+        if pos.shape != (b, s):
+            raise OperandError(f"position_ids has shape {pos.shape}: expected ({b}, {s})")
+        if cos.ndim != 2 or cos.shape[1] != dim // 2 or sin.shape != cos.shape:
+            raise OperandError(f"cos_cache and sin_cache have shapes {cos.shape} and {sin.shape}: expected "
+                               f"(max positions, {dim // 2}) each with position_ids")  # fmt: skip
+        c, sn = gather(cos, sin, pos)
+    if x.ndim == 4:
+        return rotate(x, c[:, None], sn[:, None], bool(interleaved), platform)
+    rows = x.reshape(b, s, num_heads, head)
+    return rotate(rows, c[:, :, None], sn[:, :, None], bool(interleaved), platform).reshape(x.shape)
