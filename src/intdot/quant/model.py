@@ -685,6 +685,29 @@ def _overrides(op, target, requant, opset, platform, facts, l2_cache_size=None):
         return (named(self, lambda: onnx_rotary_embedding(x, cos_cache, sin_cache, position_ids, **options,
                                                           platform=family)),)  # fmt: skip
 
+    def _onnx_attention(self, q, k, v, attn_mask=None, past_key=None, past_value=None, nonpad_kv_seqlen=None, **_):
+        """ONNX's Attention (opset 23, 24) as ONNX Runtime computes it (:mod:`.onnx_attention`)."""
+        from .onnx_attention import attention as onnx_attention
+
+        node = self.onnx_node
+        if _attr(self, "softmax_precision", 0) not in (0, 1):  # 1: float32, what the float32 kernel computes in
+            raise OperandError(f"node {_label(node)}: Attention's softmax_precision other than float32 is not "
+                               "modelled")  # fmt: skip
+        if _attr(self, "left_window_size", -1) != -1 or _attr(self, "right_window_size", -1) != -1:
+            raise OperandError(f"node {_label(node)}: Attention's windows (opset 25) are not modelled")
+        defaults = (("is_causal", 0), ("scale", None), ("softcap", 0.0), ("q_num_heads", 0), ("kv_num_heads", 0),
+                    ("qk_matmul_output_mode", 0))  # fmt: skip
+        options = {name: _attr(self, name, d) for name, d in defaults}
+        outs = list(node.output)
+        results = named(self, lambda: onnx_attention(
+            q, k, v, attn_mask, past_key, past_value, nonpad_kv_seqlen, **options,
+            with_qk=len(outs) > 3 and bool(outs[3]), platform=family))  # fmt: skip
+        unwritten = np.zeros(0, np.float32)
+        return tuple(r if r is not None else unwritten for r in results[: len(outs)])
+
+    OnnxAttention = type("Attention", (OpRun,), {"op_domain": "", "_run": _onnx_attention,
+                                                 "__doc__": _onnx_attention.__doc__})  # fmt: skip
+
     # Named as its operator, beside com.microsoft's class of that name (the evaluator keys on domain and name).
     OnnxRotaryEmbedding = type("RotaryEmbedding", (OpRun,), {"op_domain": "", "_run": _onnx_rotary,
                                                              "__doc__": _onnx_rotary.__doc__})  # fmt: skip
@@ -861,6 +884,7 @@ def _overrides(op, target, requant, opset, platform, facts, l2_cache_size=None):
         GroupQueryAttention,
         RotaryEmbedding,
         OnnxRotaryEmbedding,
+        OnnxAttention,
     ]
 
 
