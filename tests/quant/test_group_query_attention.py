@@ -193,7 +193,12 @@ def test_bad_input_is_named():
                               kv_num_heads=2, with_present=False)  # fmt: skip
     with pytest.raises(OperandError, match="l2_cache_size=-1"):
         group_query_attention(q, kv, kv, None, None, seq, total, num_heads=4, kv_num_heads=2, l2_cache_size=-1)
-    cos = np.ones((4, 4), F32)
+    with pytest.raises(OperandError, match="cos_cache has 4 columns: ONNX Runtime's GroupQueryAttention takes a"):
+        past = np.ones((1, 2, 4, 16), F32)
+        group_query_attention(q16, kv16, kv16, past, past, np.array([5], np.int32), np.array(6, np.int32),
+                              np.ones((8, 4), F32), np.ones((8, 4), F32), num_heads=4, kv_num_heads=2,
+                              do_rotary=1)  # fmt: skip
+    cos = np.ones((4, 8), F32)
     with pytest.raises(OperandError, match="position 4 lies outside the rotary caches' 4 positions"):
         past = np.ones((1, 2, 4, 16), F32)
         group_query_attention(q16, kv16, kv16, past, past, np.array([5], np.int32), np.array(6, np.int32), cos, cos,
@@ -326,3 +331,61 @@ def test_onnx_rotary_embedding_as_onnx_runtime(form, interleaved):
     model = helper.make_model(graph, ir_version=11, opset_imports=[helper.make_opsetid("", 23)])
     want = ort.session(model, neon=True).run(None, feeds)[0]
     _same(quant.run(model, feeds, op="sdot4", platform=ort.platform())["y"], want, (form, interleaved))
+
+
+def _random_case(seed):
+    """A random node: heads, head size, prompt or decode, past, cache kind, packing, rotary (interleaved, partial,
+    position ids), bias, window, scale, and on the classic path softcap, smooth softmax, sinks or a qk output."""
+    rng = np.random.default_rng(seed)
+    nkv = int(rng.choice([1, 2, 4]))
+    n = nkv * int(rng.choice([1, 2, 4]))
+    rotary = rng.random() < 0.5
+    head = int(rng.choice([16, 32, 64] if rotary else [8, 16, 24, 32, 64]))
+    decode = rng.random() < 0.5
+    past = int(rng.integers(1, 12)) if decode or rng.random() < 0.3 else 0
+    s = 1 if decode else int(rng.integers(2, 9))
+    b = int(rng.integers(1, 3)) if s == 1 or past == 0 else 1
+    given, attrs = [], {}
+    if rotary:
+        given.append("rotary")
+        attrs |= {"do_rotary": 1, "rotary_interleaved": int(rng.random() < 0.5)}
+        if head >= 32 and rng.random() < 0.3:  # ONNX Runtime takes rotary_dim / 2 in multiples of 8
+            given.append("partial")
+        if rng.random() < 0.3:
+            given.append("positions")
+    given += [g for g in ("packed", "bias") if rng.random() < 0.3]
+    if rng.random() < 0.3:
+        attrs["local_window_size"] = int(rng.integers(1, 6))
+    if rng.random() < 0.4:  # the classic path
+        kind = rng.integers(4)
+        if kind == 0:
+            attrs["softcap"] = float(rng.choice([1.5, 5.0, 30.0]))
+        elif kind == 1:
+            attrs["smooth_softmax"] = 1
+        elif kind == 2:
+            given.append("sink")
+        else:
+            attrs["qk_output"] = int(rng.choice([1, 2]))
+    if rng.random() < 0.2:
+        attrs["scale"] = float(rng.uniform(0.05, 0.5))
+    cache = "static" if past and rng.random() < 0.3 else "dynamic"
+    totals = None
+    if cache == "static" and b > 1:
+        totals = rng.integers(1, past + 2, b)
+        totals[0] = past + 1
+    return (b, s, n, nkv, head, past), cache, tuple(given), attrs, totals
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(200))
+def test_random_nodes_as_onnx_runtime(seed):
+    """200 random GroupQueryAttention nodes (:func:`_random_case`), every output bit for bit."""
+    ort.need()
+    (b, s, n, nkv, head, past), cache, given, attrs, totals = _random_case(seed)
+    feeds = _feeds(b, s, n, nkv, head, past, cache=cache, given=given, seed=seed, totals=totals)
+    outputs = ["y", "present_k", "present_v"] + (["qk"] if attrs.get("qk_output") else [])
+    model = _model(feeds, outputs, {"num_heads": n, "kv_num_heads": nkv, **attrs})
+    want = ort.session(model, neon=True).run(None, feeds)
+    got = quant.run(model, feeds, op="sdot4", platform=ort.platform())
+    for name, w in zip(outputs, want):
+        _same(got[name], w, (seed, name))

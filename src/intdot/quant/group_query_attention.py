@@ -81,6 +81,9 @@ def group_query_attention(query, key=None, value=None, past_key=None, past_value
         if cos_cache is None or sin_cache is None:
             raise OperandError("do_rotary=1: expected cos_cache and sin_cache")
         cos, sin = caches(cos_cache, sin_cache, p.head)
+        if cos.shape[1] % 8:
+            raise OperandError(f"cos_cache has {cos.shape[1]} columns: ONNX Runtime's GroupQueryAttention takes a "
+                               "multiple of 8 (rotary_dim / 2)")  # fmt: skip
         positions = np.broadcast_to(np.arange(p.s), (p.b, p.s)) if first else (totals - p.s)[:, None] + np.arange(p.s)
         if position_ids is not None:  # on a first prompt its first value is the base of every batch's rows
             pid = tensor(position_ids, "position_ids", (np.dtype(np.int64),), "int64")
