@@ -74,6 +74,7 @@ _MS_OPS = (
     "MultiHeadAttention",
     "GroupQueryAttention",
     "RotaryEmbedding",
+    "GatherBlockQuantized",
 )
 
 
@@ -685,6 +686,16 @@ def _overrides(op, target, requant, opset, platform, facts, l2_cache_size=None):
         return (named(self, lambda: onnx_rotary_embedding(x, cos_cache, sin_cache, position_ids, **options,
                                                           platform=family)),)  # fmt: skip
 
+    class GatherBlockQuantized(_Microsoft):
+        """ONNX Runtime's gather of a block-quantized table (:mod:`.gather_block_quantized`)."""
+
+        def _run(self, data, indices, scales, zero_points=None, **_):
+            from .gather_block_quantized import gather_block_quantized
+
+            defaults = (("gather_axis", 0), ("quantize_axis", 1), ("block_size", 128), ("bits", 4))
+            options = {name: _attr(self, name, d) for name, d in defaults}
+            return (named(self, lambda: gather_block_quantized(data, indices, scales, zero_points, **options)),)
+
     def _onnx_attention(self, q, k, v, attn_mask=None, past_key=None, past_value=None, nonpad_kv_seqlen=None, **_):
         """ONNX's Attention (opset 23, 24) as ONNX Runtime computes it (:mod:`.onnx_attention`)."""
         from .onnx_attention import attention as onnx_attention
@@ -885,6 +896,7 @@ def _overrides(op, target, requant, opset, platform, facts, l2_cache_size=None):
         RotaryEmbedding,
         OnnxRotaryEmbedding,
         OnnxAttention,
+        GatherBlockQuantized,
     ]
 
 
