@@ -1,6 +1,6 @@
 """The float32 modelling under intdot.quant: ``fma32`` (one rounding, built from float64 steps) against its exact
-fallback taken for every element, and MatMulNBits at a language model's layer size against ONNX Runtime's own
-kernel, timed interleaved in the same run (best of several).
+fallback taken for every element, and MatMulNBits and GroupQueryAttention at a language model's layer size against
+ONNX Runtime's own kernels, timed interleaved in the same run (best of several).
 
     .venv/bin/python bench/float_model.py [--k 4096] [--n 4096]
 
@@ -31,6 +31,7 @@ def main() -> None:
     fast, exact = interleaved(lambda: fma32(a, b, c), lambda: _fma32_exact(a, b, c))
     print(f"fma32, 64 x 4096                              {fast * 1e3:8.2f} ms  {exact / fast:5.1f}x the exact path")
     _nbits(args.k, args.n, rng)
+    _gqa(rng)
 
 
 def _nbits(k: int, n: int, rng) -> None:
@@ -66,6 +67,47 @@ def _nbits(k: int, n: int, rng) -> None:
             )  # fmt: skip
             print(f"MatMulNBits {k} x {n}, {rows:2d} rows, accuracy_level={level}  {ours * 1e3:8.1f} ms  "
                   f"{theirs / ours:7.4f}x ONNX Runtime ({theirs * 1e3:.2f} ms)")  # fmt: skip
+
+
+def _gqa(rng) -> None:
+    """GroupQueryAttention as a 1B-parameter model's layer has it (32 query heads, 8 K/V heads of 64): one decode
+    step after 1,023 cached positions, and a prompt of 256 from an empty cache, with rotary."""
+    try:
+        import onnxruntime as ort
+        from onnx import TensorProto, helper, numpy_helper
+    except ImportError:
+        print("GroupQueryAttention: onnx and onnxruntime are not installed (pip install 'intdot[onnx]')")
+        return
+    from intdot.quant.group_query_attention import group_query_attention
+
+    heads, kv_heads, head = 32, 8, 64
+    angles = np.arange(2048)[:, None] / 10000.0 ** (np.arange(0, head, 2) / head)
+    cos, sin = np.cos(angles).astype(np.float32), np.sin(angles).astype(np.float32)
+    names = ["q", "k", "v", "pk", "pv", "seqlens_k", "total", "cos", "sin"]
+    node = helper.make_node("GroupQueryAttention", names, ["y", "present_k", "present_v"], domain="com.microsoft",
+                            num_heads=heads, kv_num_heads=kv_heads, do_rotary=1)  # fmt: skip
+    kinds = {"seqlens_k": TensorProto.INT32, "total": TensorProto.INT32}
+    ins = [helper.make_tensor_value_info(n, kinds.get(n, TensorProto.FLOAT), None) for n in names[:7]]
+    outs = [helper.make_tensor_value_info(n, TensorProto.FLOAT, None) for n in ("y", "present_k", "present_v")]
+    inits = [numpy_helper.from_array(cos, "cos"), numpy_helper.from_array(sin, "sin")]
+    opsets = [helper.make_opsetid("", 17), helper.make_opsetid("com.microsoft", 1)]
+    model = helper.make_model(helper.make_graph([node], "gqa", ins, outs, inits), ir_version=10, opset_imports=opsets)
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 1
+    session = ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
+    for what, s, past in (("decode step after 1023", 1, 1023), ("prompt of 256         ", 256, 0)):
+        feeds = {"q": rng.standard_normal((1, s, heads * head)).astype(np.float32),
+                 **{t: rng.standard_normal((1, s, kv_heads * head)).astype(np.float32) for t in "kv"},
+                 **{t: rng.standard_normal((1, kv_heads, past, head)).astype(np.float32) for t in ("pk", "pv")},
+                 "seqlens_k": np.array([past + s - 1], np.int32), "total": np.array(past + s, np.int32)}  # fmt: skip
+        args = [feeds[n] for n in names[:7]] + [cos, sin]
+        ours, theirs = interleaved(
+            lambda args=args: group_query_attention(*args, num_heads=heads, kv_num_heads=kv_heads, do_rotary=1),
+            lambda feeds=feeds: session.run(None, feeds),
+            repeat=3,
+        )
+        print(f"GroupQueryAttention 32/8 heads of 64, {what} {ours * 1e3:8.1f} ms  {theirs / ours:7.4f}x ONNX "
+              f"Runtime ({theirs * 1e3:.2f} ms)")  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -121,16 +121,18 @@ def test_static_cache_with_batches_of_their_own_length(case):
         _same(got[name], w, (case, name))
 
 
-def test_flash_blocks_follow_the_l2_cache():
+@pytest.mark.parametrize("variant", ["rotary", "window and bias"])
+def test_flash_blocks_follow_the_l2_cache(variant):
     """A prompt longer than the flash kernel's block (``L2 / (32 head)`` positions): ONNX Runtime's bits need the
     L2 size it reads on this machine (the default); another size gives other bits."""
     ort.need()
     head = 128
     block = max(l2_cache_size() // (32 * head), 1)
     s = min(block + 37, 600)
-    feeds = _feeds(1, s, 2, 1, head, 0, given=("rotary",), seed=5)
+    given, attrs = (("rotary",), {"do_rotary": 1}) if variant == "rotary" else (("bias",), {"local_window_size": 90})
+    feeds = _feeds(1, s, 2, 1, head, 0, given=given, seed=5)
     outputs = ["y", "present_k", "present_v"]
-    model = _model(feeds, outputs, {"num_heads": 2, "kv_num_heads": 1, "do_rotary": 1})
+    model = _model(feeds, outputs, {"num_heads": 2, "kv_num_heads": 1, **attrs})
     want = ort.session(model, neon=True).run(None, feeds)[0]
     _same(quant.run(model, feeds, op="sdot4", platform=ort.platform())["y"], want, s)
     other = quant.run(model, feeds, op="sdot4", platform=ort.platform(), l2_cache_size=2 * l2_cache_size() or 1 << 20)

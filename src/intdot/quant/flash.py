@@ -84,24 +84,26 @@ def attend(q, k, v, alpha, q_block, kv_block, platform, *, past=None, window=-1,
             if bias is not None:
                 scores = (scores + bias[q0 : q0 + rows, k0 : k0 + n]).astype(F32)
             pos = k0 + np.arange(n)
-            for r in range(rows):
-                if past is not None:
-                    limit = past + q0 + r + 1
-                    scores[r, pos >= limit] = LOWEST
-                    if window >= 0:
-                        scores[r, pos < max(limit - window, 0)] = LOWEST
-                top = scores[r].max()
-                if past is not None and top == LOWEST:  # every key masked: the row adds nothing
-                    scores[r] = 0
-                    continue
-                old, m[r] = m[r], max(m[r], top)
-                scores[r], row_sum = sum_exp((scores[r] + -m[r]).astype(F32), platform)
-                if k0:
-                    shrink = expf(np.array([old - m[r]], F32))[0]
-                    total[r] = fma32(shrink, total[r], row_sum) if fused else F32(F32(shrink * total[r]) + row_sum)
-                    acc[r] = (acc[r] * shrink).astype(F32)
-                else:
-                    total[r] = row_sum
+            if past is not None:
+                limit = past + q0 + np.arange(rows)[:, None] + 1  # row r sees keys below its limit
+                hidden = pos >= limit
+                if window >= 0:
+                    hidden |= pos < np.maximum(limit - window, 0)
+                scores[hidden] = LOWEST
+            top = scores.max(axis=1)
+            live = np.ones(rows, bool) if past is None else top != LOWEST  # a row masked whole adds nothing
+            old, new_max = m, np.where(live, np.maximum(m, top), m)
+            e = _exp((scores + (-new_max)[:, None]).astype(F32), platform)
+            row_sums = _row_sums(e, platform)
+            if k0:
+                shrink = expf((old - new_max).astype(F32))
+                grown = fma32(shrink, total, row_sums) if fused else ((shrink * total).astype(F32) + row_sums)
+                total = np.where(live, grown, total).astype(F32)
+                acc = np.where(live[:, None], (acc * shrink[:, None]).astype(F32), acc)
+            else:
+                total = np.where(live, row_sums, total).astype(F32)
+            m = new_max
+            scores = np.where(live[:, None], e, F32(0))
             acc = gemm2d(scores, v[k0 : k0 + n], acc, platform=platform)
         if divide:
             out[q0 : q0 + rows] = (acc / total[:, None]).astype(F32)
