@@ -30,7 +30,8 @@ ONNX Runtime 1.32 computes it one of two ways, and the bits differ:
 Checked against ONNX Runtime 1.32 on x86 and for AArch64 in ``tests/quant/test_group_query_attention.py``.
 ``position_ids`` (B, S), where given, place the rotary rows instead: after a past each row at its own, on a first
 prompt every batch's rows from the first value on (as ONNX Runtime 1.32 reads them).  Not modelled (an error): a
-quantized KV cache (``k_scale``, ``v_scale``), Q/K norms, ``query_seqlens``, float16.
+quantized KV cache (``k_scale``, ``v_scale``), ``query_seqlens``, float16; Q/K norms, which ONNX Runtime's CPU
+kernel refuses too.
 """
 
 from __future__ import annotations

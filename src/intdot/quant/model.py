@@ -649,7 +649,8 @@ def _overrides(op, target, requant, opset, platform, facts, l2_cache_size=None):
             node = self.onnx_node
             if any(v is not None for v in rest):
                 raise OperandError(f"node {_label(node)}: GroupQueryAttention with a quantized KV cache (k_scale, "
-                                   "v_scale), Q/K norms or query_seqlens is not modelled; expected inputs up to "
+                                   "v_scale) or query_seqlens is not modelled, and Q/K norms (q_norm_weight, "
+                                   "k_norm_weight) ONNX Runtime's CPU kernel refuses too; expected inputs up to "
                                    "head_sink")  # fmt: skip
             defaults = (("num_heads", None), ("kv_num_heads", None), ("scale", 0.0), ("softcap", 0.0),
                         ("local_window_size", -1), ("do_rotary", 0), ("rotary_interleaved", 0),
