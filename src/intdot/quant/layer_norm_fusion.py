@@ -25,7 +25,8 @@ ONNX Runtime 1.32 behaves otherwise, as its optimized graphs in ``tests/quant/te
 - gamma: the Mul's last input of rank 1, and beta the Add's, constant or not, of the same dimensions (a symbolic one
   as 0): ``[1]`` and ``[1]`` fuse; rank 0 or 2 do not; inputs ``[x, gamma, beta]``, outputs the last Add's;
   ``stash_type=1``;
-- SimplifiedLayerNormFusion, after it (so it also takes the tail ``Pow(d, 2) .. Mul(gamma)`` of a layer norm the
+- SimplifiedLayerNormFusion, after it and after DivMulFusion (:mod:`.div_mul_fusion`, which makes PyTorch's
+  ``Mul(x, Div(1, Sqrt))`` the ``Div(x, Sqrt)`` below) (so it also takes the tail ``Pow(d, 2) .. Mul(gamma)`` of a layer norm the
   first left, such as one with a differently shaped beta or a graph output inside, or on a dequantized value), from
   each Pow not a graph output, read by a ReduceMean alone, whose exponent is a constant of one element equal to 2
   (any numeric type); then Add, Sqrt, Div each read by the next alone; the Div's first input the Pow's base; the Mul
