@@ -104,9 +104,9 @@ def test_torch_exported_llama_block(tmp_path):
     Runtime's bits."""
     ort.need()
     torch = pytest.importorskip("torch", reason="PyTorch (the venv's CPU build) exports the block")
-    from .torch_llama import block
-
     import warnings
+
+    from .torch_llama import block
 
     path = tmp_path / "block.onnx"
     module, x = block(torch)
