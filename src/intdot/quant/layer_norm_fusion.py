@@ -29,8 +29,9 @@ ONNX Runtime 1.32 behaves otherwise, as its optimized graphs in ``tests/quant/te
   ``Mul(x, Div(1, Sqrt))`` the ``Div(x, Sqrt)`` below), so it also takes the tail ``Pow(d, 2) .. Mul(gamma)`` of a
   layer norm the first left, such as one with a differently shaped beta or a graph output inside, or on a
   dequantized value; from each Pow not a graph output, read by a ReduceMean alone, whose exponent is a constant of
-  one element equal to 2 (any numeric type); then Add, Sqrt, Div each read by the next alone; the Div's first input the Pow's base; the Mul
-  after it (not checked for other readers), its last rank-1 input gamma; epsilon and axes as above;
+  one element equal to 2 (any numeric type); then Add, Sqrt, Div each read by the next alone; the Div's first
+  input the Pow's base; the Mul after it (not checked for other readers), its last rank-1 input gamma; epsilon and
+  axes as above;
 - a float32 to float32 Cast before the ReduceMean, after the Sub, on the Pow's exponent or after the Div (ONNX
   Runtime's CastElimination removes it before fusing) is passed over; a Cast of a constant (its ConstantFolding)
   is the constant;
