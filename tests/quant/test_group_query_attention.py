@@ -62,6 +62,17 @@ def _feeds(b, s, n, nkv, head, past, cache="dynamic", given=(), seed=0, totals=N
     return feeds
 
 
+def _as_onnx_runtime(feeds, outputs, attrs, what, **options):
+    """One node built from ``feeds`` and ``attrs``, run by ONNX Runtime and by ``run`` (``options`` passed on to
+    it), every output bit for bit; returns ONNX Runtime's outputs."""
+    model = _model(feeds, outputs, attrs)
+    want = ort.session(model, neon=True).run(None, feeds)
+    got = quant.run(model, feeds, op="sdot4", platform=ort.platform(), **options)
+    for name, w in zip(outputs, want):
+        _same(got[name], w, (what, name))
+    return model, want
+
+
 _CASES = {  # (batch, S, heads, kv heads, head, past rows), given, attributes, outputs
     "prompt": ((2, 5, 4, 2, 16, 0), (), {}, 3),
     "decode": ((2, 1, 4, 2, 24, 9), (), {}, 3),
@@ -99,11 +110,7 @@ def test_group_query_attention_as_onnx_runtime(case):
     (b, s, n, nkv, head, past), given, attrs, count = _CASES[case]
     feeds = _feeds(b, s, n, nkv, head, past, given=given)
     outputs = ["y", "present_k", "present_v", "qk"][:count]
-    model = _model(feeds, outputs, {"num_heads": n, "kv_num_heads": nkv, **attrs})
-    want = ort.session(model, neon=True).run(None, feeds)
-    got = quant.run(model, feeds, op="sdot4", platform=ort.platform())
-    for name, w in zip(outputs, want):
-        _same(got[name], w, (case, name))
+    _as_onnx_runtime(feeds, outputs, {"num_heads": n, "kv_num_heads": nkv, **attrs}, case)
 
 
 @pytest.mark.parametrize("case", ["decode", "prompt"])
@@ -113,12 +120,7 @@ def test_static_cache_with_batches_of_their_own_length(case):
     ort.need()
     s, b = (1, 3) if case == "decode" else (3, 1)
     feeds = _feeds(b, s, 4, 2, 16, 6, cache="static", totals=[7, 6 + s, 5][:b] if b > 1 else [8])
-    outputs = ["y", "present_k", "present_v"]
-    model = _model(feeds, outputs, {"num_heads": 4, "kv_num_heads": 2})
-    want = ort.session(model, neon=True).run(None, feeds)
-    got = quant.run(model, feeds, op="sdot4", platform=ort.platform())
-    for name, w in zip(outputs, want):
-        _same(got[name], w, (case, name))
+    _as_onnx_runtime(feeds, ["y", "present_k", "present_v"], {"num_heads": 4, "kv_num_heads": 2}, case)
 
 
 @pytest.mark.parametrize("variant", ["rotary", "window and bias"])
@@ -131,12 +133,10 @@ def test_flash_blocks_follow_the_l2_cache(variant):
     s = min(block + 37, 600)
     given, attrs = (("rotary",), {"do_rotary": 1}) if variant == "rotary" else (("bias",), {"local_window_size": 90})
     feeds = _feeds(1, s, 2, 1, head, 0, given=given, seed=5)
-    outputs = ["y", "present_k", "present_v"]
-    model = _model(feeds, outputs, {"num_heads": 2, "kv_num_heads": 1, **attrs})
-    want = ort.session(model, neon=True).run(None, feeds)[0]
-    _same(quant.run(model, feeds, op="sdot4", platform=ort.platform())["y"], want, s)
+    model, want = _as_onnx_runtime(feeds, ["y", "present_k", "present_v"], {"num_heads": 2, "kv_num_heads": 1,
+                                                                            **attrs}, s)  # fmt: skip
     other = quant.run(model, feeds, op="sdot4", platform=ort.platform(), l2_cache_size=2 * l2_cache_size() or 1 << 20)
-    assert not np.array_equal(other["y"], want)
+    assert not np.array_equal(other["y"], want[0])
 
 
 def _rotary_model(attrs, shape):
@@ -305,8 +305,4 @@ def test_random_nodes_as_onnx_runtime(seed):
     (b, s, n, nkv, head, past), cache, given, attrs, totals = _random_case(seed)
     feeds = _feeds(b, s, n, nkv, head, past, cache=cache, given=given, seed=seed, totals=totals)
     outputs = ["y", "present_k", "present_v"] + (["qk"] if attrs.get("qk_output") else [])
-    model = _model(feeds, outputs, {"num_heads": n, "kv_num_heads": nkv, **attrs})
-    want = ort.session(model, neon=True).run(None, feeds)
-    got = quant.run(model, feeds, op="sdot4", platform=ort.platform())
-    for name, w in zip(outputs, want):
-        _same(got[name], w, (seed, name))
+    _as_onnx_runtime(feeds, outputs, {"num_heads": n, "kv_num_heads": nkv, **attrs}, seed)
