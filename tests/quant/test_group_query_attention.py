@@ -133,8 +133,8 @@ def test_flash_blocks_follow_the_l2_cache(variant):
     s = min(block + 37, 600)
     given, attrs = (("rotary",), {"do_rotary": 1}) if variant == "rotary" else (("bias",), {"local_window_size": 90})
     feeds = _feeds(1, s, 2, 1, head, 0, given=given, seed=5)
-    model, want = _as_onnx_runtime(feeds, ["y", "present_k", "present_v"], {"num_heads": 2, "kv_num_heads": 1,
-                                                                            **attrs}, s)  # fmt: skip
+    attrs = {"num_heads": 2, "kv_num_heads": 1, **attrs}
+    model, want = _as_onnx_runtime(feeds, ["y", "present_k", "present_v"], attrs, s)
     other = quant.run(model, feeds, op="sdot4", platform=ort.platform(), l2_cache_size=2 * l2_cache_size() or 1 << 20)
     assert not np.array_equal(other["y"], want[0])
 
