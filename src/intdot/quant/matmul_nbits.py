@@ -152,10 +152,13 @@ def _sized(arr: np.ndarray, name: str, size: int, what: str) -> np.ndarray:
 
 
 def _codes(packed: np.ndarray, bits: int) -> np.ndarray:
-    """The ``8 // bits`` values of each byte, low bits first, as int32."""
+    """The ``8 // bits`` values of each byte along the last axis, low bits first (uint8)."""
     per = 8 // bits
-    mask = (1 << bits) - 1
-    return np.stack([(packed >> (bits * i)) & mask for i in range(per)], -1).reshape(*packed.shape[:-1], -1)
+    mask = np.uint8((1 << bits) - 1)
+    out = np.empty(packed.shape[:-1] + (packed.shape[-1] * per,), np.uint8)
+    for i in range(per):  # written in place: a language model's weights are hundreds of megabytes
+        np.bitwise_and(packed >> (bits * i) if i else packed, mask, out=out[..., i::per])
+    return out
 
 
 def _block_zero_points(zero_points, n, blocks, bits) -> np.ndarray:
@@ -167,10 +170,11 @@ def _block_zero_points(zero_points, n, blocks, bits) -> np.ndarray:
 
 def _weights(b, scales, zero_points, n, blocks, bits) -> np.ndarray:
     """(N, blocks * block_size) float32: ``float(q - zero_point) * scale`` (MLAS's dequantization)."""
-    q = _codes(b.reshape(n, blocks, -1), bits).astype(np.int32)
-    z = _block_zero_points(zero_points, n, blocks, bits)
-    w = (q - z[:, :, None]).astype(F32) * scales.reshape(n, blocks)[:, :, None]
-    return w.astype(F32).reshape(n, -1)
+    d = _codes(b.reshape(n, blocks, -1), bits).astype(np.int16)
+    d -= _block_zero_points(zero_points, n, blocks, bits).astype(np.int16)[:, :, None]  # exact: |q - z| < 256
+    w = d.astype(F32)
+    w *= scales.reshape(n, blocks)[:, :, None]  # one rounding, as MLAS's float32 product
+    return w.reshape(n, -1)
 
 
 def _naive_weights(b, scales, zero_points, g_idx, n, blocks, block_size, platform) -> np.ndarray:
