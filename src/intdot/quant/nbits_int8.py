@@ -61,7 +61,7 @@ def products(rows, codes, zero_points, scales, bias, block_size: int, platform: 
     m, n = rows.shape[0], codes.shape[0]
     q, a_scales, a_sums = _quantize_rows(rows, codes.shape[1], block_size)
     combined = (a_scales[:, None, :] * scales[None, :, :]).astype(F32)  # (M, N, blocks)
-    codes = codes.astype(np.int32)
+    codes = codes.astype(np.int16)  # room for AVX2's one-row codes less their zero points
     four = 4 * (n // 4)
     if platform == "x86":
         wide, left = _STEPS[block_size]
@@ -99,12 +99,12 @@ def _accumulate(lanes, q, codes, combined, wide, left, h_add) -> np.ndarray:
     blocks, j = codes.shape[1], 0
     while blocks - j >= wide[0].blocks:
         for step in wide:
-            lanes = fma32(_lane_sums(q, codes, j, step).astype(F32), combined[:, :, j + step.block_of], lanes)
+            lanes = fma32(_lane_sums(q, codes, j, step), combined[:, :, j + step.block_of], lanes)
         j += wide[0].blocks
     if h_add:
         lanes = (lanes[..., :8] + lanes[..., 8:]).astype(F32)
     for b in range(j, blocks):
-        lanes = fma32(_lane_sums(q, codes, b, left).astype(F32), combined[:, :, b, None], lanes)
+        lanes = fma32(_lane_sums(q, codes, b, left), combined[:, :, b, None], lanes)
     return lanes
 
 
@@ -116,6 +116,11 @@ class _Step:
         self.block_of = np.array([b for b, _ in lanes])
         self.elements = [np.asarray(e) for _, e in lanes]
         self.blocks, self.width = int(self.block_of.max()) + 1, len(lanes)
+        # every lane's elements in one (lanes, most) array, short lanes padded with -1: a zero column appended
+        most = max(e.size for e in self.elements)
+        self.index = np.full((self.width, most), -1)
+        for i, e in enumerate(self.elements):
+            self.index[i, : e.size] = e
 
 
 def _group(g, size=4):
@@ -206,11 +211,16 @@ _AVX2_STEPS_8 = {size: ([_two_halves(p) for p in range(0, size, 64)], None) for 
 
 
 def _lane_sums(q, codes, j, step) -> np.ndarray:
-    """(M, N, lanes): each lane's sum of products in ``step`` from block ``j`` (A's int8 codes ``q``, the weights'
-    4-bit ``codes``), as float64 products of a lane's few columns (exact: at most 8 products of 127 by 15)."""
-    rows = [q[:, j + b][:, e].astype(np.float64) @ codes[:, j + b][:, e].T.astype(np.float64)
-            for b, e in zip(step.block_of, step.elements)]  # fmt: skip
-    return np.stack(rows, -1)
+    """(M, N, lanes) float32: each lane's sum of products in ``step`` from block ``j`` (A's int8 codes ``q``, the
+    weights' codes), gathered for all lanes at once; exact, in any order (a lane adds at most 8 products of 127 by
+    255, far below 2**24)."""
+    blocks = j + step.block_of  # each lane's block
+    lane = np.arange(step.width)[:, None]
+    a = np.concatenate([q[:, blocks], np.zeros(q.shape[:1] + (step.width, 1), q.dtype)], axis=2)
+    w = np.concatenate([codes[:, blocks], np.zeros(codes.shape[:1] + (step.width, 1), codes.dtype)], axis=2)
+    a = a[:, lane, step.index].astype(F32)  # (M, lanes, most), the padding reading the zero column
+    w = w[:, lane, step.index].astype(F32)
+    return np.einsum("mle,nle->mnl", a, w)
 
 
 def _quantize_rows(rows, blocks, block_size):
