@@ -173,6 +173,7 @@ def _overrides(op, target, requant, opset, platform, facts, l2_cache_size=None):
         op_reduce_sum_square,
     )
     from onnx.reference.ops.op_conv import Conv as _ReferenceConv
+    from onnx.reference.ops.op_einsum import Einsum as _ReferenceEinsum
     from onnx.reference.ops.op_erf import Erf as _ReferenceErf
     from onnx.reference.ops.op_exp import Exp as _ReferenceExp
     from onnx.reference.ops.op_global_average_pool import GlobalAveragePool as _ReferenceGlobalAveragePool
@@ -687,6 +688,19 @@ def _overrides(op, target, requant, opset, platform, facts, l2_cache_size=None):
         return (named(self, lambda: onnx_rotary_embedding(x, cos_cache, sin_cache, position_ids, **options,
                                                           platform=family)),)  # fmt: skip
 
+    class Einsum(_ReferenceEinsum):
+        """A float32 Einsum that is one (batched) matrix product as ONNX Runtime computes it (:mod:`.einsum`);
+        other forms onnx.reference's."""
+
+        def _run(self, *args, equation=None):
+            if len(args) == 2 and all(a.dtype == np.float32 for a in args) and isinstance(equation, str):
+                from .einsum import einsum
+
+                out = einsum(equation, *args, platform=family)
+                if out is not None:
+                    return (out,)
+            return super()._run(*args, equation=equation)
+
     class GatherBlockQuantized(_Microsoft):
         """ONNX Runtime's gather of a block-quantized table (:mod:`.gather_block_quantized`)."""
 
@@ -898,6 +912,7 @@ def _overrides(op, target, requant, opset, platform, facts, l2_cache_size=None):
         OnnxRotaryEmbedding,
         OnnxAttention,
         GatherBlockQuantized,
+        Einsum,
     ]
 
 
