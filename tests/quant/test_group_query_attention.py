@@ -17,7 +17,7 @@ from . import ort
 from .test_layer_norm import _same
 
 F32 = np.float32
-_INPUTS = ("q", "k", "v", "pk", "pv", "seqlens_k", "total", "cos", "sin", "pos", "bias", "sink")
+_INPUTS = ("q", "k", "v", "pk", "pv", "seqlens_k", "total", "cos", "sin", "pos", "bias", "sink", "ks", "vs")
 
 
 def _model(feeds, outputs, attrs):
@@ -201,10 +201,15 @@ def test_bad_input_is_named():
                               np.ones((8, 4), F32), np.ones((8, 4), F32), num_heads=4, kv_num_heads=2,
                               do_rotary=1)  # fmt: skip
     cos = np.ones((4, 8), F32)
-    with pytest.raises(OperandError, match="position 4 lies outside the rotary caches' 4 positions"):
+    with pytest.raises(OperandError, match="cos_cache has 4 rows: ONNX Runtime's GroupQueryAttention takes at least"):
         past = np.ones((1, 2, 4, 16), F32)
         group_query_attention(q16, kv16, kv16, past, past, np.array([5], np.int32), np.array(6, np.int32), cos, cos,
                               num_heads=4, kv_num_heads=2, do_rotary=1)  # fmt: skip
+    cos = np.ones((8, 8), F32)
+    with pytest.raises(OperandError, match="position 9 lies outside the rotary caches' 8 positions"):
+        group_query_attention(q16[:, :1], kv16[:, :1], kv16[:, :1], past, past, np.array([4], np.int32),
+                              np.array(5, np.int32), cos, cos, position_ids=np.array([[9]], np.int64), num_heads=4,
+                              kv_num_heads=2, do_rotary=1)  # fmt: skip
 
 
 def test_on_an_x86_cpu_without_avx512():
@@ -306,3 +311,73 @@ def test_random_nodes_as_onnx_runtime(seed):
     feeds = _feeds(b, s, n, nkv, head, past, cache=cache, given=given, seed=seed, totals=totals)
     outputs = ["y", "present_k", "present_v"] + (["qk"] if attrs.get("qk_output") else [])
     _as_onnx_runtime(feeds, outputs, {"num_heads": n, "kv_num_heads": nkv, **attrs}, seed)
+
+
+def _quantized_cache_case(bits, kind, b, s, head, past, seed):
+    """Feeds of a node with a quantized cache: random stored past codes, scales of ``kind``."""
+    rng = np.random.default_rng(seed)
+    feeds = _feeds(b, s, 4, 2, head, past, given=("rotary",) if head % 16 == 0 else (), seed=seed)
+    width = head if bits == 8 else (head + 1) // 2
+    if bits == 8:
+        feeds |= {t: rng.integers(-128, 128, (b, 2, past, width)).astype(np.int8) for t in ("pk", "pv")}
+    else:
+        feeds |= {t: rng.integers(0, 256, (b, 2, past, width)).astype(np.uint8) for t in ("pk", "pv")}
+    feeds["seqlens_k"] = np.full(b, past + s - 1, np.int32)
+    feeds["total"] = np.array(past + s, np.int32)
+    count = 2 * head if kind == "PER_CHANNEL" else 1
+    feeds |= {t: (rng.random(count) * 0.05 + 0.01).astype(F32) for t in ("ks", "vs")}
+    return feeds
+
+
+_QUANTIZED_SHAPES = [(1, 4, 64, 0, "flash"), (1, 4, 64, 0, "classic"), (2, 1, 64, 5, "flash"),
+                     (1, 3, 32, 4, "classic"), (1, 5, 24, 0, "classic"), (2, 1, 40, 6, "flash")]  # fmt: skip
+
+
+@pytest.mark.parametrize("bits", [8, 4])
+@pytest.mark.parametrize("kind", ["PER_TENSOR", "PER_CHANNEL"])
+@pytest.mark.parametrize("shape", _QUANTIZED_SHAPES)
+def test_quantized_kv_cache_as_onnx_runtime(bits, kind, shape):
+    """A quantized KV cache (int8 or two int4 codes a byte, per tensor or per channel): the present codes, the
+    flash path (prompt and decode) and the classic one (with a qk output), heads past the kernels' vectors."""
+    ort.need()
+    b, s, head, past, path = shape
+    feeds = _quantized_cache_case(bits, kind, b, s, head, past, seed=head + past + bits)
+    attrs = {"num_heads": 4, "kv_num_heads": 2, "k_quant_type": kind, "v_quant_type": kind, "kv_cache_bit_width": bits,
+             "do_rotary": int("cos" in feeds)}  # fmt: skip
+    outputs = ["y", "present_k", "present_v"] + (["qk"] if path == "classic" else [])
+    if path == "classic":
+        attrs["qk_output"] = 1
+    model = _quantized_cache_model(feeds, outputs, attrs, bits)
+    want = ort.session(model, neon=True).run(None, feeds)
+    got = quant.run(model, feeds, op="sdot4", platform=ort.platform())
+    for name, w in zip(outputs, want):
+        assert got[name].dtype == w.dtype and np.array_equal(got[name].view(np.uint8), w.view(np.uint8)), name
+
+
+def _quantized_cache_model(feeds, outputs, attrs, bits):
+    """:func:`_model` with the past and present caches typed as the stored codes (int8, or uint8 for int4)."""
+    model = _model(feeds, outputs, attrs)
+    cache = TensorProto.INT8 if bits == 8 else TensorProto.UINT8
+    for value in list(model.graph.input) + list(model.graph.output):
+        if value.name in ("pk", "pv", "present_k", "present_v"):
+            value.CopyFrom(helper.make_tensor_value_info(value.name, cache, None))
+    return model
+
+
+@pytest.mark.parametrize("bits,kind", [(8, "PER_TENSOR"), (4, "PER_CHANNEL")])
+def test_quantized_kv_cache_without_avx512(bits, kind):
+    """The same on QEMU's Haswell CPU (``platform="x86-avx2"``: MLAS's AVX2 quantized-cache kernels, 8 lanes)."""
+    from ..oracles import x86_ort
+
+    x86_ort.require()
+    for b, s, head, past, path in _QUANTIZED_SHAPES[1:5]:
+        feeds = _quantized_cache_case(bits, kind, b, s, head, past, seed=head + past)
+        attrs = {"num_heads": 4, "kv_num_heads": 2, "k_quant_type": kind, "v_quant_type": kind,
+                 "kv_cache_bit_width": bits, "do_rotary": int("cos" in feeds),
+                 "qk_output": int(path == "classic")}  # fmt: skip
+        outputs = ["y", "present_k", "present_v"] + (["qk"] if path == "classic" else [])
+        model = _quantized_cache_model(feeds, outputs, attrs, bits)
+        want = x86_ort.Session(model.SerializeToString()).run(None, feeds)
+        got = quant.run(model, feeds, op="sdot4", platform="x86-avx2")
+        for name, w in zip(outputs, want):
+            assert np.array_equal(got[name].view(np.uint8), w.view(np.uint8)), (head, past, name)

@@ -65,11 +65,14 @@ def sum_exp(row, platform) -> tuple[np.ndarray, np.float32]:
     return e[0], _row_sums(e, platform)[0]
 
 
-def attend(q, k, v, alpha, q_block, kv_block, platform, *, past=None, window=-1, bias=None, divide=False):
+def attend(q, k, v, alpha, q_block, kv_block, platform, *, past=None, window=-1, bias=None, divide=False,
+           kernels=None):  # fmt: skip
     """One (batch, head): ``q`` (S, qk_head), ``k`` (T, qk_head), ``v`` (T, v_head) -> (S, v_head).  ``past``: the
     causal offset (row ``r`` sees keys up to ``past + r``; None: no causal mask, MultiHeadAttention's), with
     ``window`` and ``bias`` (S, T) GroupQueryAttention's; ``divide``: the end divides by the sum
-    (MultiHeadAttention) instead of multiplying by its reciprocal."""
+    (MultiHeadAttention) instead of multiplying by its reciprocal; ``kernels``: ``(scores(rows, k0, n),
+    accumulate(p, k0, n, acc))`` in place of the SGEMMs (a quantized cache's, :mod:`.kv_cache`; ``acc`` starts at
+    zeros)."""
     s, t = q.shape[0], k.shape[0]
     fused = platform.startswith("arm")
     out = np.empty((s, v.shape[1]), F32)
@@ -80,7 +83,10 @@ def attend(q, k, v, alpha, q_block, kv_block, platform, *, past=None, window=-1,
         end = t if past is None else min(t, past + q0 + rows)  # blocks past every row's causal limit are skipped
         for k0 in range(0, end, kv_block):
             n = min(kv_block, t - k0)
-            scores = gemm2d(q[q0 : q0 + rows], k[k0 : k0 + n].T, alpha=alpha, trans_b=True, platform=platform)
+            if kernels is None:
+                scores = gemm2d(q[q0 : q0 + rows], k[k0 : k0 + n].T, alpha=alpha, trans_b=True, platform=platform)
+            else:
+                scores = kernels[0](q[q0 : q0 + rows], k0, n)
             if bias is not None:
                 scores = (scores + bias[q0 : q0 + rows, k0 : k0 + n]).astype(F32)
             pos = k0 + np.arange(n)
@@ -104,7 +110,10 @@ def attend(q, k, v, alpha, q_block, kv_block, platform, *, past=None, window=-1,
                 total = np.where(live, row_sums, total).astype(F32)
             m = new_max
             scores = np.where(live[:, None], e, F32(0))
-            acc = gemm2d(scores, v[k0 : k0 + n], acc, platform=platform)
+            if kernels is None:
+                acc = gemm2d(scores, v[k0 : k0 + n], acc, platform=platform)
+            else:
+                acc = kernels[1](scores, k0, n, np.zeros((rows, v.shape[1]), F32) if acc is None else acc)
         if divide:
             out[q0 : q0 + rows] = (acc / total[:, None]).astype(F32)
         else:

@@ -29,9 +29,13 @@ ONNX Runtime 1.32 computes it one of two ways, and the bits differ:
 
 Checked against ONNX Runtime 1.32 on x86 and for AArch64 in ``tests/quant/test_group_query_attention.py``.
 ``position_ids`` (B, S), where given, place the rotary rows instead: after a past each row at its own, on a first
-prompt every batch's rows from the first value on (as ONNX Runtime 1.32 reads them).  Not modelled (an error): a
-quantized KV cache (``k_scale``, ``v_scale``), ``query_seqlens``, float16; Q/K norms, which ONNX Runtime's CPU
-kernel refuses too.
+prompt every batch's rows from the first value on (as ONNX Runtime 1.32 reads them).  Not modelled (an error):
+``query_seqlens``, float16; Q/K norms, which ONNX Runtime's CPU kernel refuses too.
+
+A quantized KV cache (``k_scale``, ``v_scale``, ``k_quant_type``/``v_quant_type`` PER_TENSOR or PER_CHANNEL,
+``kv_cache_bit_width`` 8 or 4) takes the same two paths with MLAS's quantized-cache kernels in place of the SGEMMs
+(:mod:`.kv_cache`): the new K and V rows quantized into the present outputs, the flash path (one query row too)
+through the tiled kernel.
 """
 
 from __future__ import annotations
@@ -43,6 +47,9 @@ from ._args import float32_operand, tensor
 from .flash import LOWEST, attend, blocks, checked_l2, sum_exp
 from .float_kernels import softmax_rows
 from .fma import fma32
+from .kv_cache import pack, quantize, unpack
+from .kv_cache import scores as kv_scores
+from .kv_cache import values as kv_values
 from .libm import expf
 from .rotary import caches, gather, rotate
 from .sgemm import gemm2d
@@ -56,18 +63,26 @@ def group_query_attention(query, key=None, value=None, past_key=None, past_value
                           head_sink=None, position_ids=None, *, num_heads: int, kv_num_heads: int, scale: float = 0.0,
                           softcap: float = 0.0, local_window_size: int = -1, do_rotary: int = 0,
                           rotary_interleaved: int = 0, smooth_softmax: int = 0, qk_output: int = 0,
-                          with_present: bool = True, platform: str = "x86",
-                          l2_cache_size: int | None = None):  # fmt: skip
+                          with_present: bool = True, platform: str = "x86", l2_cache_size: int | None = None,
+                          k_scale=None, v_scale=None, k_quant_type: str = "NONE", v_quant_type: str = "NONE",
+                          kv_cache_bit_width: int = 0):  # fmt: skip
     """``(output, present_key, present_value, qk)`` of ONNX Runtime's GroupQueryAttention (module docstring; ``qk``
     None unless ``qk_output`` is 1, the scores before softmax, or 2, after); ``with_present``: whether the node's
     present outputs are requested (which decides the path); ``l2_cache_size``: the L2 cache size, in bytes, of the
-    CPU whose ONNX Runtime is modelled (None: this machine's)."""
+    CPU whose ONNX Runtime is modelled (None: this machine's); ``k_scale``, ``v_scale`` with the quantization
+    attributes: a quantized KV cache (:mod:`.kv_cache`), ``past_key``/``past_value`` and the present outputs then
+    its stored codes (int8, or uint8 two int4 codes a byte)."""
     q_in = float32_operand(query, "query")
     p = _Problem(q_in, key, value, num_heads, kv_num_heads)
     step = 16 if do_rotary else 8
     if p.head % step:
         raise OperandError(f"head size {p.head}: ONNX Runtime's kernel takes multiples of {step}"
                            + (" with do_rotary=1" if do_rotary else ""))  # fmt: skip
+    quant = _quantization(k_scale, v_scale, k_quant_type, v_quant_type, kv_cache_bit_width, p, with_present)
+    if quant is not None and past_key is not None:
+        bits = quant[2]
+        past_key, past_value = (unpack(_stored(t, n, bits), bits, p.head).astype(F32)
+                                for t, n in ((past_key, "past_key"), (past_value, "past_value")))  # fmt: skip
     past = _past(past_key, past_value, p)
     totals, total, first, plen = _lengths(seqlens_k, total_sequence_length, p, past)
     if not first and p.s > 1 and p.b > 1:
@@ -85,6 +100,9 @@ def group_query_attention(query, key=None, value=None, past_key=None, past_value
         if cos.shape[1] % 8:
             raise OperandError(f"cos_cache has {cos.shape[1]} columns: ONNX Runtime's GroupQueryAttention takes a "
                                "multiple of 8 (rotary_dim / 2)")  # fmt: skip
+        if cos.shape[0] < total:
+            raise OperandError(f"cos_cache has {cos.shape[0]} rows: ONNX Runtime's GroupQueryAttention takes at least "
+                               f"total_sequence_length = {total}")  # fmt: skip
         positions = np.broadcast_to(np.arange(p.s), (p.b, p.s)) if first else (totals - p.s)[:, None] + np.arange(p.s)
         if position_ids is not None:  # on a first prompt its first value is the base of every batch's rows
             pid = tensor(position_ids, "position_ids", (np.dtype(np.int64),), "int64")
@@ -97,6 +115,8 @@ def group_query_attention(query, key=None, value=None, past_key=None, past_value
     sink = None if head_sink is None else float32_operand(head_sink, "head_sink").reshape(-1)
     if sink is not None and sink.shape != (p.n,):
         raise OperandError(f"head_sink has {sink.size} values: expected one per query head, {p.n}")
+    if quant is not None:  # this step's K and V as codes, each K/V head with its scales
+        k, v = (quantize(t, s[None, :, None, :], quant[2]).astype(F32) for t, s in ((k, quant[0]), (v, quant[1])))
     present_k = np.zeros((p.b, p.nkv, plen, p.head), F32)
     present_v = np.zeros_like(present_k)
     for i in range(p.b):
@@ -117,16 +137,59 @@ def group_query_attention(query, key=None, value=None, past_key=None, past_value
             for h in range(p.n):
                 kc, vc = present_k[i, h // group, :t], present_v[i, h // group, :t]
                 hb = None if bias is None else bias[i, h, :, :t]
+                kernels = None if quant is None else _kernels(kc, vc, quant, h // group, alpha, platform)
                 if flash:
-                    o = _flash(q[i, h], kc, vc, causal_past, alpha, local_window_size, hb, platform, l2)
+                    o = _flash(q[i, h], kc, vc, causal_past, alpha, local_window_size, hb, platform, l2, kernels)
                 else:
                     head_sink_h = None if sink is None else sink[h]
                     o, scores = _classic(q[i, h], kc, vc, causal_past, alpha, local_window_size, hb, softcap,
-                                         smooth_softmax, head_sink_h, qk_output, platform)  # fmt: skip
+                                         smooth_softmax, head_sink_h, qk_output, platform, kernels)  # fmt: skip
                     if qk is not None:
                         qk[i, h, :, :t] = scores
                 out[i, :, h * p.head : (h + 1) * p.head] = o
+    if quant is not None:
+        present_k, present_v = (pack(c.astype(np.int8), quant[2]) for c in (present_k, present_v))
     return out, present_k, present_v, qk
+
+
+def _quantization(k_scale, v_scale, k_type, v_type, bits, p, with_present):
+    """(K scales, V scales (each (kv heads, 1 or head)), bits) of a quantized cache, or None."""
+    if k_scale is None and v_scale is None and k_type == v_type == "NONE":
+        return None
+    if k_scale is None or v_scale is None or k_type != v_type or k_type not in ("PER_TENSOR", "PER_CHANNEL"):
+        raise OperandError(f"k_quant_type={k_type!r}, v_quant_type={v_type!r} with k_scale and v_scale: expected both "
+                           "scales and one type, PER_TENSOR or PER_CHANNEL")  # fmt: skip
+    if bits not in (4, 8):
+        raise OperandError(f"kv_cache_bit_width={bits!r}: expected 4 or 8 with a quantized cache")
+    if not with_present:
+        raise OperandError("a quantized KV cache without the present outputs: ONNX Runtime requires them")
+    per_channel = k_type == "PER_CHANNEL"
+    scales = []
+    for s, name in ((k_scale, "k_scale"), (v_scale, "v_scale")):
+        s = float32_operand(s, name).reshape(-1)
+        if s.size != (p.nkv * p.head if per_channel else 1):
+            raise OperandError(f"{name} has {s.size} values: expected " + (f"{p.nkv * p.head}, one per channel of "
+                               "each K/V head" if per_channel else "one"))  # fmt: skip
+        scales.append(s.reshape(p.nkv, p.head) if per_channel else np.broadcast_to(s.reshape(1, 1), (p.nkv, 1)))
+    return scales[0], scales[1], int(bits)
+
+
+def _stored(t, name, bits):
+    return tensor(t, name, (np.dtype(np.int8 if bits == 8 else np.uint8),), "int8" if bits == 8 else "uint8")
+
+
+def _kernels(kc, vc, quant, g, alpha, platform):
+    """(scores, accumulate) of the K/V head ``g``'s cache codes ``kc``, ``vc`` through :mod:`.kv_cache`."""
+    ks, vs, bits = quant[0][g], quant[1][g], quant[2]
+    codes_k, codes_v = kc.astype(np.int8), vc.astype(np.int8)
+
+    def product(rows, k0, n):
+        return kv_scores(rows, codes_k[k0 : k0 + n], ks, bits, alpha, platform)
+
+    def accumulate(probs, k0, n, acc):
+        return kv_values(probs, codes_v[k0 : k0 + n], vs, bits, platform, acc)
+
+    return product, accumulate
 
 
 class _Problem:
@@ -228,12 +291,13 @@ def _decode_scores(q, k, alpha, fused):
     return (s * alpha).astype(F32)
 
 
-def _flash(q, k, v, past, alpha, window, bias, platform, l2):
-    """One (batch, head) of MLAS's GQA flash kernel (module docstring): (S, head)."""
+def _flash(q, k, v, past, alpha, window, bias, platform, l2, kernels=None):
+    """One (batch, head) of MLAS's GQA flash kernel (module docstring): (S, head); ``kernels``: a quantized
+    cache's (whose flash kernel takes one query row as it takes several)."""
     s, head = q.shape
     t = k.shape[0]
     fused = platform.startswith("arm")
-    if s == 1:
+    if s == 1 and kernels is None:
         scores = _decode_scores(q[0], k, alpha, fused)
         if bias is not None:
             scores = (scores + bias[0]).astype(F32)
@@ -245,13 +309,17 @@ def _flash(q, k, v, past, alpha, window, bias, platform, l2):
             acc = fma32(e[j], v[j], acc) if fused else (acc + (e[j] * v[j]).astype(F32)).astype(F32)
         return (acc * (F32(1) / total)).astype(F32)[None, :]
     q_block, kv_block = blocks(l2, 2 * head, t, s)
-    return attend(q, k, v, alpha, q_block, kv_block, platform, past=past, window=window, bias=bias)
+    return attend(q, k, v, alpha, q_block, kv_block, platform, past=past, window=window, bias=bias, kernels=kernels)
 
 
-def _classic(q, k, v, past, alpha, window, bias, softcap, smooth, sink, qk_output, platform):
-    """One (batch, head) of ONNX Runtime's GQA without the flash kernel: (output (S, head), the qk rows)."""
+def _classic(q, k, v, past, alpha, window, bias, softcap, smooth, sink, qk_output, platform, kernels=None):
+    """One (batch, head) of ONNX Runtime's GQA without the flash kernel: (output (S, head), the qk rows);
+    ``kernels``: a quantized cache's."""
     s, t = q.shape[0], k.shape[0]
-    scores = gemm2d(q, k.T, alpha=alpha, trans_b=True, platform=platform)
+    if kernels is None:
+        scores = gemm2d(q, k.T, alpha=alpha, trans_b=True, platform=platform)
+    else:
+        scores = kernels[0](q, 0, t)
     probs = np.zeros_like(scores)
     before = np.zeros_like(scores)
     for r in range(s):
@@ -268,7 +336,7 @@ def _classic(q, k, v, past, alpha, window, bias, softcap, smooth, sink, qk_outpu
             probs[r, start:end] = _smooth(row, F32(0) if sink is None else sink, platform)
         else:
             probs[r, start:end] = softmax_rows(row[None, :], platform)[0]
-    out = gemm2d(probs, v, platform=platform)
+    out = gemm2d(probs, v, platform=platform) if kernels is None else kernels[1](probs, 0, t, None)
     return out, (before if qk_output == 1 else probs)
 
 

@@ -648,15 +648,17 @@ def _overrides(op, target, requant, opset, platform, facts, l2_cache_size=None):
                  total_sequence_length=None, cos_cache=None, sin_cache=None, position_ids=None, attention_bias=None,
                  head_sink=None, *rest, **_):  # fmt: skip
             node = self.onnx_node
+            k_scale, v_scale, *rest = list(rest) + [None, None]
             if any(v is not None for v in rest):
-                raise OperandError(f"node {_label(node)}: GroupQueryAttention with a quantized KV cache (k_scale, "
-                                   "v_scale) or query_seqlens is not modelled, and Q/K norms (q_norm_weight, "
-                                   "k_norm_weight) ONNX Runtime's CPU kernel refuses too; expected inputs up to "
-                                   "head_sink")  # fmt: skip
+                raise OperandError(f"node {_label(node)}: GroupQueryAttention with query_seqlens is not modelled, and "
+                                   "Q/K norms (q_norm_weight, k_norm_weight) ONNX Runtime's CPU kernel refuses too; "
+                                   "expected inputs up to v_scale")  # fmt: skip
             defaults = (("num_heads", None), ("kv_num_heads", None), ("scale", 0.0), ("softcap", 0.0),
                         ("local_window_size", -1), ("do_rotary", 0), ("rotary_interleaved", 0),
-                        ("smooth_softmax", 0), ("qk_output", 0))  # fmt: skip
+                        ("smooth_softmax", 0), ("qk_output", 0), ("k_quant_type", "NONE"), ("v_quant_type", "NONE"),
+                        ("kv_cache_bit_width", 0))  # fmt: skip
             options = {k: _attr(self, k, d) for k, d in defaults}
+            options |= {"k_scale": k_scale, "v_scale": v_scale}
             outs = list(node.output) + [""] * (4 - len(node.output))
             options["with_present"] = bool(outs[1] and outs[2])
             if not outs[3]:
