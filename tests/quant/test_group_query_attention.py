@@ -381,3 +381,20 @@ def test_quantized_kv_cache_without_avx512(bits, kind):
         got = quant.run(model, feeds, op="sdot4", platform="x86-avx2")
         for name, w in zip(outputs, want):
             assert np.array_equal(got[name].view(np.uint8), w.view(np.uint8)), (head, past, name)
+
+
+@pytest.mark.parametrize("bits,kind", [(8, "PER_TENSOR"), (4, "PER_CHANNEL")])
+def test_quantized_kv_cache_prompt_past_a_block(bits, kind):
+    """A prompt longer than the flash kernel's block of keys (the L2 cache's), through the quantized cache."""
+    ort.need()
+    head = 64
+    s = min(max(l2_cache_size() // (32 * head), 1) + 37, 600)
+    feeds = _quantized_cache_case(bits, kind, 1, s, head, 0, seed=1)
+    attrs = {"num_heads": 4, "kv_num_heads": 2, "k_quant_type": kind, "v_quant_type": kind, "kv_cache_bit_width": bits,
+             "do_rotary": 1}  # fmt: skip
+    outputs = ["y", "present_k", "present_v"]
+    model = _quantized_cache_model(feeds, outputs, attrs, bits)
+    want = ort.session(model, neon=True).run(None, feeds)
+    got = quant.run(model, feeds, op="sdot4", platform=ort.platform())
+    for name, w in zip(outputs, want):
+        assert np.array_equal(got[name].view(np.uint8), w.view(np.uint8)), (s, name)
