@@ -1,13 +1,17 @@
-"""Float32 Conv as ONNX Runtime's Arm build computes it, bit for bit: MLAS's convolution for each image and group,
+"""Float32 Conv as ONNX Runtime computes it outside x86's NCHWc layout, bit for bit: MLAS's convolution for each
+image and group,
 its input expanded into columns (im2col: K over the input channels, then the kernel positions, row-major; a
 pointwise Conv reads its input as they are, the same matrix), multiplied by the filters through MLAS's SGEMM
 (:mod:`.sgemm`: the columns are no constant, so its K blocks follow N and K), the bias added after.  Depthwise and
-grouped Convs go the same way, one group at a time.  Checked against ONNX Runtime for AArch64 in
-``tests/quant/test_float_conv.py``.
+grouped Convs go the same way, one group at a time.  This is every float Conv on Arm, and on x86 the ones its
+NCHWc layout transformer leaves (:mod:`.nchwc`: 1-D and 3-D ones, weights that are no constant, channel counts
+its kernels do not take).
 
-ONNX Runtime on x86 runs most float Convs in its NCHWc kernels (its layout transformer), which add in another order:
-not modelled, ``onnx.reference``'s there (docs/differences.md, row 28).  With several threads MLAS may cut the
-output columns of a large Conv into segments, each with its own K blocks; this models one thread.
+ONNX Runtime's ConvAddActivationFusion (on every CPU, after that transformer) makes a Conv with a bias and the
+Add after it, of two operands of one shape, one node whose SGEMM starts from the Add's other operand, the bias
+after (:func:`fuse_conv_add`).  Checked against ONNX Runtime for AArch64 and for x86 in
+``tests/quant/test_float_conv.py`` and ``tests/quant/test_nchwc.py``.  With several threads MLAS may cut the output
+columns of a large Conv into segments, each with its own K blocks; this models one thread.
 """
 
 from __future__ import annotations
@@ -33,10 +37,12 @@ def _columns(x, begin, end, out, kernel, dil, st):
     return np.ascontiguousarray(win.transpose(order)).reshape(x.shape[0] * int(np.prod(kernel)), -1)
 
 
-def conv(x, w, b=None, *, auto_pad="NOTSET", dilations=None, group=1, kernel_shape=None, pads=None, strides=None,
-         platform: str = "arm") -> np.ndarray:  # fmt: skip
+def conv(x, w, b=None, z=None, *, auto_pad="NOTSET", dilations=None, group=1, kernel_shape=None, pads=None,
+         strides=None, platform: str = "arm") -> np.ndarray:  # fmt: skip
     """ONNX's float32 Conv of ``x`` (N, C, spatial...) by ``w`` (M, C/group, kernel...) plus ``b`` (M), as MLAS
-    computes it on Arm (module docstring); bad shapes or attributes are :class:`~intdot.errors.OperandError`."""
+    computes it (module docstring); ``z`` (the output's shape), where given, is the output its SGEMM starts from
+    (an Add fused into the Conv, :func:`fuse_conv_add`).  Bad shapes or attributes are
+    :class:`~intdot.errors.OperandError`."""
     from ..core.errors import OperandError
 
     x, w = np.asarray(x, F32), np.asarray(w, F32)
@@ -48,10 +54,76 @@ def conv(x, w, b=None, *, auto_pad="NOTSET", dilations=None, group=1, kernel_sha
     mg = m // group
     filters = w.reshape(group, mg, -1)
     y = np.empty((x.shape[0], m) + tuple(out), F32)
+    if z is not None and np.shape(z) != y.shape:
+        raise OperandError(f"z of shape {np.shape(z)}: expected the output's, {y.shape}")
+    # MLAS's depthwise kernel on Arm (3x3, pads up to 1, stride 1) adds its taps from 0, then the Add's operand
+    direct = platform.startswith("arm") and cg == mg == 1 and len(out) == 2 and tuple(w.shape[2:]) == (3, 3) and (
+        max(begin + end) <= 1 and tuple(st) == (1, 1) and tuple(dil) == (1, 1))  # fmt: skip
     for image in range(x.shape[0]):
         for g in range(group):
             cols = _columns(x[image, g * cg : (g + 1) * cg], begin, end, out, w.shape[2:], dil, st)
-            y[image, g * mg : (g + 1) * mg] = gemm2d(filters[g], cols, platform=platform).reshape((mg,) + tuple(out))
+            start = None if z is None or direct else np.asarray(z[image, g * mg : (g + 1) * mg], F32).reshape(mg, -1)
+            y[image, g * mg : (g + 1) * mg] = gemm2d(filters[g], cols, start, platform=platform).reshape(
+                (mg,) + tuple(out)
+            )
+    if z is not None and direct:
+        y = (y + np.asarray(z, F32)).astype(F32)
     if b is not None:
         y = (y + np.asarray(b, F32).reshape((1, m) + (1,) * len(out))).astype(F32)
     return y
+
+
+DOMAIN = "ai.intdot"
+
+
+def fuse_conv_add(model, shapes_of):
+    """``model`` with each float Conv that ONNX Runtime's ConvAddActivationFusion fuses with the Add after it made
+    one ``ai.intdot:ConvAdd`` node (X, W, B, Z); ``model`` itself where there is none.  Its conditions: a Conv
+    with a bias, used by that Add alone and no graph output; an Add of two 4-D operands of one shape (each
+    dimension a value, or one name); the first of its operands such a Conv writes.  ``shapes_of``: a function
+    giving :func:`.qdq_rules.inferred_values`'s."""
+    from onnx import helper
+
+    g = model.graph
+    if not any(n.op_type == "Conv" and n.domain in ("", "ai.onnx") for n in g.node):
+        return model
+    uses: dict = {}
+    for n in g.node:
+        for i in n.input:
+            uses[i] = uses.get(i, 0) + 1
+    for o in g.output:
+        uses[o.name] = uses.get(o.name, 0) + 2  # a graph output is never fused away
+    writer = {o: n for n in g.node for o in n.output}
+    shapes = None
+    nodes, drop = list(g.node), set()
+    for k, n in enumerate(nodes):
+        if n.op_type != "Add" or n.domain not in ("", "ai.onnx") or len(n.input) != 2:
+            continue
+        conv = next((writer.get(i) for i in n.input if _fusable_conv(writer.get(i), uses)), None)
+        if conv is None:
+            continue
+        shapes = shapes if shapes is not None else shapes_of()
+        a, b = ((shapes.get(i) or (None, None))[1] for i in n.input)
+        if a is None or len(a) != 4 or a != b or any(d is None or d == 0 for d in a):
+            continue
+        if (shapes.get(n.input[0]) or (None,))[0] != np.float32:
+            continue
+        other = n.input[1] if writer.get(n.input[0]) is conv else n.input[0]
+        fused = helper.make_node("ConvAdd", [*conv.input[:3], other], list(n.output), conv.name, domain=DOMAIN)
+        fused.attribute.extend(conv.attribute)
+        nodes[k] = fused  # where the Add was: both operands are ready there
+        drop.add(id(conv))
+    if not drop:
+        return model
+    out = type(model)()
+    out.CopyFrom(model)
+    del out.graph.node[:]
+    out.graph.node.extend(n for n in nodes if id(n) not in drop)
+    if not any(o.domain == DOMAIN for o in out.opset_import):
+        out.opset_import.append(helper.make_opsetid(DOMAIN, 1))
+    return out
+
+
+def _fusable_conv(node, uses) -> bool:
+    return (node is not None and node.op_type == "Conv" and node.domain in ("", "ai.onnx") and len(node.input) == 3
+            and bool(node.input[2]) and uses.get(node.output[0]) == 1)  # fmt: skip

@@ -217,6 +217,8 @@ def _overrides(op, target, requant, opset, platform, facts, l2_cache_size=None):
     from ._args import float_platform, text
     from .fma import fma32
     from .matmul_nbits import matmul_nbits  # the package exports the function under the module's name
+    from .nchwc import DOMAIN as NCHWC_DOMAIN
+    from .nchwc import run_node as nchwc_node
     from .qlinear_concat import qlinear_concat  # the same
     from .qlinear_softmax import qlinear_softmax  # the same
 
@@ -537,16 +539,31 @@ def _overrides(op, target, requant, opset, platform, facts, l2_cache_size=None):
             return (float_kernels.softmax(x, given, opset, family),)
 
     class Conv(_ReferenceConv):
-        """float32 on Arm as ONNX Runtime's MLAS convolution computes it (:mod:`.float_conv`); x86 runs its Convs
-        in NCHWc kernels, not modelled."""
+        """float32 as ONNX Runtime's MLAS convolution computes it (:mod:`.float_conv`); the Convs x86's NCHWc
+        transformer takes are ``ai.intdot:NchwcConv`` nodes by now (:mod:`.nchwc`)."""
 
         def _run(self, X, W, B=None, **kw):
             floats = X.dtype == np.float32 and W.dtype == np.float32 and (B is None or B.dtype == np.float32)
-            if not family.startswith("arm") or not floats:
+            if not floats:
                 return super()._run(X, W, B, **kw)
             kw = {k: v for k, v in kw.items() if v is not None}
             kw["auto_pad"] = text(kw.get("auto_pad"), "NOTSET")
             return (named(self, lambda: float_conv.conv(X, W, B, platform=family, **kw)),)
+
+    class ConvAdd(OpRun):
+        op_domain = NCHWC_DOMAIN  # a Conv and the Add after it, as ONNX Runtime's ConvAddActivationFusion makes them
+
+        def _run(self, x, w, b, z, **_):
+            kw = {k: v for k, v in _conv_attrs(self).items() if v is not None}
+            return (named(self, lambda: float_conv.conv(x, w, b, z, platform=family, **kw)),)
+
+    class NchwcConv(OpRun):
+        op_domain = NCHWC_DOMAIN  # a Conv, BatchNormalization or Mul in ONNX Runtime's x86 NCHWc kernels
+
+        def _run(self, x, *rest, **_):
+            attrs = {a.name: _attr(self, a.name, None) for a in self.onnx_node.attribute}
+            kind = text(attrs.pop("kind"), "conv")
+            return (named(self, lambda: nchwc_node(kind, x, rest, attrs, family)),)
 
     class MatMul(_ReferenceMatMul):
         """float32 as ONNX Runtime's MLAS SGEMM adds it (:mod:`.sgemm`)."""
@@ -888,6 +905,8 @@ def _overrides(op, target, requant, opset, platform, facts, l2_cache_size=None):
         MatMul,
         Gemm,
         Conv,
+        ConvAdd,
+        NchwcConv,
         Erf,
         Pow,
         Exp,
@@ -1022,11 +1041,9 @@ class Prepared:
 
     __slots__ = ("model", "qdq_int8_allowed", "platform", "nchwc", "constants", "transposed")
 
-    def __init__(self, model, qdq_int8_allowed: bool, platform: str):
-        from ._args import platform_of
-
+    def __init__(self, model, qdq_int8_allowed: bool, platform: str, nchwc=frozenset()):
         self.model, self.qdq_int8_allowed, self.platform = model, qdq_int8_allowed, platform
-        self.nchwc = _nchwc_inputs(model, platform) if platform_of(platform) == "x86" else frozenset()
+        self.nchwc = nchwc
         self.constants = _constant_values(model)
         self.transposed = _fused_transposes(model, self.constants)
 
@@ -1072,7 +1089,18 @@ def prepare(model, *, qdq_int8_allowed: bool | None = None, platform: str = "x86
         from .dynamic_arm import fuse_bias
 
         fused = fuse_bias(fused, sme=platform == "arm-sme")
-    return Prepared(fused, int8, platform)
+    # x86's NCHWc layout transformer, then ConvAddActivationFusion, run last (their shapes and x86's NCHWc pools
+    # found on the graph before them)
+    from .float_conv import fuse_conv_add
+    from .nchwc import rewrite
+
+    before = fused
+    shapes = functools.cache(lambda: inferred_values(before, symbolic=True, first=known))
+    pools = frozenset()
+    if family == "x86":
+        pools = _nchwc_inputs(fused, platform)
+        fused = rewrite(fused, platform, shapes, _constant_values(fused))
+    return Prepared(fuse_conv_add(fused, shapes), int8, platform, pools)
 
 
 def _fused(model, qdq_int8_allowed, platform) -> Prepared:

@@ -1,0 +1,207 @@
+"""Float32 Conv on x86 against ONNX Runtime, bit for bit: the Convs its NCHWc layout transformer takes, in MLAS's
+NCHWc kernels (blocks of 16 input channels, 128 for a pointwise Conv, one for fewer channels than a block, each
+channel alone for a depthwise one), the ones it leaves in MLAS's own convolution, and the nodes it fuses around
+them (a BatchNormalization or a per-channel Mul made depthwise Convs, an Add made a Conv's starting output).
+
+Which nodes it takes is checked against the graph ONNX Runtime writes out (``optimized_model_filepath``), the
+values against its outputs; with ``INTDOT_ORT=arm`` the same graphs against ONNX Runtime for AArch64, which has no
+NCHWc layout (``platform="arm"``).  QEMU's Haswell CPU (``x86-avx2``) has a block of 8."""
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+from intdot import quant
+from intdot.quant.nchwc import DOMAIN
+
+from . import ort
+from .test_float_kernels import _same
+
+F32 = np.float32
+
+
+def _model(nodes, weights, x_shape, outputs=("out",)):
+    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, x_shape)],
+                              [helper.make_tensor_value_info(o, TensorProto.FLOAT, None) for o in outputs],
+                              [numpy_helper.from_array(v, k) for k, v in weights.items()])  # fmt: skip
+    return helper.make_model(graph, ir_version=10, opset_imports=[helper.make_opsetid("", 13)])
+
+
+def _onnx_runtime_convs(model, tmp_path):
+    """(NCHWc Convs, those of them that start from an Add's operand) in the graph ONNX Runtime runs."""
+    path = tmp_path / "optimized.onnx"
+    ort.session(model, optimized_path=path)
+    nodes = [n for n in onnx.load(path).graph.node if n.op_type == "Conv" and n.domain == "com.microsoft.nchwc"]
+    return len(nodes), sum(len(n.input) > 3 and bool(n.input[3]) for n in nodes)
+
+
+def _intdot_convs(model, platform="x86"):
+    nodes = [n for n in quant.prepare(model, platform=platform).model.graph.node if n.domain == DOMAIN]
+    return len(nodes), sum(bool(n.input[-1]) for n in nodes)
+
+
+def _check(model, x, tmp_path, what):
+    ort.need()
+    want = ort.session(model).run(None, {"x": x})
+    got = quant.run(model, x, op="sdot4", platform=ort.platform())
+    for name, w in zip((o.name for o in model.graph.output), want):
+        _same(got[name], w, (what, name))
+    if not ort.on_arm():
+        assert _intdot_convs(model) == _onnx_runtime_convs(model, tmp_path), what
+
+
+def _conv_cases(rng, count):
+    """Random 2-D Convs around the transformer's conditions: channel counts under, at and past a block (and not a
+    multiple of 4), groups and depthwise ones, 1x1 kernels with and without pads, strides, dilations, asymmetric
+    pads, SAME, pads past the kernel, a kernel past the input."""
+    cases = []
+    while len(cases) < count:
+        c = int(rng.choice([1, 3, 8, 12, 15, 16, 17, 20, 24, 32, 33, 48, 64, 136, 160]))
+        m = int(rng.choice([1, 4, 16, 17, 24, 32, 40]))
+        group = 1
+        if rng.random() < 0.25:
+            c = m = int(rng.choice([8, 16, 24, 32]))
+            group = c if rng.random() < 0.7 else 2  # depthwise, or two groups of whole blocks
+        k = [int(rng.choice([1, 1, 2, 3, 5])), int(rng.choice([1, 1, 3, 4]))]
+        attrs = {"kernel_shape": k, "group": group, "strides": [int(rng.choice([1, 1, 2])) for _ in k],
+                 "dilations": [int(rng.choice([1, 1, 1, 2])) for _ in k]}  # fmt: skip
+        if rng.random() < 0.2 and max(attrs["dilations"]) == 1:
+            attrs["auto_pad"] = str(rng.choice(["SAME_UPPER", "SAME_LOWER", "VALID"]))
+        else:
+            attrs["pads"] = [int(rng.choice([0, 0, 1, 2, 4])) for _ in range(4)]
+        size = [int(rng.integers(max(2, kk - 2), 12)) for kk in k]
+        pads = attrs.get("pads", [0] * 4) if attrs.get("auto_pad", "NOTSET") in ("NOTSET", "VALID") else [9] * 4
+        if any(s + pads[i] + pads[i + 2] < (kk - 1) * d + 1
+               for i, (s, kk, d) in enumerate(zip(size, k, attrs["dilations"]))):  # fmt: skip
+            continue  # no output
+        cases.append(([int(rng.integers(1, 3)), c, *size], [m, c // group, *k], attrs, rng.random() < 0.75))
+    return cases
+
+
+def _conv_model(rng, x_shape, w_shape, attrs, bias):
+    weights = {"w": rng.standard_normal(w_shape).astype(F32)}
+    if bias:
+        weights["b"] = rng.standard_normal(w_shape[0]).astype(F32)
+    node = helper.make_node("Conv", ["x", "w"] + (["b"] if bias else []), ["out"], **attrs)
+    return _model([node], weights, x_shape)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_convs_in_and_out_of_the_nchwc_layout(seed, tmp_path):
+    rng = np.random.default_rng(seed)
+    for case in _conv_cases(rng, 24):
+        x = (rng.standard_normal(case[0]) * 2).astype(F32)
+        _check(_conv_model(rng, *case), x, tmp_path, case)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(10))
+def test_many_random_convs(seed, tmp_path):
+    rng = np.random.default_rng(100 + seed)
+    for case in _conv_cases(rng, 40):
+        _check(_conv_model(rng, *case), rng.standard_normal(case[0]).astype(F32), tmp_path, case)
+
+
+def _graph_weights(rng, c):
+    def w(*shape):
+        return rng.standard_normal(shape).astype(F32)
+
+    return {"w1": w(c, c, 3, 3), "b1": w(c), "w2": w(c, c, 3, 3), "b2": w(c), "w3": w(c, 2 * c, 3, 3),
+            "wp": w(c, c, 1, 1), "wd": w(c, 1, 3, 3), "w24": w(24, c, 3, 3), "b24": w(24), "w40": w(c, 24, 3, 3),
+            "ws": w(c, 3, 3, 3), "gamma": (rng.random(c) + 0.5).astype(F32), "beta": w(c), "mean": w(c),
+            "var": (rng.random(c) * 3 + 0.1).astype(F32), "mc": w(1, c, 1, 1), "mc3": w(c, 1, 1),
+            "k": np.array(1.7, F32)}  # fmt: skip
+
+
+def _conv(x, y, w="w1", b="b1", k=3, **attrs):
+    return helper.make_node("Conv", [x, w, b], [y], kernel_shape=[k, k], pads=[k // 2] * 4, **attrs)
+
+
+def _op(op, ins, out, **attrs):
+    return helper.make_node(op, ins, [out], **attrs)
+
+
+def _relu_conv(x="x"):  # a Conv with a Relu fused into it (ONNX Runtime's ConvActivationFusion): no Add joins it
+    return [_conv(x, "y"), _op("Relu", ["y"], "r")]
+
+
+_BN = ["gamma", "beta", "mean", "var"]
+
+# (name, nodes, outputs, input channels)
+_GRAPHS = [
+    ("residual into the second conv", _relu_conv() + [_conv("r", "z", "w2", "b2"), _op("Add", ["z", "r"], "out")]),
+    ("operands swapped", _relu_conv() + [_conv("r", "z", "w2", "b2"), _op("Add", ["r", "z"], "out")]),
+    ("two convs: the first operand's takes it", [_conv("x", "y"), _conv("x", "z", "w2", "b2"),
+                                                  _op("Add", ["y", "z"], "out")]),
+    ("a graph input is not NCHWc", [_conv("x", "y"), _op("Add", ["y", "x"], "out")]),
+    ("ResNet's block", _relu_conv() + [_conv("r", "z", "w2", "b2"), _op("Add", ["z", "x"], "a"),
+                                       _op("Relu", ["a"], "out")]),
+    ("Relu and Sigmoid after the sum, a pointwise and a depthwise conv",
+     _relu_conv() + [_conv("r", "z", "w2", "b2"), _op("Relu", ["z"], "r2"), _conv("r2", "z2", "wp", "b1", k=1),
+                     _op("Add", ["z2", "r"], "a"), _op("Sigmoid", ["a"], "a2"),
+                     _conv("a2", "z3", "wd", "b2", group=32), _op("Add", ["a2", "z3"], "out")]),
+    ("the conv's output is a graph output too", _relu_conv() + [_conv("r", "z", "w2", "b2"),
+                                                                _op("Add", ["z", "r"], "out")], ("out", "z")),
+    ("an operand used twice", [_conv("x", "y"), _op("Add", ["y", "y"], "a"), _op("Sigmoid", ["a"], "s"),
+                                _conv("s", "z", "w2", "b2"), _op("Add", ["z", "s"], "out")]),
+    ("Sum of two, Sum of three", _relu_conv() + [_conv("r", "z", "w2", "b2"), _op("Sum", ["z", "r"], "a"),
+                                                 _conv("a", "z2", "w2", "b1"), _op("Sum", ["z2", "r", "a"], "out")]),
+    ("MaxPool keeps the layout", _relu_conv() + [_op("MaxPool", ["r"], "m", kernel_shape=[2, 2]),
+                                                 _conv("m", "z", "w2", "b2"), _op("Add", ["z", "m"], "out")]),
+    ("Concat keeps it", _relu_conv() + [_conv("x", "y2", "w2", "b2"), _op("Relu", ["y2"], "r2"),
+                                         _op("Concat", ["r", "r2"], "cat", axis=1), _conv("cat", "z", "w3", "b2"),
+                                         _op("Add", ["z", "r"], "out")]),
+    ("Clip fused into the conv", [_conv("x", "y"), _op("Clip", ["y"], "r"), _conv("r", "z", "w2", "b2"),
+                                   _op("Add", ["z", "r"], "out")]),
+    ("BatchNormalization as a depthwise conv", _relu_conv() + [_op("BatchNormalization", ["r", *_BN], "out")]),
+    ("BatchNormalization taking the Add", _relu_conv() + [_op("BatchNormalization", ["r", *_BN], "n"),
+                                                         _op("Add", ["n", "r"], "out")]),
+    ("BatchNormalization before a conv", _relu_conv() + [_op("BatchNormalization", ["r", *_BN], "n"),
+                                                        _conv("n", "z", "w2", "b2"), _op("Add", ["z", "n"], "out")]),
+    ("Mul by (1, C, 1, 1) and by (C, 1, 1)",
+     _relu_conv() + [_op("Mul", ["r", "mc"], "n"), _op("Add", ["n", "r"], "a"), _op("Mul", ["mc3", "a"], "n2"),
+                     _conv("n2", "z", "w2", "b2"), _op("Add", ["z", "n2"], "out")]),
+    ("Mul by a scalar stays a Mul", _relu_conv() + [_op("Mul", ["r", "k"], "n"), _op("Add", ["n", "r"], "out")]),
+    ("24 output channels, then 24 input channels", [_conv("x", "y", "w24", "b24"), _op("Relu", ["y"], "r"),
+                                                    _conv("r", "z", "w40", "b1"), _op("Add", ["z", "x"], "out")]),
+    ("an RGB stem (the NCHW kernel)", [_conv("x", "y", "ws", "b1", strides=[2, 2]), _op("Relu", ["y"], "r"),
+                                      _conv("r", "z", "w2", "b2"), _op("Add", ["z", "r"], "out")], ("out",), 3),
+    ("GlobalAveragePool of an NCHWc output",
+     _relu_conv() + [_conv("r", "z", "w2", "b2"), _op("Add", ["z", "r"], "out"), _op("GlobalAveragePool", ["z"], "g")],
+     ("out", "g")),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("graph", _GRAPHS, ids=[g[0] for g in _GRAPHS])
+def test_graphs_around_nchwc_convs(graph, tmp_path):
+    name, nodes, *rest = graph
+    outputs, channels = (list(rest) + [("out",), 32][len(rest) :])[:2]
+    rng = np.random.default_rng(len(name))
+    weights = _graph_weights(rng, 32)
+    used = {i for n in nodes for i in n.input}
+    model = _model(nodes, {k: v for k, v in weights.items() if k in used}, [2, channels, 9, 10], outputs)
+    _check(model, rng.standard_normal((2, channels, 9, 10)).astype(F32), tmp_path, name)
+
+
+def test_x86_avx2_has_blocks_of_8():
+    """QEMU's Haswell CPU: 8 to 15 input channels are whole blocks there (no NCHW kernel), 12 a block and a half."""
+    from ..oracles import x86_ort
+
+    x86_ort.require()
+    rng = np.random.default_rng(5)
+    cases = [([1, c, 7, 8], [m, c, 3, 3], {"kernel_shape": [3, 3], "pads": [1, 1, 1, 1]}, True)
+             for c, m in ((4, 8), (8, 8), (12, 16), (15, 8), (20, 24))]  # fmt: skip
+    cases.append(([1, 136, 5, 6], [8, 136, 1, 1], {"kernel_shape": [1, 1]}, True))  # pointwise: 128 and 8
+    cases.append(([1, 24, 6, 6], [24, 1, 3, 3], {"kernel_shape": [3, 3], "group": 24, "pads": [1, 1, 1, 1]}, False))
+    for case in cases:
+        model = _conv_model(rng, *case)
+        x = rng.standard_normal(case[0]).astype(F32)
+        want = x86_ort.Session(model.SerializeToString()).run(None, {"x": x})[0]
+        _same(quant.run(model, x, op="sdot4", platform="x86-avx2")["out"], want, case)
+    nodes = _GRAPHS[5][1]  # sums into a 3x3, a pointwise and a depthwise conv
+    weights = _graph_weights(rng, 32)
+    model = _model(nodes, {k: v for k, v in weights.items() if k in {i for n in nodes for i in n.input}}, [1, 32, 6, 7])
+    x = rng.standard_normal((1, 32, 6, 7)).astype(F32)
+    want = x86_ort.Session(model.SerializeToString()).run(None, {"x": x})[0]
+    _same(quant.run(model, x, op="sdot4", platform="x86-avx2")["out"], want, "graph")
