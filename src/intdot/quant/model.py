@@ -1062,6 +1062,7 @@ def prepare(model, *, qdq_int8_allowed: bool | None = None, platform: str = "x86
     :func:`integer_nodes` (the rewrite reads every node and infers every shape); the arguments are
     :func:`run`'s."""
     from ._args import platform_of
+    from .conv_folds import fold
     from .cse import drop_noops, merge_common
     from .div_mul_fusion import fuse_div_mul
     from .float_fusions import (
@@ -1078,7 +1079,7 @@ def prepare(model, *, qdq_int8_allowed: bool | None = None, platform: str = "x86
 
     int8 = _int8_allowed(qdq_int8_allowed, platform)
     family = platform_of(platform)
-    loaded = merge_common(fuse_div_mul(drop_noops(load(model))))
+    loaded = fold(merge_common(fuse_div_mul(drop_noops(load(model)))))
     # the loaded model's shapes, inferred once for the float fusions, and only where one of them looks
     known = functools.cache(lambda: inferred_values(loaded, symbolic=True))
     fused = fuse_matmul_add(fuse(loaded, int8_allowed=int8, platform=family), shapes_of=known)
