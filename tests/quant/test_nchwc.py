@@ -111,7 +111,8 @@ def _graph_weights(rng, c):
             "wp": w(c, c, 1, 1), "wd": w(c, 1, 3, 3), "w24": w(24, c, 3, 3), "b24": w(24), "w40": w(c, 24, 3, 3),
             "ws": w(c, 3, 3, 3), "gamma": (rng.random(c) + 0.5).astype(F32), "beta": w(c), "mean": w(c),
             "var": (rng.random(c) * 3 + 0.1).astype(F32), "mc": w(1, c, 1, 1), "mc3": w(c, 1, 1),
-            "k": np.array(1.7, F32)}  # fmt: skip
+            "k": np.array(1.7, F32), "up": np.array([1, 1, 2, 2], F32), "up3": np.array([1, 1, 3, 2], F32),
+            "up15": np.array([1, 1, 1.5, 1.5], F32), "sizes": np.array([2, c, 16, 30], np.int64)}  # fmt: skip
 
 
 def _conv(x, y, w="w1", b="b1", k=3, **attrs):
@@ -167,6 +168,20 @@ _GRAPHS = [
                                                     _conv("r", "z", "w40", "b1"), _op("Add", ["z", "x"], "out")]),
     ("an RGB stem (the NCHW kernel)", [_conv("x", "y", "ws", "b1", strides=[2, 2]), _op("Relu", ["y"], "r"),
                                       _conv("r", "z", "w2", "b2"), _op("Add", ["z", "r"], "out")], ("out",), 3),
+    ("FPN: a linear Resize (NCHWc Upsample) into a pointwise conv's sum",
+     _relu_conv() + [_op("MaxPool", ["r"], "m", kernel_shape=[2, 2], strides=[2, 2]), _conv("m", "z", "w2", "b2"),
+                     _op("Resize", ["z", "", "up"], "u", mode="linear"), _conv("r", "p", "wp", "b1", k=1),
+                     _op("Add", ["p", "u"], "a"),
+                     _op("Resize", ["a", "", "up3"], "out", mode="linear",
+                         coordinate_transformation_mode="align_corners")],
+     ("out",), 32, [8, 10]),
+    ("Resizes its NCHWc Upsample leaves: pytorch_half_pixel, a scale of 1.5",
+     _relu_conv() + [_op("Resize", ["r", "", "up"], "u1", mode="linear",
+                         coordinate_transformation_mode="pytorch_half_pixel"),
+                     _op("Resize", ["r", "", "up15"], "u2", mode="linear"),
+                     _op("Resize", ["r", "", "", "sizes"], "out", mode="linear",
+                         coordinate_transformation_mode="asymmetric")],
+     ("out", "u1", "u2"), 32, [8, 10]),
     ("GlobalAveragePool of an NCHWc output",
      _relu_conv() + [_conv("r", "z", "w2", "b2"), _op("Add", ["z", "r"], "out"), _op("GlobalAveragePool", ["z"], "g")],
      ("out", "g")),
@@ -176,12 +191,13 @@ _GRAPHS = [
 @pytest.mark.parametrize("graph", _GRAPHS, ids=[g[0] for g in _GRAPHS])
 def test_graphs_around_nchwc_convs(graph, tmp_path):
     name, nodes, *rest = graph
-    outputs, channels = (list(rest) + [("out",), 32][len(rest) :])[:2]
+    outputs, channels, spatial = (list(rest) + [("out",), 32, [9, 10]][len(rest) :])[:3]
     rng = np.random.default_rng(len(name))
     weights = _graph_weights(rng, 32)
     used = {i for n in nodes for i in n.input}
-    model = _model(nodes, {k: v for k, v in weights.items() if k in used}, [2, channels, 9, 10], outputs)
-    _check(model, rng.standard_normal((2, channels, 9, 10)).astype(F32), tmp_path, name)
+    shape = [2, channels, *spatial]
+    model = _model(nodes, {k: v for k, v in weights.items() if k in used}, shape, outputs)
+    _check(model, rng.standard_normal(shape).astype(F32), tmp_path, name)
 
 
 def test_x86_avx2_has_blocks_of_8():

@@ -218,7 +218,9 @@ def _overrides(op, target, requant, opset, platform, facts, l2_cache_size=None):
     from .fma import fma32
     from .matmul_nbits import matmul_nbits  # the package exports the function under the module's name
     from .nchwc import DOMAIN as NCHWC_DOMAIN
+    from .nchwc import UPSAMPLE_TRANSFORMS, upsample_scales
     from .nchwc import run_node as nchwc_node
+    from .nchwc import upsample as nchwc_upsample
     from .qlinear_concat import qlinear_concat  # the same
     from .qlinear_softmax import qlinear_softmax  # the same
 
@@ -356,6 +358,11 @@ def _overrides(op, target, requant, opset, platform, facts, l2_cache_size=None):
             scales = None if scales is None or np.size(scales) == 0 else np.asarray(scales, np.float32)
             sizes = None if sizes is None or np.size(sizes) == 0 else np.asarray(sizes)
             options = {k: kw.get(k) for k in ("axes", "antialias", "exclude_outside", "keep_aspect_ratio_policy")}
+            if self.onnx_node.output[0] in facts.upsampled and transform in UPSAMPLE_TRANSFORMS and (
+                    options["axes"] is None and x.ndim == 4 and x.dtype == np.float32):  # fmt: skip
+                whole = upsample_scales(x.shape, scales, sizes)
+                if whole is not None:  # x86's NCHWc layout: its Upsample kernel
+                    return (nchwc_upsample(x, whole, transform),)
             if not resize.covered(x, mode, transform, scales=scales, sizes=sizes, **options):
                 return super()._run(x, roi, scales, sizes, **kw)
             extra = {"extrapolation_value": kw.get("extrapolation_value") or 0.0}
@@ -1035,15 +1042,16 @@ def _check_instruction(op, target) -> None:
 class Prepared:
     """A model whose QDQ groups are already rewritten (:func:`prepare`): :func:`run` and :func:`integer_nodes` take
     it in place of the model and do not rewrite it again.  ``nchwc``: the float pooling inputs that run in x86's
-    NCHWc layout (:func:`_nchwc_inputs`), ``constants``: the values ONNX Runtime holds as constants
+    NCHWc layout (:func:`_nchwc_inputs`), ``upsampled``: the linear Resizes it runs as its NCHWc Upsample (their
+    outputs, :func:`.nchwc.rewrite`), ``constants``: the values ONNX Runtime holds as constants
     (:func:`_constant_values`), and ``transposed``: the MatMul operands its MatmulTransposeFusion reads transposed
     (:func:`_fused_transposes`), found once here for every run."""
 
-    __slots__ = ("model", "qdq_int8_allowed", "platform", "nchwc", "constants", "transposed")
+    __slots__ = ("model", "qdq_int8_allowed", "platform", "nchwc", "upsampled", "constants", "transposed")
 
-    def __init__(self, model, qdq_int8_allowed: bool, platform: str, nchwc=frozenset()):
+    def __init__(self, model, qdq_int8_allowed: bool, platform: str, nchwc=frozenset(), upsampled=frozenset()):
         self.model, self.qdq_int8_allowed, self.platform = model, qdq_int8_allowed, platform
-        self.nchwc = nchwc
+        self.nchwc, self.upsampled = nchwc, upsampled
         self.constants = _constant_values(model)
         self.transposed = _fused_transposes(model, self.constants)
 
@@ -1097,11 +1105,11 @@ def prepare(model, *, qdq_int8_allowed: bool | None = None, platform: str = "x86
 
     before = fused
     shapes = functools.cache(lambda: inferred_values(before, symbolic=True, first=known))
-    pools = frozenset()
+    pools = upsampled = frozenset()
     if family == "x86":
         pools = _nchwc_inputs(fused, platform)
-        fused = rewrite(fused, platform, shapes, _constant_values(fused))
-    return Prepared(fuse_conv_add(fused, shapes), int8, platform, pools)
+        fused, upsampled = rewrite(fused, platform, shapes, _constant_values(fused))
+    return Prepared(fuse_conv_add(fused, shapes), int8, platform, pools, upsampled)
 
 
 def _fused(model, qdq_int8_allowed, platform) -> Prepared:

@@ -22,7 +22,9 @@ multiplies by a reciprocal) with bias ``B - mean * s``; a Mul of an NCHWc tensor
 depthwise 1x1 Conv; and an Add (or a two-input Sum) of two NCHWc tensors of one shape, one of them such a Conv's
 output used there alone and not activated, becomes that Conv's starting output: its slices are added to the other
 operand, the bias after.  Rewritten as ``ai.intdot:NchwcConv`` nodes, found by reading ONNX Runtime 1.32's
-optimized graphs and checked bit for bit against it (``tests/quant/test_nchwc.py``).
+optimized graphs and checked bit for bit against it (``tests/quant/test_nchwc.py``).  A linear Resize of an NCHWc
+tensor by whole-number scales (asymmetric, half_pixel or align_corners) runs in its NCHWc Upsample kernel
+(:func:`upsample`), whose weights and sums round apart from its Resize kernel's.
 """
 
 from __future__ import annotations
@@ -151,8 +153,9 @@ class _Arg:
 
 
 def rewrite(model, platform: str, shapes_of, constants):
-    """``model`` with the nodes ONNX Runtime's NCHWc transformer moves into its NCHWc Conv kernels written as
-    ``ai.intdot:NchwcConv`` (module docstring); ``model`` itself where there is none or ``platform`` is not x86.
+    """(``model`` with the nodes ONNX Runtime's NCHWc transformer moves into its NCHWc Conv kernels written as
+    ``ai.intdot:NchwcConv`` (module docstring), or ``model`` itself where there is none or ``platform`` is not x86;
+    the outputs of the linear Resizes it moves into its NCHWc Upsample, :func:`upsample`).
     ``shapes_of``: a function giving :func:`.qdq_rules.inferred_values`'s; ``constants``: the values ONNX Runtime
     holds as constants."""
     from onnx import helper
@@ -160,7 +163,7 @@ def rewrite(model, platform: str, shapes_of, constants):
     block = block_of(platform)
     g = model.graph
     if block is None or not any(n.op_type == "Conv" for n in g.node):
-        return model
+        return model, frozenset()
     shapes = shapes_of()
     dims = {t.name: tuple(t.dims) for t in g.initializer}
     float32 = {t.name for t in g.initializer if t.data_type == 1}
@@ -204,6 +207,7 @@ def rewrite(model, platform: str, shapes_of, constants):
         slot[id(new)] = slot[id(old)]
 
     args: dict = {}  # value -> _Arg
+    upsampled: set = set()  # the outputs of linear Resizes of NCHWc values
     fused_act: dict = {}  # id of an activation node ConvActivationFusion takes -> the _Arg it activates
     changed = False
     for n in g.node:
@@ -254,19 +258,28 @@ def rewrite(model, platform: str, shapes_of, constants):
             c = args[ins[0]].channels if ins[0] in args else _channels(shape(ins[0]))
             if c and c % block == 0 and len(shape(ins[0]) or ()) == 4:
                 args[n.output[0]] = _Arg(c, shape(n.output[0]))
+        elif op == "Resize" and ins[0] in args and _attribute(n, "mode") == "linear":
+            upsampled.add(n.output[0])  # its NchwcUpsample, where the scales are whole numbers (:func:`upsample`)
+            args[n.output[0]] = _Arg(args[ins[0]].channels, shape(n.output[0]))
         elif op == "Concat" and ins and all(i in args and args[i].channels % block == 0 for i in ins):
             axis = next((a.i for a in n.attribute if a.name == "axis"), None)
             if axis in (1, -3):
                 args[n.output[0]] = _Arg(sum(args[i].channels for i in ins), shape(n.output[0]))
     if not changed:
-        return model
+        return model, frozenset(upsampled)
     out = type(model)()
     out.CopyFrom(model)
     del out.graph.node[:]
     out.graph.node.extend(n for n in nodes if n is not None)
     if not any(o.domain == DOMAIN for o in out.opset_import):
         out.opset_import.append(helper.make_opsetid(DOMAIN, 1))
-    return out
+    return out, frozenset(upsampled)
+
+
+def _attribute(n, name):
+    from ._args import text
+
+    return text(next((a.s for a in n.attribute if a.name == name), None), None)
 
 
 def _one_output(n) -> bool:
@@ -350,3 +363,58 @@ def run_node(kind: str, x, rest, attrs: dict, platform: str) -> np.ndarray:
         c, z = rest
         w, b = np.asarray(c, F32).reshape(-1, 1, 1, 1), None
     return conv(x, w, b, z, kind="depthwise", pads=(0, 0, 0, 0), strides=(1, 1), dilations=(1, 1), block=block)
+
+
+UPSAMPLE_TRANSFORMS = ("asymmetric", "half_pixel", "align_corners")
+
+
+def upsample_scales(x_shape, scales, sizes):
+    """The whole-number (height, width) scales of ONNX Runtime's NCHWc Upsample for a Resize of ``x_shape`` by
+    ``scales`` or to ``sizes``, or None where it keeps the Resize (a scale that is no whole number, or other axes
+    scaled)."""
+    if sizes is not None:
+        sizes = [int(v) for v in np.asarray(sizes).reshape(-1)]
+        if len(sizes) != 4 or sizes[:2] != list(x_shape[:2]) or any(s % n for s, n in zip(sizes[2:], x_shape[2:])):
+            return None
+        found = [s // n for s, n in zip(sizes[2:], x_shape[2:])]
+    else:
+        v = np.asarray(scales, np.float64).reshape(-1)
+        if v.size != 4 or v[0] != 1 or v[1] != 1 or np.any(v[2:] != np.floor(v[2:])):
+            return None
+        found = [int(s) for s in v[2:]]
+    return tuple(found) if min(found) >= 1 else None
+
+
+def upsample(x, scales, transform: str) -> np.ndarray:
+    """MLAS's NCHWc linear Upsample of the 4-D float32 ``x`` by whole-number ``scales`` (height, width): each
+    output's source position in float32 as ONNX Runtime computes it for ``transform``, its four weights
+    ``(1 - fy) (1 - fx)``, ``(1 - fy) fx``, ``fy (1 - fx)``, ``fy fx`` each one product, and the four terms added
+    as ``(a + b) + (c + d)``."""
+    x = np.asarray(x, F32)
+    ys, fy = _positions(x.shape[2], scales[0], transform)
+    xs, fx = _positions(x.shape[3], scales[1], transform)
+    gy, gx = (F32(1) - fy).astype(F32)[:, None], (F32(1) - fx).astype(F32)[None, :]
+    fy, fx = fy[:, None], fx[None, :]
+    (y0, y1), (x0, x1) = ys, xs
+
+    def tap(rows, cols, weight):
+        return (x[:, :, rows[:, None], cols[None, :]] * weight.astype(F32)).astype(F32)
+
+    top = (tap(y0, x0, gy * gx) + tap(y0, x1, gy * fx)).astype(F32)
+    bottom = (tap(y1, x0, fy * gx) + tap(y1, x1, fy * fx)).astype(F32)
+    return (top + bottom).astype(F32)
+
+
+def _positions(n: int, scale: int, transform: str):
+    """((first source index, second), fraction) of each output along an axis of ``n`` inputs."""
+    o = np.arange(n * scale, dtype=F32)
+    if scale == 1:
+        v = o
+    elif transform == "align_corners":
+        v = ((o * F32(n - 1)).astype(F32) / F32(n * scale - 1)).astype(F32)
+    elif transform == "half_pixel":
+        v = np.maximum(F32(0), (((o + F32(0.5)) / F32(scale)).astype(F32) - F32(0.5)).astype(F32))
+    else:
+        v = (o / F32(scale)).astype(F32)
+    first = v.astype(np.int64)
+    return (first, np.minimum(first + 1, n - 1)), (v - first.astype(F32)).astype(F32)
