@@ -210,6 +210,9 @@ def test_x86_avx2_has_blocks_of_8():
              for c, m in ((4, 8), (8, 8), (12, 16), (15, 8), (20, 24))]  # fmt: skip
     cases.append(([1, 136, 5, 6], [8, 136, 1, 1], {"kernel_shape": [1, 1]}, True))  # pointwise: 128 and 8
     cases.append(([1, 24, 6, 6], [24, 1, 3, 3], {"kernel_shape": [3, 3], "group": 24, "pads": [1, 1, 1, 1]}, False))
+    # two outputs a channel, 7x7, stride 2: no AVX-512F kernel here, MLAS's SGEMM
+    cases.append(([1, 4, 13, 11], [8, 1, 7, 7], {"kernel_shape": [7, 7], "group": 4, "strides": [2, 2],
+                                                 "pads": [3] * 4}, True))  # fmt: skip
     for case in cases:
         model = _conv_model(rng, *case)
         x = rng.standard_normal(case[0]).astype(F32)

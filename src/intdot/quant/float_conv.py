@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from .conv import _geometry
+from .fma import fma32
 from .sgemm import gemm2d
 
 F32 = np.float32
@@ -56,6 +57,9 @@ def conv(x, w, b=None, z=None, *, auto_pad="NOTSET", dilations=None, group=1, ke
     y = np.empty((x.shape[0], m) + tuple(out), F32)
     if z is not None and np.shape(z) != y.shape:
         raise OperandError(f"z of shape {np.shape(z)}: expected the output's, {y.shape}")
+    if (platform == "x86" and group > 1 and cg == 1 and mg == 2 and len(out) == 2 and tuple(w.shape[2:]) == (7, 7)
+            and list(begin) + list(end) == [3] * 4 and tuple(st) == (2, 2) and tuple(dil) == (1, 1)):  # fmt: skip
+        return _bias(_multiplier2(x, w, z, out), b)
     # MLAS's depthwise kernel on Arm (3x3, pads up to 1, stride 1) adds its taps from 0, then the Add's operand
     direct = platform.startswith("arm") and cg == mg == 1 and len(out) == 2 and tuple(w.shape[2:]) == (3, 3) and (
         max(begin + end) <= 1 and tuple(st) == (1, 1) and tuple(dil) == (1, 1))  # fmt: skip
@@ -68,9 +72,41 @@ def conv(x, w, b=None, z=None, *, auto_pad="NOTSET", dilations=None, group=1, ke
             )
     if z is not None and direct:
         y = (y + np.asarray(z, F32)).astype(F32)
-    if b is not None:
-        y = (y + np.asarray(b, F32).reshape((1, m) + (1,) * len(out))).astype(F32)
-    return y
+    return _bias(y, b)
+
+
+def _bias(y, b):
+    if b is None:
+        return y
+    return (y + np.asarray(b, F32).reshape((1, -1) + (1,) * (y.ndim - 2))).astype(F32)
+
+
+def _multiplier2(x, w, z, out):
+    """MLAS's AVX-512F kernel for a depthwise 7x7 Conv of stride 2, pads 3 and two outputs a channel: an output
+    whose window lies inside the input adds each of its 7 columns' taps in a lane by fused multiply-adds, the
+    lanes then summed as ``((l0 + l4) + (l2 + l6)) + ((l1 + l5) + l3)`` (and the Add's operand after); one whose
+    window reaches the padding adds its taps in order, by fused multiply-adds, from the operand or 0."""
+    n, c, h, wd = x.shape
+    oh, ow = out
+    x2 = np.repeat(x, 2, axis=1)  # output channel m reads input channel m // 2
+    rows, cols = np.arange(oh)[:, None] * 2 - 3, np.arange(ow)[None, :] * 2 - 3
+    edge = np.zeros((n, 2 * c, oh, ow), F32) if z is None else np.asarray(z, F32).copy()
+    lanes = np.zeros((7, n, 2 * c, oh, ow), F32)
+    for i in range(7):
+        for j in range(7):
+            ih, iw = rows + i, cols + j
+            valid = (ih >= 0) & (ih < h) & (iw >= 0) & (iw < wd)
+            tap = x2[:, :, np.clip(ih, 0, h - 1), np.clip(iw, 0, wd - 1)]
+            wv = w[None, :, 0, i, j, None, None]
+            edge = np.where(valid, fma32(tap, wv, edge), edge)
+            lanes[j] = fma32(tap, wv, lanes[j])
+    s = [(v + F32(0)).astype(F32) for v in lanes]  # the 256-bit halves' sum adds the zero lanes 8 to 15
+    inner = ((s[0] + s[4]).astype(F32) + (s[2] + s[6]).astype(F32)).astype(F32)
+    inner = (inner + ((s[1] + s[5]).astype(F32) + (s[3] + F32(0)).astype(F32)).astype(F32)).astype(F32)
+    if z is not None:
+        inner = (inner + np.asarray(z, F32)).astype(F32)
+    inside = (rows >= 0) & (rows + 7 <= h) & (cols >= 0) & (cols + 7 <= wd)
+    return np.where(inside, inner, edge)
 
 
 DOMAIN = "ai.intdot"
