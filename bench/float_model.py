@@ -1,6 +1,7 @@
 """The float32 modelling under intdot.quant: ``fma32`` (one rounding, built from float64 steps) against its exact
-fallback taken for every element, and MatMulNBits and GroupQueryAttention at a language model's layer size against
-ONNX Runtime's own kernels, timed interleaved in the same run (best of several).
+fallback taken for every element, MatMulNBits and GroupQueryAttention at a language model's layer size, and float
+Conv at a ResNet-50 layer's (x86's NCHWc kernels), against ONNX Runtime's own kernels, timed interleaved in the same
+run (best of several).
 
     .venv/bin/python bench/float_model.py [--k 4096] [--n 4096]
 
@@ -32,6 +33,7 @@ def main() -> None:
     print(f"fma32, 64 x 4096                              {fast * 1e3:8.2f} ms  {exact / fast:5.1f}x the exact path")
     _nbits(args.k, args.n, rng)
     _gqa(rng)
+    _conv(rng)
 
 
 def _nbits(k: int, n: int, rng) -> None:
@@ -107,6 +109,40 @@ def _gqa(rng) -> None:
             repeat=3,
         )
         print(f"GroupQueryAttention 32/8 heads of 64, {what} {ours * 1e3:8.1f} ms  {theirs / ours:7.4f}x ONNX "
+              f"Runtime ({theirs * 1e3:.2f} ms)")  # fmt: skip
+
+
+def _conv(rng) -> None:
+    """Float Convs of ResNet-50's second stage (56 x 56): a 3x3 of 64 channels and a pointwise 256 -> 64, with a
+    bias, through x86's NCHWc kernels as intdot models them (``intdot.quant.nchwc.conv``) and as ONNX Runtime runs
+    them (its NCHWc layout, reorders included)."""
+    try:
+        import onnxruntime as ort
+        from onnx import TensorProto, helper, numpy_helper
+    except ImportError:
+        print("Conv: onnx and onnxruntime are not installed (pip install 'intdot[onnx]')")
+        return
+    from intdot.quant.nchwc import conv
+
+    for what, c, k, kind in (("3x3, 64 -> 64      ", 64, 3, "nchwc"), ("1x1, 256 -> 64     ", 256, 1, "pointwise")):
+        x = rng.standard_normal((1, c, 56, 56)).astype(np.float32)
+        w = rng.standard_normal((64, c, k, k)).astype(np.float32)
+        b = rng.standard_normal(64).astype(np.float32)
+        node = helper.make_node("Conv", ["x", "w", "b"], ["y"], kernel_shape=[k, k], pads=[k // 2] * 4)
+        graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, x.shape)],
+                                  [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+                                  [numpy_helper.from_array(w, "w"), numpy_helper.from_array(b, "b")])  # fmt: skip
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = 1
+        model = helper.make_model(graph, ir_version=10, opset_imports=[helper.make_opsetid("", 17)])
+        session = ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
+        options = {"kind": kind, "pads": (k // 2,) * 4, "strides": (1, 1), "dilations": (1, 1)}
+        ours, theirs = interleaved(
+            lambda x=x, w=w, b=b, options=options: conv(x, w, b, **options),
+            lambda x=x, session=session: session.run(None, {"x": x}),
+            repeat=3,
+        )
+        print(f"Conv {what} 56 x 56, NCHWc               {ours * 1e3:8.1f} ms  {theirs / ours:7.4f}x ONNX "
               f"Runtime ({theirs * 1e3:.2f} ms)")  # fmt: skip
 
 
