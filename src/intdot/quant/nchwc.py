@@ -142,13 +142,13 @@ _CONV_ATTRS = ("auto_pad", "dilations", "group", "kernel_shape", "pads", "stride
 
 
 class _Arg:
-    """A value in the NCHWc layout: its channel count and shape, and the NchwcConv node that writes it (None for
-    another NCHWc node), whether an activation was fused into it, and whether it starts from an Add's operand."""
+    """A value in the NCHWc layout: its channel count, the NchwcConv node that writes it (None for another NCHWc
+    node), whether an activation was fused into it, and whether it starts from an Add's operand."""
 
-    __slots__ = ("channels", "shape", "node", "activated", "summed")
+    __slots__ = ("channels", "node", "activated", "summed")
 
-    def __init__(self, channels, shape, node=None):
-        self.channels, self.shape, self.node = channels, shape, node
+    def __init__(self, channels, node=None):
+        self.channels, self.node = channels, node
         self.activated = self.summed = False
 
 
@@ -220,7 +220,7 @@ def rewrite(model, platform: str, shapes_of, constants):
                                    n.name, domain=DOMAIN, kind="conv")  # fmt: skip
             new.attribute.extend(a for a in n.attribute if a.name in _CONV_ATTRS)
             replace(n, new)
-            arg = args[n.output[0]] = _Arg(dims[ins[1]][0], shape(n.output[0]), new)
+            arg = args[n.output[0]] = _Arg(dims[ins[1]][0], new)
             act = activated_by_fusion(n.output[0])
             if act is not None:
                 fused_act[id(act)] = arg
@@ -235,36 +235,36 @@ def rewrite(model, platform: str, shapes_of, constants):
                 src.activated = True
                 args[n.output[0]] = src
             else:
-                args[n.output[0]] = _Arg(src.channels, shape(n.output[0]))
+                args[n.output[0]] = _Arg(src.channels)
         elif op == "BatchNormalization" and ins[0] in args and _one_output(n) and set(ins[1:5]) <= constants:
             eps = next((a.f for a in n.attribute if a.name == "epsilon"), 1e-5)
             new = helper.make_node("NchwcConv", ins[:5] + [""], [n.output[0]], n.name, domain=DOMAIN,
                                    kind="batchnorm", epsilon=eps)  # fmt: skip
             replace(n, new)
-            args[n.output[0]] = _Arg(args[ins[0]].channels, shape(n.output[0]), new)
+            args[n.output[0]] = _Arg(args[ins[0]].channels, new)
             changed = True
         elif op == "Mul" and len(ins) == 2 and _per_channel_mul(ins, args, constants, lambda v: dims.get(v, shape(v))):
             x, c = (ins[0], ins[1]) if ins[0] in args else (ins[1], ins[0])
             new = helper.make_node("NchwcConv", [x, c, ""], [n.output[0]], n.name, domain=DOMAIN, kind="mul")
             replace(n, new)
-            args[n.output[0]] = _Arg(args[x].channels, shape(n.output[0]), new)
+            args[n.output[0]] = _Arg(args[x].channels, new)
             changed = True
         elif op in ("Add", "Sum", "Mul") and ins and all(i in args for i in ins) and _alike(ins, args, shape):
             if (op == "Add" or (op == "Sum" and len(ins) == 2)) and _fuse_sum(n, ins, args, uses, nodes, slot):
                 changed = True
                 continue
-            args[n.output[0]] = _Arg(args[ins[0]].channels, shape(n.output[0]))
+            args[n.output[0]] = _Arg(args[ins[0]].channels)
         elif op in _POOLS and _one_output(n):
             c = args[ins[0]].channels if ins[0] in args else _channels(shape(ins[0]))
             if c and c % block == 0 and len(shape(ins[0]) or ()) == 4:
-                args[n.output[0]] = _Arg(c, shape(n.output[0]))
+                args[n.output[0]] = _Arg(c)
         elif op == "Resize" and ins[0] in args and _attribute(n, "mode") == "linear":
             upsampled.add(n.output[0])  # its NchwcUpsample, where the scales are whole numbers (:func:`upsample`)
-            args[n.output[0]] = _Arg(args[ins[0]].channels, shape(n.output[0]))
+            args[n.output[0]] = _Arg(args[ins[0]].channels)
         elif op == "Concat" and ins and all(i in args and args[i].channels % block == 0 for i in ins):
             axis = next((a.i for a in n.attribute if a.name == "axis"), None)
             if axis in (1, -3):
-                args[n.output[0]] = _Arg(sum(args[i].channels for i in ins), shape(n.output[0]))
+                args[n.output[0]] = _Arg(sum(args[i].channels for i in ins))
     if not changed:
         return model, frozenset(upsampled)
     out = type(model)()
