@@ -60,6 +60,8 @@ _ELEMENTWISE = {
     "Gelu": (20, {}, lambda x, p: float_kernels.gelu(x, "none", p)),
     "Gelu-tanh": (20, {"approximate": "tanh"}, lambda x, p: float_kernels.gelu(x, "tanh", p)),
     "Exp": (13, {}, lambda x, p: float_kernels.exp(x, p)),
+    "HardSigmoid": (13, {}, lambda x, p: float_kernels.hard_sigmoid(x, platform=p)),
+    "HardSigmoid-0.3-0.4": (13, {"alpha": 0.3, "beta": 0.4}, lambda x, p: float_kernels.hard_sigmoid(x, 0.3, 0.4, p)),
 }
 
 

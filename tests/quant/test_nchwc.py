@@ -224,3 +224,87 @@ def test_x86_avx2_has_blocks_of_8():
     x = rng.standard_normal((1, 32, 6, 7)).astype(F32)
     want = x86_ort.Session(model.SerializeToString()).run(None, {"x": x})[0]
     _same(quant.run(model, x, op="sdot4", platform="x86-avx2")["out"], want, "graph")
+
+
+def _random_cnn(rng):
+    """A random float CNN graph: Convs (1x1 to 5x5, strides, depthwise, with and without bias) of 8 to 40
+    channels, activations (fused by ConvActivationFusion or not), Add, Sum and Mul of tensors of one shape or by
+    constants, BatchNormalization, pools, Concat and linear Resize; some values are graph outputs too."""
+    channels = {"x": int(rng.choice([3, 8, 16, 24, 32]))}
+    sizes = {"x": (int(rng.integers(6, 12)), int(rng.integers(6, 12)))}
+    nodes, weights = [], {}
+
+    def const(v):
+        weights[f"c{len(weights)}"] = np.asarray(v, F32)
+        return f"c{len(weights) - 1}"
+
+    values = ["x"]
+    for _ in range(int(rng.integers(3, 9))):
+        src = str(rng.choice(values))
+        c, (h, w) = channels[src], sizes[src]
+        out = f"v{len(nodes)}"
+        kind = str(rng.choice(["conv"] * 3 + ["act", "add", "bn", "mul", "pool", "concat", "resize"]))
+        if kind == "conv":
+            m, k = int(rng.choice([8, 16, 24, 32, 40])), int(rng.choice([1, 1, 3, 3, 5]))
+            st = int(rng.choice([1, 1, 2]))
+            group = c if rng.random() < 0.2 and c in (8, 16, 24, 32) else 1
+            m = c if group > 1 else m
+            pad = int(rng.choice([0, k // 2, k // 2]))
+            if min(h, w) + 2 * pad < k:
+                continue
+            ins = [src, const(rng.standard_normal((m, c // group, k, k)) * 0.3)]
+            ins += [const(rng.standard_normal(m))] if rng.random() < 0.8 else []
+            nodes.append(helper.make_node("Conv", ins, [out], kernel_shape=[k, k], pads=[pad] * 4, strides=[st, st],
+                                          group=group))  # fmt: skip
+            channels[out], sizes[out] = m, ((h + 2 * pad - k) // st + 1, (w + 2 * pad - k) // st + 1)
+        else:
+            channels[out], sizes[out] = c, (h, w)
+            alike = [v for v in values if channels[v] == c and sizes[v] == (h, w)]
+            if kind == "act":
+                op = str(rng.choice(["Relu", "Sigmoid", "Tanh", "LeakyRelu", "Clip", "HardSigmoid"]))
+                nodes.append(helper.make_node(op, [src] + ([const(0.0), const(6.0)] if op == "Clip" else []), [out]))
+            elif kind in ("add", "mul"):
+                other = str(rng.choice(alike))
+                if kind == "mul" and rng.random() < 0.5:
+                    other = const(rng.standard_normal((1, c, 1, 1)) if rng.random() < 0.7 else 1.3)
+                op = "Mul" if kind == "mul" else str(rng.choice(["Add", "Sum"]))
+                ins = [src, other] if rng.random() < 0.5 else [other, src]
+                nodes.append(helper.make_node(op, ins + ([str(rng.choice(alike))] if op == "Sum" and rng.random() < 0.3
+                                                          else []), [out]))  # fmt: skip
+            elif kind == "bn":
+                stats = (rng.random(c) + 0.5, rng.standard_normal(c), rng.standard_normal(c), rng.random(c) + 0.3)
+                nodes.append(helper.make_node("BatchNormalization", [src] + [const(v) for v in stats], [out]))
+            elif kind == "pool" and min(h, w) >= 3:
+                op = str(rng.choice(["MaxPool", "AveragePool"]))
+                nodes.append(helper.make_node(op, [src], [out], kernel_shape=[2, 2], strides=[2, 2]))
+                sizes[out] = (h // 2, w // 2)
+            elif kind == "concat":
+                other = str(rng.choice([v for v in values if sizes[v] == (h, w)]))
+                nodes.append(helper.make_node("Concat", [src, other], [out], axis=1))
+                channels[out] += channels[other]
+            elif kind == "resize":
+                transform = str(rng.choice(["half_pixel", "asymmetric", "align_corners", "pytorch_half_pixel"]))
+                nodes.append(helper.make_node("Resize", [src, "", const([1, 1, 2, 2])], [out], mode="linear",
+                                              coordinate_transformation_mode=transform))  # fmt: skip
+                sizes[out] = (2 * h, 2 * w)
+            else:
+                continue
+        values.append(out)
+    outputs = [v for v in values[1:-1] if rng.random() < 0.3] + [values[-1]]
+    shape = [1, channels["x"], *sizes["x"]]
+    return _model(nodes, weights, shape, [o for o in outputs if o != "x"] or [values[-1]]), shape
+
+
+@pytest.mark.parametrize("seeds", [range(0, 60), pytest.param(range(60, 560), marks=pytest.mark.slow)],
+                         ids=["60", "500"])  # fmt: skip
+def test_random_cnn_graphs(seeds):
+    ort.need()
+    for seed in seeds:
+        rng = np.random.default_rng(seed)
+        model, shape = _random_cnn(rng)
+        if model.graph.node:
+            x = rng.standard_normal(shape).astype(F32)
+            want = ort.session(model, neon=True).run(None, {"x": x})
+            got = quant.run(model, x, op="sdot4", platform=ort.platform())
+            for out, w in zip(model.graph.output, want):
+                _same(got[out.name], w, (seed, out.name))

@@ -113,6 +113,16 @@ def logistic(x, platform: str = "x86") -> np.ndarray:
     return np.minimum(y, F32(1)) if platform.startswith("arm") else y
 
 
+def hard_sigmoid(x, alpha: float = 0.2, beta: float = 0.5, platform: str = "x86") -> np.ndarray:
+    """float32 ``min(max(alpha * x + beta, 0), 1)`` as ONNX Runtime computes it: on x86 a product then a sum, on
+    Arm (its Eigen kernel and MLAS's activation for a fused Conv) one fused multiply-add."""
+    x = np.asarray(x, F32)
+    a, b = F32(alpha), F32(beta)
+    with np.errstate(over="ignore", invalid="ignore"):
+        v = fma32(x, a, b) if platform.startswith("arm") else ((x * a).astype(F32) + b).astype(F32)
+    return np.minimum(np.maximum(v, F32(0)), F32(1)).astype(F32)
+
+
 def tanh(x) -> np.ndarray:
     """ONNX Runtime's float32 Tanh (MLAS's, module docstring); the same on x86 and Arm."""
     v = np.minimum(np.maximum(np.asarray(x, F32), -_TANH_RANGE), _TANH_RANGE)

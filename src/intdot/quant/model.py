@@ -377,6 +377,15 @@ def _overrides(op, target, requant, opset, platform, facts, l2_cache_size=None):
         def _run(self, x):
             return (float_kernels.logistic(x, family),) if x.dtype == np.float32 else super()._run(x)
 
+    class HardSigmoid(OpRun):
+        """float32 with Arm's fused multiply-add (:func:`.float_kernels.hard_sigmoid`)."""
+
+        def _run(self, x, alpha=None, beta=None):
+            alpha, beta = 0.2 if alpha is None else alpha, 0.5 if beta is None else beta
+            if x.dtype != np.float32:
+                return (np.clip(x * alpha + beta, 0, 1).astype(x.dtype),)
+            return (float_kernels.hard_sigmoid(x, alpha, beta, family),)
+
     class Tanh(_ReferenceTanh):
         def _run(self, x):
             return (float_kernels.tanh(x),) if x.dtype == np.float32 else super()._run(x)
@@ -906,6 +915,7 @@ def _overrides(op, target, requant, opset, platform, facts, l2_cache_size=None):
         GatherElements,
         Resize,
         Sigmoid,
+        HardSigmoid,
         Tanh,
         Softmax,
         LogSoftmax,

@@ -162,7 +162,7 @@ def rewrite(model, platform: str, shapes_of, constants):
 
     block = block_of(platform)
     g = model.graph
-    if block is None or not any(n.op_type == "Conv" for n in g.node):
+    if block is None or not any(n.op_type in ("Conv", *_POOLS) for n in g.node):  # where NCHWc values start
         return model, frozenset()
     shapes = shapes_of()
     dims = {t.name: tuple(t.dims) for t in g.initializer}
