@@ -308,3 +308,21 @@ def test_random_cnn_graphs(seeds):
             got = quant.run(model, x, op="sdot4", platform=ort.platform())
             for out, w in zip(model.graph.output, want):
                 _same(got[out.name], w, (seed, out.name))
+
+
+@pytest.mark.parametrize("seeds", [range(0, 12), pytest.param(range(12, 112), marks=pytest.mark.slow)],
+                         ids=["12", "100"])  # fmt: skip
+def test_random_cnn_graphs_on_x86_avx2(seeds):
+    """The same on QEMU's Haswell CPU (NCHWc blocks of 8: other Convs, Concats and pools in the layout)."""
+    from ..oracles import x86_ort
+
+    x86_ort.require()
+    for seed in seeds:
+        rng = np.random.default_rng(seed)
+        model, shape = _random_cnn(rng)
+        if model.graph.node:
+            x = rng.standard_normal(shape).astype(F32)
+            want = x86_ort.Session(model.SerializeToString()).run(None, {"x": x})
+            got = quant.run(model, x, op="sdot4", platform="x86-avx2")
+            for out, w in zip(model.graph.output, want):
+                _same(got[out.name], w, (seed, out.name))
