@@ -114,8 +114,9 @@ def _gqa(rng) -> None:
 
 def _conv(rng) -> None:
     """Float Convs of ResNet-50's second stage (56 x 56): a 3x3 of 64 channels and a pointwise 256 -> 64, with a
-    bias, through x86's NCHWc kernels as intdot models them (``intdot.quant.nchwc.conv``) and as ONNX Runtime runs
-    them (its NCHWc layout, reorders included)."""
+    bias, through x86's NCHWc kernels as intdot models them (``intdot.quant.nchwc.conv``: compiled by numba where
+    the ``fast`` extra is installed, on its threads, and ONNX Runtime then on as many) and as ONNX Runtime runs them
+    (its NCHWc layout, reorders included)."""
     try:
         import onnxruntime as ort
         from onnx import TensorProto, helper, numpy_helper
@@ -124,6 +125,12 @@ def _conv(rng) -> None:
         return
     from intdot.quant.nchwc import conv
 
+    try:  # the compiled kernel spreads the output channels over numba's threads: ONNX Runtime gets as many
+        import numba
+
+        threads = numba.get_num_threads()
+    except ImportError:
+        threads = 1
     for what, c, k, kind in (("3x3, 64 -> 64      ", 64, 3, "nchwc"), ("1x1, 256 -> 64     ", 256, 1, "pointwise")):
         x = rng.standard_normal((1, c, 56, 56)).astype(np.float32)
         w = rng.standard_normal((64, c, k, k)).astype(np.float32)
@@ -133,7 +140,7 @@ def _conv(rng) -> None:
                                   [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
                                   [numpy_helper.from_array(w, "w"), numpy_helper.from_array(b, "b")])  # fmt: skip
         options = ort.SessionOptions()
-        options.intra_op_num_threads = 1
+        options.intra_op_num_threads = threads
         model = helper.make_model(graph, ir_version=10, opset_imports=[helper.make_opsetid("", 17)])
         session = ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
         options = {"kind": kind, "pads": (k // 2,) * 4, "strides": (1, 1), "dilations": (1, 1)}
@@ -142,7 +149,7 @@ def _conv(rng) -> None:
             lambda x=x, session=session: session.run(None, {"x": x}),
             repeat=3,
         )
-        print(f"Conv {what} 56 x 56, NCHWc               {ours * 1e3:8.1f} ms  {theirs / ours:7.4f}x ONNX "
+        print(f"Conv {what} 56 x 56, NCHWc, {threads} thread(s)   {ours * 1e3:8.1f} ms  {theirs / ours:7.4f}x ONNX "
               f"Runtime ({theirs * 1e3:.2f} ms)")  # fmt: skip
 
 

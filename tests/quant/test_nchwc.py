@@ -326,3 +326,34 @@ def test_random_cnn_graphs_on_x86_avx2(seeds):
             got = quant.run(model, x, op="sdot4", platform="x86-avx2")
             for out, w in zip(model.graph.output, want):
                 _same(got[out.name], w, (seed, out.name))
+
+
+def test_numpy_and_compiled_kernels_agree(monkeypatch):
+    """The kernels' chains compiled by numba (the ``fast`` extra) and in NumPy give the same bits: every kind, pads
+    past the kernel, strides, dilations, padded channel blocks, a starting output, zeros of both signs."""
+    pytest.importorskip("numba", reason="the compiled kernel comes with the fast extra")
+    from intdot.quant import nchwc
+
+    rng = np.random.default_rng(8)
+    cases = [("nchwc", 40, 24, (3, 3)), ("pointwise", 136, 16, (1, 1)), ("nchw", 3, 16, (3, 5)),
+             ("depthwise", 24, 24, (3, 3)), ("nchwc", 16, 8, (5, 2))]  # fmt: skip
+    for kind, c, m, k in cases:
+        x = rng.standard_normal((2, c, 7, 9)).astype(F32)
+        x[0, :, 0] = 0.0
+        x[1, :, 1] = -0.0
+        w = rng.standard_normal((m, 1 if kind == "depthwise" else c) + k).astype(F32)
+        for pads, strides, dil, z in (((0, 0, 0, 0), (1, 1), (1, 1), None), ((2, 1, 0, 3), (2, 1), (1, 2), True)):
+            if kind == "pointwise" and any(pads):
+                continue
+            start = None if z is None else rng.standard_normal((2, m, *_out_size((7, 9), k, pads, strides, dil)))
+            start = None if start is None else start.astype(F32)
+            options = {"kind": kind, "pads": pads, "strides": strides, "dilations": dil}
+            compiled = nchwc.conv(x, w, None, start, **options)
+            monkeypatch.setattr(nchwc, "USE_COMPILED", False)
+            _same(nchwc.conv(x, w, None, start, **options), compiled, (kind, pads))
+            monkeypatch.setattr(nchwc, "USE_COMPILED", True)
+
+
+def _out_size(size, k, pads, strides, dil):
+    return tuple((n + pads[i] + pads[i + 2] - (d * (kk - 1) + 1)) // s + 1
+                 for i, (n, kk, s, d) in enumerate(zip(size, k, strides, dil)))  # fmt: skip

@@ -71,9 +71,13 @@ def conv(x, w, b=None, z=None, *, kind: str, pads, strides, dilations, group: in
             for g in range(group)
         ]  # fmt: skip
         return np.concatenate(parts, axis=1)
-    out = None if z is None else np.asarray(z, F32)
-    for s in _slices(x, w, kind, pads, strides, dilations, block):
-        out = s if out is None else (out + s).astype(F32)
+    compiled = _compiled()
+    if compiled is not None:  # the same chains, one output at a time, compiled (the ``fast`` extra)
+        out = _run_compiled(compiled, x, w, z, kind, pads, strides, dilations, block)
+    else:
+        out = None if z is None else np.asarray(z, F32)
+        for s in _slices(x, w, kind, pads, strides, dilations, block):
+            out = s if out is None else (out + s).astype(F32)
     if b is not None:
         out = (out + np.asarray(b, F32).reshape(1, -1, 1, 1)).astype(F32)
     return out
@@ -112,6 +116,38 @@ def _slices(x, w, kind, pads, strides, dilations, block):
         if start + width > c and padded > c:  # the zero channels' products: fma(0, 0, s), -0 becomes +0
             s = (s + F32(0)).astype(F32)
         yield s
+
+
+_COMPILED: list = []
+USE_COMPILED = True  # tests set it False to check the NumPy path against the compiled one
+
+
+def _compiled():
+    """The compiled kernel (numba, from the ``fast`` extra), or None without it."""
+    if not USE_COMPILED:
+        return None
+    if not _COMPILED:
+        try:
+            from ._nchwc_numba import kernel
+        except ImportError:
+            kernel = None
+        _COMPILED.append(kernel)
+    return _COMPILED[0]
+
+
+def _run_compiled(kernel, x, w, z, kind, pads, strides, dilations, block):
+    n, c, h, wd = x.shape
+    kh, kw = w.shape[2:]
+    oh = (h + pads[0] + pads[2] - (dilations[0] * (kh - 1) + 1)) // strides[0] + 1
+    ow = (wd + pads[1] + pads[3] - (dilations[1] * (kw - 1) + 1)) // strides[1] + 1
+    out = np.empty((n, w.shape[0], oh, ow), F32)
+    width = {"nchwc": block, "pointwise": POINTWISE_BATCH, "nchw": 1, "depthwise": 0}[kind]
+    padded = c if kind in ("nchw", "depthwise") else -(-c // block) * block
+    start = np.zeros((1, 1, 1, 1), F32) if z is None else np.ascontiguousarray(z, F32)
+    last = np.ascontiguousarray(x.transpose(0, 2, 3, 1)), np.ascontiguousarray(w.transpose(0, 2, 3, 1))
+    kernel(*last, start, z is not None, out, width, padded, pads[0], pads[1], strides[0], strides[1], dilations[0],
+           dilations[1])  # fmt: skip
+    return out
 
 
 def _step(s, xv, wv, valid):
