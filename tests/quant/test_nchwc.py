@@ -334,6 +334,8 @@ def test_numpy_and_compiled_kernels_agree(monkeypatch):
     pytest.importorskip("numba", reason="the compiled kernel comes with the fast extra")
     from intdot.quant import nchwc
 
+    monkeypatch.setattr(nchwc, "COMPILED_FROM", 0)
+
     rng = np.random.default_rng(8)
     cases = [("nchwc", 40, 24, (3, 3)), ("pointwise", 136, 16, (1, 1)), ("nchw", 3, 16, (3, 5)),
              ("depthwise", 24, 24, (3, 3)), ("nchwc", 16, 8, (5, 2))]  # fmt: skip

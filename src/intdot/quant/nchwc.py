@@ -71,7 +71,7 @@ def conv(x, w, b=None, z=None, *, kind: str, pads, strides, dilations, group: in
             for g in range(group)
         ]  # fmt: skip
         return np.concatenate(parts, axis=1)
-    compiled = _compiled()
+    compiled = _compiled(x.shape[0] * w.size * x.shape[2] * x.shape[3])
     if compiled is not None:  # the same chains, one output at a time, compiled (the ``fast`` extra)
         out = _run_compiled(compiled, x, w, z, kind, pads, strides, dilations, block)
     else:
@@ -120,11 +120,17 @@ def _slices(x, w, kind, pads, strides, dilations, block):
 
 _COMPILED: list = []
 USE_COMPILED = True  # tests set it False to check the NumPy path against the compiled one
+# Loading numba costs about 0.7 s in a new process (docs/quant.md, Speed): a Conv of fewer multiply-adds than this
+# (about that long in NumPy) runs in NumPy unless numba is loaded already.
+COMPILED_FROM = 2**26
 
 
-def _compiled():
-    """The compiled kernel (numba, from the ``fast`` extra), or None without it."""
-    if not USE_COMPILED:
+def _compiled(work: int):
+    """The compiled kernel (numba, from the ``fast`` extra) for a Conv of about ``work`` multiply-adds, or None
+    (no numba, or too little work to pay for loading it)."""
+    import sys
+
+    if not USE_COMPILED or (work < COMPILED_FROM and "numba" not in sys.modules):
         return None
     if not _COMPILED:
         try:
