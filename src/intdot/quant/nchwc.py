@@ -25,6 +25,10 @@ operand, the bias after.  Rewritten as ``ai.intdot:NchwcConv`` nodes, found by r
 optimized graphs and checked bit for bit against it (``tests/quant/test_nchwc.py``).  A linear Resize of an NCHWc
 tensor by whole-number scales (asymmetric, half_pixel or align_corners) runs in its NCHWc Upsample kernel
 (:func:`upsample`), whose weights and sums round apart from its Resize kernel's.
+
+The session's defaults are modelled: its ``mlas.nchwc_pointwise_conv_max_input_channel_batch`` and
+``mlas.nchwc_depthwise_sliding`` options, which change the slices, are not.  The kernels' chains do not depend on
+the thread count.
 """
 
 from __future__ import annotations
