@@ -51,3 +51,37 @@ def test_exported_cnn_on_x86_avx2(tmp_path):
     model = onnx.load(path)
     want = x86_ort.Session(model.SerializeToString()).run(None, {"x": x.numpy()})[0]
     _same(quant.run(model, x.numpy(), op="sdot4", platform="x86-avx2")["y"], want, "x86-avx2")
+
+
+def test_partly_quantized_cnn(tmp_path):
+    """The network through ``quantize_static`` (QDQ) with every other Conv left in float (``nodes_to_exclude``):
+    QLinearConvs on the instruction beside float Convs in x86's NCHWc layout (or Arm's MLAS convolution), and
+    the float fusions around them."""
+    torch = pytest.importorskip("torch", reason="PyTorch (the venv's CPU build) exports the network")
+    ort.need()
+    import numpy as np
+    from onnxruntime.quantization import CalibrationDataReader, QuantType, quantize_static
+
+    from .torch_cnn import net
+
+    x = torch.randn(2, 3, 40, 36, generator=torch.Generator().manual_seed(3))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(net(2), (x,), str(tmp_path / "f.onnx"), dynamo=False, opset_version=17,
+                          input_names=["x"], output_names=["y"])  # fmt: skip
+    convs = [n.name for n in onnx.load(tmp_path / "f.onnx").graph.node if n.op_type == "Conv"]
+
+    class Batches(CalibrationDataReader):
+        def __init__(self):
+            rng = np.random.default_rng(0)
+            self.batches = iter([{"x": rng.standard_normal((2, 3, 40, 36)).astype(np.float32)} for _ in range(3)])
+
+        def get_next(self):
+            return next(self.batches, None)
+
+    quantize_static(str(tmp_path / "f.onnx"), str(tmp_path / "q.onnx"), Batches(), nodes_to_exclude=convs[1::2],
+                    activation_type=QuantType.QUInt8, weight_type=QuantType.QInt8)  # fmt: skip
+    model = onnx.load(tmp_path / "q.onnx")
+    want = ort.session(model, neon=True).run(None, {"x": x.numpy()})[0]
+    op = "vpmaddubsw" if not ort.on_arm() and ort.saturates_u8s8() else "usdot"
+    _same(quant.run(model, x.numpy(), op=op, platform=ort.platform())["y"], want, "partly quantized")
