@@ -1052,8 +1052,8 @@ def _check_instruction(op, target) -> None:
 class Prepared:
     """A model whose QDQ groups are already rewritten (:func:`prepare`): :func:`run` and :func:`integer_nodes` take
     it in place of the model and do not rewrite it again.  ``nchwc``: the float pooling inputs that run in x86's
-    NCHWc layout (:func:`_nchwc_inputs`), ``upsampled``: the linear Resizes it runs as its NCHWc Upsample (their
-    outputs, :func:`.nchwc.rewrite`), ``constants``: the values ONNX Runtime holds as constants
+    NCHWc layout and ``upsampled``: the linear Resizes it runs as its NCHWc Upsample (their outputs), both
+    :func:`.nchwc.rewrite`'s; ``constants``: the values ONNX Runtime holds as constants
     (:func:`_constant_values`), and ``transposed``: the MatMul operands its MatmulTransposeFusion reads transposed
     (:func:`_fused_transposes`), found once here for every run."""
 
@@ -1108,8 +1108,8 @@ def prepare(model, *, qdq_int8_allowed: bool | None = None, platform: str = "x86
         from .dynamic_arm import fuse_bias
 
         fused = fuse_bias(fused, sme=platform == "arm-sme")
-    # x86's NCHWc layout transformer, then ConvAddActivationFusion, run last (their shapes and x86's NCHWc pools
-    # found on the graph before them)
+    # x86's NCHWc layout transformer, then ConvAddActivationFusion, run last (their shapes found on the graph
+    # before them)
     from .float_conv import fuse_conv_add
     from .nchwc import rewrite
 
@@ -1117,8 +1117,7 @@ def prepare(model, *, qdq_int8_allowed: bool | None = None, platform: str = "x86
     shapes = functools.cache(lambda: inferred_values(before, symbolic=True, first=known))
     pools = upsampled = frozenset()
     if family == "x86":
-        pools = _nchwc_inputs(fused, platform)
-        fused, upsampled = rewrite(fused, platform, shapes, _constant_values(fused))
+        fused, pools, upsampled = rewrite(fused, platform, shapes, _constant_values(fused))
     return Prepared(fuse_conv_add(fused, shapes), int8, platform, pools, upsampled)
 
 
@@ -1141,32 +1140,6 @@ def integer_nodes(model, *, qdq_int8_allowed: bool | None = None, platform: str 
     m = _fused(model, qdq_int8_allowed, platform).model
     return [(n.name, n.op_type) for n in m.graph.node if n.op_type in INTEGER]
 
-
-def _nchwc_inputs(model, platform) -> frozenset:
-    """The float pooling inputs ONNX Runtime's x86 NCHWc layout transformer takes (its NchwcTransformer, at its
-    default optimization level): 4-D float32 tensors whose channel count its shape inference knows to be a
-    multiple of the NCHWc block (16 with AVX-512F, 8 without).  Their pooling runs in MLAS's NCHWc kernels, which
-    sum in another order."""
-    from .pooling import NCHWC_BLOCK
-
-    block = NCHWC_BLOCK[platform]
-
-    pools = [n.input[0] for n in model.graph.node if n.op_type in _POOLS and n.domain in ("", "ai.onnx")]
-    if not pools:
-        return frozenset()
-    from .qdq_rules import inferred_graph
-
-    inferred = inferred_graph(model)
-    known = {}
-    for info in (*inferred.input, *inferred.value_info, *inferred.output):
-        t = info.type.tensor_type
-        dims = t.shape.dim if t.HasField("shape") else []
-        if t.elem_type == 1 and len(dims) == 4 and dims[1].HasField("dim_value"):
-            known[info.name] = dims[1].dim_value
-    return frozenset(name for name in pools if known.get(name, 0) > 0 and known[name] % block == 0)
-
-
-_POOLS = ("AveragePool", "GlobalAveragePool")
 
 # Operators that only move a tensor's elements (or Cast one): ONNX Runtime's constant folding makes their outputs
 # constants where their inputs are.

@@ -201,7 +201,9 @@ class _Arg:
 def rewrite(model, platform: str, shapes_of, constants):
     """(``model`` with the nodes ONNX Runtime's NCHWc transformer moves into its NCHWc Conv kernels written as
     ``ai.intdot:NchwcConv`` (module docstring), or ``model`` itself where there is none or ``platform`` is not x86;
-    the outputs of the linear Resizes it moves into its NCHWc Upsample, :func:`upsample`).
+    the inputs of the float pools it moves into its NCHWc pooling kernels, 4-D ones of a channel count the graph
+    knows to be a multiple of the block (:mod:`.pooling`); the outputs of the linear Resizes it moves into its
+    NCHWc Upsample, :func:`upsample`).
     ``shapes_of``: a function giving :func:`.qdq_rules.inferred_values`'s; ``constants``: the values ONNX Runtime
     holds as constants."""
     from onnx import helper
@@ -209,7 +211,7 @@ def rewrite(model, platform: str, shapes_of, constants):
     block = block_of(platform)
     g = model.graph
     if block is None or not any(n.op_type in ("Conv", *_POOLS) for n in g.node):  # where NCHWc values start
-        return model, frozenset()
+        return model, frozenset(), frozenset()
     shapes = shapes_of()
     dims = {t.name: tuple(t.dims) for t in g.initializer}
     float32 = {t.name for t in g.initializer if t.data_type == 1}
@@ -254,6 +256,7 @@ def rewrite(model, platform: str, shapes_of, constants):
 
     args: dict = {}  # value -> _Arg
     upsampled: set = set()  # the outputs of linear Resizes of NCHWc values
+    pooled: set = set()  # the inputs of the pools in the layout
     fused_act: dict = {}  # id of an activation node ConvActivationFusion takes -> the _Arg it activates
     changed = False
     for n in g.node:
@@ -300,10 +303,11 @@ def rewrite(model, platform: str, shapes_of, constants):
                 changed = True
                 continue
             args[n.output[0]] = _Arg(args[ins[0]].channels)
-        elif op in _POOLS and _one_output(n):
+        elif op in _POOLS and _one_output(n) and (shapes.get(ins[0]) or (None,))[0] == np.float32:
             c = args[ins[0]].channels if ins[0] in args else _channels(shape(ins[0]))
             if c and c % block == 0 and len(shape(ins[0]) or ()) == 4:
                 args[n.output[0]] = _Arg(c)
+                pooled.add(ins[0])
         elif op == "Resize" and ins[0] in args and _attribute(n, "mode") == "linear":
             upsampled.add(n.output[0])  # its NchwcUpsample, where the scales are whole numbers (:func:`upsample`)
             args[n.output[0]] = _Arg(args[ins[0]].channels)
@@ -311,15 +315,16 @@ def rewrite(model, platform: str, shapes_of, constants):
             axis = next((a.i for a in n.attribute if a.name == "axis"), None)
             if axis in (1, -3):
                 args[n.output[0]] = _Arg(sum(args[i].channels for i in ins))
+    found = frozenset(pooled), frozenset(upsampled)
     if not changed:
-        return model, frozenset(upsampled)
+        return model, *found
     out = type(model)()
     out.CopyFrom(model)
     del out.graph.node[:]
     out.graph.node.extend(n for n in nodes if n is not None)
     if not any(o.domain == DOMAIN for o in out.opset_import):
         out.opset_import.append(helper.make_opsetid(DOMAIN, 1))
-    return out, frozenset(upsampled)
+    return out, *found
 
 
 def _attribute(n, name):
