@@ -28,11 +28,8 @@ def fold(model):
     if not any(n.op_type == "Conv" and n.domain in ("", "ai.onnx") for n in g.node):
         return model
     names = {t.name for t in g.initializer} | {o for n in g.node if n.op_type == "Constant" for o in n.output}
-    readers: dict = {}
-    for n in g.node:
-        for i in n.input:
-            readers.setdefault(i, []).append(n)
-    if not any(_next(n, readers, {o.name for o in g.output}, names) for n in g.node):
+    readers, outputs = _readers(g.node), {o.name for o in g.output}
+    if not any(_next(n, readers, outputs, names) for n in g.node):
         return model
     out = type(model)()
     out.CopyFrom(model)  # the nodes are changed in place: never the caller's
@@ -46,11 +43,7 @@ def fold(model):
     changed = True
     while changed:
         changed = False
-        readers: dict = {}
-        for n in nodes:
-            for i in n.input:
-                readers.setdefault(i, []).append(n)
-        outputs = {o.name for o in g.output}
+        readers = _readers(nodes)
         for conv in nodes:
             nxt = _next(conv, readers, outputs, values)
             if nxt is None or values[conv.input[1]].data_type != 1:  # float32 alone is modelled
@@ -77,6 +70,14 @@ def fold(model):
     g.node.extend(nodes)
     g.initializer.extend(added.values())
     return out
+
+
+def _readers(nodes) -> dict:
+    readers: dict = {}
+    for n in nodes:
+        for i in n.input:
+            readers.setdefault(i, []).append(n)
+    return readers
 
 
 def _next(conv, readers, outputs, values):
