@@ -7,6 +7,8 @@ import numpy as np
 from ..core.errors import OperandError, OperandTypeError
 from ..core.values import a_or_an, check_choice, describe, is_int_scalar
 
+# The domain of the nodes intdot's own graph rewrites write (quant.dynamic_arm, quant.nchwc, quant.float_conv).
+INTDOT_DOMAIN = "ai.intdot"
 EIGHT_BIT = (np.dtype(np.int8), np.dtype(np.uint8))
 FLOATS = (np.dtype(np.float32), np.dtype(np.float16))
 

@@ -23,9 +23,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._args import INTDOT_DOMAIN
 from .qdq_rules import _attr, _Graph, _op, rebuilt
 
-DOMAIN = "ai.intdot"
+DOMAIN = INTDOT_DOMAIN
 F32 = np.float32
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._args import INTDOT_DOMAIN
 from .conv import _geometry
 from .fma import fma32
 from .sgemm import gemm2d
@@ -109,7 +110,7 @@ def _multiplier2(x, w, z, out):
     return np.where(inside, inner, edge)
 
 
-DOMAIN = "ai.intdot"
+DOMAIN = INTDOT_DOMAIN
 
 
 def fuse_conv_add(model, shapes_of):

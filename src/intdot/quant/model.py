@@ -22,6 +22,7 @@ import numpy as np
 
 from ..core.errors import IntdotError, OperandError, OperandTypeError, quote
 from ..core.values import check_choice, describe, describe_all
+from ._args import INTDOT_DOMAIN as _INTDOT_DOMAIN
 from .requant import METHODS
 
 
@@ -48,7 +49,6 @@ INTEGER = (
 )
 # ONNX Runtime's own operators that run here (what its optimizer makes of QDQ Gemm, Add and Mul groups).
 _MS_DOMAIN = "com.microsoft"
-_INTDOT_DOMAIN = "ai.intdot"  # intdot's own rewrite: quant.dynamic_arm
 _MS_OPS = (
     "QGemm",
     "QLinearAdd",

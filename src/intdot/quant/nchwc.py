@@ -35,11 +35,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._args import INTDOT_DOMAIN
 from .fma import fma32
 from .pooling import NCHWC_BLOCK
 
 F32 = np.float32
-DOMAIN = "ai.intdot"
+DOMAIN = INTDOT_DOMAIN
 POINTWISE_BATCH = 128  # input channels a pointwise kernel call takes (its ICSTRIDE)
 
 
