@@ -295,19 +295,24 @@ def _random_cnn(rng):
     return _model(nodes, weights, shape, [o for o in outputs if o != "x"] or [values[-1]]), shape
 
 
-@pytest.mark.parametrize("seeds", [range(0, 60), pytest.param(range(60, 560), marks=pytest.mark.slow)],
-                         ids=["60", "500"])  # fmt: skip
-def test_random_cnn_graphs(seeds):
-    ort.need()
+def _random_cnns_as(seeds, session, platform):
+    """Each seed's random CNN through ``run`` on ``platform`` against ``session(model)``, bit for bit."""
     for seed in seeds:
         rng = np.random.default_rng(seed)
         model, shape = _random_cnn(rng)
         if model.graph.node:
             x = rng.standard_normal(shape).astype(F32)
-            want = ort.session(model, neon=True).run(None, {"x": x})
-            got = quant.run(model, x, op="sdot4", platform=ort.platform())
+            want = session(model).run(None, {"x": x})
+            got = quant.run(model, x, op="sdot4", platform=platform)
             for out, w in zip(model.graph.output, want):
                 _same(got[out.name], w, (seed, out.name))
+
+
+@pytest.mark.parametrize("seeds", [range(0, 60), pytest.param(range(60, 560), marks=pytest.mark.slow)],
+                         ids=["60", "500"])  # fmt: skip
+def test_random_cnn_graphs(seeds):
+    ort.need()
+    _random_cnns_as(seeds, lambda model: ort.session(model, neon=True), ort.platform())
 
 
 @pytest.mark.parametrize("seeds", [range(0, 12), pytest.param(range(12, 112), marks=pytest.mark.slow)],
@@ -317,15 +322,7 @@ def test_random_cnn_graphs_on_x86_avx2(seeds):
     from ..oracles import x86_ort
 
     x86_ort.require()
-    for seed in seeds:
-        rng = np.random.default_rng(seed)
-        model, shape = _random_cnn(rng)
-        if model.graph.node:
-            x = rng.standard_normal(shape).astype(F32)
-            want = x86_ort.Session(model.SerializeToString()).run(None, {"x": x})
-            got = quant.run(model, x, op="sdot4", platform="x86-avx2")
-            for out, w in zip(model.graph.output, want):
-                _same(got[out.name], w, (seed, out.name))
+    _random_cnns_as(seeds, lambda model: x86_ort.Session(model.SerializeToString()), "x86-avx2")
 
 
 def test_numpy_and_compiled_kernels_agree(monkeypatch):
