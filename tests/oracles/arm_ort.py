@@ -114,14 +114,15 @@ class Session:
     ``entries``: session config entries (``{"session.qdqisint8allowed": "0"}``); ``optimize=False`` turns the
     graph optimizer off; ``optimized_path``: where to write the graph ONNX Runtime runs, as
     ``SessionOptions.optimized_model_filepath`` does (at once); ``sme``: run on QEMU 11 (``cpu`` then
-    :data:`SME_CPU` by default)."""
+    :data:`SME_CPU` by default); ``threads``: its ``intra_op_num_threads``."""
 
-    def __init__(self, model, cpu: str | None = None, entries=None, optimize=True, optimized_path=None, sme=False):
+    def __init__(self, model, cpu: str | None = None, entries=None, optimize=True, optimized_path=None, sme=False,
+                 threads=1):  # fmt: skip
         require(sme)
         self.model = model if isinstance(model, bytes) else Path(model).read_bytes()
         self.cpu = cpu or (SME_CPU if sme else DEFAULT_CPU)
         self.sme = sme
-        self.config = {"entries": dict(entries or {}), "optimize": optimize}
+        self.config = {"entries": dict(entries or {}), "optimize": optimize, "threads": threads}
         if optimized_path is not None:
             answer = self._ask({}, save=True, run=False)
             Path(optimized_path).write_bytes(answer["__optimized__"].tobytes())

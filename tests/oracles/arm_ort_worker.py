@@ -25,7 +25,7 @@ def _read(stream, n):
 
 def _session(model: bytes, config: dict, save: str = ""):
     so = ort.SessionOptions()
-    so.intra_op_num_threads = 1
+    so.intra_op_num_threads = int(config.get("threads", 1))
     so.inter_op_num_threads = 1
     so.log_severity_level = 3
     if config.get("optimize") is False:

@@ -96,26 +96,26 @@ def node_model(
     return helper.make_model(graph, ir_version=10 if opset <= 22 else 11, opset_imports=opsets)
 
 
-def session(model, int8_allowed=None, optimize=True, optimized_path=None, arm=False, neon=False):
+def session(model, int8_allowed=None, optimize=True, optimized_path=None, arm=False, neon=False, threads=1):
     """``model`` (a ModelProto, its bytes or a path) ready to run on one thread, by the ONNX Runtime the tests
     compare against (:data:`WHERE`), or with ``arm`` by ONNX Runtime for AArch64 (its default CPU) whatever
     :data:`WHERE` says. ``int8_allowed``: ``session.qdqisint8allowed`` (None: the platform's default, 0 on x86 and
     1 on Arm); ``optimize=False`` turns the graph optimizer off; ``optimized_path``: where to write the graph it
     runs; ``neon``: on Arm, a NEON-only CPU, the one ``platform="arm"`` names (QEMU's default CPU has SVE, whose
-    Softmax kernel is ``platform="arm-sve512"``'s)."""
+    Softmax kernel is ``platform="arm-sve512"``'s); ``threads``: its ``intra_op_num_threads``."""
     if not isinstance(model, (bytes, str, os.PathLike)):
         model = model.SerializeToString()
     entries = {} if int8_allowed is None else {"session.qdqisint8allowed": "1" if int8_allowed else "0"}
     if arm:
-        return arm_ort.Session(model, None, entries, optimize, optimized_path)
+        return arm_ort.Session(model, None, entries, optimize, optimized_path, threads=threads)
     if on_arm():
         sme = platform() == "arm-sme"
         cpu = "neoverse-n1" if neon else WHERE.partition(":")[2] or None
-        return arm_ort.Session(model, cpu, entries, optimize, optimized_path, sme)
+        return arm_ort.Session(model, cpu, entries, optimize, optimized_path, sme, threads)
     import onnxruntime as ort
 
     so = ort.SessionOptions()
-    so.intra_op_num_threads = 1
+    so.intra_op_num_threads = threads
     so.inter_op_num_threads = 1
     so.log_severity_level = 3
     for key, value in entries.items():

@@ -20,15 +20,15 @@ MATMULS = [((8, 8), (8, 32)), ((5, 100), (100, 7)), ((16, 257), (257, 16)), ((4,
            ((3, 1000), (1000, 9)), ((2, 513), (513, 600)), ((1, 300), (300, 40)), ((2, 3, 70, 300), (300, 50)),
            ((2, 1, 9, 130), (3, 130, 260)), ((300,), (300, 20)), ((4, 300), (300,)),
            ((1, 2, 600), (600, 129)), ((5, 300), (300, 1)), ((7, 20), (20, 1)), ((2, 3, 40), (40, 1)),
-           ((3, 1, 40), (40, 6))]  # fmt: skip
+           ((3, 1, 40), (40, 6)), ((191, 600), (600, 59)), ((3, 400), (400, 700))]  # fmt: skip
 
 
-def _session(model):
+def _session(model, threads=1):
     if ort.on_arm():  # MLAS's NEON SGEMM on a NEON CPU
         from ..oracles import arm_ort
 
-        return arm_ort.Session(model.SerializeToString(), "neoverse-n1")
-    return ort.session(model)
+        return arm_ort.Session(model.SerializeToString(), "neoverse-n1", threads=threads)
+    return ort.session(model, threads=threads)
 
 
 def _model(nodes, inputs, inits):
@@ -72,15 +72,30 @@ def _gemms(rng, platform):
     return _model(nodes, list(feeds), inits), feeds
 
 
+@pytest.mark.parametrize("threads", [1, 3, 8, 100])
 @pytest.mark.parametrize("kind", ["MatMul", "Gemm"])
-def test_sgemm_through_run(kind):
+def test_sgemm_through_run(kind, threads):
+    """On 1 to 100 threads (ONNX Runtime's ``intra_op_num_threads``, ``run``'s ``threads``): MLAS cuts the product
+    into parts of columns (in 16s) or rows, each an SGEMM with its own blocks of K, a one-row part a GEMV."""
     ort.need()
     rng = np.random.default_rng(len(kind))
     model, feeds = _matmuls(rng) if kind == "MatMul" else _gemms(rng, ort.platform())
-    want = _session(model).run(None, feeds)
-    got = quant.run(model, feeds, op="sdot4", platform=ort.platform())
+    want = _session(model, threads).run(None, feeds)
+    got = quant.run(model, feeds, op="sdot4", platform=ort.platform(), threads=threads)
     for (name, g), w in zip(got.items(), want):
-        _same(g, w, name)
+        _same(g, w, (name, threads))
+
+
+def test_threads_change_the_bits():
+    """The thread count is no formality: a product of 600 columns is cut into 8 parts on 8 threads (six of 80
+    columns, then 64 and 56), the last two of which take K in blocks of 256 where one thread takes 128, and its bits
+    differ (a test that could not tell them apart would pass whatever ``threads`` did)."""
+    from intdot.quant.sgemm import gemm2d, thread_parts
+
+    rng = np.random.default_rng(3)
+    a, b = rng.standard_normal((2, 513)).astype(F32), rng.standard_normal((513, 600)).astype(F32)
+    assert [c for _, c in thread_parts(2, 600, 513, 8)[5:]] == [(400, 480), (480, 544), (544, 600)]
+    assert not np.array_equal(gemm2d(a, b, threads=8), gemm2d(a, b, threads=1))
 
 
 @pytest.mark.parametrize("side", ["A", "B"])
@@ -141,3 +156,12 @@ def test_shapes_that_do_not_multiply_are_errors_naming_the_node(a, b):
     feeds = {"a": np.ones(a, F32), "b": np.ones(b, F32)}
     with pytest.raises(OperandError, match=r"node 'mm' \(MatMul\): A has shape"):
         quant.run(model, feeds, op="sdot4")
+
+
+@pytest.mark.parametrize("threads", [0, -2, 1.5, True, "4"])
+def test_threads_must_be_a_thread_count(threads):
+    from intdot.errors import OperandError
+
+    model, feeds = _matmuls(np.random.default_rng(0))
+    with pytest.raises(OperandError, match="threads="):
+        quant.run(model, feeds, op="sdot4", threads=threads)

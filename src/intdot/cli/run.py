@@ -81,6 +81,14 @@ def register(subparsers) -> None:
         help="L2 cache size of the CPU whose ONNX Runtime is modelled, in bytes: GroupQueryAttention's flash kernel "
         "blocks a long prompt by it (default: this machine's, as ONNX Runtime reads it)",
     )
+    p.add_argument(
+        "--threads",
+        type=int,
+        default=1,
+        metavar="N",
+        help="the ONNX Runtime session's intra_op_num_threads (its default: the machine's cores): MLAS cuts a float "
+        "MatMul or Gemm into parts by it, with bits of their own (default 1)",
+    )
     p.add_argument("--save", metavar="FILE.npz", help="write the outputs to an .npz file, at exactly that name")
     p.add_argument("--json", action="store_true", help="print one JSON object with the outputs' values")
     p.set_defaults(func=run)
@@ -177,7 +185,7 @@ def run(args) -> int:
     int8 = model.qdq_int8_allowed
     settings = {"qdq_int8_allowed": int8, "platform": args.platform}
     outputs = run_model(model, feed, op=args.op, target=args.target, requant=args.requant,
-                        l2_cache_size=args.l2_cache_size, **settings)  # fmt: skip
+                        l2_cache_size=args.l2_cache_size, threads=args.threads, **settings)  # fmt: skip
     try:
         rec = catalog.find(args.op)
     except catalog.AmbiguousInstruction:  # (sdot: 8- and 16-bit forms) the one 8-bit operands use

@@ -155,7 +155,7 @@ def _conv_attrs(node_run) -> dict:
     }
 
 
-def _overrides(op, target, requant, opset, platform, facts, l2_cache_size=None):
+def _overrides(op, target, requant, opset, platform, facts, l2_cache_size=None, threads=1):
     """The operators ``run`` computes itself; ``facts``: the :class:`Prepared` model's findings about its graph."""
     nchwc, constants, transposed = facts.nchwc, facts.constants, facts.transposed
     from onnx.reference.op_run import OpRun
@@ -593,7 +593,7 @@ def _overrides(op, target, requant, opset, platform, facts, l2_cache_size=None):
                 "trans_a": ins[0] in transposed,
                 "trans_b": ins[1] in transposed,
             }
-            return (named(self, lambda: sgemm.matmul(a, b, platform=family, **flags)),)
+            return (named(self, lambda: sgemm.matmul(a, b, platform=family, threads=threads, **flags)),)
 
     class FusedMatMul(_Microsoft):
         """ONNX Runtime's MatMul with ``alpha`` and operands read transposed (its MatMulScaleFusion and
@@ -614,7 +614,7 @@ def _overrides(op, target, requant, opset, platform, facts, l2_cache_size=None):
                 # read transposed: by the node's flag, or where the value is a Transpose MLAS reads through
                 flags[f"trans_{name.lower()}"] = given != (value in transposed)
             options = {"b_constant": node.input[1] in constants, "alpha": _attr(self, "alpha", 1.0)}
-            return (named(self, lambda: sgemm.matmul(*operands, platform=family, **options, **flags)),)
+            return (named(self, lambda: sgemm.matmul(*operands, platform=family, threads=threads, **options, **flags)),)
 
     class Attention(_Microsoft):
         """ONNX Runtime's multi-head self-attention node (:mod:`.attention`): its output alone."""
@@ -796,7 +796,7 @@ def _overrides(op, target, requant, opset, platform, facts, l2_cache_size=None):
                 a, transA = a.T, not transA
             if ins[1] in transposed:
                 b, transB = b.T, not transB
-            options |= {"trans_a": bool(transA), "trans_b": bool(transB), "platform": family}
+            options |= {"trans_a": bool(transA), "trans_b": bool(transB), "platform": family, "threads": threads}
             constant = ins[1] in constants
             return (named(self, lambda: sgemm.gemm(a, b, c, b_constant=constant, **options)),)
 
@@ -1220,6 +1220,7 @@ def run(
     qdq_int8_allowed: bool | None = None,
     platform: str = "x86",
     l2_cache_size: int | None = None,
+    threads: int = 1,
 ) -> dict:
     """Run a quantized ONNX model with every integer node computed through ``op`` (on ``target``).
 
@@ -1254,6 +1255,10 @@ def run(
         The L2 cache size in bytes of the CPU whose ONNX Runtime is modelled: GroupQueryAttention's flash kernel
         sizes its blocks from it, so a prompt's bits depend on it once it passes ``L2 / (32 head)`` positions
         (:mod:`intdot.quant.group_query_attention`). By default this machine's, as ONNX Runtime reads it.
+    threads : int, optional
+        The session's ``intra_op_num_threads`` (ONNX Runtime's default is the machine's physical cores): MLAS cuts
+        a float MatMul, Gemm or FusedMatMul into parts by it, each an SGEMM of its own, whose bits can differ from
+        one thread's (:mod:`intdot.quant.sgemm`). The other kernels are modelled on one thread. Default 1.
 
     Returns
     -------
@@ -1280,7 +1285,9 @@ def run(
     m = prepared.model
     _check_domains(m)
     feed = _feed(m, inputs)
-    overrides = _overrides(op, target, requant, _opset(m), platform, prepared, l2_cache_size)
+    if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or threads < 1:
+        raise OperandError(f"threads={describe(threads)}: expected the session's thread count, an integer >= 1")
+    overrides = _overrides(op, target, requant, _opset(m), platform, prepared, l2_cache_size, int(threads))
     ev = ReferenceEvaluator(m, new_ops=overrides)
     try:
         results = ev.run(None, feed)
