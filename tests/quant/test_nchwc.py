@@ -331,8 +331,8 @@ def test_numpy_and_compiled_kernels_agree(monkeypatch):
     pytest.importorskip("numba", reason="the compiled kernel comes with the fast extra")
     from intdot.quant import nchwc
 
-    monkeypatch.setattr(nchwc, "COMPILED_FROM", 0)
-
+    monkeypatch.setenv("INTDOT_BACKEND", "numba")
+    assert nchwc._compiled(1) is not None  # the compiled kernel, whatever the size, under INTDOT_BACKEND=numba
     rng = np.random.default_rng(8)
     cases = [("nchwc", 40, 24, (3, 3)), ("pointwise", 136, 16, (1, 1)), ("nchw", 3, 16, (3, 5)),
              ("depthwise", 24, 24, (3, 3)), ("nchwc", 16, 8, (5, 2))]  # fmt: skip
@@ -348,9 +348,9 @@ def test_numpy_and_compiled_kernels_agree(monkeypatch):
             start = None if start is None else start.astype(F32)
             options = {"kind": kind, "pads": pads, "strides": strides, "dilations": dil}
             compiled = nchwc.conv(x, w, None, start, **options)
-            monkeypatch.setattr(nchwc, "USE_COMPILED", False)
+            monkeypatch.setenv("INTDOT_BACKEND", "numpy")
             _same(nchwc.conv(x, w, None, start, **options), compiled, (kind, pads))
-            monkeypatch.setattr(nchwc, "USE_COMPILED", True)
+            monkeypatch.setenv("INTDOT_BACKEND", "numba")
 
 
 def _out_size(size, k, pads, strides, dil):

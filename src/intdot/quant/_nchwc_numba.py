@@ -1,17 +1,20 @@
 """MLAS's NCHWc Conv kernels' chains (:mod:`.nchwc`) compiled by numba: each output's fused multiply-adds in the
 kernels' order, one output at a time, the output channels spread over the cores.  Importing this module raises
 ImportError without numba (the ``fast`` extra); :mod:`.nchwc` then runs its NumPy form, which gives the same bits
-(``tests/quant/test_nchwc.py`` checks both)."""
+(``tests/quant/test_nchwc.py`` checks both).  Compiled once, kept in the core's disk cache
+(:func:`intdot.core._numba_kernels.cache_dir`)."""
 
 from __future__ import annotations
 
 import numba
 import numpy as np
 
+from ..core._numba_kernels import _disk_cache
+
 F32, F64 = np.float32, np.float64
 
 
-@numba.njit(cache=True, fastmath=False)
+@numba.njit(inline="always")
 def fma32(a, b, c):
     """``a * b + c`` rounded once to float32.  The float64 product is exact and float32 of the float64 sum is the
     answer unless that sum lies exactly halfway between two float32 values (``r + 2 (s - r)``, the neighbour, is
@@ -34,8 +37,7 @@ def fma32(a, b, c):
     return F32(u) if (err > 0.0) == (u > t) else r
 
 
-@numba.njit(parallel=True, cache=True, fastmath=False)
-def kernel(x, w, z, has_z, out, width, padded, top, left, sh, sw, dh, dw):
+def _kernel(x, w, z, has_z, out, width, padded, top, left, sh, sw, dh, dw):
     """``x`` (N, H, W, C) and ``w`` (M, KH, KW, C, or 1 for a depthwise Conv), channels last so that the innermost
     loop reads in order; ``out`` (N, M, OH, OW): each output from ``z`` (or the first slice), each slice of
     ``width`` input channels (0: the output's own channel, depthwise) a chain from 0 over the taps inside the
@@ -72,3 +74,9 @@ def kernel(x, w, z, has_z, out, width, padded, top, left, sh, sw, dh, dw):
                         first = False
                         start += width if width > 0 else padded
                     out[n, m, oh, ow] = acc
+
+
+kernel = numba.njit(parallel=True, fastmath=False)(_kernel)
+_cache = _disk_cache(_kernel)
+if _cache is not None:
+    kernel._cache = _cache

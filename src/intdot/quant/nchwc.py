@@ -88,14 +88,25 @@ def conv(x, w, b=None, z=None, *, kind: str, pads, strides, dilations, group: in
     return out
 
 
+def _output_size(x_shape, w_shape, pads, strides, dilations) -> tuple[int, int]:
+    return tuple((x_shape[2 + i] + pads[i] + pads[i + 2] - (dilations[i] * (w_shape[2 + i] - 1) + 1)) // strides[i] + 1
+                 for i in range(2))  # fmt: skip
+
+
+def _slicing(kind: str, channels: int, block: int) -> tuple[int, int]:
+    """(input channels a kernel call takes, 0 for a depthwise one's own; the input's channels, padded to whole
+    blocks where the layout pads them)."""
+    width = {"nchwc": block, "pointwise": POINTWISE_BATCH, "nchw": 1, "depthwise": 0}[kind]
+    return width, channels if kind in ("nchw", "depthwise") else -(-channels // block) * block
+
+
 def _slices(x, w, kind, pads, strides, dilations, block):
     """Each kernel call's sums, in order: (N, M, OH, OW) each."""
     n, c, h, wd = x.shape
     kh, kw = w.shape[2:]
-    top, left, bottom, right = pads
+    top, left = pads[:2]
     (sh, sw), (dh, dw) = strides, dilations
-    oh = (h + top + bottom - (dh * (kh - 1) + 1)) // sh + 1
-    ow = (wd + left + right - (dw * (kw - 1) + 1)) // sw + 1
+    oh, ow = _output_size(x.shape, w.shape, pads, strides, dilations)
     rows = np.arange(oh)[:, None] * sh - top
     cols = np.arange(ow)[None, :] * sw - left
     taps = []
@@ -111,8 +122,7 @@ def _slices(x, w, kind, pads, strides, dilations, block):
             s = _step(s, x[:, :, ih, iw], w[None, :, 0, i, j, None, None], valid)
         yield s
         return
-    width = {"nchwc": block, "pointwise": POINTWISE_BATCH, "nchw": 1}[kind]
-    padded = c if kind == "nchw" else -(-c // block) * block  # the input's channels, padded to whole blocks
+    width, padded = _slicing(kind, c, block)
     for start in range(0, padded, width):
         s = np.zeros((n, w.shape[0], oh, ow), F32)
         for i, j, ih, iw, valid in taps:
@@ -124,18 +134,20 @@ def _slices(x, w, kind, pads, strides, dilations, block):
 
 
 _COMPILED: list = []
-USE_COMPILED = True  # tests set it False to check the NumPy path against the compiled one
 # Loading numba costs about 0.7 s in a new process (docs/quant.md, Speed): a Conv of fewer multiply-adds than this
 # (about that long in NumPy) runs in NumPy unless numba is loaded already.
 COMPILED_FROM = 2**26
 
 
 def _compiled(work: int):
-    """The compiled kernel (numba, from the ``fast`` extra) for a Conv of about ``work`` multiply-adds, or None
-    (no numba, or too little work to pay for loading it)."""
+    """The compiled kernel (numba, from the ``fast`` extra) for a Conv of about ``work`` multiply-adds, or None:
+    no numba, ``INTDOT_BACKEND=numpy``, or (``auto``) too little work to pay for loading it."""
     import sys
 
-    if not USE_COMPILED or (work < COMPILED_FROM and "numba" not in sys.modules):
+    from ..core.accel import check_environment
+
+    backend = check_environment()
+    if backend == "numpy" or (backend == "auto" and work < COMPILED_FROM and "numba" not in sys.modules):
         return None
     if not _COMPILED:
         try:
@@ -147,13 +159,8 @@ def _compiled(work: int):
 
 
 def _run_compiled(kernel, x, w, z, kind, pads, strides, dilations, block):
-    n, c, h, wd = x.shape
-    kh, kw = w.shape[2:]
-    oh = (h + pads[0] + pads[2] - (dilations[0] * (kh - 1) + 1)) // strides[0] + 1
-    ow = (wd + pads[1] + pads[3] - (dilations[1] * (kw - 1) + 1)) // strides[1] + 1
-    out = np.empty((n, w.shape[0], oh, ow), F32)
-    width = {"nchwc": block, "pointwise": POINTWISE_BATCH, "nchw": 1, "depthwise": 0}[kind]
-    padded = c if kind in ("nchw", "depthwise") else -(-c // block) * block
+    out = np.empty((x.shape[0], w.shape[0], *_output_size(x.shape, w.shape, pads, strides, dilations)), F32)
+    width, padded = _slicing(kind, x.shape[1], block)
     start = np.zeros((1, 1, 1, 1), F32) if z is None else np.ascontiguousarray(z, F32)
     last = np.ascontiguousarray(x.transpose(0, 2, 3, 1)), np.ascontiguousarray(w.transpose(0, 2, 3, 1))
     kernel(*last, start, z is not None, out, width, padded, pads[0], pads[1], strides[0], strides[1], dilations[0],
